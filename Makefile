@@ -1,0 +1,56 @@
+# Veritas entry points. `make demo` and `make test` install what they need first (`make setup`).
+# Everything is pinned and installed inside the repo (tools/), from the package registries only.
+
+SHELL := /bin/bash
+TOOLS := $(CURDIR)/tools
+BIN   := $(TOOLS)/node_modules/.bin
+export PATH := $(BIN):$(PATH)
+export FOUNDRY_SOLC := $(TOOLS)/solc
+RPC_URL ?= http://127.0.0.1:8545
+CARGO ?= cargo
+
+.PHONY: setup demo test test-forge test-rust lint fmt deploy-local gas clean-tools
+
+## setup: pinned Foundry (forge, anvil, cast), solc and forge-std into tools/ (idempotent)
+setup: $(TOOLS)/.stamp-npm
+
+$(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json
+	cd $(TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	$(BIN)/forge --version | head -1
+	$(TOOLS)/solc --version | tail -1
+	touch $@
+
+## test: every test (forge with the CI fuzz profile, then the Rust workspace)
+test: setup test-forge test-rust
+
+test-forge: setup
+	FOUNDRY_PROFILE=ci forge test
+	FOUNDRY_PROFILE=ci forge snapshot --check
+
+test-rust: setup
+	$(CARGO) test --workspace --locked
+
+## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
+demo: setup
+	$(CARGO) run --release --locked -p veritas-node -- demo
+
+## lint: formatting and clippy, as committed code must pass them
+lint: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	forge fmt --check
+
+fmt: setup
+	$(CARGO) fmt --all
+	forge fmt
+
+## gas: forge's gas report for the oracle
+gas: setup
+	forge test --gas-report --match-contract Gas
+
+## deploy-local: deploy VeritasOracle to the anvil at $(RPC_URL) (starts nothing itself)
+deploy-local: setup
+	forge script script/Deploy.s.sol:Deploy --rpc-url $(RPC_URL) --broadcast
+
+clean-tools:
+	rm -rf $(TOOLS)/node_modules $(TOOLS)/.stamp-*

@@ -1,0 +1,1 @@
+//! The node's read-only HTTP API: health, readiness, metrics, questions and bundles.

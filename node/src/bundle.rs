@@ -1,0 +1,47 @@
+//! The evidence bundle: the question and its evidence items, in the order they are committed.
+//!
+//! `evidence` builds bundles, `commitment` hashes them and `jury` shows them to jurors; this
+//! module holds the shared shape so that none of those needs another. Items hold strings,
+//! integers and nulls only (no floats), so their RFC 8785 canonical form is unambiguous.
+
+use serde::{Deserialize, Serialize};
+
+/// Where an evidence item came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// A web search hit.
+    Web,
+    /// A document of the local corpus.
+    Local,
+    /// Submitted by a participant.
+    Submitted,
+}
+
+/// One committed evidence item (a Merkle leaf after RFC 8785 canonicalisation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvidenceItem {
+    /// 1-based position in the bundle; ballots cite items by this id.
+    pub id: u32,
+    /// Where the text was found (normalised).
+    pub url: String,
+    /// Title of the document.
+    pub title: String,
+    /// The excerpt the jurors read (at most 200 words).
+    pub snippet: String,
+    /// Publication time, RFC 3339, when known.
+    pub published_at: Option<String>,
+    /// Which collector produced it.
+    pub source: Source,
+    /// The submitter's address for submitted evidence.
+    pub submitter: Option<String>,
+}
+
+/// A question and the evidence committed with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bundle {
+    /// The question text exactly as asked (leaf 0).
+    pub question: String,
+    /// The evidence items, ids 1..=n in order (leaves 1..=n).
+    pub evidence: Vec<EvidenceItem>,
+}

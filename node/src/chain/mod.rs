@@ -1,0 +1,1 @@
+//! Contract bindings, the `QuestionAsked` watcher and the verdict poster.

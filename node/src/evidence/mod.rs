@@ -1,0 +1,1 @@
+//! Evidence: the search planner, the collectors and the bundle rules.

@@ -1,0 +1,1 @@
+//! The Monte Carlo committee: archetypes, the seeded sampler, jurors and their ballots.

@@ -1,0 +1,1 @@
+//! One question through the node: evidence, commitment, committee, routing, report, post.

@@ -1,0 +1,1 @@
+//! Routing: resolve a question automatically or escalate it to the human arbiter.

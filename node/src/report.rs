@@ -1,0 +1,1 @@
+//! The per-question report file: bundle, ballots and statistics, as auditors need them.
