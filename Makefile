@@ -15,7 +15,9 @@ CARGO ?= cargo
 setup: $(TOOLS)/.stamp-npm
 
 $(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json
-	cd $(TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	@# `npm install` on the committed lockfile (not `npm ci`): npm leaves the other platforms'
+	@# optional Foundry binaries out of the lockfile, which `npm ci` then refuses.
+	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error
 	$(BIN)/forge --version | head -1
 	$(TOOLS)/solc --version | tail -1
 	touch $@
