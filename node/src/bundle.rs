@@ -45,3 +45,19 @@ pub struct Bundle {
     /// The evidence items, ids 1..=n in order (leaves 1..=n).
     pub evidence: Vec<EvidenceItem>,
 }
+
+/// One criterion of the evaluation rubric the planner writes and the jurors score (0–1 each).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Criterion {
+    /// Short stable key, e.g. `source_quality`; ballots' `rubric_scores` are keyed by it.
+    pub id: String,
+    /// What the juror should judge.
+    pub description: String,
+}
+
+/// The rubric of one question: what the evidence must show for each outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Rubric {
+    /// The criteria, in the order jurors see them.
+    pub criteria: Vec<Criterion>,
+}
