@@ -50,9 +50,13 @@ fmt: setup
 gas: setup
 	forge test --gas-report --match-contract Gas
 
-## deploy-local: deploy VeritasOracle to the anvil at $(RPC_URL) (starts nothing itself)
+## deploy-local: deploy VeritasOracle to the anvil at $(RPC_URL) (starts nothing itself) and write
+## deployments/<chainId>.json. PRIVATE_KEY defaults to anvil's public test account 0; roles come
+## from VERITAS_OPERATORS (comma-separated), VERITAS_ARBITER and VERITAS_OWNER (see script/Deploy.s.sol).
+ANVIL_KEY_0 := 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
 deploy-local: setup
-	forge script script/Deploy.s.sol:Deploy --rpc-url $(RPC_URL) --broadcast
+	PRIVATE_KEY=$${PRIVATE_KEY:-$(ANVIL_KEY_0)} forge script script/Deploy.s.sol:Deploy --rpc-url $(RPC_URL) --broadcast
+	node script/record-deployment.js $$(cast chain-id --rpc-url $(RPC_URL))
 
 clean-tools:
 	rm -rf $(TOOLS)/node_modules $(TOOLS)/.stamp-*
