@@ -164,6 +164,21 @@ pub struct NodeConfig {
     pub drain_timeout: Duration,
     /// `/readyz` fails when the cursor lags the confirmed head by more than this many blocks.
     pub ready_max_lag: u64,
+    /// What resolves questions: the LLM committee, or the scripted replay resolver (tests).
+    pub resolver: ResolverKind,
+    /// The replay script (JSON) when `resolver = "replay"`; `None` replays YES, YES, NO.
+    pub replay_file: Option<PathBuf>,
+}
+
+/// Which resolver the daemon runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResolverKind {
+    /// Evidence, commitment, the LLM committee and routing (the product).
+    #[default]
+    Committee,
+    /// Scripted votes, instant (tests and load runs only; see `pipeline::replay`).
+    Replay,
 }
 
 impl Default for NodeConfig {
@@ -177,6 +192,8 @@ impl Default for NodeConfig {
             max_retry_backoff: Duration::from_secs(600),
             drain_timeout: Duration::from_secs(30),
             ready_max_lag: 64,
+            resolver: ResolverKind::Committee,
+            replay_file: None,
         }
     }
 }

@@ -2,12 +2,14 @@
 //!
 //! - [`bindings`]: `sol!` types generated from `contracts/interfaces/IVeritasOracle.sol`.
 //! - [`watcher`]: polls `eth_getLogs` behind a confirmation depth and fills the job store.
+//! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
 //! - [`poster`]: sends `postVerdict` exactly once per question (checks the chain first,
 //!   records each signed transaction before broadcasting it, waits for the receipt).
 //!
 //! Every RPC failure becomes a [`ChainError`] that says whether retrying may help, so the
 //! retry policy lives in one place (the daemon's scheduler) instead of in every call site.
 
+pub mod devnet;
 pub mod poster;
 pub mod watcher;
 

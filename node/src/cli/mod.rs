@@ -2,6 +2,12 @@
 //!
 //! Commands that read JSON lines write JSON lines, so auditors can script them.
 
+pub mod ask;
+pub mod audit;
+pub mod demo;
+pub mod run;
+pub mod verdict;
+
 use clap::{Parser, Subcommand};
 
 /// Veritas: an AI oracle node that resolves subjective questions for smart contracts.
@@ -15,7 +21,18 @@ pub struct Cli {
 
 /// Every subcommand that works today.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Run the node: watch the oracle, resolve questions, post verdicts.
+    Run(run::RunArgs),
+    /// Ask the oracle a question on-chain; prints its id.
+    Ask(ask::AskArgs),
+    /// Read a question's verdict from the chain.
+    Verdict(verdict::VerdictArgs),
+    /// Rebuild a verdict from its report and compare it with the chain.
+    Audit(audit::AuditArgs),
+    /// Local anvil + deploy + node + demo questions; prints verdicts read back from chain.
+    Demo(demo::DemoArgs),
+}
 
 impl Cli {
     /// Run the chosen subcommand.
@@ -23,6 +40,12 @@ impl Cli {
     /// # Errors
     /// Whatever the subcommand reports, with context for the user.
     pub async fn run(self) -> anyhow::Result<()> {
-        match self.command {}
+        match self.command {
+            Command::Run(args) => run::run(args).await,
+            Command::Ask(args) => ask::run(args).await,
+            Command::Verdict(args) => verdict::run(args).await,
+            Command::Audit(args) => audit::run(args).await,
+            Command::Demo(args) => demo::run(args).await,
+        }
     }
 }
