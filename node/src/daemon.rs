@@ -255,19 +255,26 @@ pub async fn run(
     let mut failure: Option<DaemonError> = None;
     let mut tasks = JoinSet::new();
     let mut in_flight = HashSet::new();
+    let (mut watcher_done, mut api_done) = (false, false);
     tokio::select! {
         () = scheduler.run(&cancel, &mut tasks, &mut in_flight) => {}
         res = &mut watcher_task => {
-            failure = Some(match res {
-                Ok(Err(e)) => DaemonError::Chain(e),
-                _ => DaemonError::TaskDied("chain watcher"),
-            });
+            watcher_done = true;
+            if !cancel.is_cancelled() {
+                failure = Some(match res {
+                    Ok(Err(e)) => DaemonError::Chain(e),
+                    _ => DaemonError::TaskDied("chain watcher"),
+                });
+            }
         }
         res = &mut api_task => {
-            failure = Some(match res {
-                Ok(Err(source)) => DaemonError::Api { addr: http_addr, source },
-                _ => DaemonError::TaskDied("HTTP API"),
-            });
+            api_done = true;
+            if !cancel.is_cancelled() {
+                failure = Some(match res {
+                    Ok(Err(source)) => DaemonError::Api { addr: http_addr, source },
+                    _ => DaemonError::TaskDied("HTTP API"),
+                });
+            }
         }
     }
     if let Some(e) = &failure {
@@ -277,8 +284,12 @@ pub async fn run(
     drain(&mut tasks, in_flight.len(), config.node.drain_timeout).await;
     // Both stop promptly on cancellation; their results no longer matter.
     let _ = tokio::time::timeout(Duration::from_secs(5), async {
-        let _ = (&mut watcher_task).await;
-        let _ = (&mut api_task).await;
+        if !watcher_done {
+            let _ = (&mut watcher_task).await;
+        }
+        if !api_done {
+            let _ = (&mut api_task).await;
+        }
     })
     .await;
     info!(target: "veritas::node", "stopped");

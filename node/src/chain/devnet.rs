@@ -23,8 +23,8 @@ use super::IVeritasOracle;
 /// ... junk"); they hold test ether on any anvil and nothing anywhere else.
 pub const ANVIL_KEYS: [&str; 3] = [
     "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
-    "0x59c6995e998f97a5a0044966f0945389dc9ac79ad6ae68f4bb1ec64f8ea5ef1b",
-    "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3e2ce6ae7e5a8b4a",
+    "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+    "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
 ];
 
 /// Why the devnet could not be started or set up.

@@ -13,7 +13,8 @@
 //!   "questions": { "Is the sky green?": { "votes": [null, null, null] } } }
 //! ```
 //!
-//! `null` is a failed ballot. `decision` defaults to `resolve`. Ballots are grouped into
+//! `null` is a failed ballot. `decision` defaults to `resolve`; `delay_ms` (default 0) makes
+//! the answer slow, so crash tests can kill the node mid-resolution. Ballots are grouped into
 //! iterations of [`BALLOTS_PER_ITERATION`].
 
 use std::collections::HashMap;
@@ -40,6 +41,9 @@ pub struct Script {
     /// `resolve` or `escalate`.
     #[serde(default = "resolve")]
     pub decision: String,
+    /// Milliseconds to wait before answering (simulates a slow committee in crash tests).
+    #[serde(default)]
+    pub delay_ms: u64,
 }
 
 fn resolve() -> String {
@@ -63,6 +67,7 @@ impl Default for ReplayScript {
             default: Script {
                 votes: vec![Some(Outcome::Yes), Some(Outcome::Yes), Some(Outcome::No)],
                 decision: resolve(),
+                delay_ms: 0,
             },
             questions: HashMap::new(),
         }
@@ -142,6 +147,14 @@ impl ReplayResolver {
 #[async_trait]
 impl Resolver for ReplayResolver {
     async fn resolve(&self, question: &QuestionInput) -> Result<Value, ResolveError> {
+        let script = self
+            .script
+            .questions
+            .get(&question.text)
+            .unwrap_or(&self.script.default);
+        if script.delay_ms > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(script.delay_ms)).await;
+        }
         self.report(question)
     }
 }
