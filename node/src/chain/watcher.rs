@@ -9,7 +9,8 @@
 //! poster, which checks the question's hash on-chain before it posts).
 //!
 //! Providers cap `eth_getLogs` ranges differently; the watcher starts at `max_log_range`,
-//! halves the range whenever the RPC refuses one, and grows it back after successes.
+//! halves the range whenever the RPC refuses one, keeps to the size that worked, and probes
+//! larger ranges again after a run of successes.
 
 use std::sync::{
     Arc,
@@ -98,7 +99,14 @@ pub struct Watcher {
     new_jobs: Arc<Notify>,
     next_block: u64,
     range: u64,
+    /// Upper bound on `range` after a refusal: the size that last worked. Lifted again after
+    /// [`RANGE_PROBE_AFTER`] successful scans, in case the provider's limit was temporary.
+    ceiling: u64,
+    successes_since_refusal: u32,
 }
+
+/// Successful scans after a refused range before the watcher tries larger ranges again.
+const RANGE_PROBE_AFTER: u32 = 100;
 
 /// Ceiling on how long the watcher sleeps after repeated RPC failures.
 const MAX_ERROR_BACKOFF: Duration = Duration::from_secs(30);
@@ -132,6 +140,8 @@ impl Watcher {
             new_jobs,
             next_block,
             range,
+            ceiling: range,
+            successes_since_refusal: 0,
         })
     }
 
@@ -222,8 +232,12 @@ impl Watcher {
                         }
                         self.new_jobs.notify_one();
                     }
-                    // Grow back towards the maximum after a success.
-                    self.range = self.range.saturating_mul(2).min(self.config.max_log_range);
+                    // Grow back towards the ceiling after a success.
+                    self.successes_since_refusal = self.successes_since_refusal.saturating_add(1);
+                    if self.successes_since_refusal >= RANGE_PROBE_AFTER {
+                        self.ceiling = self.config.max_log_range;
+                    }
+                    self.range = self.range.saturating_mul(2).min(self.ceiling);
                     self.state.range.store(self.range, Ordering::Relaxed);
                     return Ok(Poll {
                         head,
@@ -236,6 +250,8 @@ impl Watcher {
                     let err = ChainError::rpc("eth_getLogs", e);
                     if err.is_range_refusal() && self.range > 1 {
                         self.range = (self.range / 2).max(1);
+                        self.ceiling = self.range;
+                        self.successes_since_refusal = 0;
                         self.state.range.store(self.range, Ordering::Relaxed);
                         warn!(target: "veritas::watcher", error = %err, range = self.range, "log range refused; shrinking");
                         continue;
