@@ -32,7 +32,7 @@ contract LifecycleTest is BaseTest {
 
     function test_AskStoresQuestionRecord() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, uint64(START_TIME + 1 days));
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 days);
         IVeritasOracle.Question memory q = oracle.getQuestion(id);
         assertEq(q.questionHash, sha256(bytes(QUESTION)));
         assertEq(q.asker, alice);
@@ -88,7 +88,7 @@ contract LifecycleTest is BaseTest {
 
     function test_PostAtExactlyResolveAfter() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, uint64(START_TIME + 1 hours));
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 hours);
         vm.warp(START_TIME + 1 hours);
         _post(id, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
