@@ -79,6 +79,19 @@ contract LifecycleTest is BaseTest {
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
     }
 
+    function test_GetVerdictReturnsTheSeedsSevenWords() public {
+        uint256 id = _askAndPost(false);
+        // Integrators of the seed decode exactly seven static words from this selector.
+        assertEq(IVeritasOracle.getVerdict.selector, bytes4(keccak256("getVerdict(uint256)")));
+        (bool ok, bytes memory ret) = address(oracle).staticcall(abi.encodeWithSignature("getVerdict(uint256)", id));
+        assertTrue(ok);
+        assertEq(ret.length, 7 * 32);
+        (bytes32 questionHash,,,,, int256 fleissKappa,) =
+            abi.decode(ret, (bytes32, bytes32, uint256, uint256, uint256, int256, uint256));
+        assertEq(questionHash, sha256(bytes(QUESTION)));
+        assertEq(fleissKappa, KAPPA);
+    }
+
     function test_EscalatedVerdictIsReadable() public {
         uint256 id = _askAndPost(true);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
