@@ -17,18 +17,16 @@ const deployment = path.join("deployments", `${chainId}.json`);
 const run = JSON.parse(fs.readFileSync(broadcast, "utf8"));
 const record = JSON.parse(fs.readFileSync(deployment, "utf8"));
 
-const create = run.transactions.find(
-  (tx) => tx.transactionType === "CREATE" && tx.contractName === "VeritasOracle",
+// The receipt that created the recorded address. Receipts come from the node; forge 1.7.1 was
+// seen to attach the hashes of concurrently broadcast transactions to the wrong entries of
+// `transactions`, so those are not trusted.
+const receipt = (run.receipts || []).find(
+  (r) => (r.contractAddress || "").toLowerCase() === record.address.toLowerCase(),
 );
-if (!create) throw new Error(`${broadcast}: no VeritasOracle creation`);
-if (create.contractAddress.toLowerCase() !== record.address.toLowerCase()) {
-  throw new Error(`${broadcast} created ${create.contractAddress}, ${deployment} says ${record.address}`);
-}
-const receipt = run.receipts.find((r) => r.transactionHash === create.hash);
-if (!receipt) throw new Error(`${broadcast}: no receipt for ${create.hash} (was it broadcast?)`);
-if (receipt.status !== "0x1") throw new Error(`deployment transaction ${create.hash} failed`);
+if (!receipt) throw new Error(`${broadcast}: no receipt creating ${record.address} (was it broadcast?)`);
+if (receipt.status !== "0x1") throw new Error(`deployment transaction ${receipt.transactionHash} failed`);
 
-record.txHash = create.hash;
+record.txHash = receipt.transactionHash;
 record.deployBlock = Number(BigInt(receipt.blockNumber));
 fs.writeFileSync(deployment, JSON.stringify(record, null, 2) + "\n");
 console.log(`${deployment}: VeritasOracle ${record.address} at block ${record.deployBlock}, tx ${record.txHash}`);

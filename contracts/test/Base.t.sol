@@ -9,7 +9,7 @@ import {VeritasOracle} from "../VeritasOracle.sol";
 /// and post. Every concern's test contract inherits it.
 abstract contract BaseTest is Test {
     uint256 internal constant WAD = 1e18;
-    uint256 internal constant START_TIME = 1_750_000_000;
+    uint64 internal constant START_TIME = 1_750_000_000;
 
     // The posterior of 5 YES, 2 NO, 0 NULL ballots under Dir(1,1,1): (6, 3, 1) / 10.
     uint256 internal constant P_YES = 0.6e18;

@@ -9,7 +9,7 @@ import {VeritasOracle} from "../VeritasOracle.sol";
 /// @notice Every state change emits its event, with every field the node and integrators read.
 contract EventsTest is BaseTest {
     function test_EmitsQuestionAsked() public {
-        uint64 resolveAfter = uint64(START_TIME + 1 days);
+        uint64 resolveAfter = START_TIME + 1 days;
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.QuestionAsked(1, alice, sha256(bytes(QUESTION)), resolveAfter, QUESTION);
         vm.prank(alice);

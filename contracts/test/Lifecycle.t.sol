@@ -32,7 +32,7 @@ contract LifecycleTest is BaseTest {
 
     function test_AskStoresQuestionRecord() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, uint64(START_TIME + 1 days));
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 days);
         IVeritasOracle.Question memory q = oracle.getQuestion(id);
         assertEq(q.questionHash, sha256(bytes(QUESTION)));
         assertEq(q.asker, alice);
@@ -79,6 +79,19 @@ contract LifecycleTest is BaseTest {
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
     }
 
+    function test_GetVerdictReturnsTheSeedsSevenWords() public {
+        uint256 id = _askAndPost(false);
+        // Integrators of the seed decode exactly seven static words from this selector.
+        assertEq(IVeritasOracle.getVerdict.selector, bytes4(keccak256("getVerdict(uint256)")));
+        (bool ok, bytes memory ret) = address(oracle).staticcall(abi.encodeWithSignature("getVerdict(uint256)", id));
+        assertTrue(ok);
+        assertEq(ret.length, 7 * 32);
+        (bytes32 questionHash,,,,, int256 fleissKappa,) =
+            abi.decode(ret, (bytes32, bytes32, uint256, uint256, uint256, int256, uint256));
+        assertEq(questionHash, sha256(bytes(QUESTION)));
+        assertEq(fleissKappa, KAPPA);
+    }
+
     function test_EscalatedVerdictIsReadable() public {
         uint256 id = _askAndPost(true);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
@@ -88,7 +101,7 @@ contract LifecycleTest is BaseTest {
 
     function test_PostAtExactlyResolveAfter() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, uint64(START_TIME + 1 hours));
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 hours);
         vm.warp(START_TIME + 1 hours);
         _post(id, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
