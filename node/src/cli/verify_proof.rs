@@ -50,6 +50,7 @@ pub fn run(args: VerifyProofArgs) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::cli::prove::prove_text;
 

@@ -180,6 +180,7 @@ fn json_type(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::bundle::{EvidenceItem, Source};
     use proptest::prelude::*;

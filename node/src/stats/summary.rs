@@ -120,6 +120,7 @@ fn i128_from_string<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]
