@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::jsonl::{LineError, map_lines, parse_line, read_input};
-use crate::commitment::{Commitment, commit};
+use crate::commitment::{Commitment, StrictValue, commit};
 
 /// Arguments of `veritas commit`.
 #[derive(Debug, Args)]
@@ -42,7 +42,8 @@ pub enum QuestionField {
 pub struct BundleInput {
     /// The question.
     pub question: QuestionField,
-    /// The evidence items in bundle order.
+    /// The evidence items in bundle order (duplicate member names rejected).
+    #[serde(deserialize_with = "strict_values")]
     pub evidence: Vec<Value>,
 }
 
@@ -61,6 +62,14 @@ impl BundleInput {
     pub fn commit(&self) -> Result<Commitment, LineError> {
         commit(self.question_text(), &self.evidence).map_err(|e| LineError::new(e.to_string()))
     }
+}
+
+/// Read an array of JSON values, refusing duplicate member names anywhere inside.
+fn strict_values<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Value>, D::Error> {
+    Ok(Vec::<StrictValue>::deserialize(d)?
+        .into_iter()
+        .map(|v| v.0)
+        .collect())
 }
 
 /// One output line of `veritas commit`.
@@ -125,6 +134,15 @@ mod tests {
         assert!(
             err.message
                 .starts_with("evidence[0]: an evidence item must be a JSON object"),
+            "{}",
+            err.message
+        );
+        let err =
+            commit_line(r#"{"question":"Q?","evidence":[{"id":1},{"id":2,"meta":{"k":1,"k":2}}]}"#)
+                .unwrap_err();
+        assert!(
+            err.message
+                .starts_with(r#"field evidence[1].meta: duplicate member name "k""#),
             "{}",
             err.message
         );

@@ -13,6 +13,7 @@
 //! escapes), or an honest auditor would rebuild a different root from the same report.
 
 mod jcs;
+mod strict;
 pub mod tree;
 
 use serde_json::Value;
@@ -20,6 +21,7 @@ use serde_json::Value;
 use crate::bundle::Bundle;
 
 pub use jcs::{MAX_SAFE_INTEGER, canonical_json};
+pub use strict::StrictValue;
 pub use tree::{
     Hash, InclusionProof, audit_path_len, leaf_hash, merkle_root, node_hash, prove, verify_proof,
 };
