@@ -10,8 +10,8 @@ binary once per command over all of them (JSON lines in, JSON lines out), and co
   1e-6:    ci95 (Beta quantiles by Newton/bisection on a continued-fraction
            regularized incomplete beta written here from scratch)
 
-It also checks that bad input (unknown vote word, float in evidence, broken JSON, invalid
-UTF-8) fails with a non-zero exit, a message naming the line, and an empty stdout.
+It also checks that bad input (unknown vote word, float in evidence, duplicate member name,
+broken JSON, invalid UTF-8) fails with a non-zero exit, a message naming the line, and an empty stdout.
 
 Usage: check.py --bin PATH/TO/veritas [--n 2000] [--seed 1]
 """
@@ -375,6 +375,7 @@ def check_rejects(binary):
         ("commit", [good_bundle, '{"question":"q","evidence":[{"n":1.0}]}'], "evidence[0].n"),
         ("commit", [good_bundle, json.dumps({"question": "q", "evidence": ["text"]})], "evidence[0]"),
         ("commit", [good_bundle, json.dumps({"question": "q", "evidence": [{"n": 2**53}]})], "evidence[0].n"),
+        ("commit", [good_bundle, '{"question":"q","evidence":[{"id":1,"id":2}]}'], "duplicate"),
     ]
     failures = []
     for command, lines, needle in cases:
