@@ -4,9 +4,14 @@
 
 pub mod ask;
 pub mod audit;
+pub mod commit;
 pub mod demo;
+pub mod jsonl;
+pub mod prove;
 pub mod run;
+pub mod stats;
 pub mod verdict;
+pub mod verify_proof;
 
 use clap::{Parser, Subcommand};
 
@@ -32,6 +37,22 @@ pub enum Command {
     Audit(audit::AuditArgs),
     /// Local anvil + deploy + node + demo questions; prints verdicts read back from chain.
     Demo(demo::DemoArgs),
+    /// Statistics of ballot sets: JSON lines in (one array of ballots per line), JSON lines out.
+    ///
+    /// Example: `veritas stats ballots.jsonl`
+    Stats(stats::StatsArgs),
+    /// Merkle roots of bundles: JSON lines in (`{"question","evidence"}`), JSON lines out.
+    ///
+    /// Example: `veritas commit bundles.jsonl`
+    Commit(commit::CommitArgs),
+    /// Print the RFC 6962 audit path of one leaf of a bundle (0 = the question).
+    ///
+    /// Example: `veritas prove bundle.json 2 > proof.json`
+    Prove(prove::ProveArgs),
+    /// Check an inclusion proof against its root; exits non-zero if it does not verify.
+    ///
+    /// Example: `veritas verify-proof proof.json`
+    VerifyProof(verify_proof::VerifyProofArgs),
 }
 
 impl Cli {
@@ -46,6 +67,10 @@ impl Cli {
             Command::Verdict(args) => verdict::run(args).await,
             Command::Audit(args) => audit::run(args).await,
             Command::Demo(args) => demo::run(args).await,
+            Command::Stats(args) => stats::run(args),
+            Command::Commit(args) => commit::run(args),
+            Command::Prove(args) => prove::run(args),
+            Command::VerifyProof(args) => verify_proof::run(args),
         }
     }
 }

@@ -13,6 +13,7 @@
 //! escapes), or an honest auditor would rebuild a different root from the same report.
 
 mod jcs;
+mod strict;
 pub mod tree;
 
 use serde_json::Value;
@@ -20,6 +21,7 @@ use serde_json::Value;
 use crate::bundle::Bundle;
 
 pub use jcs::{MAX_SAFE_INTEGER, canonical_json};
+pub use strict::StrictValue;
 pub use tree::{
     Hash, InclusionProof, audit_path_len, leaf_hash, merkle_root, node_hash, prove, verify_proof,
 };
@@ -180,22 +182,41 @@ fn json_type(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::bundle::{EvidenceItem, Source};
     use proptest::prelude::*;
     use serde_json::json;
     use sha2::{Digest, Sha256};
 
-    /// The README's worked example; the expected hex strings were computed with
-    /// `printf … | sha256sum` (see README "Auditor specification").
+    /// The README's worked example ("Auditor specification"); the expected hex strings
+    /// were computed with `printf '\000%s' … | sha256sum` and `xxd -r -p`, not with this code.
     fn example() -> (String, Vec<Value>) {
         (
-            "Will it rain in Paris on 2026-07-14?".to_owned(),
+            "Did it rain in Paris on 2026-07-14?".to_owned(),
             vec![
-                json!({"id": 1, "url": "https://example.org/forecast", "title": "Forecast", "snippet": "Rain likely.", "published_at": null, "source": "web", "submitter": null}),
-                json!({"source": "local", "id": 2, "title": "Almanac", "url": "file:almanac.txt", "snippet": "July is dry.", "published_at": "2026-01-01T00:00:00Z", "submitter": null}),
+                json!({"id": 1, "url": "https://example.org/paris-14-july", "title": "Paris weather, 14 July", "snippet": "Showers all afternoon.", "published_at": "2026-07-15T08:00:00Z", "source": "web", "submitter": null}),
+                json!({"id": 2, "url": "file:releves/2026-07.txt", "title": "Relevé météo", "snippet": "Ciel sec à Montsouris.", "published_at": null, "source": "local", "submitter": null}),
             ],
         )
+    }
+
+    #[test]
+    fn readme_worked_example() {
+        let (q, ev) = example();
+        let c = commit(&q, &ev).unwrap();
+        assert_eq!(
+            c.leaves_hex(),
+            [
+                "0xb35620240c5776a6d6822ffcaee068e035046363b23216d204d4e8e1636e794b",
+                "0x6506a52f5d13035b794d69a206359178cc8dbd4fe097967f0fc32e52fe533c60",
+                "0x7ac782435a514b161d89bc569132a4ad6019104ad2d0d7aa83f5856efcd64d66",
+            ]
+        );
+        assert_eq!(
+            c.root_hex(),
+            "0xfe50d01dcdcdc44b13b2018e698b6d9c62423cec63a6fe124f7032a7471c239c"
+        );
     }
 
     #[test]
@@ -206,7 +227,7 @@ mod tests {
         let mut l0 = vec![0u8];
         l0.extend_from_slice(q.as_bytes());
         assert_eq!(c.leaves[0], sha(&l0));
-        let item1 = r#"{"id":1,"published_at":null,"snippet":"Rain likely.","source":"web","submitter":null,"title":"Forecast","url":"https://example.org/forecast"}"#;
+        let item1 = r#"{"id":1,"published_at":"2026-07-15T08:00:00Z","snippet":"Showers all afternoon.","source":"web","submitter":null,"title":"Paris weather, 14 July","url":"https://example.org/paris-14-july"}"#;
         let mut l1 = vec![0u8];
         l1.extend_from_slice(item1.as_bytes());
         assert_eq!(c.leaves[1], sha(&l1));
@@ -235,19 +256,19 @@ mod tests {
             evidence: vec![
                 EvidenceItem {
                     id: 1,
-                    url: "https://example.org/forecast".into(),
-                    title: "Forecast".into(),
-                    snippet: "Rain likely.".into(),
-                    published_at: None,
+                    url: "https://example.org/paris-14-july".into(),
+                    title: "Paris weather, 14 July".into(),
+                    snippet: "Showers all afternoon.".into(),
+                    published_at: Some("2026-07-15T08:00:00Z".into()),
                     source: Source::Web,
                     submitter: None,
                 },
                 EvidenceItem {
                     id: 2,
-                    url: "file:almanac.txt".into(),
-                    title: "Almanac".into(),
-                    snippet: "July is dry.".into(),
-                    published_at: Some("2026-01-01T00:00:00Z".into()),
+                    url: "file:releves/2026-07.txt".into(),
+                    title: "Relevé météo".into(),
+                    snippet: "Ciel sec à Montsouris.".into(),
+                    published_at: None,
                     source: Source::Local,
                     submitter: None,
                 },

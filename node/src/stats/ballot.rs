@@ -76,6 +76,7 @@ fn required_vote<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Outcome>, D:
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

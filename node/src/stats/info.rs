@@ -21,6 +21,7 @@ pub fn entropy_bits(p: &[f64; 3]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

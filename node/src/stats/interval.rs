@@ -64,6 +64,7 @@ fn percentile_sorted(sorted: &[f64], q: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use proptest::prelude::*;
     use rand::SeedableRng;

@@ -115,6 +115,7 @@ fn wad_half_away(x: &BigRational) -> i128 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::stats::Outcome;
     use proptest::prelude::*;

@@ -41,6 +41,7 @@ pub fn effective_sample_size(ballots: &[BallotRecord]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::stats::Outcome::{self, *};
 

@@ -68,6 +68,7 @@ pub fn leading_outcome(counts: [u64; 3]) -> Outcome {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use proptest::prelude::*;
 

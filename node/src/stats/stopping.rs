@@ -92,6 +92,7 @@ impl StopTracker {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::stats::posterior_mean;
 

@@ -120,7 +120,9 @@ fn i128_from_string<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use crate::stats::Outcome;
 
     #[test]
     fn output_shape_and_key_order() {
@@ -158,6 +160,44 @@ mod tests {
         );
         let back: Summary = serde_json::from_str(&json).unwrap();
         assert_eq!(back, summary);
+    }
+
+    #[test]
+    fn readme_worked_example() {
+        // README "Auditor specification": iteration 1 YES(a) YES(b) NO(c), iteration 2
+        // YES(a) NULL(b) failed(c).
+        //   counts (3,1,1), α = (4,2,2)/8 → (0.5, 0.25, 0.25), exact in 1e18.
+        //   κ: subjects (2,1,0), (1,0,1): P = 1/3, 0 → P̄ = 1/6; p = (3,1,1)/5, P̄e = 11/25;
+        //      κ = (1/6 − 11/25)/(14/25) = −41/84 = −0.488095238095238095238… → −488095238095238095.
+        //   n_eff: a (2 ballots, share 1), b (2, share 1/2), c (1): N = 5, m̄ = 5/3, ā = 3/4,
+        //      ρ = 5/8 → 5 / (1 + (2/3)(5/8)) = 60/17.
+        //   entropy: 0.5·1 + 2·0.25·2 = 1.5 bits.
+        let v = |i, m: &str, vote: Option<Outcome>| BallotRecord {
+            iteration: i,
+            model: m.into(),
+            archetype: "x".into(),
+            vote,
+        };
+        let s = summarize(&[
+            v(1, "a", Some(Outcome::Yes)),
+            v(1, "b", Some(Outcome::Yes)),
+            v(1, "c", Some(Outcome::No)),
+            v(2, "a", Some(Outcome::Yes)),
+            v(2, "b", Some(Outcome::Null)),
+            v(2, "c", None),
+        ]);
+        assert_eq!((s.ballots, s.valid, s.failed), (6, 5, 1));
+        assert_eq!(
+            s.p_fixed,
+            [
+                500_000_000_000_000_000,
+                250_000_000_000_000_000,
+                250_000_000_000_000_000
+            ]
+        );
+        assert_eq!(s.kappa_fixed, -488_095_238_095_238_095);
+        assert!((s.n_eff - 60.0 / 17.0).abs() < 1e-12);
+        assert_eq!(s.entropy_bits, 1.5);
     }
 
     #[test]

@@ -1,0 +1,103 @@
+//! End to end: the independent Python checker (`tests/spec/check.py`, standard library
+//! only) rebuilds thousands of random ballot sets and bundles from DESIGN.md §2–3 and
+//! compares them with the `veritas stats` / `veritas commit` binary; then the proof
+//! commands are exercised through the binary.
+
+#![allow(clippy::expect_used)]
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_veritas");
+
+fn repo_root() -> &'static Path {
+    // CARGO_MANIFEST_DIR is node/; the checker lives in the repository's tests/spec/.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap_or(Path::new(".."))
+}
+
+#[test]
+fn python_spec_checker_agrees() {
+    let script = repo_root().join("tests/spec/check.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(["--bin", BIN, "--n", "2000"])
+        .output()
+        .expect("python3 must be installed to run the spec checker");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "spec checker failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("0 failures"), "{stdout}");
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> (bool, String, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn veritas");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn prove_and_verify_through_the_binary() {
+    let dir = std::env::temp_dir().join(format!("veritas-spec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bundle = dir.join("bundle.json");
+    std::fs::write(
+        &bundle,
+        r#"{"question": "Q?", "evidence": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]}"#,
+    )
+    .expect("write bundle");
+    let (_, commit_out, _) = run(&["commit", bundle.to_str().expect("utf-8 path")], b"");
+    let root: serde_json::Value = serde_json::from_str(&commit_out).expect("commit output");
+    for index in 0..5 {
+        let (ok, proof, err) = run(
+            &[
+                "prove",
+                bundle.to_str().expect("utf-8 path"),
+                &index.to_string(),
+            ],
+            b"",
+        );
+        assert!(ok, "{err}");
+        let doc: serde_json::Value = serde_json::from_str(&proof).expect("proof json");
+        assert_eq!(doc["root"], root["root"]);
+        let (ok, verdict, err) = run(&["verify-proof", "-"], proof.as_bytes());
+        assert!(
+            ok && verdict.trim() == r#"{"valid":true}"#,
+            "{verdict} {err}"
+        );
+        let tampered = proof.replacen(
+            &format!("\"index\":{index}"),
+            &format!("\"index\":{}", (index + 1) % 5),
+            1,
+        );
+        let (ok, verdict, _) = run(&["verify-proof"], tampered.as_bytes());
+        assert!(!ok && verdict.trim() == r#"{"valid":false}"#);
+    }
+    let (ok, out, err) = run(&["prove", bundle.to_str().expect("utf-8 path"), "5"], b"");
+    assert!(
+        !ok && out.is_empty() && err.contains("out of range"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
