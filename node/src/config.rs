@@ -350,6 +350,25 @@ impl Config {
     }
 }
 
+/// The block to start scanning at: `chain.start_block` when set (non-zero), else the
+/// `deployBlock` of `<deployments_dir>/<chain_id>.json` when the oracle comes from that file,
+/// else 0.
+pub fn start_block(config: &Config, chain_id: u64) -> u64 {
+    if config.chain.start_block != 0 || config.chain.oracle.is_some() {
+        return config.chain.start_block;
+    }
+    let path = config.chain.deployments_dir.join(format!("{chain_id}.json"));
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|json| match json.get("deployBlock") {
+            Some(serde_json::Value::Number(n)) => n.as_u64(),
+            Some(serde_json::Value::String(s)) => s.parse().ok(),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
 /// Read the oracle address from a deployment file.
 ///
 /// # Errors
@@ -594,6 +613,15 @@ mod tests {
         );
         let err = config.oracle_address(1).unwrap_err().to_string();
         assert!(err.contains("1.json"), "{err}");
+        assert_eq!(start_block(&config, 31337), 0);
+        std::fs::write(
+            dir.path().join("31337.json"),
+            format!(r#"{{"address":"{address}","deployBlock":"1234"}}"#),
+        )
+        .unwrap();
+        assert_eq!(start_block(&config, 31337), 1234);
+        config.chain.start_block = 7;
+        assert_eq!(start_block(&config, 31337), 7);
     }
 
     #[test]

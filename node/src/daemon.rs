@@ -177,7 +177,7 @@ pub async fn run(
             confirmations: config.chain.confirmations,
             poll_interval: config.chain.poll_interval,
             max_log_range: config.chain.max_log_range,
-            start_block: config.chain.start_block,
+            start_block: crate::config::start_block(&config, chain_id),
             restart_overlap: config.chain.restart_overlap,
         },
         Arc::clone(&watch_state),
