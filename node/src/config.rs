@@ -357,7 +357,10 @@ pub fn start_block(config: &Config, chain_id: u64) -> u64 {
     if config.chain.start_block != 0 || config.chain.oracle.is_some() {
         return config.chain.start_block;
     }
-    let path = config.chain.deployments_dir.join(format!("{chain_id}.json"));
+    let path = config
+        .chain
+        .deployments_dir
+        .join(format!("{chain_id}.json"));
     std::fs::read_to_string(path)
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())

@@ -5,7 +5,8 @@
 //! an order that makes a crash at any point safe:
 //!
 //! 1. resolve (skipped when the job already has a saved intent: a restart never re-runs the
-//!    committee and never posts numbers that differ from the report on disk);
+//!    committee and never posts numbers that differ from the report on disk; skipped too when
+//!    the chain already has a verdict);
 //! 2. derive the integers to post from the report with [`audit::recompute`], refuse a report
 //!    that disagrees with itself or has no valid ballot (nothing is ever posted from made-up
 //!    numbers), and write the report file (atomically: temp file, fsync, rename);
@@ -275,7 +276,16 @@ impl Pipeline {
                 info!(target: "veritas::pipeline", "resuming from saved intent");
                 intent
             }
-            None => self.resolve_and_report(job).await?,
+            None => {
+                // A verdict may already be on-chain (another operator, or a lost data dir):
+                // one cheap call saves a whole committee run.
+                if self.already_on_chain(qid).await? {
+                    self.store.mark_posted(qid)?;
+                    info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
+                    return Ok(JobOutcome::AlreadyOnChain);
+                }
+                self.resolve_and_report(job).await?
+            }
         };
         let started = Instant::now();
         let posted = self.poster.post(&job.question, &intent).await?;
@@ -311,6 +321,17 @@ impl Pipeline {
         }
         info!(target: "veritas::pipeline", outcome = ?outcome, "question done");
         Ok(outcome)
+    }
+
+    async fn already_on_chain(&self, qid: &str) -> Result<bool, JobError> {
+        use crate::chain::IVeritasOracle::VerdictStatus as S;
+        let id = qid
+            .parse()
+            .map_err(|_| JobError::Report(format!("bad question id {qid}")))?;
+        Ok(matches!(
+            self.poster.status(id).await?,
+            S::Resolved | S::Escalated | S::Arbitrated
+        ))
     }
 
     async fn resolve_and_report(&self, job: &Job) -> Result<PostIntent, JobError> {
