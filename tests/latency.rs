@@ -3,7 +3,7 @@
 //!
 //! Run: `scripts/latency.sh` (or `cargo test -p veritas-node --test latency -- --nocapture`).
 //! With `confirmations = 1` on automining anvil, a question is confirmed the moment its
-//! `askQuestion` receipt exists; the clock stops when `verdictStatus` reports the verdict
+//! `askQuestion` transaction is accepted (anvil mines it inside `eth_sendRawTransaction`); the clock stops when `verdictStatus` reports the verdict
 //! (polled every 5 ms). Questions are asked one at a time, 20 in all.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -12,8 +12,14 @@ mod support;
 
 use std::time::{Duration, Instant};
 
+use alloy::{
+    network::EthereumWallet, providers::ProviderBuilder, signers::local::PrivateKeySigner,
+};
 use support::{Chain, Node};
-use veritas::chain::{IVeritasOracle, devnet::AnvilOptions};
+use veritas::chain::{
+    IVeritasOracle,
+    devnet::{ANVIL_KEYS, AnvilOptions},
+};
 
 const QUESTIONS: usize = 20;
 
@@ -33,9 +39,29 @@ async fn confirmation_to_verdict_p50_under_one_second() {
     let reader = chain.reader();
     let contract = IVeritasOracle::new(chain.oracle, &reader);
     let mut samples = Vec::with_capacity(QUESTIONS);
+    let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
+    let asking = ProviderBuilder::new()
+        .wallet(EthereumWallet::from(asker))
+        .connect_http(chain.anvil.url.parse().unwrap());
+    let oracle = IVeritasOracle::new(chain.oracle, &asking);
     for i in 0..QUESTIONS {
-        let ids = chain.ask(&[&format!("Latency question {i}?")]).await;
+        let pending = oracle
+            .askQuestion(format!("Latency question {i}?"), 0)
+            .send()
+            .await
+            .unwrap();
+        // Anvil automines inside eth_sendRawTransaction: the question is confirmed
+        // (confirmations = 1) by the time `send` returns, so the clock starts here.
         let confirmed = Instant::now();
+        let receipt = pending.get_receipt().await.unwrap();
+        let id = receipt
+            .inner
+            .logs()
+            .iter()
+            .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
+            .map(|l| l.inner.data.id)
+            .unwrap();
+        let ids = [id];
         loop {
             let status = contract.verdictStatus(ids[0]).call().await.unwrap();
             if status == IVeritasOracle::VerdictStatus::Resolved {
