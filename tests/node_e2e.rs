@@ -35,6 +35,17 @@ async fn three_questions_three_audited_verdicts() {
     chain.wait_verdicts(&ids, Duration::from_secs(60)).await;
 
     let reader = chain.reader();
+    // The tx key is added to the report right after the receipt; give it a moment.
+    for id in &ids {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !node.report(*id)["tx"]["hash"].is_string() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "report {id} never got its tx"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
     for id in &ids {
         let report = node.report(*id);
         let rec = audit::recompute(&report).unwrap();
@@ -113,6 +124,17 @@ async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
         node.start();
     }
     chain.wait_verdicts(&ids, Duration::from_secs(90)).await;
+    // Even a verdict mined just before a SIGKILL gets its tx key on the next run.
+    for id in &ids {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !node.report(*id)["tx"]["hash"].is_string() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "report {id} never got its tx"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
     for id in &ids {
         assert_eq!(
             chain.verdict_events(*id).await,
@@ -172,6 +194,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
     let mut node = Node::configure(&chain, replay, "");
     node.start();
     let ids = chain.ask(&["Unanswerable?", "Answerable?"]).await;
+    let invalid_utf8 = chain.ask_raw_bytes(b"Is \xff\xfe valid?").await;
     chain
         .wait_verdicts(&ids[1..], Duration::from_secs(30))
         .await;
@@ -218,6 +241,24 @@ async fn a_juror_failing_every_call_is_never_posted() {
             .contains("no valid ballot"),
         "{job}"
     );
+    // A question that is not valid UTF-8 is kept, failed with a clear reason, never posted.
+    let body: serde_json::Value = client
+        .get(format!("http://{addr}/questions/{invalid_utf8}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["job"]["stage"], "failed", "{body}");
+    assert!(
+        body["job"]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("UTF-8"),
+        "{body}"
+    );
+    assert_eq!(chain.verdict_events(invalid_utf8).await, 0);
     assert_eq!(
         chain.status(ids[0]).await,
         IVeritasOracle::VerdictStatus::Asked
@@ -233,7 +274,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         .await
         .unwrap();
     assert!(
-        metrics.contains("veritas_questions{stage=\"failed\"} 1"),
+        metrics.contains("veritas_questions{stage=\"failed\"} 2"),
         "{metrics}"
     );
     assert!(

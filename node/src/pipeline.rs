@@ -29,6 +29,7 @@ use alloy::primitives::Address;
 use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::{Value, json};
+use sha2::Digest;
 use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::{
@@ -38,7 +39,7 @@ use crate::{
         ChainError, OracleError,
         poster::{Posted, Poster},
     },
-    store::{Job, PostIntent, Stage, Store, StoreError, now_ms},
+    store::{Job, PostIntent, Stage, Store, StoreError, TxStatus, now_ms},
 };
 
 /// The question a resolver works on.
@@ -297,7 +298,8 @@ impl Pipeline {
                 gas_used,
             } => {
                 let path = PathBuf::from(&intent.report_path);
-                if let Err(e) = add_tx_to_report(&path, &tx_hash.to_string(), block, gas_used) {
+                if let Err(e) = add_tx_to_report(&path, &tx_hash.to_string(), block, Some(gas_used))
+                {
                     // The verdict is on-chain; the report without its tx key still audits.
                     warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
                 }
@@ -305,7 +307,22 @@ impl Pipeline {
                     escalated: intent.escalated,
                 }
             }
-            Posted::AlreadyOnChain => JobOutcome::AlreadyOnChain,
+            Posted::AlreadyOnChain => {
+                // Ours from before a crash? Then the report still lacks its tx key.
+                let mined = self
+                    .store
+                    .txs_for(qid)?
+                    .into_iter()
+                    .find(|t| t.status == TxStatus::Mined);
+                if let Some(tx) = mined {
+                    let path = PathBuf::from(&intent.report_path);
+                    let block = tx.block_number.unwrap_or_default();
+                    if let Err(e) = add_tx_to_report(&path, &tx.tx_hash, block, None) {
+                        warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
+                    }
+                }
+                JobOutcome::AlreadyOnChain
+            }
         };
         self.store.mark_posted(qid)?;
         if matches!(outcome, JobOutcome::Posted { .. }) {
@@ -336,6 +353,16 @@ impl Pipeline {
 
     async fn resolve_and_report(&self, job: &Job) -> Result<PostIntent, JobError> {
         let q = &job.question;
+        // Leaf 0 is the text as asked; if the decoded text does not hash to the event's
+        // questionHash (invalid UTF-8 replaced while decoding), no honest root exists.
+        let hash =
+            alloy::primitives::B256::from_slice(&sha2::Sha256::digest(q.question.as_bytes()));
+        if !hash.to_string().eq_ignore_ascii_case(&q.question_hash) {
+            return Err(JobError::Report(format!(
+                "question text does not hash to the on-chain questionHash {} (not valid UTF-8?)",
+                q.question_hash
+            )));
+        }
         self.store.set_stage(&q.question_id, Stage::Resolving)?;
         let input = QuestionInput {
             id: q.question_id.clone(),
@@ -397,7 +424,12 @@ impl Pipeline {
     }
 }
 
-fn add_tx_to_report(path: &Path, tx_hash: &str, block: u64, gas_used: u64) -> std::io::Result<()> {
+fn add_tx_to_report(
+    path: &Path,
+    tx_hash: &str,
+    block: u64,
+    gas_used: Option<u64>,
+) -> std::io::Result<()> {
     let text = std::fs::read_to_string(path)?;
     let mut report: Value = serde_json::from_str(&text).map_err(std::io::Error::other)?;
     if let Some(obj) = report.as_object_mut() {
@@ -437,7 +469,7 @@ mod tests {
         write_json_atomic(&path, &json!({"a": 2})).unwrap();
         let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(back, json!({"a": 2}));
-        add_tx_to_report(&path, "0xab", 5, 60_000).unwrap();
+        add_tx_to_report(&path, "0xab", 5, Some(60_000)).unwrap();
         let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(back["tx"]["block"], 5);
         assert!(!dir.path().join("3.json.tmp").exists());

@@ -84,6 +84,39 @@ impl Chain {
         ids
     }
 
+    /// Ask a question whose bytes are not valid UTF-8 (the ABI encodes `string` as `bytes`).
+    pub async fn ask_raw_bytes(&self, text: &[u8]) -> U256 {
+        use alloy::{
+            network::TransactionBuilder,
+            rpc::types::TransactionRequest,
+            sol_types::{SolCall, SolValue},
+        };
+        let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
+        let provider = ProviderBuilder::new()
+            .wallet(EthereumWallet::from(asker))
+            .connect_http(self.anvil.url.parse().unwrap());
+        let mut input = IVeritasOracle::askQuestionCall::SELECTOR.to_vec();
+        input.extend((alloy::primitives::Bytes::copy_from_slice(text), 0u64).abi_encode_params());
+        let tx = TransactionRequest::default()
+            .with_to(self.oracle)
+            .with_input(input);
+        let receipt = provider
+            .send_transaction(tx)
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "raw ask reverted");
+        receipt
+            .inner
+            .logs()
+            .iter()
+            .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
+            .map(|l| l.inner.data.id)
+            .unwrap()
+    }
+
     pub async fn status(&self, id: U256) -> IVeritasOracle::VerdictStatus {
         let p = self.reader();
         IVeritasOracle::new(self.oracle, &p)
