@@ -130,3 +130,75 @@ async fn every_demo_question_finds_its_evidence_and_none_from_after_its_resoluti
         }
     }
 }
+
+/// A measurement, not a check (run with `--ignored --nocapture`): index a synthetic corpus of
+/// 5,000 documents of ~150 words (deterministic pseudo-text) and time the first search (which
+/// builds the index), a repeat search (index reused) and a search after one file changed.
+#[test]
+#[ignore = "measurement; prints timings"]
+fn measure_local_corpus_at_5000_documents() {
+    use std::time::Instant;
+
+    use veritas::evidence::collectors::LocalCorpus;
+
+    const WORDS: &[&str] = &[
+        "council", "harbour", "ferry", "library", "marathon", "budget", "street", "vote",
+        "festival", "river", "school", "bridge", "parking", "tender", "lantern", "pier", "runner",
+        "record", "hours", "rates", "water", "market", "bus", "route", "mayor", "island", "storm",
+        "repair", "opening", "sunday", "crowd", "ticket", "lane", "kerb",
+    ];
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(err) => panic!("{err}"),
+    };
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for i in 0..5_000 {
+        let mut text = format!(
+            "---\ntitle: Document {i}\nurl: https://synthetic.example/{i}\npublished: 2026-01-01\n---\n"
+        );
+        for paragraph in 0..3 {
+            let words: Vec<&str> = (0..50)
+                .map(|_| WORDS[(next() % WORDS.len() as u64) as usize])
+                .collect();
+            text.push_str(&words.join(" "));
+            text.push_str(if paragraph < 2 { ".\n\n" } else { ".\n" });
+        }
+        if let Err(err) = std::fs::write(dir.path().join(format!("doc{i}.md")), text) {
+            panic!("{err}");
+        }
+    }
+    let corpus = match LocalCorpus::open(&LocalConfig {
+        dir: dir.path().to_path_buf(),
+        ..LocalConfig::default()
+    }) {
+        Ok(c) => c,
+        Err(err) => panic!("{err}"),
+    };
+    let queries = vec![
+        "harbour ferry pier repair".to_owned(),
+        "marathon record runner".to_owned(),
+    ];
+    let timed = |label: &str| {
+        let started = Instant::now();
+        let hits = corpus
+            .search_blocking(&queries)
+            .map(|h| h.len())
+            .unwrap_or(0);
+        eprintln!("{label}: {:?} ({hits} hits)", started.elapsed());
+    };
+    timed("first search, builds the index of 5,000 documents / 15,000 passages");
+    timed("second search, index reused");
+    if let Err(err) = std::fs::write(
+        dir.path().join("doc0.md"),
+        "changed\n\nthe harbour pier is repaired",
+    ) {
+        panic!("{err}");
+    }
+    timed("search after one file changed, index rebuilt");
+}
