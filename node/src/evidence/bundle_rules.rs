@@ -353,6 +353,10 @@ mod tests {
         assert_eq!(built.items.last().map(|i| i.id), Some(6));
         assert_eq!(built.dropped.len(), 4);
         assert_eq!(built.dropped[0].reason, DropReason::OverCap { rank: 7 });
+        assert_eq!(
+            serde_json::to_value(&built.dropped[0]).unwrap_or_default(),
+            serde_json::json!({"url": "https://e.example/6", "reason": "over_cap", "rank": 7})
+        );
         let rules = BundleRules {
             max_items: 2,
             ..BundleRules::default()

@@ -26,7 +26,7 @@ use chrono::{DateTime, Utc};
 use futures::future::join_all;
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::EvidenceItem;
+use crate::bundle::{Bundle, EvidenceItem};
 use crate::llm::ChatModel;
 
 pub use bundle_rules::{BundleRules, Dropped};
@@ -59,6 +59,16 @@ pub struct Gathered {
     pub dropped: Vec<Dropped>,
     /// The evidence items to commit, ids 1..=n.
     pub bundle: Vec<EvidenceItem>,
+}
+
+impl Gathered {
+    /// The bundle to commit: the question text exactly as asked, and the evidence items.
+    pub fn to_bundle(&self, question: &str) -> Bundle {
+        Bundle {
+            question: question.to_owned(),
+            evidence: self.bundle.clone(),
+        }
+    }
 }
 
 /// Why evidence could not be gathered at all.
