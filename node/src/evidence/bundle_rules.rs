@@ -5,8 +5,10 @@
 //! 2. Hits with the same normalised URL are one document. Its score is the reciprocal rank
 //!    fusion (RRF) of its ranks in every result list it appears in: Σ 1/(k + rank + 1), one
 //!    list per (collector, query). Collectors' own scores (BM25, Tavily's) are not comparable,
-//!    ranks are, and a document found by several queries or collectors rises. Its text is taken
-//!    from its best-ranked hit (ties: first collector, first query).
+//!    ranks are, and a document found by several queries or collectors rises. The sum is kept
+//!    in integer fixed point, so it is exact and does not depend on the order of the hits.
+//!    The document's text is taken from its best-ranked hit (ties: first collector, first
+//!    query).
 //! 3. Publication dates are parsed; a document published after the resolution time is dropped
 //!    (the temporal filter). Undated documents, and documents whose date cannot be read, are
 //!    kept as undated unless `keep_undated` is off.
@@ -103,10 +105,15 @@ pub struct Built {
     pub dropped: Vec<Dropped>,
 }
 
+/// 1.0 in the fixed point of RRF scores.
+const RRF_ONE: u128 = 1 << 64;
+
 /// One document: all hits sharing a normalised URL.
 struct Group<'a> {
     url: String,
-    score: f64,
+    /// RRF score in fixed point (units of 2^-64): integer sums are exact and associative, so
+    /// the order, and hence the Merkle root, cannot depend on the order hits were added in.
+    score: u128,
     members: Vec<&'a Hit>,
 }
 
@@ -134,10 +141,10 @@ pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &Bundl
             });
             continue;
         }
-        let contribution = 1.0 / (f64::from(rules.rrf_k) + f64::from(hit.rank) + 1.0);
+        let contribution = RRF_ONE / (u128::from(rules.rrf_k) + u128::from(hit.rank) + 1);
         match by_url.get(&url) {
             Some(&g) => {
-                groups[g].score += contribution;
+                groups[g].score = groups[g].score.saturating_add(contribution);
                 groups[g].members.push(hit);
             }
             None => {
@@ -185,7 +192,7 @@ pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &Bundl
 
     kept.sort_by(|a, b| {
         b.0.score
-            .total_cmp(&a.0.score)
+            .cmp(&a.0.score)
             .then_with(|| a.0.url.cmp(&b.0.url))
     });
 
@@ -507,6 +514,33 @@ mod tests {
         assert!(built.items[0].snippet.ends_with('…'));
         assert_eq!(built.items[0].title.chars().count(), 200);
         assert_eq!(built.items[1].snippet.chars().count(), 2_000);
+    }
+
+    proptest::proptest! {
+        /// Whatever the hits: ids run 1..=n, n ≤ max_items, URLs are unique, and swapping the
+        /// two collectors does not change which documents are kept or their order.
+        #[test]
+        fn bundle_invariants(
+            a in proptest::collection::vec((0u8..12, 0u32..20), 0..30),
+            b in proptest::collection::vec((0u8..12, 0u32..20), 0..30),
+            max_items in 0usize..10,
+        ) {
+            let to_hits = |spec: &[(u8, u32)]| spec
+                .iter()
+                .map(|(doc, rank)| hit(&format!("https://e.example/{doc}?utm_source=p{rank}"), *rank, None))
+                .collect::<Vec<_>>();
+            let rules = BundleRules { max_items, ..BundleRules::default() };
+            let forward = build(&[collector("a", to_hits(&a)), collector("b", to_hits(&b))], None, &rules);
+            let backward = build(&[collector("b", to_hits(&b)), collector("a", to_hits(&a))], None, &rules);
+            proptest::prop_assert_eq!(urls(&forward), urls(&backward));
+            proptest::prop_assert!(forward.items.len() <= max_items);
+            let ids: Vec<u32> = forward.items.iter().map(|i| i.id).collect();
+            proptest::prop_assert_eq!(ids, (1..=u32::try_from(forward.items.len()).unwrap_or(0)).collect::<Vec<_>>());
+            let mut unique = urls(&forward);
+            unique.sort_unstable();
+            unique.dedup();
+            proptest::prop_assert_eq!(unique.len(), forward.items.len());
+        }
     }
 
     #[test]
