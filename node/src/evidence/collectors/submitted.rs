@@ -60,32 +60,58 @@ pub struct Submission {
 /// The submitted-evidence collector.
 #[derive(Debug, Clone)]
 pub struct SubmittedEvidence {
-    file: PathBuf,
+    origin: Origin,
+}
+
+/// Where submissions are read from.
+#[derive(Debug, Clone)]
+enum Origin {
+    /// A JSON file, read on each collection (so late submissions are seen).
+    File(PathBuf),
+    /// Items already in memory (decoded from chain events by the caller).
+    Items(Vec<Submission>),
 }
 
 impl SubmittedEvidence {
     /// Read submissions from `file` on each collection (so late submissions are seen).
     pub fn new(file: PathBuf) -> Self {
-        Self { file }
+        Self {
+            origin: Origin::File(file),
+        }
     }
 
-    /// Read and check the file.
+    /// Use submissions already in memory, for example decoded from chain events.
+    pub fn from_items(items: Vec<Submission>) -> Self {
+        Self {
+            origin: Origin::Items(items),
+        }
+    }
+
+    /// Read and check the submissions.
     ///
     /// # Errors
-    /// [`CollectorError::Io`] when unreadable, [`CollectorError::BadSubmission`] when not an
-    /// array of submissions or when an item has an empty URL, snippet or submitter.
+    /// [`CollectorError::Io`] when the file is unreadable, [`CollectorError::BadSubmission`]
+    /// when it is not an array of submissions or when an item has an empty URL, snippet or
+    /// submitter.
     pub async fn read(&self) -> Result<Vec<Submission>, CollectorError> {
-        let text = tokio::fs::read_to_string(&self.file)
-            .await
-            .map_err(|source| CollectorError::Io {
-                path: self.file.clone(),
-                source,
-            })?;
-        let items: Vec<Submission> =
-            serde_json::from_str(&text).map_err(|err| CollectorError::BadSubmission {
-                path: self.file.clone(),
-                reason: err.to_string(),
-            })?;
+        let (items, path) = match &self.origin {
+            Origin::Items(items) => (items.clone(), PathBuf::from("<in memory>")),
+            Origin::File(file) => {
+                let text =
+                    tokio::fs::read_to_string(file)
+                        .await
+                        .map_err(|source| CollectorError::Io {
+                            path: file.clone(),
+                            source,
+                        })?;
+                let items: Vec<Submission> =
+                    serde_json::from_str(&text).map_err(|err| CollectorError::BadSubmission {
+                        path: file.clone(),
+                        reason: err.to_string(),
+                    })?;
+                (items, file.clone())
+            }
+        };
         for (i, item) in items.iter().enumerate() {
             let empty = [
                 ("url", &item.url),
@@ -96,7 +122,7 @@ impl SubmittedEvidence {
             .find(|(_, v)| v.trim().is_empty());
             if let Some((field, _)) = empty {
                 return Err(CollectorError::BadSubmission {
-                    path: self.file.clone(),
+                    path,
                     reason: format!("item {i} has an empty {field}"),
                 });
             }
