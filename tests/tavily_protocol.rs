@@ -276,3 +276,20 @@ async fn an_unreadable_answer_is_not_retried() {
     );
     assert_eq!(calls(&script), 1);
 }
+
+#[tokio::test]
+async fn an_error_page_echoing_the_key_does_not_leak_it() {
+    let echo = "upstream failed for Authorization: Bearer tvly-test-key-7f3a";
+    let (url, _script) = double(vec![Answer::Status(502, echo); 3]).await;
+    let text = client(&url)
+        .search("q", None)
+        .await
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(
+        text.contains("502") && text.contains("<redacted>"),
+        "{text}"
+    );
+    assert!(!text.contains(KEY), "{text}");
+}

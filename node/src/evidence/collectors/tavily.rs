@@ -219,7 +219,12 @@ impl TavilyCollector {
             });
         }
         if !status.is_success() {
-            let body = response.text().await.unwrap_or_default();
+            // An error page that echoes the request must not carry the key into logs.
+            let body = response
+                .text()
+                .await
+                .unwrap_or_default()
+                .replace(&self.api_key.0, "<redacted>");
             return Err(CollectorError::Status {
                 service: SERVICE.to_owned(),
                 status: status.as_u16(),
