@@ -235,6 +235,9 @@ pub fn oracle_bytecode() -> Result<Bytes, DevnetError> {
         reason: "no foundry.toml above the working directory: run from the repository".into(),
     })?;
     let path = root.join("out/VeritasOracle.sol/VeritasOracle.json");
+    // Parallel tests in one process must not run two `forge build`s into the same out/.
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
     if !path.is_file() {
         let status = Command::new(tool("forge"))
             .arg("build")
