@@ -326,3 +326,28 @@ async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
     );
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_reorged_out_before_its_confirmations_is_never_stored() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+    let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 3, 1_000);
+
+    let gone = chain.ask(&["Reorged away?"]).await;
+    mine(&chain, 1).await; // 2 confirmations of 3
+    assert_eq!(catch_up(&mut w).await, 0);
+    let _: Value = chain
+        .reader()
+        .raw_request("anvil_rollback".into(), (2u64,))
+        .await
+        .unwrap();
+    // The same id is now taken by another question, which does get confirmed.
+    let kept = chain.ask(&["Included instead?"]).await;
+    assert_eq!(gone, kept, "the rollback freed the id");
+    mine(&chain, 5).await;
+    assert_eq!(catch_up(&mut w).await, 1);
+    let job = store.job(&kept[0].to_string()).unwrap().unwrap();
+    assert_eq!(job.question.question, "Included instead?");
+    assert_eq!(store.counts().unwrap().total, 1);
+}

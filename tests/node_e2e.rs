@@ -303,3 +303,23 @@ async fn a_juror_failing_every_call_is_never_posted() {
     assert_eq!(bundle["question"]["text"], "Answerable?");
     node.terminate();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_drains_in_flight_questions_and_exits_zero() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 1500}}"#;
+    let mut node = Node::configure(&chain, replay, "");
+    node.start();
+    // Wait until the node is up (its API line is logged) before asking.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !node.log_text().contains("HTTP API listening") {
+        assert!(std::time::Instant::now() < deadline, "node did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ids = chain.ask(&["In flight at SIGTERM?"]).await;
+    tokio::time::sleep(Duration::from_millis(500)).await; // picked up, still resolving
+    assert_eq!(node.terminate(), Some(0), "{}", node.log_text());
+    // The drain let it finish: the verdict is on-chain although the node has exited.
+    assert_eq!(chain.verdict_events(ids[0]).await, 1, "{}", node.log_text());
+    assert!(node.log_text().contains("draining in-flight questions"));
+}

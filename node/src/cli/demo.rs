@@ -232,7 +232,11 @@ async fn wait_and_print(
         );
         println!(
             "  {:<8} {:>20} {:>20} {:>20} {:>21}",
-            "on-chain", v.pYes, v.pNo, v.pNull, v.fleissKappa.to_string()
+            "on-chain",
+            v.pYes,
+            v.pNo,
+            v.pNull,
+            v.fleissKappa.to_string()
         );
         println!(
             "  status {status:?}, root {}, audit {}",
