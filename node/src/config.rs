@@ -151,7 +151,8 @@ pub struct NodeConfig {
     pub data_dir: PathBuf,
     /// Address of the read-only HTTP API (localhost by default; it is not authenticated).
     pub http_addr: SocketAddr,
-    /// Attempts before a question is marked failed.
+    /// Attempts before a question is marked failed (while resolving; a saved verdict is retried
+    /// until it is on-chain).
     pub max_attempts: u32,
     /// Delay before the first retry; doubles on each further attempt.
     #[serde(with = "humantime_serde")]

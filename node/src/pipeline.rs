@@ -14,7 +14,8 @@
 //! 4. record the transaction in the report, mark the job posted.
 //!
 //! Failures are classified once: retryable ones are retried with exponential backoff up to
-//! `max_attempts`, the others mark the job failed with the reason. One job's failure never
+//! `max_attempts` (without limit once the intent is saved: a written verdict is never dropped
+//! for a transient reason), the others mark the job failed with the reason. One job's failure never
 //! touches another job.
 
 pub mod replay;
@@ -255,7 +256,10 @@ impl Pipeline {
         let attempt = job.attempts + 1;
         let reason = err.to_string();
         let qid = &job.question.question_id;
-        if err.is_retryable() && attempt < self.retry.max_attempts {
+        // Once the report is written and the intent saved, the verdict must reach the chain:
+        // transient failures (RPC down, receipt late) never give such a job up.
+        let has_intent = self.store.intent(qid).ok().flatten().is_some();
+        if err.is_retryable() && (attempt < self.retry.max_attempts || has_intent) {
             let delay = self.retry.delay(attempt);
             warn!(target: "veritas::pipeline", attempt, retry_in = ?delay, error = %reason, "attempt failed; will retry");
             let at = now_ms() + i64::try_from(delay.as_millis()).unwrap_or(i64::MAX);
