@@ -323,3 +323,46 @@ async fn sigterm_drains_in_flight_questions_and_exits_zero() {
     assert_eq!(chain.verdict_events(ids[0]).await, 1, "{}", node.log_text());
     assert!(node.log_text().contains("draining in-flight questions"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn veritas_ask_with_resolve_after_waits_then_posts() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure(&chain, REPLAY, "");
+    node.start();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_veritas"))
+        .args([
+            "ask",
+            "Will this wait three seconds?",
+            "--resolve-after",
+            "3s",
+        ])
+        .args([
+            "--rpc-url",
+            &chain.anvil.url,
+            "--oracle",
+            &chain.oracle.to_string(),
+        ])
+        .env("VERITAS_PRIVATE_KEY", veritas::chain::devnet::ANVIL_KEYS[2])
+        .current_dir(node.dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id: U256 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let asked = std::time::Instant::now();
+    chain.wait_verdicts(&[id], Duration::from_secs(30)).await;
+    assert!(
+        asked.elapsed() >= Duration::from_secs(2),
+        "posted before resolveAfter"
+    );
+    let reader = chain.reader();
+    let contract = IVeritasOracle::new(chain.oracle, &reader);
+    let q = contract.getQuestion(id).call().await.unwrap();
+    let v = contract.getVerdict(id).call().await.unwrap();
+    assert!(v.timestamp >= U256::from(q.resolveAfter));
+    assert_eq!(chain.verdict_events(id).await, 1);
+    node.terminate();
+}
