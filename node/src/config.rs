@@ -199,30 +199,36 @@ impl Default for NodeConfig {
     }
 }
 
-/// The Monte Carlo committee (DESIGN.md §2).
+/// The Monte Carlo committee (DESIGN.md §2). Same shape as the jury's own committee
+/// configuration, so the `[committee]` table reads the same once the jury takes it over.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CommitteeConfig {
-    /// T: maximum iterations.
-    pub max_iterations: u32,
-    /// M: jurors sampled per iteration.
-    pub jurors_per_iteration: u32,
-    /// ε: KL divergence (bits) below which an iteration counts as stable.
-    pub epsilon: f64,
-    /// τ: consecutive stable iterations that stop the committee.
-    pub tau: u32,
-    /// Never stop before this many valid ballots.
-    pub min_ballots: u32,
+    /// T: the most iterations run.
+    pub iterations: u32,
+    /// M: ballots per iteration.
+    pub ballots_per_iteration: u32,
+    /// KL early stopping: ε (bits), τ (stable iterations), minimum valid ballots.
+    pub stopping: crate::stats::EarlyStopping,
+    /// Turn early stopping off (always run T iterations).
+    pub early_stopping: bool,
+    /// Ballots in flight at once.
+    pub concurrency: usize,
+    /// Deadline of one ballot, retries included.
+    #[serde(with = "humantime_serde")]
+    pub ballot_timeout: Duration,
 }
 
 impl Default for CommitteeConfig {
     fn default() -> Self {
+        // T = 10, M = 3, ε = 0.01 bit, τ = 2, 6 ballots minimum (DESIGN.md §2).
         Self {
-            max_iterations: 10,
-            jurors_per_iteration: 3,
-            epsilon: 0.01,
-            tau: 2,
-            min_ballots: 6,
+            iterations: 10,
+            ballots_per_iteration: 3,
+            stopping: crate::stats::EarlyStopping::default(),
+            early_stopping: true,
+            concurrency: 3,
+            ballot_timeout: Duration::from_secs(120),
         }
     }
 }
@@ -320,14 +326,15 @@ impl Config {
         if self.node.max_attempts == 0 {
             return invalid("node.max_attempts", "must be at least 1");
         }
-        if self.committee.max_iterations == 0 || self.committee.jurors_per_iteration == 0 {
+        if self.committee.iterations == 0 || self.committee.ballots_per_iteration == 0 {
             return invalid(
                 "committee",
-                "max_iterations and jurors_per_iteration must be at least 1",
+                "iterations and ballots_per_iteration must be at least 1",
             );
         }
-        if !(self.committee.epsilon > 0.0 && self.committee.epsilon.is_finite()) {
-            return invalid("committee.epsilon", "must be a positive number");
+        let epsilon = self.committee.stopping.epsilon;
+        if !(epsilon > 0.0 && epsilon.is_finite()) {
+            return invalid("committee.stopping.epsilon", "must be a positive number");
         }
         if reqwest::Url::parse(&self.chain.rpc_url).is_err() {
             return invalid("chain.rpc_url", "is not a URL");
