@@ -16,8 +16,9 @@
 //! Nonces come from a local counter seeded from the account's pending nonce and advanced only
 //! once a broadcast succeeded, under one async lock held just for allocate → sign → record →
 //! broadcast. Receipt waits happen outside the lock, so several verdicts can be in flight with
-//! consecutive nonces. A failed broadcast leaves the counter where it was (no gap); a
-//! "nonce too low" answer resets it from the chain.
+//! consecutive nonces. A refused broadcast leaves the counter where it was (no gap); a
+//! "nonce too low" answer, or a broadcast whose fate is unknown (timeout), resets it from the
+//! chain.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -450,11 +451,20 @@ impl Poster {
                 Ok(sent)
             }
             Err(e) => {
+                let definite = e.is_error_resp();
                 let err = ChainError::rpc("eth_sendRawTransaction", e);
-                self.store
-                    .set_tx_status(&sent.tx_hash, TxStatus::Dropped, None)?;
-                if err.to_string().contains("nonce") {
-                    // Our counter disagrees with the chain: read it again next time.
+                if definite {
+                    // The node refused it: it will never be mined.
+                    self.store
+                        .set_tx_status(&sent.tx_hash, TxStatus::Dropped, None)?;
+                    if err.to_string().contains("nonce") {
+                        // Our counter disagrees with the chain: read it again next time.
+                        *next = None;
+                    }
+                } else {
+                    // No answer (timeout, connection lost): it may have been accepted. Keep it
+                    // pending so the next attempt looks for its receipt or rebroadcasts it, and
+                    // re-read the nonce from the chain rather than guess.
                     *next = None;
                 }
                 Err(err)
