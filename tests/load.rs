@@ -51,7 +51,8 @@ async fn burst_of_questions() {
     let oracle = IVeritasOracle::new(chain.oracle, &provider);
     let started = Instant::now();
     for i in 0..n {
-        oracle
+        // Not waiting for each receipt: that is the burst. Mining is checked below.
+        let _pending = oracle
             .askQuestion(format!("Load question {i}?"), 0)
             .send()
             .await
