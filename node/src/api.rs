@@ -87,11 +87,16 @@ impl Metrics {
             if ballot.get("vote").is_none_or(Value::is_null) {
                 self.inc(&self.juror_failures);
             }
-            let tokens = match ballot.get("tokens") {
-                Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
-                Some(Value::Object(o)) => o.values().filter_map(Value::as_u64).sum(),
-                _ => 0,
-            };
+            // The jury's ballot rows carry `prompt_tokens` and `completion_tokens`; a plain
+            // `tokens` (number or object of counts) is accepted too.
+            let field = |k: &str| ballot.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let tokens = field("prompt_tokens")
+                + field("completion_tokens")
+                + match ballot.get("tokens") {
+                    Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+                    Some(Value::Object(o)) => o.values().filter_map(Value::as_u64).sum(),
+                    _ => 0,
+                };
             self.tokens.fetch_add(tokens, Ordering::Relaxed);
             if let Some(cost) = ballot.get("cost_usd").and_then(Value::as_f64) {
                 // Rounded to micro-dollars; negative or absurd values are ignored.
@@ -395,4 +400,29 @@ async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response
         Json(json!({"error": "unknown root"})),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn ballots_feed_juror_counters() {
+        let m = Metrics::default();
+        m.record_ballots(&json!({"ballots": [
+            {"vote": "YES", "prompt_tokens": 100, "completion_tokens": 20, "cost_usd": 0.0015},
+            {"vote": null, "failure": "timeout", "prompt_tokens": 100, "completion_tokens": 0, "cost_usd": 0.001},
+            {"vote": "NO", "tokens": 7},
+        ]}));
+        assert_eq!(m.juror_calls.load(Ordering::Relaxed), 3);
+        assert_eq!(m.juror_failures.load(Ordering::Relaxed), 1);
+        assert_eq!(m.tokens.load(Ordering::Relaxed), 227);
+        assert_eq!(m.cost_micro_usd.load(Ordering::Relaxed), 2_500);
+        m.observe("post", Duration::from_millis(250));
+        m.observe("post", Duration::from_millis(750));
+        let map = m.latencies.lock().unwrap();
+        assert_eq!(map["post"], (1.0, 2));
+    }
 }

@@ -120,13 +120,22 @@ impl ReplayResolver {
             })
             .collect();
         let summary = stats::summarize(&records);
+        let mut slots = std::collections::HashMap::<u32, u32>::new();
+        let mut slot = |b: &BallotRecord| {
+            let next = slots.entry(b.iteration).or_insert(0);
+            *next += 1;
+            *next - 1
+        };
         let ballots: Vec<Value> = records
             .iter()
             .map(|b| {
                 json!({
-                    "iteration": b.iteration, "model": b.model, "archetype": b.archetype, "vote": b.vote,
-                    "confidence": null, "reasoning": "replayed vote (test resolver)", "latency_ms": 0,
-                    "tokens": 0, "failure": if b.vote.is_none() { json!("replayed failure") } else { Value::Null },
+                    "iteration": b.iteration, "slot": slot(b), "model": b.model, "archetype": b.archetype,
+                    "vote": b.vote, "confidence": b.vote.map(|_| 1.0),
+                    "supporting_evidence_ids": [], "refuting_evidence_ids": [], "rubric_scores": {},
+                    "reasoning": b.vote.map(|_| "replayed vote (test resolver)"),
+                    "latency_ms": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
+                    "failure": if b.vote.is_none() { json!("replayed failure") } else { Value::Null },
                 })
             })
             .collect();
