@@ -40,7 +40,7 @@ pub const ENV_KEYSTORE_PASSWORD: &str = "VERITAS_KEYSTORE_PASSWORD";
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file, an environment variable or a flag has a bad or unknown key or value.
-    #[error("configuration: {0}")]
+    #[error(transparent)]
     Load(#[from] config::ConfigError),
     /// A value parsed but makes no sense.
     #[error("configuration key `{key}`: {reason}")]

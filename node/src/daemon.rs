@@ -60,12 +60,12 @@ pub enum DaemonError {
         oracle: Address,
     },
     /// The HTTP API could not bind or died.
-    #[error("HTTP API on {addr}: {source}")]
+    #[error("HTTP API on {addr}: {error}")]
     Api {
         /// The configured address.
         addr: std::net::SocketAddr,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A critical task ended unexpectedly.
     #[error("{0} stopped unexpectedly")]
@@ -213,13 +213,13 @@ pub async fn run(
 
     let listener = tokio::net::TcpListener::bind(config.node.http_addr)
         .await
-        .map_err(|source| DaemonError::Api {
+        .map_err(|error| DaemonError::Api {
             addr: config.node.http_addr,
-            source,
+            error,
         })?;
-    let http_addr = listener.local_addr().map_err(|source| DaemonError::Api {
+    let http_addr = listener.local_addr().map_err(|error| DaemonError::Api {
         addr: config.node.http_addr,
-        source,
+        error,
     })?;
     let api_state = ApiState {
         store: Arc::clone(&store),
@@ -271,7 +271,7 @@ pub async fn run(
             api_done = true;
             if !cancel.is_cancelled() {
                 failure = Some(match res {
-                    Ok(Err(source)) => DaemonError::Api { addr: http_addr, source },
+                    Ok(Err(error)) => DaemonError::Api { addr: http_addr, error },
                     _ => DaemonError::TaskDied("HTTP API"),
                 });
             }

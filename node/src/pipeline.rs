@@ -156,10 +156,10 @@ enum JobError {
     Resolve(ResolveError),
     #[error("report refused: {0}")]
     Report(String),
-    #[error("report file {path}: {source}")]
+    #[error("report file {path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
 }
 
@@ -408,9 +408,9 @@ impl Pipeline {
             ));
         }
         let path = report_path(&self.reports_dir, &q.question_id);
-        write_json_atomic(&path, &report).map_err(|source| JobError::Io {
+        write_json_atomic(&path, &report).map_err(|error| JobError::Io {
             path: path.clone(),
-            source,
+            error,
         })?;
         let intent = PostIntent {
             question_id: q.question_id.clone(),

@@ -62,13 +62,13 @@ pub fn connect(rpc_url: &str, timeout: Duration) -> Result<ChainProvider, ChainE
 #[derive(Debug, thiserror::Error)]
 pub enum ChainError {
     /// A JSON-RPC request failed (transport, HTTP status, or an error response).
-    #[error("rpc {op}: {source}")]
+    #[error("rpc {op}: {error}")]
     Rpc {
         /// The operation, e.g. `eth_getLogs`.
         op: &'static str,
         /// The underlying error.
-        #[source]
-        source: RpcError<TransportErrorKind>,
+        // Not a `#[source]`: the message already carries it, and error chains would repeat it.
+        error: RpcError<TransportErrorKind>,
     },
     /// The contract reverted with one of its custom errors.
     #[error("contract {op} reverted: {error:?}")]
@@ -142,7 +142,7 @@ impl ChainError {
         {
             return ChainError::Revert { op, error };
         }
-        ChainError::Rpc { op, source }
+        ChainError::Rpc { op, error: source }
     }
 
     /// Wrap a contract-call error, decoding the oracle's custom error when there is one.
@@ -166,7 +166,7 @@ impl ChainError {
     /// (except `VeritasTooEarly`, which passes with time).
     pub fn is_retryable(&self) -> bool {
         match self {
-            ChainError::Rpc { source, .. } => rpc_is_retryable(source),
+            ChainError::Rpc { error, .. } => rpc_is_retryable(error),
             ChainError::Revert { error, .. } => matches!(error, OracleError::VeritasTooEarly(_)),
             ChainError::ReceiptTimeout { .. }
             | ChainError::UnknownQuestion(_)
@@ -184,7 +184,7 @@ impl ChainError {
     /// results), as opposed to being unreachable: the watcher shrinks its range then.
     pub fn is_range_refusal(&self) -> bool {
         match self {
-            ChainError::Rpc { source, .. } => match source {
+            ChainError::Rpc { error, .. } => match error {
                 RpcError::ErrorResp(payload) => !payload.is_retry_err(),
                 RpcError::Transport(TransportErrorKind::HttpError(e)) => {
                     // Some providers answer an oversized range with HTTP 413 or a 400 body.

@@ -88,12 +88,12 @@ pub enum StoreError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// The data directory could not be created.
-    #[error("data directory {path}: {source}")]
+    #[error("data directory {path}: {error}")]
     Io {
         /// The directory.
         path: String,
         /// The OS error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A row holds a value this version cannot read.
     #[error("corrupt row: {what} = {value:?}")]
@@ -413,9 +413,9 @@ impl Store {
     /// # Errors
     /// [`StoreError`] when the directory or database cannot be opened or is from a newer node.
     pub fn open_in(data_dir: &Path) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(data_dir).map_err(|source| StoreError::Io {
+        std::fs::create_dir_all(data_dir).map_err(|error| StoreError::Io {
             path: data_dir.display().to_string(),
-            source,
+            error,
         })?;
         Self::open(&data_dir.join(FILE_NAME))
     }
