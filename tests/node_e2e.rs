@@ -301,6 +301,19 @@ async fn a_juror_failing_every_call_is_never_posted() {
         .await
         .unwrap();
     assert_eq!(bundle["question"]["text"], "Answerable?");
+    // The operator key appears nowhere the node writes or serves.
+    let key = veritas::chain::devnet::ANVIL_KEYS[1].trim_start_matches("0x");
+    let report_text = std::fs::read_to_string(node.report_path(ids[1])).unwrap();
+    for (what, text) in [
+        ("log", node.log_text()),
+        ("metrics", metrics.clone()),
+        ("report", report_text),
+    ] {
+        assert!(
+            !text.contains(key),
+            "the private key leaked into the {what}"
+        );
+    }
     node.terminate();
 }
 
