@@ -242,14 +242,24 @@ async fn a_juror_failing_every_call_is_never_posted() {
         "{job}"
     );
     // A question that is not valid UTF-8 is kept, failed with a clear reason, never posted.
-    let body: serde_json::Value = client
-        .get(format!("http://{addr}/questions/{invalid_utf8}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = loop {
+        let body: serde_json::Value = client
+            .get(format!("http://{addr}/questions/{invalid_utf8}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if body["job"]["stage"] == "failed" {
+            break body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never marked failed: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
     assert_eq!(body["job"]["stage"], "failed", "{body}");
     assert!(
         body["job"]["last_error"]

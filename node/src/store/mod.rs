@@ -103,6 +103,9 @@ pub enum StoreError {
         /// What it held.
         value: String,
     },
+    /// Another node holds the data directory.
+    #[error("data directory {0} is in use by another veritas node")]
+    Locked(String),
     /// The schema is newer than this binary.
     #[error(
         "database schema version {0} is newer than this node ({SCHEMA_VERSION}); upgrade veritas"
@@ -316,7 +319,14 @@ pub fn now_ms() -> i64 {
 #[derive(Debug)]
 pub struct Store {
     conn: Mutex<Connection>,
+    /// Held for the store's lifetime when opened with [`Store::open_in`]: an exclusive lock on
+    /// `<data_dir>/veritas.lock`, so two nodes never share a data directory (they would race
+    /// for nonces). The OS drops it when the process dies, even on SIGKILL.
+    _lock: Option<Mutex<Connection>>,
 }
+
+/// The lock file inside the data directory.
+pub const LOCK_FILE: &str = "veritas.lock";
 
 /// The file name of the store inside the data directory.
 pub const FILE_NAME: &str = "veritas.sqlite";
@@ -408,16 +418,40 @@ fn intent_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PostIntent> {
 }
 
 impl Store {
-    /// Open (or create) `<data_dir>/veritas.sqlite` in WAL mode and migrate it.
+    /// Open (or create) `<data_dir>/veritas.sqlite` in WAL mode and migrate it, after taking
+    /// the data directory's lock.
     ///
     /// # Errors
-    /// [`StoreError`] when the directory or database cannot be opened or is from a newer node.
+    /// [`StoreError::Locked`] when another node uses the directory; [`StoreError`] when the
+    /// directory or database cannot be opened or is from a newer node.
     pub fn open_in(data_dir: &Path) -> Result<Self, StoreError> {
         std::fs::create_dir_all(data_dir).map_err(|error| StoreError::Io {
             path: data_dir.display().to_string(),
             error,
         })?;
-        Self::open(&data_dir.join(FILE_NAME))
+        let lock = Connection::open(data_dir.join(LOCK_FILE))?;
+        lock.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+        // A node that is still exiting gets a moment to let go.
+        lock.busy_timeout(std::time::Duration::from_secs(1))?;
+        let locked = lock.execute_batch(
+            "CREATE TABLE IF NOT EXISTS lock (id INTEGER PRIMARY KEY); BEGIN EXCLUSIVE; \
+             INSERT OR REPLACE INTO lock (id) VALUES (1); COMMIT;",
+        );
+        match locked {
+            Ok(()) => {}
+            Err(rusqlite::Error::SqliteFailure(e, _))
+                if matches!(
+                    e.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) =>
+            {
+                return Err(StoreError::Locked(data_dir.display().to_string()));
+            }
+            Err(e) => return Err(e.into()),
+        }
+        let mut store = Self::open(&data_dir.join(FILE_NAME))?;
+        store._lock = Some(Mutex::new(lock));
+        Ok(store)
     }
 
     /// Open (or create) the database file at `path` in WAL mode and migrate it.
@@ -435,6 +469,7 @@ impl Store {
         migrate(&mut conn)?;
         Ok(Self {
             conn: Mutex::new(conn),
+            _lock: None,
         })
     }
 
@@ -966,6 +1001,18 @@ mod tests {
                 failed: 0
             }
         );
+    }
+
+    #[test]
+    fn one_node_per_data_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = Store::open_in(dir.path()).unwrap();
+        assert!(matches!(
+            Store::open_in(dir.path()),
+            Err(StoreError::Locked(_))
+        ));
+        drop(first);
+        Store::open_in(dir.path()).unwrap();
     }
 
     #[test]
