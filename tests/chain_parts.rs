@@ -5,10 +5,7 @@
 mod support;
 
 use std::{
-    sync::{
-        Arc,
-        atomic::{AtomicBool, AtomicU64, Ordering},
-    },
+    sync::{Arc, atomic::Ordering},
     time::Duration,
 };
 
@@ -16,9 +13,8 @@ use alloy::{
     primitives::{B256, U256},
     providers::Provider,
 };
-use axum::{Json, Router, extract::State, routing::post};
-use serde_json::{Value, json};
-use support::{Chain, operator};
+use serde_json::Value;
+use support::{Chain, operator, proxy::start_proxy};
 use tokio::sync::Notify;
 use veritas::{
     chain::{
@@ -29,69 +25,6 @@ use veritas::{
     },
     store::{PostIntent, Stage, Store, TxStatus},
 };
-
-/// A JSON-RPC proxy that refuses `eth_getLogs` over more than `max_range` blocks and can
-/// play dead (HTTP 503).
-#[derive(Clone)]
-struct Proxy {
-    upstream: String,
-    max_range: u64,
-    down: Arc<AtomicBool>,
-    refused: Arc<AtomicU64>,
-    client: reqwest::Client,
-}
-
-async fn forward(
-    State(p): State<Proxy>,
-    Json(body): Json<Value>,
-) -> Result<Json<Value>, axum::http::StatusCode> {
-    if p.down.load(Ordering::Relaxed) {
-        return Err(axum::http::StatusCode::SERVICE_UNAVAILABLE);
-    }
-    if body["method"] == "eth_getLogs" {
-        let hex = |v: &Value| {
-            u64::from_str_radix(v.as_str().unwrap_or("0x0").trim_start_matches("0x"), 16).unwrap()
-        };
-        let (from, to) = (
-            hex(&body["params"][0]["fromBlock"]),
-            hex(&body["params"][0]["toBlock"]),
-        );
-        if to - from + 1 > p.max_range {
-            p.refused.fetch_add(1, Ordering::Relaxed);
-            return Ok(Json(json!({"jsonrpc": "2.0", "id": body["id"],
-                "error": {"code": -32602, "message": format!("query exceeds max block range {}", p.max_range)}})));
-        }
-    }
-    let resp = p
-        .client
-        .post(&p.upstream)
-        .json(&body)
-        .send()
-        .await
-        .map_err(|_| axum::http::StatusCode::BAD_GATEWAY)?;
-    Ok(Json(
-        resp.json()
-            .await
-            .map_err(|_| axum::http::StatusCode::BAD_GATEWAY)?,
-    ))
-}
-
-async fn start_proxy(upstream: &str, max_range: u64) -> (String, Proxy) {
-    let proxy = Proxy {
-        upstream: upstream.into(),
-        max_range,
-        down: Arc::default(),
-        refused: Arc::default(),
-        client: reqwest::Client::new(),
-    };
-    let app = Router::new()
-        .route("/", post(forward))
-        .with_state(proxy.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (url, proxy)
-}
 
 async fn mine(chain: &Chain, blocks: u64) {
     let _: Value = chain

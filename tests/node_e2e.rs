@@ -389,3 +389,53 @@ async fn veritas_ask_with_resolve_after_waits_then_posts() {
     assert_eq!(chain.verdict_events(id).await, 1);
     node.terminate();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let (proxy_url, proxy) = support::proxy::start_proxy(&chain.anvil.url, 16).await;
+    // Every 4th request fails: a 429, or a 502 after the request took effect (a lost answer,
+    // including for eth_sendRawTransaction).
+    proxy
+        .fail_every
+        .store(4, std::sync::atomic::Ordering::Relaxed);
+    let mut node = Node::configure(&chain, REPLAY, "");
+    let config = std::fs::read_to_string(&node.config)
+        .unwrap()
+        .replace(&chain.anvil.url, &proxy_url);
+    std::fs::write(&node.config, config).unwrap();
+    node.start();
+    let questions: Vec<String> = (0..8)
+        .map(|i| format!("Faulty RPC question {i}?"))
+        .collect();
+    let refs: Vec<&str> = questions.iter().map(String::as_str).collect();
+    let ids = chain.ask(&refs).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut done = 0;
+        for id in &ids {
+            if chain.status(*id).await != IVeritasOracle::VerdictStatus::Asked {
+                done += 1;
+            }
+        }
+        if done == ids.len() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{done} verdicts only: {}",
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for id in &ids {
+        assert_eq!(
+            chain.verdict_events(*id).await,
+            1,
+            "question {id}: {}",
+            node.log_text()
+        );
+    }
+    assert!(proxy.faults.load(std::sync::atomic::Ordering::Relaxed) > 10);
+    node.terminate();
+}

@@ -22,6 +22,8 @@ use veritas::chain::{
     devnet::{ANVIL_KEYS, Anvil, AnvilOptions, deploy_oracle},
 };
 
+pub mod proxy;
+
 /// A chain with the oracle deployed and the node's operator authorised.
 pub struct Chain {
     pub anvil: Anvil,

@@ -17,7 +17,6 @@ use std::time::Duration;
 
 use alloy::{
     providers::{DynProvider, Provider, ProviderBuilder},
-    rpc::client::RpcClient,
     transports::{RpcError, TransportErrorKind},
 };
 
@@ -39,11 +38,27 @@ pub type OracleError = IVeritasOracle::IVeritasOracleErrors;
 /// and fees itself so that it can record the signed transaction before sending it).
 pub type ChainProvider = DynProvider;
 
+/// Times one RPC request is retried on a transient failure before the caller sees it.
+const RPC_RETRIES: u32 = 4;
+/// Delay between those retries, in milliseconds.
+const RPC_RETRY_DELAY_MS: u64 = 100;
+
 /// Connect to an HTTP JSON-RPC endpoint with a per-request timeout.
+///
+/// Requests pass through alloy's retry layer: rate limits (429 and providers' rate-limit
+/// codes), 502/503/504 and connection errors are retried [`RPC_RETRIES`] times after
+/// [`RPC_RETRY_DELAY_MS`] ms, so one dropped answer does not fail a whole job attempt. What is
+/// still failing after that reaches the caller as a [`ChainError`], and the job-level retry
+/// with backoff (the daemon's scheduler) takes over.
 ///
 /// # Errors
 /// [`ChainError::Config`] for a bad URL or HTTP client setup.
 pub fn connect(rpc_url: &str, timeout: Duration) -> Result<ChainProvider, ChainError> {
+    use alloy::transports::{
+        TransportError,
+        http::Http,
+        layers::{RateLimitRetryPolicy, RetryBackoffLayer},
+    };
     let url: reqwest::Url = rpc_url
         .parse()
         .map_err(|e| ChainError::Config(format!("rpc_url {rpc_url:?}: {e}")))?;
@@ -51,7 +66,23 @@ pub fn connect(rpc_url: &str, timeout: Duration) -> Result<ChainProvider, ChainE
         .timeout(timeout)
         .build()
         .map_err(|e| ChainError::Config(format!("HTTP client: {e}")))?;
-    let client = RpcClient::new_http_with_client(http, url);
+    let transient = |e: &TransportError| match e {
+        RpcError::Transport(TransportErrorKind::HttpError(h)) => {
+            matches!(h.status, 429 | 502 | 503 | 504)
+        }
+        // reqwest errors: connection refused or reset, timeouts.
+        RpcError::Transport(TransportErrorKind::Custom(_)) => true,
+        _ => false,
+    };
+    let policy = RateLimitRetryPolicy::default().or(transient);
+    // The compute-unit budget is the provider's business; a high figure turns that wait off.
+    let retry =
+        RetryBackoffLayer::new_with_policy(RPC_RETRIES, RPC_RETRY_DELAY_MS, 1_000_000, policy);
+    let transport = Http::with_client(http, url);
+    let is_local = transport.guess_local();
+    let client = alloy::rpc::client::ClientBuilder::default()
+        .layer(retry)
+        .transport(transport, is_local);
     Ok(ProviderBuilder::new()
         .disable_recommended_fillers()
         .connect_client(client)

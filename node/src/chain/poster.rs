@@ -453,6 +453,24 @@ impl Poster {
             Err(e) => {
                 let definite = e.is_error_resp();
                 let err = ChainError::rpc("eth_sendRawTransaction", e);
+                // A retried broadcast whose first answer was lost comes back "already known"
+                // or "nonce too low": ask the node whether it has our transaction.
+                let hash = *envelope.tx_hash();
+                let message = err.to_string().to_lowercase();
+                let known =
+                    message.contains("already known") || message.contains("known transaction");
+                if known
+                    || matches!(
+                        self.provider.get_transaction_by_hash(hash).await,
+                        Ok(Some(_))
+                    )
+                {
+                    if reuse_nonce.is_none() {
+                        *next = Some(nonce + 1);
+                    }
+                    info!(target: "veritas::post", question = qid, tx = %sent.tx_hash, nonce, "verdict transaction sent (answer lost, node has it)");
+                    return Ok(sent);
+                }
                 if definite {
                     // The node refused it: it will never be mined.
                     self.store
