@@ -2,6 +2,12 @@
 //!
 //! Commands that read JSON lines write JSON lines, so auditors can script them.
 
+pub mod commit;
+pub mod jsonl;
+pub mod prove;
+pub mod stats;
+pub mod verify_proof;
+
 use clap::{Parser, Subcommand};
 
 /// Veritas: an AI oracle node that resolves subjective questions for smart contracts.
@@ -15,7 +21,24 @@ pub struct Cli {
 
 /// Every subcommand that works today.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Statistics of ballot sets: JSON lines in (one array of ballots per line), JSON lines out.
+    ///
+    /// Example: `veritas stats ballots.jsonl`
+    Stats(stats::StatsArgs),
+    /// Merkle roots of bundles: JSON lines in (`{"question","evidence"}`), JSON lines out.
+    ///
+    /// Example: `veritas commit bundles.jsonl`
+    Commit(commit::CommitArgs),
+    /// Print the RFC 6962 audit path of one leaf of a bundle (0 = the question).
+    ///
+    /// Example: `veritas prove bundle.json 2 > proof.json`
+    Prove(prove::ProveArgs),
+    /// Check an inclusion proof against its root; exits non-zero if it does not verify.
+    ///
+    /// Example: `veritas verify-proof proof.json`
+    VerifyProof(verify_proof::VerifyProofArgs),
+}
 
 impl Cli {
     /// Run the chosen subcommand.
@@ -23,6 +46,11 @@ impl Cli {
     /// # Errors
     /// Whatever the subcommand reports, with context for the user.
     pub async fn run(self) -> anyhow::Result<()> {
-        match self.command {}
+        match self.command {
+            Command::Stats(args) => stats::run(args),
+            Command::Commit(args) => commit::run(args),
+            Command::Prove(args) => prove::run(args),
+            Command::VerifyProof(args) => verify_proof::run(args),
+        }
     }
 }
