@@ -188,7 +188,11 @@ mod tests {
         let s = summarize(&ballots(&[&[Y, N, U], &[Y, N, Y], &[N, Y, U]]));
         let r = route(&s, &RoutingPolicy::default());
         assert_eq!(r.decision, Decision::Escalate);
-        assert!(r.reasons.iter().any(|x| x.contains("disagree")), "{:?}", r.reasons);
+        assert!(
+            r.reasons.iter().any(|x| x.contains("disagree")),
+            "{:?}",
+            r.reasons
+        );
         assert!(r.reasons.iter().any(|x| x.contains("posterior")));
         assert!(r.reasons.iter().any(|x| x.contains("lower 95%")));
     }

@@ -44,11 +44,26 @@ pub enum ArchetypeError {
 }
 
 const SHIPPED: [(&str, &str); 5] = [
-    ("strict_empiricist.toml", include_str!("../../../archetypes/strict_empiricist.toml")),
-    ("permissive_interpreter.toml", include_str!("../../../archetypes/permissive_interpreter.toml")),
-    ("skeptic.toml", include_str!("../../../archetypes/skeptic.toml")),
-    ("source_quality_hawk.toml", include_str!("../../../archetypes/source_quality_hawk.toml")),
-    ("contrarian.toml", include_str!("../../../archetypes/contrarian.toml")),
+    (
+        "strict_empiricist.toml",
+        include_str!("../../../archetypes/strict_empiricist.toml"),
+    ),
+    (
+        "permissive_interpreter.toml",
+        include_str!("../../../archetypes/permissive_interpreter.toml"),
+    ),
+    (
+        "skeptic.toml",
+        include_str!("../../../archetypes/skeptic.toml"),
+    ),
+    (
+        "source_quality_hawk.toml",
+        include_str!("../../../archetypes/source_quality_hawk.toml"),
+    ),
+    (
+        "contrarian.toml",
+        include_str!("../../../archetypes/contrarian.toml"),
+    ),
 ];
 
 impl Archetype {
@@ -126,7 +141,10 @@ mod tests {
                 "Contrarian"
             ]
         );
-        assert!(all.iter().all(|a| !a.bias.is_empty() && a.prompt.len() > 50));
+        assert!(
+            all.iter()
+                .all(|a| !a.bias.is_empty() && a.prompt.len() > 50)
+        );
     }
 
     #[test]
@@ -141,8 +159,11 @@ mod tests {
 
     #[test]
     fn invalid_files_are_rejected_with_the_path() {
-        let err = Archetype::parse(Path::new("x.toml"), "name = \"\"\nbias = \"b\"\nprompt = \"p\"")
-            .unwrap_err();
+        let err = Archetype::parse(
+            Path::new("x.toml"),
+            "name = \"\"\nbias = \"b\"\nprompt = \"p\"",
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("x.toml"));
         assert!(Archetype::parse(Path::new("y.toml"), "name = 3").is_err());
     }

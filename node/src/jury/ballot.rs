@@ -121,7 +121,11 @@ impl BallotValidator {
     ///
     /// # Errors
     /// [`BallotError::Schema`] if the generated schema does not compile (a bug, not input).
-    pub fn new(bundle: &Bundle, rubric: &Rubric, options: SchemaOptions) -> Result<Self, BallotError> {
+    pub fn new(
+        bundle: &Bundle,
+        rubric: &Rubric,
+        options: SchemaOptions,
+    ) -> Result<Self, BallotError> {
         let schema = jsonschema::validator_for(&ballot_schema(bundle, rubric, options))
             .map_err(|e| BallotError::Schema(format!("schema does not compile: {e}")))?;
         Ok(Self {
@@ -153,7 +157,11 @@ impl BallotValidator {
             .take(3)
             .map(|e| {
                 let path = e.instance_path().to_string();
-                if path.is_empty() { e.to_string() } else { format!("{path}: {e}") }
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{path}: {e}")
+                }
             })
             .collect();
         if !errors.is_empty() {
@@ -196,12 +204,17 @@ impl BallotValidator {
             }
         }
         if self.require_rubric
-            && let Some(missing) = self.criteria.iter().find(|c| !b.rubric_scores.contains_key(*c))
+            && let Some(missing) = self
+                .criteria
+                .iter()
+                .find(|c| !b.rubric_scores.contains_key(*c))
         {
             return invalid(format!("rubric criterion {missing:?} not scored"));
         }
         if b.reasoning.chars().count() > MAX_REASONING_CHARS {
-            return invalid(format!("reasoning longer than {MAX_REASONING_CHARS} characters"));
+            return invalid(format!(
+                "reasoning longer than {MAX_REASONING_CHARS} characters"
+            ));
         }
         Ok(())
     }
@@ -310,7 +323,14 @@ mod tests {
     }
 
     fn validator() -> BallotValidator {
-        BallotValidator::new(&bundle(), &rubric(), SchemaOptions { require_rubric: true }).unwrap()
+        BallotValidator::new(
+            &bundle(),
+            &rubric(),
+            SchemaOptions {
+                require_rubric: true,
+            },
+        )
+        .unwrap()
     }
 
     const GOOD: &str = r#"{"vote":"YES","confidence":0.8,"supporting_evidence_ids":[1,3],
@@ -331,16 +351,25 @@ mod tests {
         let cases = [
             (GOOD.replace("[1,3]", "[1,7]"), "supporting_evidence_ids"),
             (GOOD.replace("0.8", "1.5"), "confidence"),
-            (GOOD.replace("\"relevance\":0.9", "\"relevance\":-0.1"), "relevance"),
+            (
+                GOOD.replace("\"relevance\":0.9", "\"relevance\":-0.1"),
+                "relevance",
+            ),
             (GOOD.replace("\"relevance\"", "\"novelty\""), "novelty"),
             (GOOD.replace("\"YES\"", "\"MAYBE\""), "vote"),
             (GOOD.replace("[1,3]", "[1,1]"), "supporting_evidence_ids"),
-            (GOOD.replace(",\"reasoning\":\"items 1 and 3\"", ""), "reasoning"),
+            (
+                GOOD.replace(",\"reasoning\":\"items 1 and 3\"", ""),
+                "reasoning",
+            ),
         ];
         for (text, needle) in cases {
             let err = v.parse(&text).unwrap_err();
             assert!(matches!(err, BallotError::Schema(_)), "{err}");
-            assert!(err.to_string().contains(needle), "{err} should mention {needle}");
+            assert!(
+                err.to_string().contains(needle),
+                "{err} should mention {needle}"
+            );
         }
         assert!(matches!(v.parse("not json"), Err(BallotError::NotJson(_))));
     }
@@ -361,8 +390,17 @@ mod tests {
 
     #[test]
     fn schema_lists_the_bundle_ids() {
-        let s = ballot_schema(&bundle(), &rubric(), SchemaOptions { require_rubric: false });
-        assert_eq!(s["properties"]["supporting_evidence_ids"]["items"]["enum"], json!([1, 2, 3]));
+        let s = ballot_schema(
+            &bundle(),
+            &rubric(),
+            SchemaOptions {
+                require_rubric: false,
+            },
+        );
+        assert_eq!(
+            s["properties"]["supporting_evidence_ids"]["items"]["enum"],
+            json!([1, 2, 3])
+        );
         assert_eq!(s["properties"]["rubric_scores"]["required"], json!([]));
     }
 

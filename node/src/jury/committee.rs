@@ -249,7 +249,9 @@ pub async fn run_committee(
         while let Some(joined) = set.join_next().await {
             match joined {
                 Ok(r) => rows.push(r),
-                Err(e) => tracing::error!(target: "veritas::jury", error = %e, "ballot task panicked"),
+                Err(e) => {
+                    tracing::error!(target: "veritas::jury", error = %e, "ballot task panicked")
+                }
             }
         }
         rows.sort_by_key(|r| r.slot);

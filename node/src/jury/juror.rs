@@ -144,7 +144,10 @@ pub fn system_prompt(archetype: &Archetype) -> String {
 pub fn user_prompt(bundle: &Bundle, rubric: &Rubric) -> String {
     let mut out = format!("Claim / question: {}\n\nEvidence:\n", bundle.question);
     for item in &bundle.evidence {
-        out.push_str(&format!("[{}] {} — {}\n", item.id, item.title, item.snippet));
+        out.push_str(&format!(
+            "[{}] {} — {}\n",
+            item.id, item.title, item.snippet
+        ));
     }
     if rubric.criteria.is_empty() {
         out.push_str("\nRubric: none (leave rubric_scores empty).\n");

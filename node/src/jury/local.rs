@@ -73,7 +73,10 @@ pub fn prefix(bundle: &Bundle) -> String {
 
 /// The persona suffix; the next token after it is the vote.
 pub fn suffix(archetype: &Archetype) -> String {
-    format!("Juror: {}\nVerdict:", one_line(&archetype.bias).to_lowercase())
+    format!(
+        "Juror: {}\nVerdict:",
+        one_line(&archetype.bias).to_lowercase()
+    )
 }
 
 fn one_line(text: &str) -> String {
@@ -251,7 +254,9 @@ impl Juror for LocalJuror {
         let scores = self.question_scores(task).await?;
         let name = &task.archetype.name;
         let p = *scores.dists.get(name).ok_or_else(|| {
-            JurorError::Script(format!("archetype {name:?} is not in the local juror's list"))
+            JurorError::Script(format!(
+                "archetype {name:?} is not in the local juror's list"
+            ))
         })?;
         let mut rng = task.rng();
         let vote = sample_vote(&mut rng, &p);

@@ -210,7 +210,11 @@ impl JuryConfig {
                 }
                 JurorKind::Openai(c) => {
                     let client = OpenAiChat::new(c.clone()).map_err(|e| err(e.into()))?;
-                    Arc::new(ChatJuror::new(Arc::new(client), c.temperature, c.max_tokens))
+                    Arc::new(ChatJuror::new(
+                        Arc::new(client),
+                        c.temperature,
+                        c.max_tokens,
+                    ))
                 }
                 JurorKind::Replay(c) => {
                     let script = match (&c.vote, &c.script) {

@@ -112,7 +112,11 @@ impl Juror for ReplayJuror {
         if let Script::Fixed(_) = self.script {
             task.validator.check(&content).or_else(|e| {
                 // A fixed vote cannot score a rubric; only that omission is tolerated.
-                if task.rubric.criteria.is_empty() { Err(e) } else { Ok(()) }
+                if task.rubric.criteria.is_empty() {
+                    Err(e)
+                } else {
+                    Ok(())
+                }
             })?;
         }
         Ok(JurorAnswer {

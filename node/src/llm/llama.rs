@@ -256,7 +256,11 @@ mod worker {
     }
 
     /// Decode `tokens` at positions `start..` on sequence 0; logits only for the last token.
-    fn decode(ctx: &mut LlamaContext<'_>, tokens: &[LlamaToken], start: i32) -> Result<(), LlmError> {
+    fn decode(
+        ctx: &mut LlamaContext<'_>,
+        tokens: &[LlamaToken],
+        start: i32,
+    ) -> Result<(), LlmError> {
         const CHUNK: usize = 512;
         let mut batch = LlamaBatch::new(CHUNK, 1);
         for (c, chunk) in tokens.chunks(CHUNK).enumerate() {
@@ -272,18 +276,29 @@ mod worker {
         Ok(())
     }
 
-    fn score(model: &LlamaModel, ctx: &mut LlamaContext<'_>, job: &Job) -> Result<ScoreResult, LlmError> {
+    fn score(
+        model: &LlamaModel,
+        ctx: &mut LlamaContext<'_>,
+        job: &Job,
+    ) -> Result<ScoreResult, LlmError> {
         let vocab = model.vocab();
         let candidates: Vec<CandidateToken> = job
             .candidates
             .iter()
             .map(|text| CandidateToken {
                 text: text.clone(),
-                tokens: vocab.tokenize(text.as_bytes(), false, false).iter().map(|t| t.0).collect(),
+                tokens: vocab
+                    .tokenize(text.as_bytes(), false, false)
+                    .iter()
+                    .map(|t| t.0)
+                    .collect(),
             })
             .collect();
         if let Some(empty) = candidates.iter().find(|c| c.tokens.is_empty()) {
-            return Err(LlmError::Malformed(format!("candidate {:?} has no token", empty.text)));
+            return Err(LlmError::Malformed(format!(
+                "candidate {:?} has no token",
+                empty.text
+            )));
         }
         let prefix = vocab.tokenize(job.prefix.as_bytes(), true, false);
         let n_ctx = usize::try_from(ctx.n_ctx()).map_err(decode_err)?;
@@ -327,8 +342,12 @@ mod worker {
                 })
                 .collect();
             // Drop the suffix from the cache so the next persona starts right after the prefix.
-            ctx.clear_kv_cache_seq(Some(0), Some(u32::try_from(prefix_len).map_err(decode_err)?), None)
-                .map_err(decode_err)?;
+            ctx.clear_kv_cache_seq(
+                Some(0),
+                Some(u32::try_from(prefix_len).map_err(decode_err)?),
+                None,
+            )
+            .map_err(decode_err)?;
             suffixes.push(NextTokenScores {
                 probabilities,
                 suffix_tokens: tokens.len() as u64,

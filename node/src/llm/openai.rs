@@ -102,11 +102,20 @@ impl OpenAiChat {
     /// cannot be built.
     pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
         let key = match config.api_key_env.as_deref().filter(|v| !v.is_empty()) {
-            Some(var) => Some(Secret(std::env::var(var).map_err(|_| {
+            Some(var) => Some(std::env::var(var).map_err(|_| {
                 LlmError::Unavailable(format!("environment variable {var} (API key) is not set"))
-            })?)),
+            })?),
             None => None,
         };
+        Self::with_api_key(config, key)
+    }
+
+    /// A client with an explicit key (`api_key_env` is ignored); for embedding and tests.
+    ///
+    /// # Errors
+    /// [`LlmError::Unavailable`] when the HTTP client cannot be built.
+    pub fn with_api_key(config: OpenAiConfig, key: Option<String>) -> Result<Self, LlmError> {
+        let key = key.map(Secret);
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             .build()
@@ -167,7 +176,10 @@ impl OpenAiChat {
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s >= 0.0)
             .map(Duration::from_secs_f64);
-        let text = response.text().await.map_err(|e| (self.transport(e), None))?;
+        let text = response
+            .text()
+            .await
+            .map_err(|e| (self.transport(e), None))?;
         if !status.is_success() {
             let body: String = text.chars().take(BODY_EXCERPT).collect();
             return Err((
@@ -260,7 +272,9 @@ impl ChatModel for OpenAiChat {
             let body = self.body(request, schema_mode);
             match self.attempt(&body).await {
                 Ok(value) => return self.parse(&value, started.elapsed()),
-                Err((e, _)) if schema_mode && request.json_schema.is_some() && rejects_json_schema(&e) => {
+                Err((e, _))
+                    if schema_mode && request.json_schema.is_some() && rejects_json_schema(&e) =>
+                {
                     tracing::info!(target: "veritas::llm", model = %self.label, error = %e,
                         "server rejects json_schema output; falling back to JSON mode");
                     self.json_mode_only.store(true, Ordering::Relaxed);
