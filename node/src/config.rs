@@ -9,8 +9,8 @@
 //! 4. command-line flags, passed as dotted-key overrides (`chain.rpc_url`).
 //!
 //! Every section the node owns denies unknown keys, so a typo fails at start with a message
-//! naming the key instead of being silently ignored. Sections owned by the jury and evidence
-//! code (`jurors`, `evidence`, `routing`) pass through as tables until their typed configs land.
+//! naming the key instead of being silently ignored. The `jury`, `evidence` and `routing`
+//! sections are the jury's, the evidence code's and the policy's own types.
 //!
 //! Secrets never live in this tree: the operator key and API keys come from the environment
 //! (or an encrypted JSON keystore whose password comes from the environment or a file) and are
@@ -71,22 +71,15 @@ pub struct Config {
     pub chain: ChainConfig,
     /// The daemon: concurrency, data directory, HTTP API, retries, shutdown.
     pub node: NodeConfig,
-    /// The Monte Carlo committee (T, M, ε, τ, minimum ballots).
-    pub committee: CommitteeConfig,
     /// Where the operator key comes from (paths only: secrets stay in env or keystore).
     pub keys: KeysConfig,
-    /// Juror models (owned by the jury code; passed through as a table).
-    pub jurors: toml_table::Table,
-    /// Planner and collectors (owned by the evidence code; passed through as a table).
-    pub evidence: toml_table::Table,
-    /// Routing thresholds (owned by the policy code; passed through as a table).
-    pub routing: toml_table::Table,
-}
-
-/// Untyped passthrough sections, kept as JSON values so their owners can deserialize them.
-pub mod toml_table {
-    /// A configuration section as an untyped map.
-    pub type Table = serde_json::Map<String, serde_json::Value>;
+    /// Juror pool, archetypes and the committee loop (T, M, ε, τ, minimum ballots); the jury's
+    /// own type.
+    pub jury: crate::jury::pool::JuryConfig,
+    /// Planner, collectors and bundle rules; the evidence code's own type.
+    pub evidence: crate::evidence::EvidenceConfig,
+    /// Routing thresholds; the policy's own type.
+    pub routing: crate::policy::RoutingPolicy,
 }
 
 /// The chain side: RPC, oracle contract, confirmations, polling.
@@ -199,40 +192,6 @@ impl Default for NodeConfig {
     }
 }
 
-/// The Monte Carlo committee (DESIGN.md §2). Same shape as the jury's own committee
-/// configuration, so the `[committee]` table reads the same once the jury takes it over.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CommitteeConfig {
-    /// T: the most iterations run.
-    pub iterations: u32,
-    /// M: ballots per iteration.
-    pub ballots_per_iteration: u32,
-    /// KL early stopping: ε (bits), τ (stable iterations), minimum valid ballots.
-    pub stopping: crate::stats::EarlyStopping,
-    /// Turn early stopping off (always run T iterations).
-    pub early_stopping: bool,
-    /// Ballots in flight at once.
-    pub concurrency: usize,
-    /// Deadline of one ballot, retries included.
-    #[serde(with = "humantime_serde")]
-    pub ballot_timeout: Duration,
-}
-
-impl Default for CommitteeConfig {
-    fn default() -> Self {
-        // T = 10, M = 3, ε = 0.01 bit, τ = 2, 6 ballots minimum (DESIGN.md §2).
-        Self {
-            iterations: 10,
-            ballots_per_iteration: 3,
-            stopping: crate::stats::EarlyStopping::default(),
-            early_stopping: true,
-            concurrency: 3,
-            ballot_timeout: Duration::from_secs(120),
-        }
-    }
-}
-
 /// Where the operator key comes from. Only paths here: the key itself and the keystore
 /// password are read from the environment ([`ENV_PRIVATE_KEY`], [`ENV_KEYSTORE_PASSWORD`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -326,15 +285,19 @@ impl Config {
         if self.node.max_attempts == 0 {
             return invalid("node.max_attempts", "must be at least 1");
         }
-        if self.committee.iterations == 0 || self.committee.ballots_per_iteration == 0 {
+        let committee = &self.jury.committee;
+        if committee.iterations == 0 || committee.ballots_per_iteration == 0 {
             return invalid(
-                "committee",
+                "jury.committee",
                 "iterations and ballots_per_iteration must be at least 1",
             );
         }
-        let epsilon = self.committee.stopping.epsilon;
+        let epsilon = committee.stopping.epsilon;
         if !(epsilon > 0.0 && epsilon.is_finite()) {
-            return invalid("committee.stopping.epsilon", "must be a positive number");
+            return invalid(
+                "jury.committee.stopping.epsilon",
+                "must be a positive number",
+            );
         }
         if reqwest::Url::parse(&self.chain.rpc_url).is_err() {
             return invalid("chain.rpc_url", "is not a URL");

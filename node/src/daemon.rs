@@ -78,8 +78,8 @@ pub enum DaemonError {
 /// Build the configured resolver.
 ///
 /// # Errors
-/// [`DaemonError::Resolver`] when the replay script cannot be read, or the committee is not
-/// available in this build.
+/// [`DaemonError::Resolver`] when the replay script cannot be read, or a collector or juror
+/// of the committee cannot start.
 pub fn build_resolver(config: &Config) -> Result<Arc<dyn Resolver>, DaemonError> {
     use crate::{config::ResolverKind, pipeline::replay};
     match config.node.resolver {
@@ -98,11 +98,11 @@ pub fn build_resolver(config: &Config) -> Result<Arc<dyn Resolver>, DaemonError>
             warn!(target: "veritas::node", "replay resolver selected: scripted votes, for tests only");
             Ok(Arc::new(replay::ReplayResolver::new(script)))
         }
-        ResolverKind::Committee => Err(DaemonError::Resolver(
-            "the committee resolver (evidence + jury + routing) is not wired into this build yet; \
-             set node.resolver = \"replay\" to exercise the chain path"
-                .into(),
-        )),
+        ResolverKind::Committee => {
+            let resolver = crate::pipeline::committee::CommitteeResolver::from_config(config)
+                .map_err(DaemonError::Resolver)?;
+            Ok(Arc::new(resolver))
+        }
     }
 }
 

@@ -18,6 +18,7 @@
 //! for a transient reason), the others mark the job failed with the reason. One job's failure never
 //! touches another job.
 
+pub mod committee;
 pub mod replay;
 
 use std::{
@@ -56,6 +57,8 @@ pub struct QuestionInput {
     pub chain_id: u64,
     /// The oracle address (0x, checksummed).
     pub oracle: String,
+    /// The question's `resolveAfter` (unix seconds, 0 = at once): evidence cutoff.
+    pub resolve_after: u64,
 }
 
 /// Why a resolver could not produce a report.
@@ -374,6 +377,7 @@ impl Pipeline {
             asker: q.asker.clone(),
             chain_id: self.chain_id,
             oracle: self.oracle.to_checksum(None),
+            resolve_after: q.resolve_after,
         };
         let started = Instant::now();
         let mut report = self

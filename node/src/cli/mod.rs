@@ -6,8 +6,10 @@ pub mod ask;
 pub mod audit;
 pub mod commit;
 pub mod demo;
+pub mod eval;
 pub mod jsonl;
 pub mod prove;
+pub mod resolve;
 pub mod run;
 pub mod stats;
 pub mod verdict;
@@ -53,6 +55,14 @@ pub enum Command {
     ///
     /// Example: `veritas verify-proof proof.json`
     VerifyProof(verify_proof::VerifyProofArgs),
+    /// Resolve one question off-chain: commit the evidence, run the committee, route, report.
+    ///
+    /// Example: `veritas resolve "Is sea level rising?" --evidence evidence.json --out report.json`
+    Resolve(resolve::ResolveArgs),
+    /// Run the committee on a labelled set: accuracy, coverage, Brier score, calls, time.
+    ///
+    /// Example: `veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
+    Eval(eval::EvalArgs),
 }
 
 impl Cli {
@@ -71,6 +81,8 @@ impl Cli {
             Command::Commit(args) => commit::run(args),
             Command::Prove(args) => prove::run(args),
             Command::VerifyProof(args) => verify_proof::run(args),
+            Command::Resolve(args) => resolve::run(args).await,
+            Command::Eval(args) => eval::run(args).await,
         }
     }
 }

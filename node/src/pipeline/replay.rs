@@ -182,6 +182,7 @@ mod tests {
             asker: "0x".into(),
             chain_id: 31337,
             oracle: "0x".into(),
+            resolve_after: 0,
         }
     }
 
