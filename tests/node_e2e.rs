@@ -439,3 +439,40 @@ async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
     assert!(proxy.faults.load(std::sync::atomic::Ordering::Relaxed) > 10);
     node.terminate();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let corpus = veritas::chain::devnet::repo_root()
+        .unwrap()
+        .join("corpus/demo");
+    let extra = format!(
+        "[[jury.jurors]]\nkind = \"replay\"\nvote = \"YES\"\n\n[evidence.collectors.local]\ndir = \"{}\"\n",
+        corpus.display()
+    );
+    let mut node = Node::configure(&chain, REPLAY, &extra);
+    let config = std::fs::read_to_string(&node.config)
+        .unwrap()
+        .replace("resolver = \"replay\"", "resolver = \"committee\"");
+    std::fs::write(&node.config, config).unwrap();
+    node.start();
+    let ids = chain
+        .ask(&["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"])
+        .await;
+    chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
+    let report = node.report(ids[0]);
+    assert!(
+        !report["evidence"].as_array().unwrap().is_empty(),
+        "evidence from the corpus: {report}"
+    );
+    let rec = audit::recompute(&report).unwrap();
+    assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
+    assert_eq!(
+        audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, ids[0])
+            .await
+            .unwrap(),
+        vec![]
+    );
+    assert_eq!(chain.verdict_events(ids[0]).await, 1);
+    node.terminate();
+}
