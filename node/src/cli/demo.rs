@@ -50,7 +50,7 @@ pub struct DemoArgs {
 
 /// Read the demo questions: `[[questions]]` (or `[[question]]`) tables with `text`, or a
 /// `questions = ["..."]` array.
-fn read_questions(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
+fn read_questions(path: &std::path::Path) -> anyhow::Result<Vec<(String, u64)>> {
     let value: Value = config::Config::builder()
         .add_source(config::File::from(path).format(config::FileFormat::Toml))
         .build()
@@ -61,14 +61,20 @@ fn read_questions(path: &std::path::Path) -> anyhow::Result<Vec<String>> {
         .or_else(|| value.get("question"))
         .and_then(Value::as_array)
         .with_context(|| format!("{}: no `questions` array", path.display()))?;
-    let out: Vec<String> = list
-        .iter()
-        .filter_map(|q| {
-            q.as_str()
-                .or_else(|| q.get("text").and_then(Value::as_str))
-                .map(str::to_owned)
-        })
-        .collect();
+    let mut out = Vec::new();
+    for q in list {
+        let Some(text) = q.as_str().or_else(|| q.get("text").and_then(Value::as_str)) else {
+            continue;
+        };
+        // `resolve_after` (RFC 3339) is the evidence cutoff: later documents must not count.
+        let resolve_after = match q.get("resolve_after").and_then(Value::as_str) {
+            Some(t) => chrono::DateTime::parse_from_rfc3339(t)
+                .with_context(|| format!("{}: resolve_after {t:?}", path.display()))?
+                .timestamp(),
+            None => 0,
+        };
+        out.push((text.to_owned(), u64::try_from(resolve_after).unwrap_or(0)));
+    }
     if out.is_empty() {
         bail!("{}: no questions", path.display());
     }
@@ -105,6 +111,15 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     config.node.data_dir = data.path().to_path_buf();
     config.node.http_addr = "127.0.0.1:0".parse()?;
     config.node.retry_backoff = Duration::from_secs(1);
+    // Paths from the repository root, so the demo runs from any directory.
+    config.evidence.collectors.local.dir = root.join("corpus/demo");
+    for juror in &mut config.jury.jurors {
+        if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind
+            && local.model.path.is_relative()
+        {
+            local.model.path = root.join(&local.model.path);
+        }
+    }
     if args.replay {
         config.node.resolver = ResolverKind::Replay;
     }
@@ -150,16 +165,20 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     }
 }
 
-async fn ask_all(url: &str, oracle: Address, questions: &[String]) -> anyhow::Result<Vec<U256>> {
+async fn ask_all(
+    url: &str,
+    oracle: Address,
+    questions: &[(String, u64)],
+) -> anyhow::Result<Vec<U256>> {
     let asker: PrivateKeySigner = ANVIL_KEYS[2].parse()?;
     let provider = ProviderBuilder::new()
         .wallet(EthereumWallet::from(asker))
         .connect_http(url.parse()?);
     let contract = IVeritasOracle::new(oracle, &provider);
     let mut ids = Vec::new();
-    for q in questions {
+    for (q, resolve_after) in questions {
         let receipt = contract
-            .askQuestion(q.clone(), 0)
+            .askQuestion(q.clone(), *resolve_after)
             .send()
             .await
             .map_err(|e| chain::ChainError::contract("askQuestion", e))?
@@ -182,7 +201,7 @@ async fn wait_and_print(
     url: &str,
     oracle: Address,
     ids: &[U256],
-    questions: &[String],
+    questions: &[(String, u64)],
     data_dir: &std::path::Path,
     timeout: Duration,
 ) -> anyhow::Result<()> {
@@ -191,7 +210,7 @@ async fn wait_and_print(
     let contract = IVeritasOracle::new(oracle, &provider);
     let deadline = tokio::time::Instant::now() + timeout;
     let mut failures = 0;
-    for (id, question) in ids.iter().zip(questions) {
+    for (id, (question, _)) in ids.iter().zip(questions) {
         loop {
             let status = contract
                 .verdictStatus(*id)
