@@ -47,7 +47,32 @@ pub struct Kappa {
 }
 
 /// Fleiss' kappa of per-subject counts (see the module docs for the formula).
+///
+/// Exact either way: a checked-`i128` fast path covers every realistic committee (~10×
+/// faster than big integers), and anything that would overflow it takes the big-integer
+/// path; a property test holds both to the same bits.
 pub fn fleiss_kappa(subjects: &[[u64; 3]]) -> Kappa {
+    match small_kappa(subjects) {
+        Some(Some((num, den))) => Kappa {
+            value: Some(ratio_to_f64(num, den)),
+            wad: small_wad_half_away(num, den)
+                .unwrap_or_else(|| wad_half_away(&BigRational::new(num.into(), den.into()))),
+        },
+        Some(None) => Kappa {
+            value: None,
+            wad: 0,
+        },
+        None => big_kappa(subjects),
+    }
+}
+
+/// κ·10^18 of per-subject counts, exact and rounded half away from zero (0 when undefined).
+pub fn kappa_wad(subjects: &[[u64; 3]]) -> i128 {
+    fleiss_kappa(subjects).wad
+}
+
+/// The big-integer path, for any input.
+fn big_kappa(subjects: &[[u64; 3]]) -> Kappa {
     match exact_kappa(subjects) {
         None => Kappa {
             value: None,
@@ -60,9 +85,84 @@ pub fn fleiss_kappa(subjects: &[[u64; 3]]) -> Kappa {
     }
 }
 
-/// κ·10^18 of per-subject counts, exact and rounded half away from zero (0 when undefined).
-pub fn kappa_wad(subjects: &[[u64; 3]]) -> i128 {
-    exact_kappa(subjects).map_or(0, |kappa| wad_half_away(&kappa))
+/// κ as a reduced fraction num/den (den > 0) in checked `i128` arithmetic: `None` on
+/// overflow, `Some(None)` when undefined.
+fn small_kappa(subjects: &[[u64; 3]]) -> Option<Option<(i128, i128)>> {
+    // Σ_t A_t/B_t as num/den with den = lcm of the B_t, A_t = Σ n_tk² − n_t, B_t = n_t(n_t−1).
+    let (mut num, mut den, mut rated) = (0i128, 1i128, 0i128);
+    let mut totals = [0i128; 3];
+    for s in subjects {
+        let c = s.map(i128::from);
+        let n = c[0] + c[1] + c[2];
+        if n < 2 {
+            continue;
+        }
+        rated += 1;
+        let squares = c
+            .iter()
+            .try_fold(0i128, |acc, x| acc.checked_add(x.checked_mul(*x)?))?;
+        let a = squares - n;
+        let b = n.checked_mul(n - 1)?;
+        let l = (den / gcd(den, b)).checked_mul(b)?;
+        num = num
+            .checked_mul(l / den)?
+            .checked_add(a.checked_mul(l / b)?)?;
+        den = l;
+        for (t, x) in totals.iter_mut().zip(c) {
+            *t = t.checked_add(x)?;
+        }
+    }
+    if rated == 0 {
+        return Some(None);
+    }
+    let all = totals[0].checked_add(totals[1])?.checked_add(totals[2])?;
+    let all_sq = all.checked_mul(all)?;
+    let agree = totals
+        .iter()
+        .try_fold(0i128, |acc, t| acc.checked_add(t.checked_mul(*t)?))?;
+    if agree == all_sq {
+        return Some(Some((1, 1)));
+    }
+    // κ = (P̄ − P̄e)/(1 − P̄e) with P̄ = num/(den·S) and P̄e = agree/all²:
+    //   κ = (num·all² − agree·den·S) / (den·S·(all² − agree)).
+    let ds = den.checked_mul(rated)?;
+    let k_num = num
+        .checked_mul(all_sq)?
+        .checked_sub(agree.checked_mul(ds)?)?;
+    let k_den = ds.checked_mul(all_sq - agree)?;
+    let g = gcd(k_num.checked_abs()?, k_den);
+    Some(Some((k_num / g, k_den / g)))
+}
+
+/// round(num/den·10^18) half away from zero (den > 0), `None` on overflow.
+fn small_wad_half_away(num: i128, den: i128) -> Option<i128> {
+    let scaled = num.unsigned_abs().checked_mul(WAD)?;
+    let den = den.unsigned_abs();
+    let (q, r) = (scaled / den, scaled % den);
+    // r ≥ den − r  ⇔  2r ≥ den, without overflowing 2r.
+    let q = i128::try_from(if r >= den - r { q + 1 } else { q }).ok()?;
+    Some(if num < 0 { -q } else { q })
+}
+
+/// num/den as the nearest f64, as `Ratio::to_f64` gives it.
+fn ratio_to_f64(num: i128, den: i128) -> f64 {
+    const EXACT: u128 = 1 << 53;
+    if num.unsigned_abs() <= EXACT && den.unsigned_abs() <= EXACT {
+        // Both operands are exact doubles, so IEEE division rounds the true quotient once.
+        num as f64 / den as f64
+    } else {
+        BigRational::new(num.into(), den.into())
+            .to_f64()
+            .unwrap_or(f64::NAN)
+    }
+}
+
+/// Greatest common divisor of non-negative values (gcd(0, b) = b).
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// κ as an exact rational; `None` when no subject has 2 raters.
@@ -255,6 +355,19 @@ mod tests {
         fn bounded_with_equal_raters(subjects in equal_raters()) {
             let k = fleiss_kappa(&subjects);
             prop_assert!((-W..=W).contains(&k.wad), "{subjects:?} {k:?}");
+        }
+
+        #[test]
+        fn fast_path_matches_big_integers(
+            subjects in prop::collection::vec(prop::array::uniform3(prop_oneof![0u64..6, 0u64..1000, any::<u64>()]), 0..40)
+        ) {
+            prop_assert_eq!(fleiss_kappa(&subjects), big_kappa(&subjects));
+        }
+
+        #[test]
+        fn fast_path_matches_on_committee_shapes(subjects in prop::collection::vec(prop::array::uniform3(0u64..4), 0..200)) {
+            prop_assert!(small_kappa(&subjects).is_some());
+            prop_assert_eq!(fleiss_kappa(&subjects), big_kappa(&subjects));
         }
 
         #[test]
