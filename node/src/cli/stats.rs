@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::jsonl::{LineError, map_lines, parse_line, read_input};
-use crate::stats::{BallotRecord, Summary, summarize};
+use crate::stats::{BallotRef, Summary, summarize};
 
 /// Arguments of `veritas stats`.
 #[derive(Debug, Args)]
@@ -27,7 +27,7 @@ pub struct StatsArgs {
 /// # Errors
 /// Broken JSON, or a ballot field of the wrong type (e.g. an unknown vote word), named.
 pub fn stats_line(line: &str) -> Result<String, LineError> {
-    let ballots: Vec<BallotRecord> = parse_line(line)?;
+    let ballots: Vec<BallotRef<'_>> = parse_line(line)?;
     let summary: Summary = summarize(&ballots);
     serde_json::to_string(&summary)
         .map_err(|e| LineError::new(format!("cannot encode the result: {e}")))
@@ -56,6 +56,20 @@ mod tests {
         )
         .unwrap();
         assert!(out.starts_with(r#"{"ballots":1,"valid":1,"failed":0,"counts":{"YES":0,"NO":1,"NULL":0},"posterior":[0.25,0.5,0.25],"p_fixed":["250000000000000000","500000000000000000","250000000000000000"],"kappa":null,"kappa_fixed":"0","#), "{out}");
+    }
+
+    #[test]
+    fn borrowed_and_owned_ballots_agree() {
+        use crate::stats::BallotRecord;
+        let line = r#"[{"iteration":1,"model":"a\"b","archetype":"x","vote":"YES"},{"iteration":1,"model":"a\"b","archetype":"y","vote":"NO"},{"iteration":2,"model":"c","archetype":"\u00e9","vote":null},{"iteration":2,"model":"d","archetype":"z","vote":"YES"},{"iteration":2,"model":"a\"b","archetype":"z","vote":"YES"}]"#;
+        let owned: Vec<BallotRecord> = serde_json::from_str(line).unwrap();
+        let borrowed: Vec<BallotRef<'_>> = serde_json::from_str(line).unwrap();
+        assert_eq!(borrowed[0].model, "a\"b");
+        assert_eq!(summarize(&owned), summarize(&borrowed));
+        assert_eq!(
+            stats_line(line).unwrap(),
+            serde_json::to_string(&summarize(&owned)).unwrap()
+        );
     }
 
     #[test]

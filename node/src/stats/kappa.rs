@@ -24,14 +24,14 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use super::{BallotRecord, WAD};
+use super::{Ballot, WAD};
 
 /// Per-iteration vote counts (valid ballots only), in ascending iteration order.
-pub fn subject_counts(ballots: &[BallotRecord]) -> Vec<[u64; 3]> {
+pub fn subject_counts<B: Ballot>(ballots: &[B]) -> Vec<[u64; 3]> {
     let mut by_iteration: BTreeMap<u32, [u64; 3]> = BTreeMap::new();
     for ballot in ballots {
-        if let Some(vote) = ballot.vote {
-            by_iteration.entry(ballot.iteration).or_default()[vote.index()] += 1;
+        if let Some(vote) = ballot.vote() {
+            by_iteration.entry(ballot.iteration()).or_default()[vote.index()] += 1;
         }
     }
     by_iteration.into_values().collect()
@@ -217,7 +217,7 @@ fn wad_half_away(x: &BigRational) -> i128 {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-    use crate::stats::Outcome;
+    use crate::stats::{BallotRecord, Outcome};
     use proptest::prelude::*;
 
     const W: i128 = WAD as i128;

@@ -24,7 +24,7 @@ mod ballot;
 mod info;
 mod summary;
 
-pub use ballot::{BallotRecord, Outcome};
+pub use ballot::{Ballot, BallotRecord, BallotRef, Outcome};
 pub use info::{entropy_bits, kl_bits};
 pub use interval::{credible_intervals, monte_carlo_intervals};
 pub use kappa::{Kappa, fleiss_kappa, kappa_wad, subject_counts};
