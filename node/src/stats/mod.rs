@@ -11,7 +11,7 @@
 //! arithmetic only: floats never decide a posted bit. Floats are for the report.
 //!
 //! Submodules, one formula each: [`posterior`] (means and the 1e18 split), [`interval`]
-//! (credible intervals, exact and Monte Carlo), [`kappa`], [`neff`], [`info`] (KL divergence
+//! (credible intervals, exact and Monte Carlo), [`kappa`], [`neff`], `info` ([`kl_bits`], [`entropy_bits`]: KL divergence
 //! and entropy) and [`stopping`] (the KL early-stopping rule).
 
 pub mod interval;
