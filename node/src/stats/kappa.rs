@@ -12,7 +12,9 @@
 //! κ = 1 when P̄e = 1 (every rating is the same outcome); κ is undefined (reported as null,
 //! posted as 0) when no subject has 2 raters. κ ≤ 1 always. With equal raters per subject,
 //! or at most 4 raters per subject, κ ≥ −1; with uneven raters of 5 or more it can fall
-//! below −1 (see `kappa_below_minus_one_with_uneven_raters`).
+//! below −1 (see `kappa_below_minus_one_with_uneven_raters`). Veritas therefore clamps κ to
+//! [−1, 1] (both the float and the posted integer): the contract accepts only that range, and a
+//! committee that disagrees that much is escalated by the routing anyway.
 //!
 //! The posted value κ·10^18 is computed with exact rational arithmetic (big integers) and
 //! rounded half away from zero, so it does not depend on any float rounding.
@@ -52,6 +54,15 @@ pub struct Kappa {
 /// faster than big integers), and anything that would overflow it takes the big-integer
 /// path; a property test holds both to the same bits.
 pub fn fleiss_kappa(subjects: &[[u64; 3]]) -> Kappa {
+    let raw = unclamped_kappa(subjects);
+    Kappa {
+        value: raw.value.map(|v| v.max(-1.0)),
+        wad: raw.wad.max(-(WAD as i128)),
+    }
+}
+
+/// Fleiss' formula without the clamp to −1 (κ ≤ 1 holds by construction).
+fn unclamped_kappa(subjects: &[[u64; 3]]) -> Kappa {
     match small_kappa(subjects) {
         Some(Some((num, den))) => Kappa {
             value: Some(ratio_to_f64(num, den)),
@@ -302,9 +313,12 @@ mod tests {
     fn kappa_below_minus_one_with_uneven_raters() {
         // (0,1,1), (0,0,5), (0,0,5): P̄ = (0+1+1)/3 = 2/3; p = (0, 1, 11)/12,
         // P̄e = 122/144 = 61/72; κ = (48/72 − 61/72)/(11/72) = −13/11 < −1. Uneven raters of
-        // 5 or more break Fleiss' bound; the contract rejects κ < −1 (noted in the report).
-        let k = fleiss_kappa(&[[0, 1, 1], [0, 0, 5], [0, 0, 5]]);
-        assert_eq!(k.wad, -1_181_818_181_818_181_818);
+        // 5 or more break Fleiss' bound; the contract accepts only κ ≥ −1, so κ is clamped.
+        let subjects = [[0, 1, 1], [0, 0, 5], [0, 0, 5]];
+        assert_eq!(unclamped_kappa(&subjects).wad, -1_181_818_181_818_181_818);
+        let k = fleiss_kappa(&subjects);
+        assert_eq!(k.wad, -1_000_000_000_000_000_000);
+        assert_eq!(k.value, Some(-1.0));
     }
 
     #[test]
@@ -353,21 +367,31 @@ mod tests {
 
         #[test]
         fn bounded_with_equal_raters(subjects in equal_raters()) {
+            // Fleiss' own bound, before the clamp.
+            let k = unclamped_kappa(&subjects);
+            prop_assert!((-W..=W).contains(&k.wad), "{subjects:?} {k:?}");
+        }
+
+        #[test]
+        fn clamped_for_any_raters(
+            subjects in prop::collection::vec(prop::array::uniform3(0u64..8), 0..12)
+        ) {
             let k = fleiss_kappa(&subjects);
             prop_assert!((-W..=W).contains(&k.wad), "{subjects:?} {k:?}");
+            prop_assert!(k.value.is_none_or(|v| (-1.0..=1.0).contains(&v)));
         }
 
         #[test]
         fn fast_path_matches_big_integers(
             subjects in prop::collection::vec(prop::array::uniform3(prop_oneof![0u64..6, 0u64..1000, any::<u64>()]), 0..40)
         ) {
-            prop_assert_eq!(fleiss_kappa(&subjects), big_kappa(&subjects));
+            prop_assert_eq!(unclamped_kappa(&subjects), big_kappa(&subjects));
         }
 
         #[test]
         fn fast_path_matches_on_committee_shapes(subjects in prop::collection::vec(prop::array::uniform3(0u64..4), 0..200)) {
             prop_assert!(small_kappa(&subjects).is_some());
-            prop_assert_eq!(fleiss_kappa(&subjects), big_kappa(&subjects));
+            prop_assert_eq!(unclamped_kappa(&subjects), big_kappa(&subjects));
         }
 
         #[test]
