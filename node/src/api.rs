@@ -1,1 +1,428 @@
 //! The node's read-only HTTP API: health, readiness, metrics, questions and bundles.
+//!
+//! | route | answers |
+//! |---|---|
+//! | `GET /healthz` | 200 while the process serves requests |
+//! | `GET /readyz` | 200 when the RPC answers and the cursor lags the confirmed head by at most `node.ready_max_lag` blocks, else 503 with the reason |
+//! | `GET /metrics` | Prometheus text format (see [`Metrics`]) |
+//! | `GET /questions/{id}` | the job, its post intent, its transactions and its report |
+//! | `GET /bundles/{root}` | the committed question, evidence and leaves for a Merkle root |
+//!
+//! It binds 127.0.0.1 by default and has no write route: it is safe to expose to a local
+//! Prometheus, and needs a reverse proxy (with its own auth) to go further.
+
+use std::{
+    collections::BTreeMap,
+    fmt::Write as _,
+    net::SocketAddr,
+    path::PathBuf,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use alloy::providers::Provider;
+use axum::{
+    Json, Router,
+    extract::{Path, State},
+    http::{StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tracing::info;
+
+use crate::{
+    chain::{ChainProvider, poster::Poster, watcher::WatchState},
+    store::Store,
+};
+
+/// Counters and latency summaries the node exports (besides the store's job counts).
+#[derive(Debug, Default)]
+pub struct Metrics {
+    /// Verdicts posted by this process and resolved automatically.
+    pub resolved: AtomicU64,
+    /// Verdicts posted by this process and escalated.
+    pub escalated: AtomicU64,
+    /// Questions marked failed by this process.
+    pub questions_failed: AtomicU64,
+    /// Attempts that failed and were scheduled for retry.
+    pub attempts_failed: AtomicU64,
+    /// Juror calls (ballots) made.
+    pub juror_calls: AtomicU64,
+    /// Juror calls that produced no vote.
+    pub juror_failures: AtomicU64,
+    /// Tokens used by jurors (prompt + completion).
+    pub tokens: AtomicU64,
+    /// Juror cost in micro-dollars.
+    pub cost_micro_usd: AtomicU64,
+    /// Stage → (sum of seconds, count).
+    latencies: Mutex<BTreeMap<&'static str, (f64, u64)>>,
+}
+
+impl Metrics {
+    /// Add one to a counter.
+    pub fn inc(&self, counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Record one duration of a stage (`resolve`, `post`, `confirmation_to_verdict`).
+    pub fn observe(&self, stage: &'static str, elapsed: Duration) {
+        let mut map = self.latencies.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = map.entry(stage).or_insert((0.0, 0));
+        entry.0 += elapsed.as_secs_f64();
+        entry.1 += 1;
+    }
+
+    /// Count the juror calls, failures, tokens and cost recorded in a report's `ballots`.
+    pub fn record_ballots(&self, report: &Value) {
+        let Some(ballots) = report.get("ballots").and_then(Value::as_array) else {
+            return;
+        };
+        for ballot in ballots {
+            self.inc(&self.juror_calls);
+            if ballot.get("vote").is_none_or(Value::is_null) {
+                self.inc(&self.juror_failures);
+            }
+            // The jury's ballot rows carry `prompt_tokens` and `completion_tokens`; a plain
+            // `tokens` (number or object of counts) is accepted too.
+            let field = |k: &str| ballot.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let tokens = field("prompt_tokens")
+                + field("completion_tokens")
+                + match ballot.get("tokens") {
+                    Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+                    Some(Value::Object(o)) => o.values().filter_map(Value::as_u64).sum(),
+                    _ => 0,
+                };
+            self.tokens.fetch_add(tokens, Ordering::Relaxed);
+            if let Some(cost) = ballot.get("cost_usd").and_then(Value::as_f64) {
+                // Rounded to micro-dollars; negative or absurd values are ignored.
+                if cost.is_finite() && cost >= 0.0 {
+                    self.cost_micro_usd
+                        .fetch_add((cost * 1e6).round() as u64, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+}
+
+/// Everything the handlers read.
+#[derive(Clone)]
+pub struct ApiState {
+    /// Job store.
+    pub store: Arc<Store>,
+    /// Counters.
+    pub metrics: Arc<Metrics>,
+    /// Watcher status.
+    pub watch: Arc<WatchState>,
+    /// RPC for readiness.
+    pub provider: ChainProvider,
+    /// For the wallet balance.
+    pub poster: Arc<Poster>,
+    /// Confirmation depth (for the lag).
+    pub confirmations: u64,
+    /// Largest lag `/readyz` accepts.
+    pub ready_max_lag: u64,
+}
+
+/// The API's routes.
+pub fn router(state: ApiState) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
+        .route("/questions/{id}", get(question))
+        .route("/bundles/{root}", get(bundle))
+        .with_state(state)
+}
+
+/// Serve the API on `addr` until `cancel` fires.
+///
+/// # Errors
+/// The bind or serve error.
+pub async fn serve(
+    addr: SocketAddr,
+    state: ApiState,
+    cancel: CancellationToken,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    info!(target: "veritas::api", addr = %listener.local_addr()?, "HTTP API listening");
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(cancel.cancelled_owned())
+        .await
+}
+
+/// RPC calls made while answering a scrape are bounded by this.
+const SCRAPE_RPC_TIMEOUT: Duration = Duration::from_secs(3);
+
+async fn readyz(State(s): State<ApiState>) -> Response {
+    let head = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.provider.get_block_number()).await;
+    let head = match head {
+        Ok(Ok(head)) => head,
+        Ok(Err(e)) => return not_ready(format!("rpc unreachable: {e}")),
+        Err(_) => return not_ready("rpc timed out".into()),
+    };
+    s.watch.head.fetch_max(head, Ordering::Relaxed);
+    let lag = s.watch.lag(s.confirmations);
+    if lag > s.ready_max_lag {
+        return not_ready(format!("cursor lags the confirmed head by {lag} blocks"));
+    }
+    (
+        StatusCode::OK,
+        Json(json!({"ready": true, "head": head, "lag": lag})),
+    )
+        .into_response()
+}
+
+fn not_ready(reason: String) -> Response {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        Json(json!({"ready": false, "reason": reason})),
+    )
+        .into_response()
+}
+
+async fn metrics(State(s): State<ApiState>) -> Response {
+    let mut out = String::new();
+    let counts = match s.store.counts() {
+        Ok(c) => c,
+        Err(e) => {
+            return (StatusCode::INTERNAL_SERVER_ERROR, format!("store: {e}\n")).into_response();
+        }
+    };
+    let m = &s.metrics;
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let mut put = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        for (labels, value) in samples {
+            let _ = writeln!(out, "{name}{labels} {value}");
+        }
+    };
+    put(
+        "veritas_questions_seen_total",
+        "counter",
+        "Questions confirmed on-chain and stored.",
+        &[("", counts.total as f64)],
+    );
+    put(
+        "veritas_questions",
+        "gauge",
+        "Stored questions by stage.",
+        &[
+            ("{stage=\"queued\"}", counts.queued as f64),
+            ("{stage=\"resolving\"}", counts.resolving as f64),
+            ("{stage=\"posting\"}", counts.posting as f64),
+            ("{stage=\"posted\"}", counts.posted as f64),
+            ("{stage=\"failed\"}", counts.failed as f64),
+        ],
+    );
+    put(
+        "veritas_questions_resolved_total",
+        "counter",
+        "Verdicts posted as resolved (all time, from the store).",
+        &[(
+            "",
+            (counts.posted - counts.escalated.min(counts.posted)) as f64,
+        )],
+    );
+    put(
+        "veritas_questions_escalated_total",
+        "counter",
+        "Verdicts posted as escalated (all time).",
+        &[("", counts.escalated as f64)],
+    );
+    put(
+        "veritas_questions_failed_total",
+        "counter",
+        "Questions marked failed (all time).",
+        &[("", counts.failed as f64)],
+    );
+    put(
+        "veritas_attempts_failed_total",
+        "counter",
+        "Failed attempts scheduled for retry (this process).",
+        &[("", load(&m.attempts_failed) as f64)],
+    );
+    put(
+        "veritas_juror_calls_total",
+        "counter",
+        "Juror calls (ballots) made (this process).",
+        &[("", load(&m.juror_calls) as f64)],
+    );
+    put(
+        "veritas_juror_failures_total",
+        "counter",
+        "Juror calls without a vote (this process).",
+        &[("", load(&m.juror_failures) as f64)],
+    );
+    put(
+        "veritas_juror_tokens_total",
+        "counter",
+        "Juror tokens used (this process).",
+        &[("", load(&m.tokens) as f64)],
+    );
+    put(
+        "veritas_juror_cost_usd_total",
+        "counter",
+        "Juror cost in US dollars (this process).",
+        &[("", load(&m.cost_micro_usd) as f64 / 1e6)],
+    );
+    let latencies: Vec<(&'static str, (f64, u64))> = {
+        let map = m.latencies.lock().unwrap_or_else(|p| p.into_inner());
+        map.iter().map(|(k, v)| (*k, *v)).collect()
+    };
+    let _ = writeln!(
+        out,
+        "# HELP veritas_stage_seconds Time spent per stage (this process).\n# TYPE veritas_stage_seconds summary"
+    );
+    for (stage, (sum, count)) in latencies {
+        let _ = writeln!(out, "veritas_stage_seconds_sum{{stage=\"{stage}\"}} {sum}");
+        let _ = writeln!(
+            out,
+            "veritas_stage_seconds_count{{stage=\"{stage}\"}} {count}"
+        );
+    }
+    let mut put = |name: &str, kind: &str, help: &str, value: f64| {
+        let _ = writeln!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+        );
+    };
+    put(
+        "veritas_chain_head",
+        "gauge",
+        "Latest head block seen.",
+        load(&s.watch.head) as f64,
+    );
+    put(
+        "veritas_cursor_block",
+        "gauge",
+        "Next block the watcher scans.",
+        load(&s.watch.cursor) as f64,
+    );
+    put(
+        "veritas_cursor_lag_blocks",
+        "gauge",
+        "Confirmed blocks not yet scanned.",
+        s.watch.lag(s.confirmations) as f64,
+    );
+    put(
+        "veritas_rpc_errors_total",
+        "counter",
+        "Watcher polls that failed.",
+        load(&s.watch.rpc_errors) as f64,
+    );
+    put(
+        "veritas_log_range_blocks",
+        "gauge",
+        "Current eth_getLogs range.",
+        load(&s.watch.range) as f64,
+    );
+    if let Ok(Ok(balance)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()).await {
+        // f64 keeps 15 significant digits: plenty for a balance gauge in ether.
+        let ether = f64::from(balance) / 1e18;
+        put(
+            "veritas_wallet_balance_ether",
+            "gauge",
+            "Operator account balance.",
+            ether,
+        );
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response()
+}
+
+fn read_report(path: &str) -> Option<Value> {
+    let text = std::fs::read_to_string(PathBuf::from(path)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response {
+    let job = match s.store.job(&id) {
+        Ok(Some(job)) => job,
+        Ok(None) => {
+            return (
+                StatusCode::NOT_FOUND,
+                Json(json!({"error": "unknown question"})),
+            )
+                .into_response();
+        }
+        Err(e) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(json!({"error": e.to_string()})),
+            )
+                .into_response();
+        }
+    };
+    let intent = s.store.intent(&id).ok().flatten();
+    let txs = s.store.txs_for(&id).unwrap_or_default();
+    let txs: Vec<Value> = txs
+        .into_iter()
+        .map(|t| json!({"hash": t.tx_hash, "nonce": t.nonce, "status": t.status, "block": t.block_number,
+                        "max_fee_per_gas": t.max_fee_per_gas, "max_priority_fee_per_gas": t.max_priority_fee_per_gas}))
+        .collect();
+    let report = intent.as_ref().and_then(|i| read_report(&i.report_path));
+    let intent = intent.map(|i| {
+        json!({"merkle_root": i.merkle_root, "p_yes": i.p_yes, "p_no": i.p_no, "p_null": i.p_null,
+               "kappa": i.kappa, "escalated": i.escalated})
+    });
+    Json(json!({"job": job, "verdict": intent, "transactions": txs, "report": report}))
+        .into_response()
+}
+
+async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response {
+    let intents = match s.store.intents_by_root(&root) {
+        Ok(i) => i,
+        Err(e) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(json!({"error": e.to_string()})),
+            )
+                .into_response();
+        }
+    };
+    for intent in intents {
+        if let Some(report) = read_report(&intent.report_path) {
+            return Json(json!({
+                "root": report.get("root"),
+                "question": report.get("question"),
+                "evidence": report.get("evidence"),
+                "leaves": report.get("leaves"),
+            }))
+            .into_response();
+        }
+    }
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"error": "unknown root"})),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn ballots_feed_juror_counters() {
+        let m = Metrics::default();
+        m.record_ballots(&json!({"ballots": [
+            {"vote": "YES", "prompt_tokens": 100, "completion_tokens": 20, "cost_usd": 0.0015},
+            {"vote": null, "failure": "timeout", "prompt_tokens": 100, "completion_tokens": 0, "cost_usd": 0.001},
+            {"vote": "NO", "tokens": 7},
+        ]}));
+        assert_eq!(m.juror_calls.load(Ordering::Relaxed), 3);
+        assert_eq!(m.juror_failures.load(Ordering::Relaxed), 1);
+        assert_eq!(m.tokens.load(Ordering::Relaxed), 227);
+        assert_eq!(m.cost_micro_usd.load(Ordering::Relaxed), 2_500);
+        m.observe("post", Duration::from_millis(250));
+        m.observe("post", Duration::from_millis(750));
+        let map = m.latencies.lock().unwrap();
+        assert_eq!(map["post"], (1.0, 2));
+    }
+}

@@ -1,1 +1,668 @@
 //! One typed configuration tree: built-in defaults < TOML file < `VERITAS__*` env < CLI flags.
+//!
+//! [`Config::load`] applies the layers in exactly that order, each one overriding the keys it
+//! names and nothing else:
+//!
+//! 1. built-in defaults (`#[serde(default)]` on every section, values documented on `Default`);
+//! 2. the TOML file (`veritas.toml` by default; see `veritas.example.toml` at the repo root);
+//! 3. environment variables `VERITAS__<SECTION>__<KEY>`, e.g. `VERITAS__CHAIN__RPC_URL`;
+//! 4. command-line flags, passed as dotted-key overrides (`chain.rpc_url`).
+//!
+//! Every section the node owns denies unknown keys, so a typo fails at start with a message
+//! naming the key instead of being silently ignored. Sections owned by the jury and evidence
+//! code (`jurors`, `evidence`, `routing`) pass through as tables until their typed configs land.
+//!
+//! Secrets never live in this tree: the operator key and API keys come from the environment
+//! (or an encrypted JSON keystore whose password comes from the environment or a file) and are
+//! held in [`Secret`], whose `Debug` and `Display` redact.
+
+use std::{
+    fmt,
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    time::Duration,
+};
+
+use alloy::primitives::Address;
+use alloy::signers::local::PrivateKeySigner;
+use serde::{Deserialize, Serialize};
+
+/// The prefix of configuration environment variables (`VERITAS__CHAIN__RPC_URL`).
+pub const ENV_PREFIX: &str = "VERITAS";
+/// The separator between prefix, section and key in configuration environment variables.
+pub const ENV_SEPARATOR: &str = "__";
+/// Environment variable holding the operator's hex private key.
+pub const ENV_PRIVATE_KEY: &str = "VERITAS_PRIVATE_KEY";
+/// Environment variable holding the password of the operator's keystore.
+pub const ENV_KEYSTORE_PASSWORD: &str = "VERITAS_KEYSTORE_PASSWORD";
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file, an environment variable or a flag has a bad or unknown key or value.
+    #[error(transparent)]
+    Load(#[from] config::ConfigError),
+    /// A value parsed but makes no sense.
+    #[error("configuration key `{key}`: {reason}")]
+    Invalid {
+        /// Dotted key, e.g. `chain.confirmations`.
+        key: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The deployment file that should name the oracle address is missing or malformed.
+    #[error("deployment file {path}: {reason}")]
+    Deployment {
+        /// The file read.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The operator key could not be loaded (the message never contains the key).
+    #[error("operator key: {0}")]
+    Secret(String),
+}
+
+/// The whole node configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// RPC endpoint, contract and how the chain is read and written.
+    pub chain: ChainConfig,
+    /// The daemon: concurrency, data directory, HTTP API, retries, shutdown.
+    pub node: NodeConfig,
+    /// The Monte Carlo committee (T, M, ε, τ, minimum ballots).
+    pub committee: CommitteeConfig,
+    /// Where the operator key comes from (paths only: secrets stay in env or keystore).
+    pub keys: KeysConfig,
+    /// Juror models (owned by the jury code; passed through as a table).
+    pub jurors: toml_table::Table,
+    /// Planner and collectors (owned by the evidence code; passed through as a table).
+    pub evidence: toml_table::Table,
+    /// Routing thresholds (owned by the policy code; passed through as a table).
+    pub routing: toml_table::Table,
+}
+
+/// Untyped passthrough sections, kept as JSON values so their owners can deserialize them.
+pub mod toml_table {
+    /// A configuration section as an untyped map.
+    pub type Table = serde_json::Map<String, serde_json::Value>;
+}
+
+/// The chain side: RPC, oracle contract, confirmations, polling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChainConfig {
+    /// JSON-RPC HTTP endpoint (anvil, a Sepolia provider, ...).
+    pub rpc_url: String,
+    /// Expected chain id; the node refuses to start if the RPC reports another. `None`: take
+    /// whatever the RPC reports.
+    pub chain_id: Option<u64>,
+    /// The VeritasOracle address. `None`: read it from `<deployments_dir>/<chainId>.json`.
+    pub oracle: Option<Address>,
+    /// Directory of the deploy script's `<chainId>.json` files.
+    pub deployments_dir: PathBuf,
+    /// A log is acted on once its block has this many confirmations (1 = the head block).
+    pub confirmations: u64,
+    /// How often the head is polled for new logs.
+    #[serde(with = "humantime_serde")]
+    pub poll_interval: Duration,
+    /// Largest `eth_getLogs` block range; halved whenever the RPC refuses a range.
+    pub max_log_range: u64,
+    /// First block to scan when the store has no cursor yet (the deployment block is ideal).
+    pub start_block: u64,
+    /// Blocks re-read below the persisted cursor on restart (duplicates are ignored).
+    pub restart_overlap: u64,
+    /// How long to wait for a verdict transaction's receipt before checking again.
+    #[serde(with = "humantime_serde")]
+    pub receipt_timeout: Duration,
+    /// Per-request RPC timeout.
+    #[serde(with = "humantime_serde")]
+    pub rpc_timeout: Duration,
+}
+
+impl Default for ChainConfig {
+    fn default() -> Self {
+        Self {
+            rpc_url: "http://127.0.0.1:8545".into(),
+            chain_id: None,
+            oracle: None,
+            deployments_dir: PathBuf::from("deployments"),
+            // Three blocks (~36 s on Sepolia) keeps shallow reorgs out; anvil demos use 1.
+            confirmations: 3,
+            poll_interval: Duration::from_secs(2),
+            // Public providers commonly cap eth_getLogs between 1k and 10k blocks.
+            max_log_range: 2_000,
+            start_block: 0,
+            restart_overlap: 32,
+            receipt_timeout: Duration::from_secs(120),
+            rpc_timeout: Duration::from_secs(15),
+        }
+    }
+}
+
+/// The daemon itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NodeConfig {
+    /// Questions resolved at the same time.
+    pub concurrency: usize,
+    /// Where the SQLite store and the reports live.
+    pub data_dir: PathBuf,
+    /// Address of the read-only HTTP API (localhost by default; it is not authenticated).
+    pub http_addr: SocketAddr,
+    /// Attempts before a question is marked failed (while resolving; a saved verdict is retried
+    /// until it is on-chain).
+    pub max_attempts: u32,
+    /// Delay before the first retry; doubles on each further attempt.
+    #[serde(with = "humantime_serde")]
+    pub retry_backoff: Duration,
+    /// Upper bound of the retry delay.
+    #[serde(with = "humantime_serde")]
+    pub max_retry_backoff: Duration,
+    /// How long in-flight questions may take to finish after SIGINT/SIGTERM.
+    #[serde(with = "humantime_serde")]
+    pub drain_timeout: Duration,
+    /// `/readyz` fails when the cursor lags the confirmed head by more than this many blocks.
+    pub ready_max_lag: u64,
+    /// What resolves questions: the LLM committee, or the scripted replay resolver (tests).
+    pub resolver: ResolverKind,
+    /// The replay script (JSON) when `resolver = "replay"`; `None` replays YES, YES, NO.
+    pub replay_file: Option<PathBuf>,
+}
+
+/// Which resolver the daemon runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResolverKind {
+    /// Evidence, commitment, the LLM committee and routing (the product).
+    #[default]
+    Committee,
+    /// Scripted votes, instant (tests and load runs only; see `pipeline::replay`).
+    Replay,
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        Self {
+            concurrency: 4,
+            data_dir: PathBuf::from("veritas-data"),
+            http_addr: SocketAddr::from(([127, 0, 0, 1], 9464)),
+            max_attempts: 5,
+            retry_backoff: Duration::from_secs(5),
+            max_retry_backoff: Duration::from_secs(600),
+            drain_timeout: Duration::from_secs(30),
+            ready_max_lag: 64,
+            resolver: ResolverKind::Committee,
+            replay_file: None,
+        }
+    }
+}
+
+/// The Monte Carlo committee (DESIGN.md §2). Same shape as the jury's own committee
+/// configuration, so the `[committee]` table reads the same once the jury takes it over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CommitteeConfig {
+    /// T: the most iterations run.
+    pub iterations: u32,
+    /// M: ballots per iteration.
+    pub ballots_per_iteration: u32,
+    /// KL early stopping: ε (bits), τ (stable iterations), minimum valid ballots.
+    pub stopping: crate::stats::EarlyStopping,
+    /// Turn early stopping off (always run T iterations).
+    pub early_stopping: bool,
+    /// Ballots in flight at once.
+    pub concurrency: usize,
+    /// Deadline of one ballot, retries included.
+    #[serde(with = "humantime_serde")]
+    pub ballot_timeout: Duration,
+}
+
+impl Default for CommitteeConfig {
+    fn default() -> Self {
+        // T = 10, M = 3, ε = 0.01 bit, τ = 2, 6 ballots minimum (DESIGN.md §2).
+        Self {
+            iterations: 10,
+            ballots_per_iteration: 3,
+            stopping: crate::stats::EarlyStopping::default(),
+            early_stopping: true,
+            concurrency: 3,
+            ballot_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Where the operator key comes from. Only paths here: the key itself and the keystore
+/// password are read from the environment ([`ENV_PRIVATE_KEY`], [`ENV_KEYSTORE_PASSWORD`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KeysConfig {
+    /// An encrypted JSON keystore (Web3 Secret Storage) holding the operator key.
+    pub keystore: Option<PathBuf>,
+    /// A file holding the keystore password (used when `VERITAS_KEYSTORE_PASSWORD` is unset).
+    pub keystore_password_file: Option<PathBuf>,
+}
+
+/// Where [`Config::load`] reads from, besides the defaults.
+#[derive(Debug, Clone, Default)]
+pub struct Sources {
+    /// The TOML file; `None` reads `veritas.toml` in the working directory when it exists.
+    pub file: Option<PathBuf>,
+    /// Environment to read `VERITAS__*` from; `None` reads the process environment.
+    pub env: Option<std::collections::HashMap<String, String>>,
+    /// Flag overrides as (dotted key, value), applied last.
+    pub overrides: Vec<(String, String)>,
+}
+
+/// The file read when no `--config` is given (optional).
+pub const DEFAULT_FILE: &str = "veritas.toml";
+
+impl Config {
+    /// Load the configuration: defaults < TOML file < `VERITAS__*` env < flags.
+    ///
+    /// # Errors
+    /// [`ConfigError::Load`] naming the bad key (unknown keys are refused) or file,
+    /// [`ConfigError::Invalid`] when a value is out of range.
+    pub fn load(sources: &Sources) -> Result<Self, ConfigError> {
+        // 1. Defaults come from `#[serde(default)]` when a key is absent from every layer.
+        let mut builder = config::Config::builder();
+        // 2. The TOML file: required when named explicitly, optional otherwise.
+        builder = match &sources.file {
+            Some(path) => builder.add_source(config::File::from(path.as_path()).required(true)),
+            None => builder.add_source(config::File::with_name(DEFAULT_FILE).required(false)),
+        };
+        // 3. Environment: VERITAS__SECTION__KEY (the crate lowercases the keys).
+        let env = config::Environment::with_prefix(ENV_PREFIX)
+            .prefix_separator(ENV_SEPARATOR)
+            .separator(ENV_SEPARATOR)
+            .try_parsing(true)
+            .source(sources.env.clone());
+        builder = builder.add_source(env);
+        // 4. Flags.
+        for (key, value) in &sources.overrides {
+            builder = builder.set_override(key.as_str(), value.as_str())?;
+        }
+        let config: Config = builder.build()?.try_deserialize()?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Parse a TOML document alone (defaults < document), as the example-config test does.
+    ///
+    /// # Errors
+    /// As [`Config::load`].
+    pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        let config: Config = config::Config::builder()
+            .add_source(config::File::from_str(text, config::FileFormat::Toml))
+            .build()?
+            .try_deserialize()?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    fn validate(&self) -> Result<(), ConfigError> {
+        let invalid = |key, reason: &str| {
+            Err(ConfigError::Invalid {
+                key,
+                reason: reason.into(),
+            })
+        };
+        if self.chain.confirmations == 0 {
+            return invalid(
+                "chain.confirmations",
+                "must be at least 1 (1 = the head block)",
+            );
+        }
+        if self.chain.max_log_range == 0 {
+            return invalid("chain.max_log_range", "must be at least 1");
+        }
+        if self.chain.poll_interval.is_zero() {
+            return invalid("chain.poll_interval", "must be positive");
+        }
+        if self.node.concurrency == 0 {
+            return invalid("node.concurrency", "must be at least 1");
+        }
+        if self.node.max_attempts == 0 {
+            return invalid("node.max_attempts", "must be at least 1");
+        }
+        if self.committee.iterations == 0 || self.committee.ballots_per_iteration == 0 {
+            return invalid(
+                "committee",
+                "iterations and ballots_per_iteration must be at least 1",
+            );
+        }
+        let epsilon = self.committee.stopping.epsilon;
+        if !(epsilon > 0.0 && epsilon.is_finite()) {
+            return invalid("committee.stopping.epsilon", "must be a positive number");
+        }
+        if reqwest::Url::parse(&self.chain.rpc_url).is_err() {
+            return invalid("chain.rpc_url", "is not a URL");
+        }
+        Ok(())
+    }
+
+    /// The oracle address: `chain.oracle` when set, else `<deployments_dir>/<chain_id>.json`.
+    ///
+    /// The deployment file is the deploy script's output; any of the keys `VeritasOracle`,
+    /// `oracle` or `address` (top level or under `contracts`) is accepted.
+    ///
+    /// # Errors
+    /// [`ConfigError::Deployment`] when there is no address and the file is missing or has none.
+    pub fn oracle_address(&self, chain_id: u64) -> Result<Address, ConfigError> {
+        if let Some(address) = self.chain.oracle {
+            return Ok(address);
+        }
+        let path = self.chain.deployments_dir.join(format!("{chain_id}.json"));
+        read_deployment(&path)
+    }
+}
+
+/// The block to start scanning at: `chain.start_block` when set (non-zero), else the
+/// `deployBlock` of `<deployments_dir>/<chain_id>.json` when the oracle comes from that file,
+/// else 0.
+pub fn start_block(config: &Config, chain_id: u64) -> u64 {
+    if config.chain.start_block != 0 || config.chain.oracle.is_some() {
+        return config.chain.start_block;
+    }
+    let path = config
+        .chain
+        .deployments_dir
+        .join(format!("{chain_id}.json"));
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|json| match json.get("deployBlock") {
+            Some(serde_json::Value::Number(n)) => n.as_u64(),
+            Some(serde_json::Value::String(s)) => s.parse().ok(),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+/// Read the oracle address from a deployment file.
+///
+/// # Errors
+/// [`ConfigError::Deployment`] when the file is missing, not JSON, or names no address.
+pub fn read_deployment(path: &Path) -> Result<Address, ConfigError> {
+    let fail = |reason: String| ConfigError::Deployment {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        fail(format!(
+            "{e} (set chain.oracle, or deploy first: the deploy script writes this file)"
+        ))
+    })?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| fail(e.to_string()))?;
+    let candidates = [
+        json.get("VeritasOracle"),
+        json.get("oracle"),
+        json.get("address"),
+        json.get("contracts").and_then(|c| c.get("VeritasOracle")),
+    ];
+    let value = candidates
+        .into_iter()
+        .flatten()
+        .find_map(|v| {
+            v.as_str()
+                .or_else(|| v.get("address").and_then(|a| a.as_str()))
+        })
+        .ok_or_else(|| fail("no `VeritasOracle`, `oracle` or `address` key".into()))?;
+    value
+        .parse()
+        .map_err(|e| fail(format!("bad address {value:?}: {e}")))
+}
+
+/// A secret string (private key, API key, password) whose `Debug` and `Display` redact.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wrap a secret.
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// Read a secret from the environment; `None` when unset or empty.
+    pub fn from_env(name: &str) -> Option<Self> {
+        std::env::var(name)
+            .ok()
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| Self(v.trim().to_owned()))
+    }
+
+    /// The secret itself: call only where it is used, never to log or format it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret([redacted])")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// Load the operator's signing key: [`ENV_PRIVATE_KEY`] first, else the configured keystore
+/// with its password from [`ENV_KEYSTORE_PASSWORD`] or `keys.keystore_password_file`.
+///
+/// # Errors
+/// [`ConfigError::Secret`] when no key is configured or it cannot be decoded; the message
+/// never contains the key or the password.
+pub fn load_signer(keys: &KeysConfig) -> Result<PrivateKeySigner, ConfigError> {
+    if let Some(key) = Secret::from_env(ENV_PRIVATE_KEY) {
+        return key.expose().parse::<PrivateKeySigner>().map_err(|_| {
+            ConfigError::Secret(format!("{ENV_PRIVATE_KEY} is not a 32-byte hex key"))
+        });
+    }
+    let Some(keystore) = &keys.keystore else {
+        return Err(ConfigError::Secret(format!(
+            "set {ENV_PRIVATE_KEY}, or keys.keystore with {ENV_KEYSTORE_PASSWORD} or keys.keystore_password_file"
+        )));
+    };
+    let password = match Secret::from_env(ENV_KEYSTORE_PASSWORD) {
+        Some(p) => p,
+        None => {
+            let file = keys.keystore_password_file.as_ref().ok_or_else(|| {
+                ConfigError::Secret(format!(
+                    "keystore {} needs {ENV_KEYSTORE_PASSWORD} or keys.keystore_password_file",
+                    keystore.display()
+                ))
+            })?;
+            let text = std::fs::read_to_string(file).map_err(|e| {
+                ConfigError::Secret(format!("password file {}: {e}", file.display()))
+            })?;
+            // A trailing newline from `echo pw > file` is not part of the password.
+            Secret::new(text.trim_end_matches(['\n', '\r']))
+        }
+    };
+    PrivateKeySigner::decrypt_keystore(keystore, password.expose()).map_err(|e| {
+        // The keystore error names no secret material (wrong MAC, bad JSON, missing file).
+        ConfigError::Secret(format!("keystore {}: {e}", keystore.display()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::collections::HashMap;
+
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Option<HashMap<String, String>> {
+        Some(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let path = dir.join("veritas.toml");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn defaults_alone_are_valid() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "");
+        let config = Config::load(&Sources {
+            file: Some(path),
+            env: env(&[]),
+            overrides: vec![],
+        })
+        .unwrap();
+        assert_eq!(config, Config::default());
+        assert_eq!(config.node.http_addr.ip().to_string(), "127.0.0.1");
+    }
+
+    #[test]
+    fn layers_override_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "[chain]\nconfirmations = 5\npoll_interval = \"500ms\"\nmax_log_range = 10\n\
+             [node]\nconcurrency = 2\n",
+        );
+        let sources = Sources {
+            file: Some(path),
+            env: env(&[
+                ("VERITAS__CHAIN__CONFIRMATIONS", "7"),
+                ("VERITAS__NODE__CONCURRENCY", "3"),
+                ("VERITAS_PRIVATE_KEY", "not a config key"),
+            ]),
+            overrides: vec![("node.concurrency".into(), "9".into())],
+        };
+        let config = Config::load(&sources).unwrap();
+        assert_eq!(config.chain.max_log_range, 10, "file beats default");
+        assert_eq!(config.chain.poll_interval, Duration::from_millis(500));
+        assert_eq!(config.chain.confirmations, 7, "env beats file");
+        assert_eq!(config.node.concurrency, 9, "flag beats env");
+        assert_eq!(
+            config.chain.receipt_timeout,
+            Duration::from_secs(120),
+            "default kept"
+        );
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "[chain]\nrpc_ur = \"http://x\"\n");
+        let err = Config::load(&Sources {
+            file: Some(path),
+            env: env(&[]),
+            overrides: vec![],
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("rpc_ur"), "{err}");
+        let err = Config::load(&Sources {
+            file: Some(write(dir.path(), "")),
+            env: env(&[("VERITAS__NODE__CONCURENCY", "3")]),
+            overrides: vec![],
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("concurency"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let err = Config::from_toml_str("[chain]\nconfirmations = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("chain.confirmations"), "{err}");
+        let err = Config::from_toml_str("[chain]\npoll_interval = \"soon\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("poll_interval") || err.contains("soon"),
+            "{err}"
+        );
+        let err = Config::from_toml_str("[chain]\noracle = \"0x12\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("oracle") || err.contains("0x12"), "{err}");
+    }
+
+    #[test]
+    fn example_config_parses() {
+        let text = include_str!("../../veritas.example.toml");
+        let config = Config::from_toml_str(text).unwrap();
+        assert_eq!(config.node.http_addr.ip().to_string(), "127.0.0.1");
+        assert!(
+            config.chain.oracle.is_none(),
+            "the example must not commit an address"
+        );
+    }
+
+    #[test]
+    fn deployment_file_gives_the_address() {
+        let dir = tempfile::tempdir().unwrap();
+        let address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+        std::fs::write(
+            dir.path().join("31337.json"),
+            format!(r#"{{"VeritasOracle":"{address}"}}"#),
+        )
+        .unwrap();
+        let mut config = Config::default();
+        config.chain.deployments_dir = dir.path().to_path_buf();
+        assert_eq!(
+            config.oracle_address(31337).unwrap(),
+            address.parse::<Address>().unwrap()
+        );
+        let err = config.oracle_address(1).unwrap_err().to_string();
+        assert!(err.contains("1.json"), "{err}");
+        assert_eq!(start_block(&config, 31337), 0);
+        std::fs::write(
+            dir.path().join("31337.json"),
+            format!(r#"{{"address":"{address}","deployBlock":"1234"}}"#),
+        )
+        .unwrap();
+        assert_eq!(start_block(&config, 31337), 1234);
+        config.chain.start_block = 7;
+        assert_eq!(start_block(&config, 31337), 7);
+    }
+
+    #[test]
+    fn secret_redacts() {
+        let secret = Secret::new("0xdeadbeef");
+        assert_eq!(format!("{secret}"), "[redacted]");
+        assert!(!format!("{secret:?}").contains("dead"));
+        assert_eq!(secret.expose(), "0xdeadbeef");
+    }
+
+    #[test]
+    fn keystore_round_trip_with_password_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // k256's OsRng implements the rand_core the keystore API (rand 0.8) expects.
+        let mut rng = alloy::signers::k256::elliptic_curve::rand_core::OsRng;
+        let (signer, name) =
+            PrivateKeySigner::new_keystore(dir.path(), &mut rng, "hunter2", None).unwrap();
+        std::fs::write(dir.path().join("pw"), "hunter2\n").unwrap();
+        let keys = KeysConfig {
+            keystore: Some(dir.path().join(name)),
+            keystore_password_file: Some(dir.path().join("pw")),
+        };
+        // The process env may hold VERITAS_PRIVATE_KEY in CI; this test needs it unset.
+        if std::env::var(ENV_PRIVATE_KEY).is_ok() {
+            return;
+        }
+        let loaded = load_signer(&keys).unwrap();
+        assert_eq!(loaded.address(), signer.address());
+        std::fs::write(dir.path().join("pw"), "wrong").unwrap();
+        let err = load_signer(&keys).unwrap_err().to_string();
+        assert!(!err.contains("wrong") && !err.contains("hunter2"), "{err}");
+    }
+}

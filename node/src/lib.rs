@@ -16,6 +16,8 @@
 //! - [`report`]: the per-question report file auditors rebuild verdicts from.
 //! - [`store`]: node state in SQLite (cursor, jobs, intent to post).
 //! - [`pipeline`]: runs one question through evidence, commitment, committee, routing and post.
+//! - [`audit`]: rebuild a verdict from its report and compare it with the chain.
+//! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown.
 //! - [`api`]: the read-only HTTP API (health, metrics, questions, bundles).
 //! - [`cli`]: one file per `veritas` subcommand.
 //!
@@ -23,11 +25,13 @@
 //! auditor's `veritas audit` call the very same functions.
 
 pub mod api;
+pub mod audit;
 pub mod bundle;
 pub mod chain;
 pub mod cli;
 pub mod commitment;
 pub mod config;
+pub mod daemon;
 pub mod evidence;
 pub mod jury;
 pub mod llm;

@@ -1,1 +1,481 @@
 //! One question through the node: evidence, commitment, committee, routing, report, post.
+//!
+//! The evidence → commitment → committee → routing part sits behind the [`Resolver`] trait,
+//! which turns a question into its report (DESIGN.md §5 keys). This module does the rest, in
+//! an order that makes a crash at any point safe:
+//!
+//! 1. resolve (skipped when the job already has a saved intent: a restart never re-runs the
+//!    committee and never posts numbers that differ from the report on disk; skipped too when
+//!    the chain already has a verdict);
+//! 2. derive the integers to post from the report with [`audit::recompute`], refuse a report
+//!    that disagrees with itself or has no valid ballot (nothing is ever posted from made-up
+//!    numbers), and write the report file (atomically: temp file, fsync, rename);
+//! 3. save the post intent (first one wins), then post through [`Poster`];
+//! 4. record the transaction in the report, mark the job posted.
+//!
+//! Failures are classified once: retryable ones are retried with exponential backoff up to
+//! `max_attempts` (without limit once the intent is saved: a written verdict is never dropped
+//! for a transient reason), the others mark the job failed with the reason. One job's failure never
+//! touches another job.
+
+pub mod replay;
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use alloy::primitives::Address;
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::{Value, json};
+use sha2::Digest;
+use tracing::{Instrument, error, info, info_span, warn};
+
+use crate::{
+    api::Metrics,
+    audit,
+    chain::{
+        ChainError, OracleError,
+        poster::{Posted, Poster},
+    },
+    store::{Job, PostIntent, Stage, Store, StoreError, TxStatus, now_ms},
+};
+
+/// The question a resolver works on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuestionInput {
+    /// On-chain id (decimal).
+    pub id: String,
+    /// The text exactly as asked (Merkle leaf 0).
+    pub text: String,
+    /// Who asked (0x address).
+    pub asker: String,
+    /// Chain id of the oracle.
+    pub chain_id: u64,
+    /// The oracle address (0x, checksummed).
+    pub oracle: String,
+}
+
+/// Why a resolver could not produce a report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct ResolveError {
+    /// What went wrong.
+    pub reason: String,
+    /// Whether trying again later may succeed (a model server down, a rate limit).
+    pub retryable: bool,
+}
+
+/// Turns a question into its report: evidence, commitment, committee and routing.
+///
+/// The report must hold the DESIGN.md §5 keys [`audit::recompute`] reads; the pipeline posts
+/// exactly the integers those keys yield.
+#[async_trait]
+pub trait Resolver: Send + Sync {
+    /// Resolve one question.
+    ///
+    /// # Errors
+    /// [`ResolveError`], saying whether a retry may help.
+    async fn resolve(&self, question: &QuestionInput) -> Result<Value, ResolveError>;
+}
+
+/// Retry settings.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts before a job is marked failed.
+    pub max_attempts: u32,
+    /// First retry delay; doubles per attempt.
+    pub base: Duration,
+    /// Largest delay.
+    pub max: Duration,
+}
+
+impl RetryPolicy {
+    /// Delay before retry number `attempt` (1-based).
+    pub fn delay(&self, attempt: u32) -> Duration {
+        self.base
+            .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1).min(20)))
+            .min(self.max)
+    }
+}
+
+/// How one run of a job ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobOutcome {
+    /// Our verdict transaction was mined.
+    Posted {
+        /// Routing escalated it.
+        escalated: bool,
+    },
+    /// A verdict was already on-chain.
+    AlreadyOnChain,
+    /// Failed; retried at the given unix ms.
+    Retry {
+        /// Why.
+        reason: String,
+    },
+    /// Failed for good.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+    /// Not yet time (the chain's clock is before `resolveAfter`).
+    Deferred,
+}
+
+/// Runs jobs: resolve, report, intent, post.
+pub struct Pipeline {
+    store: Arc<Store>,
+    poster: Arc<Poster>,
+    resolver: Arc<dyn Resolver>,
+    metrics: Arc<Metrics>,
+    reports_dir: PathBuf,
+    chain_id: u64,
+    oracle: Address,
+    retry: RetryPolicy,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("reports_dir", &self.reports_dir)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What failed inside a job run, before classification.
+#[derive(Debug, thiserror::Error)]
+enum JobError {
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("resolver: {0}")]
+    Resolve(ResolveError),
+    #[error("report refused: {0}")]
+    Report(String),
+    #[error("report file {path}: {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+}
+
+impl JobError {
+    fn is_retryable(&self) -> bool {
+        match self {
+            JobError::Chain(e) => e.is_retryable(),
+            JobError::Store(e) => e.is_retryable(),
+            JobError::Resolve(e) => e.retryable,
+            JobError::Report(_) => false,
+            JobError::Io { .. } => true,
+        }
+    }
+}
+
+/// The report file of a question inside `reports_dir`.
+pub fn report_path(reports_dir: &Path, question_id: &str) -> PathBuf {
+    reports_dir.join(format!("{question_id}.json"))
+}
+
+/// Write `value` as pretty JSON to `path` atomically (temp file, fsync, rename).
+///
+/// # Errors
+/// The I/O error.
+pub fn write_json_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    {
+        let mut file = std::fs::File::create(&tmp)?;
+        let text = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
+        file.write_all(&text)?;
+        file.write_all(b"\n")?;
+        file.sync_all()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+impl Pipeline {
+    /// Assemble a pipeline.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        store: Arc<Store>,
+        poster: Arc<Poster>,
+        resolver: Arc<dyn Resolver>,
+        metrics: Arc<Metrics>,
+        reports_dir: PathBuf,
+        chain_id: u64,
+        oracle: Address,
+        retry: RetryPolicy,
+    ) -> Self {
+        Self {
+            store,
+            poster,
+            resolver,
+            metrics,
+            reports_dir,
+            chain_id,
+            oracle,
+            retry,
+        }
+    }
+
+    /// Run one job to its next resting state; every failure is recorded in the store.
+    pub async fn run_job(&self, job: Job) -> JobOutcome {
+        let span =
+            info_span!(target: "veritas::pipeline", "question", id = %job.question.question_id);
+        async move {
+            match self.try_run(&job).await {
+                Ok(outcome) => outcome,
+                Err(JobError::Chain(ChainError::Revert { error: OracleError::VeritasTooEarly(e), .. })) => {
+                    let wait_s = e.resolveAfter.saturating_sub(u64::try_from(e.nowTimestamp).unwrap_or(u64::MAX)).max(1);
+                    let until = now_ms() + i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX);
+                    info!(target: "veritas::pipeline", wait_s, "chain clock before resolveAfter; deferring");
+                    self.record(|s| s.defer(&job.question.question_id, until));
+                    JobOutcome::Deferred
+                }
+                Err(e) => self.fail(&job, &e),
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    fn record(&self, f: impl FnOnce(&Store) -> Result<(), StoreError>) {
+        if let Err(e) = f(&self.store) {
+            error!(target: "veritas::pipeline", error = %e, "store update failed");
+        }
+    }
+
+    fn fail(&self, job: &Job, err: &JobError) -> JobOutcome {
+        let attempt = job.attempts + 1;
+        let reason = err.to_string();
+        let qid = &job.question.question_id;
+        // Once the report is written and the intent saved, the verdict must reach the chain:
+        // transient failures (RPC down, receipt late) never give such a job up.
+        let has_intent = self.store.intent(qid).ok().flatten().is_some();
+        if err.is_retryable() && (attempt < self.retry.max_attempts || has_intent) {
+            let delay = self.retry.delay(attempt);
+            warn!(target: "veritas::pipeline", attempt, retry_in = ?delay, error = %reason, "attempt failed; will retry");
+            let at = now_ms() + i64::try_from(delay.as_millis()).unwrap_or(i64::MAX);
+            self.record(|s| s.record_failure(qid, &reason, Some(at)));
+            self.metrics.inc(&self.metrics.attempts_failed);
+            JobOutcome::Retry { reason }
+        } else {
+            error!(target: "veritas::pipeline", attempt, error = %reason, "question failed");
+            self.record(|s| s.record_failure(qid, &reason, None));
+            self.metrics.inc(&self.metrics.questions_failed);
+            JobOutcome::Failed { reason }
+        }
+    }
+
+    async fn try_run(&self, job: &Job) -> Result<JobOutcome, JobError> {
+        let qid = job.question.question_id.as_str();
+        let intent = match self.store.intent(qid)? {
+            Some(intent) => {
+                info!(target: "veritas::pipeline", "resuming from saved intent");
+                intent
+            }
+            None => {
+                // A verdict may already be on-chain (another operator, or a lost data dir):
+                // one cheap call saves a whole committee run.
+                if self.already_on_chain(qid).await? {
+                    self.store.mark_posted(qid)?;
+                    info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
+                    return Ok(JobOutcome::AlreadyOnChain);
+                }
+                self.resolve_and_report(job).await?
+            }
+        };
+        let started = Instant::now();
+        let posted = self.poster.post(&job.question, &intent).await?;
+        self.metrics.observe("post", started.elapsed());
+        let outcome = match posted {
+            Posted::Mined {
+                tx_hash,
+                block,
+                gas_used,
+            } => {
+                let path = PathBuf::from(&intent.report_path);
+                if let Err(e) = add_tx_to_report(&path, &tx_hash.to_string(), block, Some(gas_used))
+                {
+                    // The verdict is on-chain; the report without its tx key still audits.
+                    warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
+                }
+                JobOutcome::Posted {
+                    escalated: intent.escalated,
+                }
+            }
+            Posted::AlreadyOnChain => {
+                // Ours from before a crash? Then the report still lacks its tx key.
+                let mined = self
+                    .store
+                    .txs_for(qid)?
+                    .into_iter()
+                    .find(|t| t.status == TxStatus::Mined);
+                if let Some(tx) = mined {
+                    let path = PathBuf::from(&intent.report_path);
+                    let block = tx.block_number.unwrap_or_default();
+                    if let Err(e) = add_tx_to_report(&path, &tx.tx_hash, block, None) {
+                        warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
+                    }
+                }
+                JobOutcome::AlreadyOnChain
+            }
+        };
+        self.store.mark_posted(qid)?;
+        if matches!(outcome, JobOutcome::Posted { .. }) {
+            let counter = if intent.escalated {
+                &self.metrics.escalated
+            } else {
+                &self.metrics.resolved
+            };
+            self.metrics.inc(counter);
+            let since_seen =
+                Duration::from_millis(u64::try_from(now_ms() - job.seen_at).unwrap_or(0));
+            self.metrics.observe("confirmation_to_verdict", since_seen);
+        }
+        info!(target: "veritas::pipeline", outcome = ?outcome, "question done");
+        Ok(outcome)
+    }
+
+    async fn already_on_chain(&self, qid: &str) -> Result<bool, JobError> {
+        use crate::chain::IVeritasOracle::VerdictStatus as S;
+        let id = qid
+            .parse()
+            .map_err(|_| JobError::Report(format!("bad question id {qid}")))?;
+        Ok(matches!(
+            self.poster.status(id).await?,
+            S::Resolved | S::Escalated | S::Arbitrated
+        ))
+    }
+
+    async fn resolve_and_report(&self, job: &Job) -> Result<PostIntent, JobError> {
+        let q = &job.question;
+        // Leaf 0 is the text as asked; if the decoded text does not hash to the event's
+        // questionHash (invalid UTF-8 replaced while decoding), no honest root exists.
+        let hash =
+            alloy::primitives::B256::from_slice(&sha2::Sha256::digest(q.question.as_bytes()));
+        if !hash.to_string().eq_ignore_ascii_case(&q.question_hash) {
+            return Err(JobError::Report(format!(
+                "question text does not hash to the on-chain questionHash {} (not valid UTF-8?)",
+                q.question_hash
+            )));
+        }
+        self.store.set_stage(&q.question_id, Stage::Resolving)?;
+        let input = QuestionInput {
+            id: q.question_id.clone(),
+            text: q.question.clone(),
+            asker: q.asker.clone(),
+            chain_id: self.chain_id,
+            oracle: self.oracle.to_checksum(None),
+        };
+        let started = Instant::now();
+        let mut report = self
+            .resolver
+            .resolve(&input)
+            .await
+            .map_err(JobError::Resolve)?;
+        self.metrics.observe("resolve", started.elapsed());
+        self.metrics.record_ballots(&report);
+
+        // The report names its question on-chain (DESIGN.md §5).
+        if let Some(question) = report.get_mut("question").and_then(Value::as_object_mut) {
+            question.insert("id".into(), json!(q.question_id));
+            question.insert("chain_id".into(), json!(self.chain_id));
+            question.insert("oracle".into(), json!(input.oracle));
+        }
+        let rec = audit::recompute(&report).map_err(|e| JobError::Report(e.to_string()))?;
+        if rec.question != q.question {
+            return Err(JobError::Report(
+                "the report's question text is not the one asked".into(),
+            ));
+        }
+        let mismatches = audit::compare_with_report(&rec, &report);
+        if let Some(first) = mismatches.first() {
+            return Err(JobError::Report(format!(
+                "report disagrees with itself: {first}"
+            )));
+        }
+        if rec.valid_ballots == 0 {
+            return Err(JobError::Report(
+                "no valid ballot: every juror failed, nothing to post".into(),
+            ));
+        }
+        let path = report_path(&self.reports_dir, &q.question_id);
+        write_json_atomic(&path, &report).map_err(|error| JobError::Io {
+            path: path.clone(),
+            error,
+        })?;
+        let intent = PostIntent {
+            question_id: q.question_id.clone(),
+            merkle_root: rec.root.to_string(),
+            p_yes: rec.p_fixed[0].to_string(),
+            p_no: rec.p_fixed[1].to_string(),
+            p_null: rec.p_fixed[2].to_string(),
+            kappa: rec.kappa_fixed.to_string(),
+            escalated: rec.escalated,
+            report_path: path.display().to_string(),
+        };
+        let saved = self.store.save_intent(&intent)?;
+        info!(target: "veritas::pipeline", root = %saved.merkle_root, escalated = saved.escalated, "report written");
+        Ok(saved)
+    }
+}
+
+fn add_tx_to_report(
+    path: &Path,
+    tx_hash: &str,
+    block: u64,
+    gas_used: Option<u64>,
+) -> std::io::Result<()> {
+    let text = std::fs::read_to_string(path)?;
+    let mut report: Value = serde_json::from_str(&text).map_err(std::io::Error::other)?;
+    if let Some(obj) = report.as_object_mut() {
+        obj.insert(
+            "tx".into(),
+            json!({"hash": tx_hash, "block": block, "gas_used": gas_used}),
+        );
+    }
+    write_json_atomic(path, &report)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_caps() {
+        let p = RetryPolicy {
+            max_attempts: 5,
+            base: Duration::from_secs(2),
+            max: Duration::from_secs(10),
+        };
+        assert_eq!(p.delay(1), Duration::from_secs(2));
+        assert_eq!(p.delay(2), Duration::from_secs(4));
+        assert_eq!(p.delay(3), Duration::from_secs(8));
+        assert_eq!(p.delay(4), Duration::from_secs(10));
+        assert_eq!(p.delay(40), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn atomic_write_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = report_path(dir.path(), "3");
+        write_json_atomic(&path, &json!({"a": 1})).unwrap();
+        write_json_atomic(&path, &json!({"a": 2})).unwrap();
+        let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(back, json!({"a": 2}));
+        add_tx_to_report(&path, "0xab", 5, Some(60_000)).unwrap();
+        let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(back["tx"]["block"], 5);
+        assert!(!dir.path().join("3.json.tmp").exists());
+    }
+}

@@ -2,10 +2,15 @@
 //!
 //! Commands that read JSON lines write JSON lines, so auditors can script them.
 
+pub mod ask;
+pub mod audit;
 pub mod commit;
+pub mod demo;
 pub mod jsonl;
 pub mod prove;
+pub mod run;
 pub mod stats;
+pub mod verdict;
 pub mod verify_proof;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +27,16 @@ pub struct Cli {
 /// Every subcommand that works today.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the node: watch the oracle, resolve questions, post verdicts.
+    Run(run::RunArgs),
+    /// Ask the oracle a question on-chain; prints its id.
+    Ask(ask::AskArgs),
+    /// Read a question's verdict from the chain.
+    Verdict(verdict::VerdictArgs),
+    /// Rebuild a verdict from its report and compare it with the chain.
+    Audit(audit::AuditArgs),
+    /// Local anvil + deploy + node + demo questions; prints verdicts read back from chain.
+    Demo(demo::DemoArgs),
     /// Statistics of ballot sets: JSON lines in (one array of ballots per line), JSON lines out.
     ///
     /// Example: `veritas stats ballots.jsonl`
@@ -47,6 +62,11 @@ impl Cli {
     /// Whatever the subcommand reports, with context for the user.
     pub async fn run(self) -> anyhow::Result<()> {
         match self.command {
+            Command::Run(args) => run::run(args).await,
+            Command::Ask(args) => ask::run(args).await,
+            Command::Verdict(args) => verdict::run(args).await,
+            Command::Audit(args) => audit::run(args).await,
+            Command::Demo(args) => demo::run(args).await,
             Command::Stats(args) => stats::run(args),
             Command::Commit(args) => commit::run(args),
             Command::Prove(args) => prove::run(args),

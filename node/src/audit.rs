@@ -1,0 +1,345 @@
+//! Rebuild a verdict from its report file, and compare it with the report and the chain.
+//!
+//! The daemon and `veritas audit` share this code: before posting, the daemon derives the
+//! integers it posts from the report with [`recompute`] (so a verdict is by construction what
+//! its report proves), and an auditor runs the same function on the same file.
+//!
+//! Only the report keys DESIGN.md §5 fixes are read: `question.text` (and `question.id`),
+//! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `model`, `archetype`, `vote`),
+//! `stats.p_fixed`, `stats.kappa_fixed` and `routing.decision`.
+
+use alloy::primitives::{B256, I256, U256};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::chain::{ChainError, ChainProvider, IVeritasOracle};
+use crate::commitment;
+use crate::stats::{self, BallotRecord};
+
+/// Why a report could not be audited at all.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// A key the audit needs is missing or has the wrong type.
+    #[error("report key `{key}`: {reason}")]
+    Shape {
+        /// Dotted key.
+        key: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The evidence cannot be committed (a float, a non-object item, ...).
+    #[error("evidence: {0}")]
+    Commitment(#[from] commitment::CommitmentError),
+}
+
+/// What the report's own evidence and ballots yield.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recomputed {
+    /// `question.id` when the report names one (decimal).
+    pub question_id: Option<String>,
+    /// The question text.
+    pub question: String,
+    /// sha256 of the question text (what the contract stores).
+    pub question_hash: B256,
+    /// Merkle root over the question and the evidence.
+    pub root: B256,
+    /// Leaf hashes, question first (0x hex).
+    pub leaves: Vec<String>,
+    /// (YES, NO, NULL) in 1e18 fixed point.
+    pub p_fixed: [u128; 3],
+    /// Kappa in 1e18 fixed point.
+    pub kappa_fixed: i128,
+    /// Valid (non-failed) ballots.
+    pub valid_ballots: u64,
+    /// Routing decided to escalate.
+    pub escalated: bool,
+}
+
+/// One value that differs between what was recomputed and what a source claims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Where the claim comes from and which field, e.g. `report.root` or `chain.pYes`.
+    pub field: String,
+    /// The recomputed value.
+    pub expected: String,
+    /// The claimed value.
+    pub found: String,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: recomputed {}, found {}",
+            self.field, self.expected, self.found
+        )
+    }
+}
+
+fn shape(key: &'static str, reason: impl Into<String>) -> AuditError {
+    AuditError::Shape {
+        key,
+        reason: reason.into(),
+    }
+}
+
+/// Recompute root, leaves, posterior integers, kappa and escalation from a report.
+///
+/// # Errors
+/// [`AuditError`] when a needed key is missing or the evidence cannot be committed.
+pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
+    let question = report
+        .pointer("/question/text")
+        .and_then(Value::as_str)
+        .ok_or_else(|| shape("question.text", "missing or not a string"))?;
+    let question_id = match report.pointer("/question/id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => return Err(shape("question.id", format!("unexpected {other}"))),
+    };
+    let evidence = report
+        .get("evidence")
+        .and_then(Value::as_array)
+        .ok_or_else(|| shape("evidence", "missing or not an array"))?;
+    let commitment = commitment::commit(question, evidence)?;
+    let ballots: Vec<BallotRecord> = serde_json::from_value(
+        report
+            .get("ballots")
+            .cloned()
+            .ok_or_else(|| shape("ballots", "missing"))?,
+    )
+    .map_err(|e| shape("ballots", e.to_string()))?;
+    let summary = stats::summarize(&ballots);
+    let escalated = match report.pointer("/routing/decision").and_then(Value::as_str) {
+        Some("resolve") => false,
+        Some("escalate") => true,
+        other => {
+            return Err(shape(
+                "routing.decision",
+                format!("expected resolve or escalate, found {other:?}"),
+            ));
+        }
+    };
+    Ok(Recomputed {
+        question_id,
+        question: question.to_owned(),
+        question_hash: B256::from_slice(&Sha256::digest(question.as_bytes())),
+        root: B256::from(commitment.root),
+        leaves: commitment.leaves_hex(),
+        p_fixed: summary.p_fixed,
+        kappa_fixed: summary.kappa_fixed,
+        valid_ballots: summary.valid,
+        escalated,
+    })
+}
+
+/// Compare the recomputed values with the report's own claims (`root`, `leaves`,
+/// `stats.p_fixed`, `stats.kappa_fixed`).
+pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    let mut check = |field: &str, expected: String, found: Option<String>| {
+        let found = found.unwrap_or_else(|| "(missing)".into());
+        if !expected.eq_ignore_ascii_case(&found) {
+            out.push(Mismatch {
+                field: format!("report.{field}"),
+                expected,
+                found,
+            });
+        }
+    };
+    let text = |v: Option<&Value>| -> Option<String> {
+        v.map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        })
+    };
+    check("root", rec.root.to_string(), text(report.get("root")));
+    let leaves = report.get("leaves").and_then(Value::as_array);
+    check(
+        "leaves",
+        rec.leaves.join(","),
+        leaves.map(|l| {
+            l.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(",")
+        }),
+    );
+    for (i, name) in ["p_fixed[0] (YES)", "p_fixed[1] (NO)", "p_fixed[2] (NULL)"]
+        .into_iter()
+        .enumerate()
+    {
+        check(
+            &format!("stats.{name}"),
+            rec.p_fixed[i].to_string(),
+            text(report.pointer(&format!("/stats/p_fixed/{i}"))),
+        );
+    }
+    check(
+        "stats.kappa_fixed",
+        rec.kappa_fixed.to_string(),
+        text(report.pointer("/stats/kappa_fixed")),
+    );
+    out
+}
+
+/// Compare the recomputed values with the verdict on-chain for `id`.
+///
+/// # Errors
+/// [`ChainError`] when the chain cannot be read (no verdict is a mismatch, not an error).
+pub async fn compare_with_chain(
+    rec: &Recomputed,
+    provider: &ChainProvider,
+    oracle: alloy::primitives::Address,
+    id: U256,
+) -> Result<Vec<Mismatch>, ChainError> {
+    use IVeritasOracle::VerdictStatus as S;
+    let contract = IVeritasOracle::new(oracle, provider);
+    let status = contract
+        .verdictStatus(id)
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("verdictStatus", e))?;
+    let mut out = Vec::new();
+    let mut check = |field: &str, expected: String, found: String| {
+        if !expected.eq_ignore_ascii_case(&found) {
+            out.push(Mismatch {
+                field: format!("chain.{field}"),
+                expected,
+                found,
+            });
+        }
+    };
+    match status {
+        S::Resolved | S::Escalated => {}
+        other => {
+            check(
+                "verdictStatus",
+                if rec.escalated {
+                    "Escalated"
+                } else {
+                    "Resolved"
+                }
+                .into(),
+                format!("{other:?}"),
+            );
+            return Ok(out);
+        }
+    }
+    check(
+        "verdictStatus",
+        if rec.escalated {
+            "Escalated"
+        } else {
+            "Resolved"
+        }
+        .into(),
+        if status == S::Escalated {
+            "Escalated"
+        } else {
+            "Resolved"
+        }
+        .into(),
+    );
+    let v = contract
+        .getVerdict(id)
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("getVerdict", e))?;
+    check(
+        "questionHash",
+        rec.question_hash.to_string(),
+        v.questionHash.to_string(),
+    );
+    check("merkleRoot", rec.root.to_string(), v.merkleRoot.to_string());
+    check("pYes", rec.p_fixed[0].to_string(), v.pYes.to_string());
+    check("pNo", rec.p_fixed[1].to_string(), v.pNo.to_string());
+    check("pNull", rec.p_fixed[2].to_string(), v.pNull.to_string());
+    check(
+        "fleissKappa",
+        I256::try_from(rec.kappa_fixed)
+            .map(|k| k.to_string())
+            .unwrap_or_default(),
+        v.fleissKappa.to_string(),
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn report() -> Value {
+        let ballots = json!([
+            {"iteration": 1, "model": "m1", "archetype": "a", "vote": "YES", "confidence": 0.9},
+            {"iteration": 1, "model": "m2", "archetype": "b", "vote": "YES"},
+            {"iteration": 2, "model": "m1", "archetype": "c", "vote": "NO"},
+            {"iteration": 2, "model": "m2", "archetype": "a", "vote": null, "failure": "timeout"}
+        ]);
+        let evidence = json!([{"id": 1, "url": "https://a", "title": "A", "snippet": "s",
+            "published_at": null, "source": "local", "submitter": null}]);
+        let c = commitment::commit("Is it?", evidence.as_array().unwrap()).unwrap();
+        let records: Vec<BallotRecord> = serde_json::from_value(ballots.clone()).unwrap();
+        let s = stats::summarize(&records);
+        json!({
+            "question": {"text": "Is it?", "id": "7"},
+            "evidence": evidence,
+            "leaves": c.leaves_hex(),
+            "root": c.root_hex(),
+            "ballots": ballots,
+            "stats": s,
+            "routing": {"decision": "resolve", "reasons": []},
+        })
+    }
+
+    #[test]
+    fn an_honest_report_matches_itself() {
+        let r = report();
+        let rec = recompute(&r).unwrap();
+        assert_eq!(rec.question_id.as_deref(), Some("7"));
+        assert_eq!(rec.valid_ballots, 3);
+        assert_eq!(rec.p_fixed.iter().sum::<u128>(), stats::WAD);
+        assert!(!rec.escalated);
+        assert_eq!(compare_with_report(&rec, &r), vec![]);
+    }
+
+    #[test]
+    fn an_edited_report_is_caught() {
+        let mut r = report();
+        r["ballots"][2]["vote"] = json!("YES");
+        let rec = recompute(&r).unwrap();
+        let fields: Vec<String> = compare_with_report(&rec, &r)
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        assert!(fields.iter().any(|f| f.contains("p_fixed")), "{fields:?}");
+        let mut r = report();
+        r["evidence"][0]["snippet"] = json!("edited");
+        let rec = recompute(&r).unwrap();
+        let fields: Vec<String> = compare_with_report(&rec, &r)
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        assert!(fields.contains(&"report.root".to_string()), "{fields:?}");
+    }
+
+    #[test]
+    fn missing_keys_are_named() {
+        let mut r = report();
+        r.as_object_mut().unwrap().remove("routing");
+        assert!(
+            recompute(&r)
+                .unwrap_err()
+                .to_string()
+                .contains("routing.decision")
+        );
+        let mut r = report();
+        r["evidence"][0]["score"] = json!(0.5);
+        assert!(matches!(recompute(&r), Err(AuditError::Commitment(_))));
+    }
+}

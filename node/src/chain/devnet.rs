@@ -1,0 +1,314 @@
+//! A local development chain: anvil on a free port, and the oracle deployed from forge's
+//! artifact. `veritas demo` and the end-to-end tests use it; nothing here runs against a
+//! public network.
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use alloy::{
+    network::{EthereumWallet, TransactionBuilder},
+    primitives::{Address, Bytes},
+    providers::{Provider, ProviderBuilder},
+    rpc::types::TransactionRequest,
+    signers::local::PrivateKeySigner,
+    sol_types::SolValue,
+};
+
+use super::IVeritasOracle;
+
+/// Anvil's first three development keys (derived from its public default mnemonic "test test
+/// ... junk"); they hold test ether on any anvil and nothing anywhere else.
+pub const ANVIL_KEYS: [&str; 3] = [
+    "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+    "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+    "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a",
+];
+
+/// Why the devnet could not be started or set up.
+#[derive(Debug, thiserror::Error)]
+pub enum DevnetError {
+    /// A tool (anvil, forge) could not be run.
+    #[error("{tool}: {reason}")]
+    Tool {
+        /// The tool.
+        tool: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The contract artifact is missing or malformed.
+    #[error("artifact {path}: {reason}")]
+    Artifact {
+        /// The artifact file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Deploying or configuring the oracle failed.
+    #[error("deploy: {0}")]
+    Deploy(String),
+}
+
+/// The repository root: the nearest ancestor of the working directory (or of this crate's
+/// manifest) holding `foundry.toml`.
+pub fn repo_root() -> Option<PathBuf> {
+    let from_cwd = std::env::current_dir().ok();
+    let from_manifest = Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    for start in [from_cwd, from_manifest].into_iter().flatten() {
+        let mut dir: Option<&Path> = Some(start.as_path());
+        while let Some(d) = dir {
+            if d.join("foundry.toml").is_file() {
+                return Some(d.to_path_buf());
+            }
+            dir = d.parent();
+        }
+    }
+    None
+}
+
+/// Path of a pinned Foundry tool: `tools/node_modules/.bin/<name>` in the repo (installed by
+/// `make setup`), else the bare name (looked up on `PATH`).
+pub fn tool(name: &str) -> PathBuf {
+    repo_root()
+        .map(|root| root.join("tools/node_modules/.bin").join(name))
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// Options for [`Anvil::spawn`].
+#[derive(Debug, Clone, Default)]
+pub struct AnvilOptions {
+    /// Port; `None` picks a free one.
+    pub port: Option<u16>,
+    /// `--state FILE`: load the chain from it at start and dump it on exit (SIGTERM).
+    pub state: Option<PathBuf>,
+    /// `--block-time`: interval mining instead of one block per transaction.
+    pub block_time: Option<u64>,
+}
+
+/// A running anvil, killed on drop.
+#[derive(Debug)]
+pub struct Anvil {
+    child: Option<Child>,
+    /// The port it listens on.
+    pub port: u16,
+    /// Its HTTP URL.
+    pub url: String,
+    options: AnvilOptions,
+}
+
+fn free_port() -> Result<u16, DevnetError> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| DevnetError::Tool {
+        tool: "anvil".into(),
+        reason: format!("no free port: {e}"),
+    })?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| DevnetError::Tool {
+            tool: "anvil".into(),
+            reason: e.to_string(),
+        })
+}
+
+impl Anvil {
+    /// Start anvil and wait until it answers JSON-RPC.
+    ///
+    /// # Errors
+    /// [`DevnetError::Tool`] when anvil cannot be started or does not answer within 30 s.
+    pub async fn spawn(options: AnvilOptions) -> Result<Self, DevnetError> {
+        let port = match options.port {
+            Some(p) => p,
+            None => free_port()?,
+        };
+        let child = start_anvil(port, &options)?;
+        let mut anvil = Self {
+            child: Some(child),
+            port,
+            url: format!("http://127.0.0.1:{port}"),
+            options,
+        };
+        anvil.wait_ready().await?;
+        Ok(anvil)
+    }
+
+    async fn wait_ready(&mut self) -> Result<(), DevnetError> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let url: reqwest::Url = self.url.parse().map_err(|e| DevnetError::Tool {
+            tool: "anvil".into(),
+            reason: format!("{e}"),
+        })?;
+        let provider = ProviderBuilder::new().connect_http(url);
+        loop {
+            if provider.get_chain_id().await.is_ok() {
+                return Ok(());
+            }
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(status)) = child.try_wait()
+            {
+                return Err(DevnetError::Tool {
+                    tool: "anvil".into(),
+                    reason: format!("exited: {status}"),
+                });
+            }
+            if Instant::now() > deadline {
+                return Err(DevnetError::Tool {
+                    tool: "anvil".into(),
+                    reason: "no answer after 30 s".into(),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Stop anvil gracefully (SIGTERM, so `--state` is dumped) and wait for it to exit.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(child.id().to_string())
+                .status();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Start it again on the same port with the same options (after [`Anvil::stop`]).
+    ///
+    /// # Errors
+    /// As [`Anvil::spawn`].
+    pub async fn restart(&mut self) -> Result<(), DevnetError> {
+        self.stop();
+        self.child = Some(start_anvil(self.port, &self.options)?);
+        self.wait_ready().await
+    }
+}
+
+fn start_anvil(port: u16, options: &AnvilOptions) -> Result<Child, DevnetError> {
+    let binary = tool("anvil");
+    let mut cmd = Command::new(&binary);
+    cmd.arg("--port")
+        .arg(port.to_string())
+        .arg("--host")
+        .arg("127.0.0.1");
+    if let Some(state) = &options.state {
+        cmd.arg("--state").arg(state);
+    }
+    if let Some(block_time) = options.block_time {
+        cmd.arg("--block-time").arg(block_time.to_string());
+    }
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd.spawn().map_err(|e| DevnetError::Tool {
+        tool: binary.display().to_string(),
+        reason: format!("{e} (run `make setup` to install the pinned Foundry tools)"),
+    })
+}
+
+impl Drop for Anvil {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The oracle's creation bytecode from forge's artifact, running `forge build` first when the
+/// artifact is missing.
+///
+/// # Errors
+/// [`DevnetError`] when forge fails or the artifact has no bytecode.
+pub fn oracle_bytecode() -> Result<Bytes, DevnetError> {
+    let root = repo_root().ok_or_else(|| DevnetError::Tool {
+        tool: "forge".into(),
+        reason: "no foundry.toml above the working directory: run from the repository".into(),
+    })?;
+    let path = root.join("out/VeritasOracle.sol/VeritasOracle.json");
+    // Parallel tests in one process must not run two `forge build`s into the same out/.
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
+    if !path.is_file() {
+        let status = Command::new(tool("forge"))
+            .arg("build")
+            .current_dir(&root)
+            .env("FOUNDRY_SOLC", root.join("tools/solc"))
+            .stdout(Stdio::null())
+            .status()
+            .map_err(|e| DevnetError::Tool {
+                tool: "forge".into(),
+                reason: e.to_string(),
+            })?;
+        if !status.success() {
+            return Err(DevnetError::Tool {
+                tool: "forge build".into(),
+                reason: status.to_string(),
+            });
+        }
+    }
+    let fail = |reason: String| DevnetError::Artifact {
+        path: path.clone(),
+        reason,
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| fail(e.to_string()))?;
+    let hex = json
+        .pointer("/bytecode/object")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| fail("no bytecode.object".into()))?;
+    hex.parse().map_err(|e| fail(format!("bad bytecode: {e}")))
+}
+
+/// Deploy the oracle with `owner_key` as owner and arbiter, and add `operators`.
+/// Returns the oracle address and its deployment block.
+///
+/// # Errors
+/// [`DevnetError`].
+pub async fn deploy_oracle(
+    rpc_url: &str,
+    owner_key: &str,
+    operators: &[Address],
+) -> Result<(Address, u64), DevnetError> {
+    let deploy = |e: &dyn std::fmt::Display| DevnetError::Deploy(e.to_string());
+    let signer: PrivateKeySigner = owner_key.parse().map_err(|e| deploy(&e))?;
+    let owner = signer.address();
+    let url: reqwest::Url = rpc_url.parse().map_err(|e| deploy(&e))?;
+    let provider = ProviderBuilder::new()
+        .wallet(EthereumWallet::from(signer))
+        .connect_http(url);
+    let mut code = oracle_bytecode()?.to_vec();
+    code.extend_from_slice(&owner.abi_encode());
+    let receipt = provider
+        .send_transaction(TransactionRequest::default().with_deploy_code(code))
+        .await
+        .map_err(|e| deploy(&e))?
+        .get_receipt()
+        .await
+        .map_err(|e| deploy(&e))?;
+    let address = receipt
+        .contract_address
+        .ok_or_else(|| DevnetError::Deploy("no contract address".into()))?;
+    let block = receipt.block_number.unwrap_or_default();
+    let oracle = IVeritasOracle::new(address, &provider);
+    for op in operators {
+        oracle
+            .addOperator(*op)
+            .send()
+            .await
+            .map_err(|e| deploy(&e))?
+            .get_receipt()
+            .await
+            .map_err(|e| deploy(&e))?;
+    }
+    Ok((address, block))
+}

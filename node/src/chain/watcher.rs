@@ -1,0 +1,311 @@
+//! The `QuestionAsked` watcher: `eth_getLogs` in bounded ranges behind a confirmation depth.
+//!
+//! Polling `eth_getLogs` (instead of a subscription) works on every HTTP endpoint and makes
+//! recovery simple: the only state is the next block to scan, persisted in the store in the
+//! same SQLite transaction as the jobs found below it. After a restart the watcher re-reads
+//! `restart_overlap` blocks below that cursor; the jobs table is unique by question id, so the
+//! overlap inserts nothing twice. A log is read only once its block has `confirmations`
+//! confirmations, so a shallow reorg never reaches the store (a deeper one is caught by the
+//! poster, which checks the question's hash on-chain before it posts).
+//!
+//! Providers cap `eth_getLogs` ranges differently; the watcher starts at `max_log_range`,
+//! halves the range whenever the RPC refuses one, keeps to the size that worked, and probes
+//! larger ranges again after a run of successes.
+
+use std::sync::{
+    Arc,
+    atomic::{AtomicU64, Ordering},
+};
+use std::time::Duration;
+
+use alloy::{
+    primitives::Address,
+    providers::Provider,
+    rpc::types::{Filter, Log},
+    sol_types::SolEvent,
+};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use tracing::{debug, info, warn};
+
+use super::{ChainError, ChainProvider, IVeritasOracle};
+use crate::store::{NewQuestion, Store, now_ms};
+
+/// Watcher settings (from `[chain]`).
+#[derive(Debug, Clone)]
+pub struct WatcherConfig {
+    /// The oracle contract.
+    pub oracle: Address,
+    /// Confirmations before a log is acted on (1 = the head block).
+    pub confirmations: u64,
+    /// Delay between polls when caught up.
+    pub poll_interval: Duration,
+    /// Largest block range per `eth_getLogs`.
+    pub max_log_range: u64,
+    /// First block when the store has no cursor.
+    pub start_block: u64,
+    /// Blocks re-read below the cursor on start.
+    pub restart_overlap: u64,
+}
+
+/// What the watcher last saw, shared with `/readyz` and `/metrics`.
+#[derive(Debug, Default)]
+pub struct WatchState {
+    /// Latest head block seen.
+    pub head: AtomicU64,
+    /// Next block to scan.
+    pub cursor: AtomicU64,
+    /// Questions stored (new ones only).
+    pub questions_seen: AtomicU64,
+    /// RPC failures while polling.
+    pub rpc_errors: AtomicU64,
+    /// Unix ms of the last successful poll (0 = never).
+    pub last_ok_ms: AtomicU64,
+    /// Current `eth_getLogs` range.
+    pub range: AtomicU64,
+    /// Logs that could not be decoded (e.g. invalid UTF-8 text); they are logged and skipped.
+    pub undecodable_logs: AtomicU64,
+}
+
+impl WatchState {
+    /// Blocks between the confirmed head and the cursor (0 when caught up).
+    pub fn lag(&self, confirmations: u64) -> u64 {
+        let safe_next = (self.head.load(Ordering::Relaxed) + 1).saturating_sub(confirmations - 1);
+        safe_next.saturating_sub(self.cursor.load(Ordering::Relaxed))
+    }
+}
+
+/// The outcome of one poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Poll {
+    /// The chain head.
+    pub head: u64,
+    /// Next block to scan after this poll.
+    pub cursor: u64,
+    /// New questions stored.
+    pub new_questions: usize,
+    /// Whether blocks remain to scan (poll again at once).
+    pub behind: bool,
+}
+
+/// Polls the chain for `QuestionAsked` and stores jobs.
+#[derive(Debug)]
+pub struct Watcher {
+    provider: ChainProvider,
+    store: Arc<Store>,
+    config: WatcherConfig,
+    state: Arc<WatchState>,
+    /// Woken when new jobs are stored, so the scheduler need not wait for its own tick.
+    new_jobs: Arc<Notify>,
+    next_block: u64,
+    range: u64,
+    /// Upper bound on `range` after a refusal: the size that last worked. Lifted again after
+    /// [`RANGE_PROBE_AFTER`] successful scans, in case the provider's limit was temporary.
+    ceiling: u64,
+    successes_since_refusal: u32,
+}
+
+/// Successful scans after a refused range before the watcher tries larger ranges again.
+const RANGE_PROBE_AFTER: u32 = 100;
+
+/// Ceiling on how long the watcher sleeps after repeated RPC failures.
+const MAX_ERROR_BACKOFF: Duration = Duration::from_secs(30);
+
+impl Watcher {
+    /// Create a watcher resuming from the store's cursor minus the restart overlap.
+    ///
+    /// # Errors
+    /// [`ChainError::Store`] when the cursor cannot be read.
+    pub fn new(
+        provider: ChainProvider,
+        store: Arc<Store>,
+        config: WatcherConfig,
+        state: Arc<WatchState>,
+        new_jobs: Arc<Notify>,
+    ) -> Result<Self, ChainError> {
+        let next_block = match store.cursor()? {
+            Some(cursor) => cursor
+                .saturating_sub(config.restart_overlap)
+                .max(config.start_block),
+            None => config.start_block,
+        };
+        state.cursor.store(next_block, Ordering::Relaxed);
+        state.range.store(config.max_log_range, Ordering::Relaxed);
+        let range = config.max_log_range;
+        Ok(Self {
+            provider,
+            store,
+            config,
+            state,
+            new_jobs,
+            next_block,
+            range,
+            ceiling: range,
+            successes_since_refusal: 0,
+        })
+    }
+
+    /// The shared status.
+    pub fn state(&self) -> Arc<WatchState> {
+        Arc::clone(&self.state)
+    }
+
+    /// Poll until cancelled. RPC failures are logged and retried with backoff; the loop only
+    /// ends on cancellation or a store failure (the node cannot work without its store).
+    ///
+    /// # Errors
+    /// [`ChainError::Store`] when the store fails.
+    pub async fn run(mut self, cancel: CancellationToken) -> Result<(), ChainError> {
+        let mut failures: u32 = 0;
+        loop {
+            let delay = match self.poll_once().await {
+                Ok(poll) => {
+                    failures = 0;
+                    if poll.behind {
+                        Duration::ZERO
+                    } else {
+                        self.config.poll_interval
+                    }
+                }
+                Err(ChainError::Store(e)) if !e.is_retryable() => return Err(ChainError::Store(e)),
+                Err(e) => {
+                    failures = failures.saturating_add(1);
+                    self.state.rpc_errors.fetch_add(1, Ordering::Relaxed);
+                    let backoff = self
+                        .config
+                        .poll_interval
+                        .saturating_mul(2u32.saturating_pow(failures.min(6)))
+                        .min(MAX_ERROR_BACKOFF);
+                    warn!(target: "veritas::watcher", error = %e, failures, retry_in = ?backoff, "poll failed");
+                    backoff
+                }
+            };
+            tokio::select! {
+                () = cancel.cancelled() => return Ok(()),
+                () = tokio::time::sleep(delay) => {}
+            }
+        }
+    }
+
+    /// Scan the next confirmed range (at most one `eth_getLogs` that succeeds; refused ranges
+    /// are shrunk and retried within the same call).
+    ///
+    /// # Errors
+    /// [`ChainError`] from the RPC or the store; the cursor is unchanged then.
+    pub async fn poll_once(&mut self) -> Result<Poll, ChainError> {
+        let head = self
+            .provider
+            .get_block_number()
+            .await
+            .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+        self.state.head.store(head, Ordering::Relaxed);
+        // A block has `head - b + 1` confirmations; we may read up to `safe`.
+        let Some(safe) = (head + 1).checked_sub(self.config.confirmations) else {
+            return Ok(self.idle(head));
+        };
+        if self.next_block > safe {
+            return Ok(self.idle(head));
+        }
+        loop {
+            let to = safe.min(self.next_block.saturating_add(self.range - 1));
+            let filter = Filter::new()
+                .address(self.config.oracle)
+                .event_signature(IVeritasOracle::QuestionAsked::SIGNATURE_HASH)
+                .from_block(self.next_block)
+                .to_block(to);
+            match self.provider.get_logs(&filter).await {
+                Ok(logs) => {
+                    let questions = decode_logs(&logs, &self.state);
+                    let new_questions = self.store.record_scan(&questions, to + 1)?;
+                    debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), new_questions, "scanned");
+                    self.next_block = to + 1;
+                    self.state.cursor.store(self.next_block, Ordering::Relaxed);
+                    self.state
+                        .last_ok_ms
+                        .store(u64::try_from(now_ms()).unwrap_or(0), Ordering::Relaxed);
+                    if new_questions > 0 {
+                        self.state
+                            .questions_seen
+                            .fetch_add(new_questions as u64, Ordering::Relaxed);
+                        for q in &questions {
+                            info!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, "question confirmed");
+                        }
+                        self.new_jobs.notify_one();
+                    }
+                    // Grow back towards the ceiling after a success.
+                    self.successes_since_refusal = self.successes_since_refusal.saturating_add(1);
+                    if self.successes_since_refusal >= RANGE_PROBE_AFTER {
+                        self.ceiling = self.config.max_log_range;
+                    }
+                    self.range = self.range.saturating_mul(2).min(self.ceiling);
+                    self.state.range.store(self.range, Ordering::Relaxed);
+                    return Ok(Poll {
+                        head,
+                        cursor: self.next_block,
+                        new_questions,
+                        behind: to < safe,
+                    });
+                }
+                Err(e) => {
+                    let err = ChainError::rpc("eth_getLogs", e);
+                    if err.is_range_refusal() && self.range > 1 {
+                        self.range = (self.range / 2).max(1);
+                        self.ceiling = self.range;
+                        self.successes_since_refusal = 0;
+                        self.state.range.store(self.range, Ordering::Relaxed);
+                        warn!(target: "veritas::watcher", error = %err, range = self.range, "log range refused; shrinking");
+                        continue;
+                    }
+                    return Err(err);
+                }
+            }
+        }
+    }
+
+    fn idle(&self, head: u64) -> Poll {
+        self.state
+            .last_ok_ms
+            .store(u64::try_from(now_ms()).unwrap_or(0), Ordering::Relaxed);
+        Poll {
+            head,
+            cursor: self.next_block,
+            new_questions: 0,
+            behind: false,
+        }
+    }
+}
+
+/// Turn raw logs into stored questions, skipping removed (reorged) and undecodable logs.
+fn decode_logs(logs: &[Log], state: &WatchState) -> Vec<NewQuestion> {
+    let mut out = Vec::with_capacity(logs.len());
+    for log in logs {
+        if log.removed {
+            continue;
+        }
+        let decoded = match log.log_decode::<IVeritasOracle::QuestionAsked>() {
+            Ok(decoded) => decoded,
+            Err(e) => {
+                state.undecodable_logs.fetch_add(1, Ordering::Relaxed);
+                warn!(target: "veritas::watcher", error = %e, block = ?log.block_number, tx = ?log.transaction_hash, "undecodable QuestionAsked log skipped");
+                continue;
+            }
+        };
+        let event = &decoded.inner.data;
+        let (Some(block_number), Some(block_hash)) = (log.block_number, log.block_hash) else {
+            // Pending logs have no block; eth_getLogs over mined ranges never returns them.
+            continue;
+        };
+        out.push(NewQuestion {
+            question_id: event.id.to_string(),
+            question: event.question.clone(),
+            asker: event.asker.to_checksum(None),
+            question_hash: event.questionHash.to_string(),
+            block_number,
+            block_hash: block_hash.to_string(),
+            tx_index: log.transaction_index.unwrap_or_default(),
+            log_index: log.log_index.unwrap_or_default(),
+            resolve_after: event.resolveAfter,
+        });
+    }
+    out
+}

@@ -1,0 +1,83 @@
+//! `veritas audit`: rebuild a verdict from its report file and compare it with the chain.
+//!
+//! ```text
+//! veritas audit veritas-data/reports/3.json
+//! veritas audit report.json --rpc http://127.0.0.1:8545 --oracle 0x5FbD...
+//! ```
+//!
+//! Exit status 0 when everything matches, 1 on any mismatch (each one is named).
+
+use std::path::PathBuf;
+
+use alloy::primitives::{Address, U256};
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::{
+    audit::{self, Mismatch},
+    chain,
+};
+
+/// `veritas audit` arguments.
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// The report file (JSON) written by the node.
+    pub report: PathBuf,
+    /// JSON-RPC URL: also compare with the verdict on-chain.
+    #[arg(long)]
+    pub rpc: Option<String>,
+    /// Oracle address (default: the report's `question.oracle`).
+    #[arg(long)]
+    pub oracle: Option<Address>,
+}
+
+/// Audit one report.
+///
+/// # Errors
+/// Unreadable report, RPC failure, or any mismatch.
+pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(&args.report)
+        .with_context(|| format!("reading {}", args.report.display()))?;
+    let report: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", args.report.display()))?;
+    let rec = audit::recompute(&report)?;
+    let mut mismatches: Vec<Mismatch> = audit::compare_with_report(&rec, &report);
+    println!("root        {}", rec.root);
+    println!(
+        "p (1e18)    YES {}  NO {}  NULL {}",
+        rec.p_fixed[0], rec.p_fixed[1], rec.p_fixed[2]
+    );
+    println!("kappa (1e18) {}", rec.kappa_fixed);
+    println!(
+        "routing     {}",
+        if rec.escalated { "escalate" } else { "resolve" }
+    );
+    if let Some(rpc) = &args.rpc {
+        let oracle = match args.oracle {
+            Some(a) => a,
+            None => report
+                .pointer("/question/oracle")
+                .and_then(|v| v.as_str())
+                .context("no --oracle and no question.oracle in the report")?
+                .parse()
+                .context("question.oracle")?,
+        };
+        let id: U256 = rec
+            .question_id
+            .as_deref()
+            .context("the report has no question.id: it was not resolved on-chain")?
+            .parse()
+            .context("question.id")?;
+        let provider = chain::connect(rpc, std::time::Duration::from_secs(15))?;
+        mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, id).await?);
+        println!("chain       question {id} on {oracle} compared");
+    }
+    if mismatches.is_empty() {
+        println!("OK: every recomputed value matches");
+        return Ok(());
+    }
+    for m in &mismatches {
+        println!("MISMATCH {m}");
+    }
+    bail!("{} mismatch(es)", mismatches.len())
+}

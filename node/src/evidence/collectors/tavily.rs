@@ -1,0 +1,343 @@
+//! Tavily web search (`POST {endpoint}/search`), the seed's search engine.
+//!
+//! The API key comes from an environment variable and lives only in the `Authorization`
+//! header: it is redacted from `Debug`, never logged, never put in errors. Retries live here
+//! and only here: timeouts, transport errors, 5xx and 429 are retried with exponential
+//! backoff (a 429's `Retry-After` wins over the backoff); 401/403 stop at once with an error
+//! that says to check the key.
+
+use std::fmt;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use reqwest::StatusCode;
+use reqwest::header::{AUTHORIZATION, RETRY_AFTER};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{Collector, CollectorError, Hit, SearchRequest};
+use crate::bundle::Source;
+use crate::evidence::normalize::truncate_chars;
+
+const SERVICE: &str = "tavily";
+
+/// Tavily settings; the key itself is not here, only the name of the variable holding it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TavilyConfig {
+    /// Run web search (needs the API key in the environment).
+    pub enabled: bool,
+    /// Base URL; `/search` is appended.
+    pub endpoint: String,
+    /// Name of the environment variable holding the API key.
+    pub api_key_env: String,
+    /// Results per query (Tavily allows 0–20).
+    pub max_results: u32,
+    /// `basic` (1 credit) or `advanced` (2 credits).
+    pub search_depth: String,
+    /// `general` or `news` (news results carry a publication date).
+    pub topic: String,
+    /// Timeout of one HTTP request.
+    #[serde(with = "humantime_serde")]
+    pub timeout: Duration,
+    /// Attempts per query, the first included.
+    pub max_attempts: u32,
+    /// Backoff before the second attempt; doubled after each further failure.
+    #[serde(with = "humantime_serde")]
+    pub initial_backoff: Duration,
+    /// Upper bound of any wait between attempts, `Retry-After` included.
+    #[serde(with = "humantime_serde")]
+    pub max_backoff: Duration,
+}
+
+impl Default for TavilyConfig {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            endpoint: "https://api.tavily.com".to_owned(),
+            api_key_env: "TAVILY_API_KEY".to_owned(),
+            max_results: 5,
+            search_depth: "basic".to_owned(),
+            topic: "general".to_owned(),
+            timeout: Duration::from_secs(20),
+            max_attempts: 3,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+/// An API key that never prints.
+#[derive(Clone)]
+struct ApiKey(String);
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(<redacted>)")
+    }
+}
+
+/// The Tavily client.
+#[derive(Debug, Clone)]
+pub struct TavilyCollector {
+    config: TavilyConfig,
+    api_key: ApiKey,
+    client: reqwest::Client,
+}
+
+#[derive(Debug, Deserialize)]
+struct SearchResponse {
+    #[serde(default)]
+    results: Vec<SearchResult>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SearchResult {
+    url: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    content: String,
+    #[serde(default)]
+    score: Option<f64>,
+    #[serde(default)]
+    published_date: Option<String>,
+}
+
+impl TavilyCollector {
+    /// A client whose key is read from the variable named by `config.api_key_env`.
+    ///
+    /// # Errors
+    /// [`CollectorError::MissingApiKey`] when the variable is unset or empty.
+    pub fn from_env(config: TavilyConfig) -> Result<Self, CollectorError> {
+        let key = std::env::var(&config.api_key_env)
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+            .ok_or_else(|| CollectorError::MissingApiKey {
+                env: config.api_key_env.clone(),
+            })?;
+        Self::new(config, key)
+    }
+
+    /// A client with an explicit key.
+    ///
+    /// # Errors
+    /// [`CollectorError::Transport`] when the HTTP client cannot be built (TLS setup).
+    pub fn new(config: TavilyConfig, api_key: String) -> Result<Self, CollectorError> {
+        let client = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .build()
+            .map_err(|err| CollectorError::Transport {
+                service: SERVICE.to_owned(),
+                reason: err.to_string(),
+            })?;
+        Ok(Self {
+            config,
+            api_key: ApiKey(api_key),
+            client,
+        })
+    }
+
+    /// One query, with retries.
+    ///
+    /// # Errors
+    /// The last attempt's [`CollectorError`], or the first non-retryable one.
+    pub async fn search(
+        &self,
+        query: &str,
+        resolve_after: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Hit>, CollectorError> {
+        let mut backoff = self.config.initial_backoff;
+        let mut attempt = 1u32;
+        loop {
+            match self.search_once(query, resolve_after).await {
+                Ok(hits) => return Ok(hits),
+                Err(err) if err.is_retryable() && attempt < self.config.max_attempts => {
+                    let wait = match &err {
+                        CollectorError::RateLimited {
+                            retry_after: Some(after),
+                            ..
+                        } => *after,
+                        _ => backoff,
+                    }
+                    .min(self.config.max_backoff);
+                    tracing::warn!(target: "veritas::evidence::tavily", attempt, wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX), error = %err, "search failed, retrying");
+                    tokio::time::sleep(wait).await;
+                    backoff = backoff.saturating_mul(2);
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+
+    async fn search_once(
+        &self,
+        query: &str,
+        resolve_after: Option<DateTime<Utc>>,
+    ) -> Result<Vec<Hit>, CollectorError> {
+        let url = format!("{}/search", self.config.endpoint.trim_end_matches('/'));
+        let mut body = json!({
+            "query": query,
+            "search_depth": self.config.search_depth,
+            "topic": self.config.topic,
+            "max_results": self.config.max_results,
+            "include_answer": false,
+            "include_raw_content": false,
+            "include_images": false,
+        });
+        if let Some(at) = resolve_after {
+            // Tavily's end_date is inclusive and day-granular; the bundle's cutoff is exact.
+            body["end_date"] = json!(at.format("%Y-%m-%d").to_string());
+        }
+        let response = self
+            .client
+            .post(&url)
+            .header(AUTHORIZATION, format!("Bearer {}", self.api_key.0))
+            .json(&body)
+            .send()
+            .await
+            .map_err(|err| self.transport_error(&err))?;
+
+        let status = response.status();
+        if status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN {
+            return Err(CollectorError::Unauthorized {
+                service: SERVICE.to_owned(),
+                status: status.as_u16(),
+            });
+        }
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            let retry_after = response
+                .headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| parse_retry_after(v, Utc::now()));
+            return Err(CollectorError::RateLimited {
+                service: SERVICE.to_owned(),
+                retry_after,
+            });
+        }
+        if !status.is_success() {
+            // An error page that echoes the request must not carry the key into logs.
+            let body = response
+                .text()
+                .await
+                .unwrap_or_default()
+                .replace(&self.api_key.0, "<redacted>");
+            return Err(CollectorError::Status {
+                service: SERVICE.to_owned(),
+                status: status.as_u16(),
+                body: truncate_chars(&body, 300),
+            });
+        }
+        let text = response
+            .text()
+            .await
+            .map_err(|err| self.transport_error(&err))?;
+        tracing::trace!(target: "veritas::evidence::tavily", body = %text, "search response");
+        let parsed: SearchResponse =
+            serde_json::from_str(&text).map_err(|err| CollectorError::Malformed {
+                service: SERVICE.to_owned(),
+                reason: err.to_string(),
+            })?;
+        Ok(parsed
+            .results
+            .into_iter()
+            .enumerate()
+            .map(|(rank, result)| Hit {
+                query: Some(query.to_owned()),
+                rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                score: result.score.unwrap_or(0.0),
+                url: result.url,
+                title: result.title,
+                snippet: result.content,
+                published_at: result.published_date,
+                source: Source::Web,
+                submitter: None,
+            })
+            .collect())
+    }
+
+    fn transport_error(&self, err: &reqwest::Error) -> CollectorError {
+        if err.is_timeout() {
+            CollectorError::Timeout {
+                service: SERVICE.to_owned(),
+                after: self.config.timeout,
+            }
+        } else {
+            // reqwest's Display holds the URL (no credentials: the key is only in a header).
+            CollectorError::Transport {
+                service: SERVICE.to_owned(),
+                reason: err.to_string(),
+            }
+        }
+    }
+}
+
+/// Read a `Retry-After` value: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
+fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = DateTime::parse_from_rfc2822(value)
+        .ok()?
+        .with_timezone(&Utc);
+    Some((at - now).to_std().unwrap_or(Duration::ZERO))
+}
+
+#[async_trait]
+impl Collector for TavilyCollector {
+    fn name(&self) -> &str {
+        SERVICE
+    }
+
+    async fn collect(&self, request: &SearchRequest<'_>) -> Result<Vec<Hit>, CollectorError> {
+        let mut hits = Vec::new();
+        for query in request.queries {
+            hits.extend(self.search(query, request.resolve_after).await?);
+        }
+        Ok(hits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_reads_seconds_and_http_dates() {
+        let now = DateTime::parse_from_rfc3339("2026-03-10T12:00:00Z")
+            .map(|d| d.with_timezone(&Utc))
+            .unwrap_or_default();
+        assert_eq!(parse_retry_after("7", now), Some(Duration::from_secs(7)));
+        assert_eq!(
+            parse_retry_after("Tue, 10 Mar 2026 12:00:30 GMT", now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            parse_retry_after("Tue, 10 Mar 2026 11:00:00 GMT", now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn the_key_never_prints() {
+        let collector = TavilyCollector::new(TavilyConfig::default(), "tvly-SECRET123".to_owned());
+        let shown = format!("{collector:?}");
+        assert!(!shown.contains("SECRET123"), "{shown}");
+        assert!(shown.contains("redacted"));
+    }
+
+    #[test]
+    fn a_missing_key_is_a_clear_error() {
+        let config = TavilyConfig {
+            api_key_env: "VERITAS_TEST_TAVILY_KEY_THAT_IS_NEVER_SET".to_owned(),
+            ..TavilyConfig::default()
+        };
+        let err = TavilyCollector::from_env(config).err();
+        assert!(matches!(err, Some(CollectorError::MissingApiKey { .. })));
+    }
+}

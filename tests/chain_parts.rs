@@ -1,0 +1,286 @@
+//! The watcher and the poster against a real anvil (some through a fault-injecting proxy).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::{
+    sync::{Arc, atomic::Ordering},
+    time::Duration,
+};
+
+use alloy::{
+    primitives::{B256, U256},
+    providers::Provider,
+};
+use serde_json::Value;
+use support::{Chain, operator, proxy::start_proxy};
+use tokio::sync::Notify;
+use veritas::{
+    chain::{
+        self,
+        devnet::AnvilOptions,
+        poster::{Posted, Poster, PosterConfig},
+        watcher::{WatchState, Watcher, WatcherConfig},
+    },
+    store::{PostIntent, Stage, Store, TxStatus},
+};
+
+async fn mine(chain: &Chain, blocks: u64) {
+    let _: Value = chain
+        .reader()
+        .raw_request("anvil_mine".into(), (U256::from(blocks),))
+        .await
+        .unwrap();
+}
+
+fn watcher(
+    url: &str,
+    chain: &Chain,
+    store: &Arc<Store>,
+    confirmations: u64,
+    max_range: u64,
+) -> (Watcher, Arc<WatchState>) {
+    let state = Arc::new(WatchState::default());
+    let w = Watcher::new(
+        chain::connect(url, Duration::from_secs(5)).unwrap(),
+        Arc::clone(store),
+        WatcherConfig {
+            oracle: chain.oracle,
+            confirmations,
+            poll_interval: Duration::from_millis(50),
+            max_log_range: max_range,
+            start_block: 0,
+            restart_overlap: 40,
+        },
+        Arc::clone(&state),
+        Arc::new(Notify::new()),
+    )
+    .unwrap();
+    (w, state)
+}
+
+/// Poll until caught up.
+async fn catch_up(w: &mut Watcher) -> usize {
+    let mut new = 0;
+    loop {
+        let poll = w.poll_once().await.unwrap();
+        new += poll.new_questions;
+        if !poll.behind {
+            return new;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watcher_shrinks_refused_ranges_waits_for_confirmations_and_rereads_overlap() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let (url, proxy) = start_proxy(&chain.anvil.url, 8).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+
+    chain.ask(&["First?"]).await;
+    mine(&chain, 30).await;
+    chain.ask(&["Second?"]).await;
+    mine(&chain, 30).await;
+    let last = chain.ask(&["Third, in the head block?"]).await;
+
+    let (mut w, state) = watcher(&url, &chain, &store, 3, 1_000);
+    assert_eq!(
+        catch_up(&mut w).await,
+        2,
+        "the head question has 1 confirmation of 3"
+    );
+    assert!(proxy.refused.load(Ordering::Relaxed) > 0);
+    assert!(state.range.load(Ordering::Relaxed) <= 8);
+    assert!(store.job(&last[0].to_string()).unwrap().is_none());
+    mine(&chain, 2).await;
+    assert_eq!(catch_up(&mut w).await, 1);
+    let job = store.job(&last[0].to_string()).unwrap().unwrap();
+    assert_eq!(
+        (job.stage, job.question.question.as_str()),
+        (Stage::Queued, "Third, in the head block?")
+    );
+
+    // An outage is an error for this poll, and the cursor stays put.
+    let cursor = store.cursor().unwrap();
+    proxy.down.store(true, Ordering::Relaxed);
+    mine(&chain, 5).await;
+    let err = w.poll_once().await.unwrap_err();
+    assert!(err.is_retryable(), "{err}");
+    assert_eq!(store.cursor().unwrap(), cursor);
+    proxy.down.store(false, Ordering::Relaxed);
+
+    // A restart re-reads the overlap: nothing is inserted twice.
+    drop(w);
+    let (mut w, _) = watcher(&url, &chain, &store, 3, 1_000);
+    assert_eq!(catch_up(&mut w).await, 0);
+    assert_eq!(store.counts().unwrap().total, 3);
+}
+
+fn intent(id: U256, root: u8) -> PostIntent {
+    PostIntent {
+        question_id: id.to_string(),
+        merkle_root: B256::repeat_byte(root).to_string(),
+        p_yes: "500000000000000000".into(),
+        p_no: "300000000000000000".into(),
+        p_null: "200000000000000000".into(),
+        kappa: "-250000000000000000".into(),
+        escalated: false,
+        report_path: "unused.json".into(),
+    }
+}
+
+async fn setup_poster(
+    chain: &Chain,
+    receipt_timeout: Duration,
+) -> (Arc<Store>, Poster, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+    let poster = Poster::new(
+        chain.reader(),
+        operator(),
+        Arc::clone(&store),
+        PosterConfig {
+            oracle: chain.oracle,
+            chain_id: 31337,
+            receipt_timeout,
+            receipt_poll: Duration::from_millis(20),
+        },
+    );
+    (store, poster, dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let ids = chain.ask(&["A?", "B?", "C?", "D?", "E?"]).await;
+    let (store, poster, _dir) = setup_poster(&chain, Duration::from_secs(10)).await;
+    let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
+    catch_up(&mut w).await;
+
+    let poster = Arc::new(poster);
+    let mut handles = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let (poster, store, id) = (Arc::clone(&poster), Arc::clone(&store), *id);
+        handles.push(tokio::spawn(async move {
+            let job = store.job(&id.to_string()).unwrap().unwrap();
+            let intent = store.save_intent(&intent(id, i as u8 + 1)).unwrap();
+            poster.post(&job.question, &intent).await.unwrap()
+        }));
+    }
+    for h in handles {
+        assert!(matches!(h.await.unwrap(), Posted::Mined { .. }));
+    }
+    let mut nonces: Vec<u64> = ids
+        .iter()
+        .flat_map(|id| store.txs_for(&id.to_string()).unwrap())
+        .inspect(|t| assert_eq!(t.status, TxStatus::Mined))
+        .map(|t| t.nonce)
+        .collect();
+    nonces.sort();
+    assert_eq!(
+        nonces,
+        vec![0, 1, 2, 3, 4],
+        "one transaction each, consecutive nonces"
+    );
+
+    // A second node (fresh store) with the same verdicts: the chain says done, nothing sent.
+    let (store2, poster2, _dir2) = setup_poster(&chain, Duration::from_secs(10)).await;
+    let (mut w2, _) = watcher(&chain.anvil.url, &chain, &store2, 1, 1_000);
+    catch_up(&mut w2).await;
+    let job = store2.job(&ids[0].to_string()).unwrap().unwrap();
+    let saved = store2.save_intent(&intent(ids[0], 1)).unwrap();
+    assert_eq!(
+        poster2.post(&job.question, &saved).await.unwrap(),
+        Posted::AlreadyOnChain
+    );
+    assert!(store2.txs_for(&ids[0].to_string()).unwrap().is_empty());
+    for id in &ids {
+        assert_eq!(chain.verdict_events(*id).await, 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let ids = chain.ask(&["Stuck?"]).await;
+    let (store, poster, _dir) = setup_poster(&chain, Duration::from_millis(500)).await;
+    let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
+    catch_up(&mut w).await;
+    let qid = ids[0].to_string();
+    let job = store.job(&qid).unwrap().unwrap();
+    let saved = store.save_intent(&intent(ids[0], 9)).unwrap();
+
+    let reader = chain.reader();
+    let _: Value = reader
+        .raw_request("evm_setAutomine".into(), (false,))
+        .await
+        .unwrap();
+    let err = poster.post(&job.question, &saved).await.unwrap_err();
+    assert!(
+        matches!(err, chain::ChainError::ReceiptTimeout { .. }),
+        "{err}"
+    );
+    assert!(err.is_retryable());
+    let first = store.txs_for(&qid).unwrap();
+    assert_eq!((first.len(), first[0].status), (1, TxStatus::Pending));
+
+    // The next attempt finds it stuck past receipt_timeout and replaces it at the same nonce.
+    let miner = {
+        let reader = chain.reader();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _: Value = reader
+                .raw_request("evm_setAutomine".into(), (true,))
+                .await
+                .unwrap();
+            let _: Value = reader
+                .raw_request("anvil_mine".into(), (U256::from(1),))
+                .await
+                .unwrap();
+        })
+    };
+    let posted = poster.post(&job.question, &saved).await.unwrap();
+    miner.await.unwrap();
+    assert!(matches!(posted, Posted::Mined { .. }), "{posted:?}");
+    let txs = store.txs_for(&qid).unwrap();
+    assert_eq!(txs.len(), 2);
+    let (old, new) = (&txs[0], &txs[1]);
+    assert_eq!(old.nonce, new.nonce);
+    assert_eq!(
+        (old.status, new.status),
+        (TxStatus::Dropped, TxStatus::Mined)
+    );
+    let fee = |s: &str| s.parse::<u128>().unwrap();
+    assert!(
+        fee(&new.max_fee_per_gas) * 100 >= fee(&old.max_fee_per_gas) * 110,
+        "bumped by at least 10%"
+    );
+    assert_eq!(chain.verdict_events(ids[0]).await, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_reorged_out_before_its_confirmations_is_never_stored() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+    let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 3, 1_000);
+
+    let gone = chain.ask(&["Reorged away?"]).await;
+    mine(&chain, 1).await; // 2 confirmations of 3
+    assert_eq!(catch_up(&mut w).await, 0);
+    let _: Value = chain
+        .reader()
+        .raw_request("anvil_rollback".into(), (2u64,))
+        .await
+        .unwrap();
+    // The same id is now taken by another question, which does get confirmed.
+    let kept = chain.ask(&["Included instead?"]).await;
+    assert_eq!(gone, kept, "the rollback freed the id");
+    mine(&chain, 5).await;
+    assert_eq!(catch_up(&mut w).await, 1);
+    let job = store.job(&kept[0].to_string()).unwrap().unwrap();
+    assert_eq!(job.question.question, "Included instead?");
+    assert_eq!(store.counts().unwrap().total, 1);
+}

@@ -1,0 +1,441 @@
+//! End-to-end: the real `veritas` binary against a real anvil running the real oracle.
+//!
+//! Covers the node issue's acceptance tests: verdicts equal to their reports and passing
+//! `veritas audit`; SIGKILL mid-resolution and restart → exactly one verdict per question;
+//! an RPC outage (anvil stopped and restarted) → nothing missed; a juror that fails every
+//! call → never posted.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use alloy::primitives::U256;
+use support::{Chain, Node, veritas};
+use veritas::{
+    audit,
+    chain::{IVeritasOracle, devnet::AnvilOptions},
+};
+
+const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_questions_three_audited_verdicts() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure(&chain, REPLAY, "");
+    node.start();
+    let ids = chain
+        .ask(&[
+            "Is water wet?",
+            "Did it rain in Paris on 2025-07-14?",
+            "Is 7 prime?",
+        ])
+        .await;
+    chain.wait_verdicts(&ids, Duration::from_secs(60)).await;
+
+    let reader = chain.reader();
+    // The tx key is added to the report right after the receipt; give it a moment.
+    for id in &ids {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !node.report(*id)["tx"]["hash"].is_string() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "report {id} never got its tx"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    for id in &ids {
+        let report = node.report(*id);
+        let rec = audit::recompute(&report).unwrap();
+        assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
+        assert_eq!(
+            audit::compare_with_chain(&rec, &reader, chain.oracle, *id)
+                .await
+                .unwrap(),
+            vec![]
+        );
+        assert!(
+            report["tx"]["hash"].is_string(),
+            "report records its tx: {report}"
+        );
+        assert_eq!(chain.verdict_events(*id).await, 1);
+        // The CLI agrees, and exits 0.
+        let path = node.report_path(*id);
+        let (code, out, err) = veritas(
+            &["audit", path.to_str().unwrap(), "--rpc", &chain.anvil.url],
+            node.dir.path(),
+        );
+        assert_eq!(code, 0, "{out}\n{err}");
+        assert!(out.contains("OK"), "{out}");
+    }
+    // An edited report is caught, naming the field, with a non-zero exit.
+    let mut edited = node.report(ids[0]);
+    edited["stats"]["p_fixed"][0] = serde_json::json!("1");
+    let path = node.dir.path().join("edited.json");
+    std::fs::write(&path, serde_json::to_string(&edited).unwrap()).unwrap();
+    let (code, out, _) = veritas(
+        &["audit", path.to_str().unwrap(), "--rpc", &chain.anvil.url],
+        node.dir.path(),
+    );
+    assert_ne!(code, 0);
+    assert!(out.contains("MISMATCH report.stats.p_fixed[0]"), "{out}");
+
+    // `veritas verdict --json` reads the chain.
+    let (code, out, err) = veritas(
+        &[
+            "verdict",
+            &ids[0].to_string(),
+            "--json",
+            "--rpc-url",
+            &chain.anvil.url,
+            "--oracle",
+            &chain.oracle.to_string(),
+        ],
+        node.dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["status"], "Resolved");
+    assert_eq!(
+        v["verdict"]["pYes"],
+        node.report(ids[0])["stats"]["p_fixed"][0]
+    );
+
+    // Graceful shutdown exits 0.
+    assert_eq!(node.terminate(), Some(0), "{}", node.log_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    // Each resolution takes 1.2 s, so the kills land while questions are being resolved.
+    let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 1200}}"#;
+    let mut node = Node::configure(&chain, replay, "");
+    node.start();
+    let ids = chain
+        .ask(&["Q one?", "Q two?", "Q three?", "Q four?", "Q five?"])
+        .await;
+    // Kill at several points: while resolving, around the first posts, and after some.
+    for wait_ms in [700u64, 1_500, 400, 2_000] {
+        tokio::time::sleep(Duration::from_millis(wait_ms)).await;
+        node.kill();
+        node.start();
+    }
+    chain.wait_verdicts(&ids, Duration::from_secs(90)).await;
+    // Even a verdict mined just before a SIGKILL gets its tx key on the next run.
+    for id in &ids {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !node.report(*id)["tx"]["hash"].is_string() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "report {id} never got its tx"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    for id in &ids {
+        assert_eq!(
+            chain.verdict_events(*id).await,
+            1,
+            "question {id}: {}",
+            node.log_text()
+        );
+        let report = node.report(*id);
+        let rec = audit::recompute(&report).unwrap();
+        assert_eq!(
+            audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, *id)
+                .await
+                .unwrap(),
+            vec![]
+        );
+    }
+    node.terminate();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpc_outage_recovers_and_misses_nothing() {
+    let state_dir = tempfile::tempdir().unwrap();
+    let chain = Chain::start(AnvilOptions {
+        state: Some(state_dir.path().join("anvil.json")),
+        ..Default::default()
+    })
+    .await;
+    let replay = r#"{"default": {"votes": ["YES", "YES", "NO"], "delay_ms": 300}}"#;
+    let mut node = Node::configure(&chain, replay, "");
+    node.start();
+    let first = chain.ask(&["Before the outage?"]).await;
+    chain.wait_verdicts(&first, Duration::from_secs(30)).await;
+
+    // Asked just before the RPC goes away: its post has to wait for the chain to come back.
+    let during = chain.ask(&["Right before the outage?"]).await;
+    let mut chain = chain;
+    chain.anvil.stop();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    chain.anvil.restart().await.unwrap();
+    let after = chain.ask(&["After the outage?", "And another?"]).await;
+
+    let all: Vec<U256> = first.iter().chain(&during).chain(&after).copied().collect();
+    chain.wait_verdicts(&all, Duration::from_secs(90)).await;
+    for id in &all {
+        assert_eq!(chain.verdict_events(*id).await, 1, "question {id}");
+    }
+    let log = node.log_text();
+    assert!(log.contains("poll failed"), "the outage was noticed: {log}");
+    node.terminate();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_juror_failing_every_call_is_never_posted() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let replay = r#"{"default": {"votes": ["YES", "NO", "YES"]},
+                     "questions": {"Unanswerable?": {"votes": [null, null, null, null, null, null]}}}"#;
+    let mut node = Node::configure(&chain, replay, "");
+    node.start();
+    let ids = chain.ask(&["Unanswerable?", "Answerable?"]).await;
+    let invalid_utf8 = chain.ask_raw_bytes(b"Is \xff\xfe valid?").await;
+    chain
+        .wait_verdicts(&ids[1..], Duration::from_secs(30))
+        .await;
+    // Give the failing one time to be tried and refused.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let client = reqwest::Client::new();
+    let addr = loop {
+        let log = node.log_text();
+        if let Some(addr) = log
+            .split("HTTP API listening addr=")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+        {
+            break addr.to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no API address in log"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let job = loop {
+        let body: serde_json::Value = client
+            .get(format!("http://{addr}/questions/{}", ids[0]))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if body["job"]["stage"] == "failed" {
+            break body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never marked failed: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        job["job"]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("no valid ballot"),
+        "{job}"
+    );
+    // A question that is not valid UTF-8 is kept, failed with a clear reason, never posted.
+    let body = loop {
+        let body: serde_json::Value = client
+            .get(format!("http://{addr}/questions/{invalid_utf8}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if body["job"]["stage"] == "failed" {
+            break body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never marked failed: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(body["job"]["stage"], "failed", "{body}");
+    assert!(
+        body["job"]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("UTF-8"),
+        "{body}"
+    );
+    assert_eq!(chain.verdict_events(invalid_utf8).await, 0);
+    assert_eq!(
+        chain.status(ids[0]).await,
+        IVeritasOracle::VerdictStatus::Asked
+    );
+    assert_eq!(chain.verdict_events(ids[0]).await, 0);
+    // Metrics and health answer.
+    let metrics = client
+        .get(format!("http://{addr}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("veritas_questions{stage=\"failed\"} 2"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("veritas_questions{stage=\"posted\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("veritas_wallet_balance_ether"),
+        "{metrics}"
+    );
+    let ready = client
+        .get(format!("http://{addr}/readyz"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ready.status(), 200);
+    let root = node.report(ids[1])["root"].as_str().unwrap().to_string();
+    let bundle: serde_json::Value = client
+        .get(format!("http://{addr}/bundles/{root}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(bundle["question"]["text"], "Answerable?");
+    // The operator key appears nowhere the node writes or serves.
+    let key = veritas::chain::devnet::ANVIL_KEYS[1].trim_start_matches("0x");
+    let report_text = std::fs::read_to_string(node.report_path(ids[1])).unwrap();
+    for (what, text) in [
+        ("log", node.log_text()),
+        ("metrics", metrics.clone()),
+        ("report", report_text),
+    ] {
+        assert!(
+            !text.contains(key),
+            "the private key leaked into the {what}"
+        );
+    }
+    node.terminate();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_drains_in_flight_questions_and_exits_zero() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 1500}}"#;
+    let mut node = Node::configure(&chain, replay, "");
+    node.start();
+    // Wait until the node is up (its API line is logged) before asking.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !node.log_text().contains("HTTP API listening") {
+        assert!(std::time::Instant::now() < deadline, "node did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let ids = chain.ask(&["In flight at SIGTERM?"]).await;
+    tokio::time::sleep(Duration::from_millis(500)).await; // picked up, still resolving
+    assert_eq!(node.terminate(), Some(0), "{}", node.log_text());
+    // The drain let it finish: the verdict is on-chain although the node has exited.
+    assert_eq!(chain.verdict_events(ids[0]).await, 1, "{}", node.log_text());
+    assert!(node.log_text().contains("draining in-flight questions"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn veritas_ask_with_resolve_after_waits_then_posts() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure(&chain, REPLAY, "");
+    node.start();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_veritas"))
+        .args([
+            "ask",
+            "Will this wait three seconds?",
+            "--resolve-after",
+            "3s",
+        ])
+        .args([
+            "--rpc-url",
+            &chain.anvil.url,
+            "--oracle",
+            &chain.oracle.to_string(),
+        ])
+        .env("VERITAS_PRIVATE_KEY", veritas::chain::devnet::ANVIL_KEYS[2])
+        .current_dir(node.dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id: U256 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let asked = std::time::Instant::now();
+    chain.wait_verdicts(&[id], Duration::from_secs(30)).await;
+    assert!(
+        asked.elapsed() >= Duration::from_secs(2),
+        "posted before resolveAfter"
+    );
+    let reader = chain.reader();
+    let contract = IVeritasOracle::new(chain.oracle, &reader);
+    let q = contract.getQuestion(id).call().await.unwrap();
+    let v = contract.getVerdict(id).call().await.unwrap();
+    assert!(v.timestamp >= U256::from(q.resolveAfter));
+    assert_eq!(chain.verdict_events(id).await, 1);
+    node.terminate();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let (proxy_url, proxy) = support::proxy::start_proxy(&chain.anvil.url, 16).await;
+    // Every 4th request fails: a 429, or a 502 after the request took effect (a lost answer,
+    // including for eth_sendRawTransaction).
+    proxy
+        .fail_every
+        .store(4, std::sync::atomic::Ordering::Relaxed);
+    let mut node = Node::configure(&chain, REPLAY, "");
+    let config = std::fs::read_to_string(&node.config)
+        .unwrap()
+        .replace(&chain.anvil.url, &proxy_url);
+    std::fs::write(&node.config, config).unwrap();
+    node.start();
+    let questions: Vec<String> = (0..8)
+        .map(|i| format!("Faulty RPC question {i}?"))
+        .collect();
+    let refs: Vec<&str> = questions.iter().map(String::as_str).collect();
+    let ids = chain.ask(&refs).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut done = 0;
+        for id in &ids {
+            if chain.status(*id).await != IVeritasOracle::VerdictStatus::Asked {
+                done += 1;
+            }
+        }
+        if done == ids.len() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{done} verdicts only: {}",
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for id in &ids {
+        assert_eq!(
+            chain.verdict_events(*id).await,
+            1,
+            "question {id}: {}",
+            node.log_text()
+        );
+    }
+    assert!(proxy.faults.load(std::sync::atomic::Ordering::Relaxed) > 10);
+    node.terminate();
+}

@@ -1,0 +1,300 @@
+//! Shared end-to-end fixtures: a real anvil with the real oracle, and the real `veritas`
+//! binary run as a child process (so tests can SIGKILL it).
+
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use alloy::{
+    network::EthereumWallet,
+    primitives::{Address, U256},
+    providers::{DynProvider, Provider, ProviderBuilder},
+    rpc::types::Filter,
+    signers::local::PrivateKeySigner,
+    sol_types::SolEvent,
+};
+use veritas::chain::{
+    IVeritasOracle,
+    devnet::{ANVIL_KEYS, Anvil, AnvilOptions, deploy_oracle},
+};
+
+pub mod proxy;
+
+/// A chain with the oracle deployed and the node's operator authorised.
+pub struct Chain {
+    pub anvil: Anvil,
+    pub oracle: Address,
+    pub deploy_block: u64,
+}
+
+pub fn operator() -> PrivateKeySigner {
+    ANVIL_KEYS[1].parse().unwrap()
+}
+
+impl Chain {
+    pub async fn start(options: AnvilOptions) -> Self {
+        let anvil = Anvil::spawn(options)
+            .await
+            .expect("anvil starts (run `make setup`)");
+        let (oracle, deploy_block) =
+            deploy_oracle(&anvil.url, ANVIL_KEYS[0], &[operator().address()])
+                .await
+                .expect("deploy");
+        Self {
+            anvil,
+            oracle,
+            deploy_block,
+        }
+    }
+
+    pub fn reader(&self) -> DynProvider {
+        ProviderBuilder::new()
+            .connect_http(self.anvil.url.parse().unwrap())
+            .erased()
+    }
+
+    /// Ask questions from anvil's account 2; returns their ids.
+    pub async fn ask(&self, questions: &[&str]) -> Vec<U256> {
+        let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
+        let provider = ProviderBuilder::new()
+            .wallet(EthereumWallet::from(asker))
+            .connect_http(self.anvil.url.parse().unwrap());
+        let contract = IVeritasOracle::new(self.oracle, &provider);
+        let mut ids = Vec::new();
+        for q in questions {
+            let receipt = contract
+                .askQuestion(q.to_string(), 0)
+                .send()
+                .await
+                .unwrap()
+                .get_receipt()
+                .await
+                .unwrap();
+            let id = receipt
+                .inner
+                .logs()
+                .iter()
+                .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
+                .map(|l| l.inner.data.id)
+                .unwrap();
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// Ask a question whose bytes are not valid UTF-8 (the ABI encodes `string` as `bytes`).
+    pub async fn ask_raw_bytes(&self, text: &[u8]) -> U256 {
+        use alloy::{
+            network::TransactionBuilder,
+            rpc::types::TransactionRequest,
+            sol_types::{SolCall, SolValue},
+        };
+        let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
+        let provider = ProviderBuilder::new()
+            .wallet(EthereumWallet::from(asker))
+            .connect_http(self.anvil.url.parse().unwrap());
+        let mut input = IVeritasOracle::askQuestionCall::SELECTOR.to_vec();
+        input.extend((alloy::primitives::Bytes::copy_from_slice(text), 0u64).abi_encode_params());
+        let tx = TransactionRequest::default()
+            .with_to(self.oracle)
+            .with_input(input);
+        let receipt = provider
+            .send_transaction(tx)
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "raw ask reverted");
+        receipt
+            .inner
+            .logs()
+            .iter()
+            .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
+            .map(|l| l.inner.data.id)
+            .unwrap()
+    }
+
+    pub async fn status(&self, id: U256) -> IVeritasOracle::VerdictStatus {
+        let p = self.reader();
+        IVeritasOracle::new(self.oracle, &p)
+            .verdictStatus(id)
+            .call()
+            .await
+            .unwrap()
+    }
+
+    /// Wait until every id has a verdict; panics after `timeout`.
+    pub async fn wait_verdicts(&self, ids: &[U256], timeout: Duration) {
+        use IVeritasOracle::VerdictStatus as S;
+        let deadline = Instant::now() + timeout;
+        for id in ids {
+            loop {
+                if let Ok(status) = IVeritasOracle::new(self.oracle, &self.reader())
+                    .verdictStatus(*id)
+                    .call()
+                    .await
+                    && matches!(status, S::Resolved | S::Escalated)
+                {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "no verdict for question {id} within {timeout:?}"
+                );
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+
+    /// How many `VerdictPosted` events each id got (exactly-once checks).
+    pub async fn verdict_events(&self, id: U256) -> usize {
+        let filter = Filter::new()
+            .address(self.oracle)
+            .event_signature(IVeritasOracle::VerdictPosted::SIGNATURE_HASH)
+            .topic1(id)
+            .from_block(0u64);
+        self.reader().get_logs(&filter).await.unwrap().len()
+    }
+}
+
+/// The `veritas run` child process with its own data directory and config file.
+pub struct Node {
+    pub child: Option<Child>,
+    pub dir: tempfile::TempDir,
+    pub config: PathBuf,
+    pub log: PathBuf,
+}
+
+impl Node {
+    /// Write a config for `chain` with the replay resolver running `replay` (JSON script).
+    pub fn configure(chain: &Chain, replay: &str, extra: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("replay.json"), replay).unwrap();
+        let config = dir.path().join("veritas.toml");
+        let text = format!(
+            r#"
+[chain]
+rpc_url = "{url}"
+oracle = "{oracle}"
+confirmations = 1
+poll_interval = "100ms"
+start_block = {start}
+receipt_timeout = "10s"
+rpc_timeout = "2s"
+[node]
+data_dir = "{data}"
+http_addr = "127.0.0.1:0"
+resolver = "replay"
+replay_file = "{replay}"
+retry_backoff = "200ms"
+max_retry_backoff = "1s"
+max_attempts = 50
+drain_timeout = "5s"
+{extra}
+"#,
+            url = chain.anvil.url,
+            oracle = chain.oracle,
+            start = chain.deploy_block,
+            data = dir.path().join("data").display(),
+            replay = dir.path().join("replay.json").display(),
+        );
+        std::fs::write(&config, text).unwrap();
+        let log = dir.path().join("node.log");
+        Self {
+            child: None,
+            dir,
+            config,
+            log,
+        }
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    pub fn start(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_veritas"))
+            .arg("run")
+            .arg("--config")
+            .arg(&self.config)
+            .env("VERITAS_PRIVATE_KEY", ANVIL_KEYS[1])
+            .env("VERITAS_LOG", "info")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+    }
+
+    /// SIGKILL: no chance to clean up.
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            c.kill().unwrap();
+            c.wait().unwrap();
+        }
+    }
+
+    /// SIGTERM and wait; returns the exit code.
+    pub fn terminate(&mut self) -> Option<i32> {
+        let mut c = self.child.take()?;
+        Command::new("kill")
+            .arg("-TERM")
+            .arg(c.id().to_string())
+            .status()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = c.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "node did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    pub fn report(&self, id: U256) -> serde_json::Value {
+        let path = self.data_dir().join("reports").join(format!("{id}.json"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    pub fn report_path(&self, id: U256) -> PathBuf {
+        self.data_dir().join("reports").join(format!("{id}.json"))
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Run the `veritas` binary to completion; returns (exit code, stdout, stderr).
+pub fn veritas(args: &[&str], cwd: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_veritas"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
