@@ -101,3 +101,38 @@ fn prove_and_verify_through_the_binary() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn monte_carlo_cross_check_agrees_with_exact_intervals() {
+    // Sets of ≥ 30 ballots, where 0.01 is over 5 standard errors of a 10,000-sample
+    // quantile (see stats::interval's tests for small sets).
+    let lines: String = [(10, 6, 11), (0, 1, 29), (20, 20, 20), (45, 3, 0)]
+        .iter()
+        .map(|&(y, n, z)| {
+            let votes = std::iter::repeat_n("YES", y)
+                .chain(std::iter::repeat_n("NO", n))
+                .chain(std::iter::repeat_n("NULL", z));
+            let ballots: Vec<_> = votes
+                .enumerate()
+                .map(|(i, v)| serde_json::json!({"iteration": i / 3 + 1, "model": "m", "archetype": "a", "vote": v}))
+                .collect();
+            serde_json::to_string(&ballots).expect("json") + "\n"
+        })
+        .collect();
+    let (ok, out, err) = run(
+        &["stats", "--monte-carlo", "10000", "--seed", "7"],
+        lines.as_bytes(),
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 4);
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("output json");
+        for k in 0..3 {
+            for side in 0..2 {
+                let exact = v["ci95"][k][side].as_f64().expect("ci95");
+                let mc = v["ci95_mc"][k][side].as_f64().expect("ci95_mc");
+                assert!((exact - mc).abs() < 0.01, "{line}");
+            }
+        }
+    }
+}

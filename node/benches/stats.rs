@@ -13,8 +13,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use veritas::cli::stats::stats_line;
 use veritas::stats::{
-    BallotRecord, Outcome, credible_intervals, fleiss_kappa, monte_carlo_intervals, subject_counts,
-    summarize, to_wad,
+    BallotRecord, BallotRef, Outcome, credible_intervals, effective_sample_size, fleiss_kappa,
+    monte_carlo_intervals, subject_counts, summarize, to_wad,
 };
 
 /// `n` ballots of a committee with M = 3 per iteration, 3 models, ~5% failed ballots.
@@ -62,6 +62,23 @@ fn bench(c: &mut Criterion) {
     let subjects = subject_counts(&set);
     c.bench_function("parts/fleiss_kappa_10_iterations", |b| {
         b.iter(|| fleiss_kappa(black_box(&subjects)))
+    });
+    c.bench_function("parts/effective_sample_size", |b| {
+        b.iter(|| effective_sample_size(black_box(&set)))
+    });
+    c.bench_function("parts/subject_counts", |b| {
+        b.iter(|| subject_counts(black_box(&set)))
+    });
+    let line = serde_json::to_string(&set).unwrap();
+    c.bench_function("parts/parse_30", |b| {
+        b.iter(|| serde_json::from_str::<Vec<BallotRecord>>(black_box(&line)).unwrap())
+    });
+    c.bench_function("parts/parse_30_borrowed", |b| {
+        b.iter(|| serde_json::from_str::<Vec<BallotRef<'_>>>(black_box(&line)).unwrap())
+    });
+    let summary = summarize(&set);
+    c.bench_function("parts/serialize_summary", |b| {
+        b.iter(|| serde_json::to_string(black_box(&summary)).unwrap())
     });
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     c.bench_function("parts/monte_carlo_10000", |b| {

@@ -171,6 +171,8 @@ def expected_stats(ballots):
     s = sum(a)
     post = [ak / s for ak in a]
     k = kappa_exact(ballots)
+    if k is not None:
+        k = max(k, Fraction(-1))  # DESIGN: the contract accepts only kappa >= -1; clamp
     return {
         "ballots": len(ballots),
         "valid": sum(n),

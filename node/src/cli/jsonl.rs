@@ -50,7 +50,7 @@ impl LineError {
 ///
 /// # Errors
 /// Broken JSON or a field of the wrong type or value.
-pub fn parse_line<T: serde::de::DeserializeOwned>(line: &str) -> Result<T, LineError> {
+pub fn parse_line<'a, T: serde::Deserialize<'a>>(line: &'a str) -> Result<T, LineError> {
     serde_json::from_str(line).map_err(|_| {
         let mut de = serde_json::Deserializer::from_str(line);
         match serde_path_to_error::deserialize::<_, T>(&mut de) {

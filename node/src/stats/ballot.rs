@@ -69,6 +69,63 @@ pub struct BallotRecord {
     pub vote: Option<Outcome>,
 }
 
+/// A ballot borrowed from its JSON text: the same fields and checks as [`BallotRecord`],
+/// without copying strings that need no unescaping.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct BallotRef<'a> {
+    /// Committee iteration.
+    pub iteration: u32,
+    /// Model that cast the ballot.
+    #[serde(borrow)]
+    pub model: std::borrow::Cow<'a, str>,
+    /// Juror archetype (checked to be a string, otherwise unused by the statistics).
+    #[serde(borrow)]
+    pub archetype: std::borrow::Cow<'a, str>,
+    /// The vote; `None` for a failed ballot. Required.
+    #[serde(deserialize_with = "required_vote")]
+    pub vote: Option<Outcome>,
+}
+
+impl Ballot for BallotRef<'_> {
+    fn iteration(&self) -> u32 {
+        self.iteration
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn vote(&self) -> Option<Outcome> {
+        self.vote
+    }
+}
+
+/// What the statistics read from a ballot. [`BallotRecord`] is the owned form; the CLI
+/// reads borrowed views straight from its input line (no string copies), and the daemon
+/// may pass its richer ballot type, so every statistic is generic over this trait.
+pub trait Ballot {
+    /// Committee iteration (Fleiss' kappa subject).
+    fn iteration(&self) -> u32;
+    /// Model that cast the ballot (n_eff groups by it).
+    fn model(&self) -> &str;
+    /// The vote, `None` for a failed ballot.
+    fn vote(&self) -> Option<Outcome>;
+}
+
+impl Ballot for BallotRecord {
+    fn iteration(&self) -> u32 {
+        self.iteration
+    }
+
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn vote(&self) -> Option<Outcome> {
+        self.vote
+    }
+}
+
 /// `Option` fields default to `None` when missing; `vote` must be given explicitly.
 fn required_vote<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Outcome>, D::Error> {
     Option::<Outcome>::deserialize(de)

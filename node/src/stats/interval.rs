@@ -99,16 +99,48 @@ mod tests {
         assert!(percentile_sorted(&[], 0.5).is_nan());
     }
 
+    /// Standard error of the sample q-quantile of Beta(a, b) from `n` draws:
+    /// sqrt(q(1 − q)/n) / pdf(x_q).
+    fn quantile_se(a: f64, b: f64, q: f64, n: f64) -> f64 {
+        use statrs::distribution::Continuous;
+        let beta = Beta::new(a, b).unwrap();
+        (q * (1.0 - q) / n).sqrt() / beta.pdf(beta.inverse_cdf(q))
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
+        /// The claim: with 10,000 samples, MC and exact agree within 0.01. It holds
+        /// with ≥ 30 valid ballots, where 0.01 is over 5 standard errors of the sample
+        /// quantile. With very few ballots the tails are flat (Beta(1, 2)'s 97.5% quantile
+        /// has a standard error of 0.005 at 10,000 samples), so 0.01 is only 2σ there:
+        /// one more reason the posted report uses exact quantiles.
         #[test]
-        fn monte_carlo_agrees_with_exact(n in prop::array::uniform3(0u64..60), seed: u64) {
+        fn monte_carlo_agrees_with_exact_within_001(
+            n in prop::array::uniform3(0u64..200).prop_filter("≥ 30 ballots", |n| n.iter().sum::<u64>() >= 30),
+            seed: u64,
+        ) {
             let exact = credible_intervals(n);
             let mc = monte_carlo_intervals(n, 10_000, &mut ChaCha8Rng::seed_from_u64(seed));
             for k in 0..3 {
                 for side in 0..2 {
                     prop_assert!((exact[k][side] - mc[k][side]).abs() < 0.01,
                         "k={k} side={side} exact={} mc={}", exact[k][side], mc[k][side]);
+                }
+            }
+        }
+
+        /// Any ballot set: within 5 standard errors of the sample quantile.
+        #[test]
+        fn monte_carlo_agrees_with_exact_within_5_se(n in prop::array::uniform3(0u64..30), seed: u64) {
+            let exact = credible_intervals(n);
+            let mc = monte_carlo_intervals(n, 10_000, &mut ChaCha8Rng::seed_from_u64(seed));
+            let total: f64 = n.iter().map(|&x| x as f64 + 1.0).sum();
+            for k in 0..3 {
+                let a = n[k] as f64 + 1.0;
+                for (side, q) in TAILS.iter().enumerate() {
+                    let tol = 5.0 * quantile_se(a, total - a, *q, 10_000.0);
+                    prop_assert!((exact[k][side] - mc[k][side]).abs() < tol,
+                        "k={k} side={side} exact={} mc={} tol={tol}", exact[k][side], mc[k][side]);
                 }
             }
         }

@@ -12,7 +12,9 @@
 //! κ = 1 when P̄e = 1 (every rating is the same outcome); κ is undefined (reported as null,
 //! posted as 0) when no subject has 2 raters. κ ≤ 1 always. With equal raters per subject,
 //! or at most 4 raters per subject, κ ≥ −1; with uneven raters of 5 or more it can fall
-//! below −1 (see `kappa_below_minus_one_with_uneven_raters`).
+//! below −1 (see `kappa_below_minus_one_with_uneven_raters`). Veritas therefore clamps κ to
+//! [−1, 1] (both the float and the posted integer): the contract accepts only that range, and a
+//! committee that disagrees that much is escalated by the routing anyway.
 //!
 //! The posted value κ·10^18 is computed with exact rational arithmetic (big integers) and
 //! rounded half away from zero, so it does not depend on any float rounding.
@@ -24,14 +26,14 @@ use num_integer::Integer;
 use num_rational::BigRational;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 
-use super::{BallotRecord, WAD};
+use super::{Ballot, WAD};
 
 /// Per-iteration vote counts (valid ballots only), in ascending iteration order.
-pub fn subject_counts(ballots: &[BallotRecord]) -> Vec<[u64; 3]> {
+pub fn subject_counts<B: Ballot>(ballots: &[B]) -> Vec<[u64; 3]> {
     let mut by_iteration: BTreeMap<u32, [u64; 3]> = BTreeMap::new();
     for ballot in ballots {
-        if let Some(vote) = ballot.vote {
-            by_iteration.entry(ballot.iteration).or_default()[vote.index()] += 1;
+        if let Some(vote) = ballot.vote() {
+            by_iteration.entry(ballot.iteration()).or_default()[vote.index()] += 1;
         }
     }
     by_iteration.into_values().collect()
@@ -47,7 +49,41 @@ pub struct Kappa {
 }
 
 /// Fleiss' kappa of per-subject counts (see the module docs for the formula).
+///
+/// Exact either way: a checked-`i128` fast path covers every realistic committee (~10×
+/// faster than big integers), and anything that would overflow it takes the big-integer
+/// path; a property test holds both to the same bits.
 pub fn fleiss_kappa(subjects: &[[u64; 3]]) -> Kappa {
+    let raw = unclamped_kappa(subjects);
+    Kappa {
+        value: raw.value.map(|v| v.max(-1.0)),
+        wad: raw.wad.max(-(WAD as i128)),
+    }
+}
+
+/// Fleiss' formula without the clamp to −1 (κ ≤ 1 holds by construction).
+fn unclamped_kappa(subjects: &[[u64; 3]]) -> Kappa {
+    match small_kappa(subjects) {
+        Some(Some((num, den))) => Kappa {
+            value: Some(ratio_to_f64(num, den)),
+            wad: small_wad_half_away(num, den)
+                .unwrap_or_else(|| wad_half_away(&BigRational::new(num.into(), den.into()))),
+        },
+        Some(None) => Kappa {
+            value: None,
+            wad: 0,
+        },
+        None => big_kappa(subjects),
+    }
+}
+
+/// κ·10^18 of per-subject counts, exact and rounded half away from zero (0 when undefined).
+pub fn kappa_wad(subjects: &[[u64; 3]]) -> i128 {
+    fleiss_kappa(subjects).wad
+}
+
+/// The big-integer path, for any input.
+fn big_kappa(subjects: &[[u64; 3]]) -> Kappa {
     match exact_kappa(subjects) {
         None => Kappa {
             value: None,
@@ -60,9 +96,84 @@ pub fn fleiss_kappa(subjects: &[[u64; 3]]) -> Kappa {
     }
 }
 
-/// κ·10^18 of per-subject counts, exact and rounded half away from zero (0 when undefined).
-pub fn kappa_wad(subjects: &[[u64; 3]]) -> i128 {
-    exact_kappa(subjects).map_or(0, |kappa| wad_half_away(&kappa))
+/// κ as a reduced fraction num/den (den > 0) in checked `i128` arithmetic: `None` on
+/// overflow, `Some(None)` when undefined.
+fn small_kappa(subjects: &[[u64; 3]]) -> Option<Option<(i128, i128)>> {
+    // Σ_t A_t/B_t as num/den with den = lcm of the B_t, A_t = Σ n_tk² − n_t, B_t = n_t(n_t−1).
+    let (mut num, mut den, mut rated) = (0i128, 1i128, 0i128);
+    let mut totals = [0i128; 3];
+    for s in subjects {
+        let c = s.map(i128::from);
+        let n = c[0] + c[1] + c[2];
+        if n < 2 {
+            continue;
+        }
+        rated += 1;
+        let squares = c
+            .iter()
+            .try_fold(0i128, |acc, x| acc.checked_add(x.checked_mul(*x)?))?;
+        let a = squares - n;
+        let b = n.checked_mul(n - 1)?;
+        let l = (den / gcd(den, b)).checked_mul(b)?;
+        num = num
+            .checked_mul(l / den)?
+            .checked_add(a.checked_mul(l / b)?)?;
+        den = l;
+        for (t, x) in totals.iter_mut().zip(c) {
+            *t = t.checked_add(x)?;
+        }
+    }
+    if rated == 0 {
+        return Some(None);
+    }
+    let all = totals[0].checked_add(totals[1])?.checked_add(totals[2])?;
+    let all_sq = all.checked_mul(all)?;
+    let agree = totals
+        .iter()
+        .try_fold(0i128, |acc, t| acc.checked_add(t.checked_mul(*t)?))?;
+    if agree == all_sq {
+        return Some(Some((1, 1)));
+    }
+    // κ = (P̄ − P̄e)/(1 − P̄e) with P̄ = num/(den·S) and P̄e = agree/all²:
+    //   κ = (num·all² − agree·den·S) / (den·S·(all² − agree)).
+    let ds = den.checked_mul(rated)?;
+    let k_num = num
+        .checked_mul(all_sq)?
+        .checked_sub(agree.checked_mul(ds)?)?;
+    let k_den = ds.checked_mul(all_sq - agree)?;
+    let g = gcd(k_num.checked_abs()?, k_den);
+    Some(Some((k_num / g, k_den / g)))
+}
+
+/// round(num/den·10^18) half away from zero (den > 0), `None` on overflow.
+fn small_wad_half_away(num: i128, den: i128) -> Option<i128> {
+    let scaled = num.unsigned_abs().checked_mul(WAD)?;
+    let den = den.unsigned_abs();
+    let (q, r) = (scaled / den, scaled % den);
+    // r ≥ den − r  ⇔  2r ≥ den, without overflowing 2r.
+    let q = i128::try_from(if r >= den - r { q + 1 } else { q }).ok()?;
+    Some(if num < 0 { -q } else { q })
+}
+
+/// num/den as the nearest f64, as `Ratio::to_f64` gives it.
+fn ratio_to_f64(num: i128, den: i128) -> f64 {
+    const EXACT: u128 = 1 << 53;
+    if num.unsigned_abs() <= EXACT && den.unsigned_abs() <= EXACT {
+        // Both operands are exact doubles, so IEEE division rounds the true quotient once.
+        num as f64 / den as f64
+    } else {
+        BigRational::new(num.into(), den.into())
+            .to_f64()
+            .unwrap_or(f64::NAN)
+    }
+}
+
+/// Greatest common divisor of non-negative values (gcd(0, b) = b).
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
 }
 
 /// κ as an exact rational; `None` when no subject has 2 raters.
@@ -117,7 +228,7 @@ fn wad_half_away(x: &BigRational) -> i128 {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-    use crate::stats::Outcome;
+    use crate::stats::{BallotRecord, Outcome};
     use proptest::prelude::*;
 
     const W: i128 = WAD as i128;
@@ -202,9 +313,12 @@ mod tests {
     fn kappa_below_minus_one_with_uneven_raters() {
         // (0,1,1), (0,0,5), (0,0,5): P̄ = (0+1+1)/3 = 2/3; p = (0, 1, 11)/12,
         // P̄e = 122/144 = 61/72; κ = (48/72 − 61/72)/(11/72) = −13/11 < −1. Uneven raters of
-        // 5 or more break Fleiss' bound; the contract rejects κ < −1 (noted in the report).
-        let k = fleiss_kappa(&[[0, 1, 1], [0, 0, 5], [0, 0, 5]]);
-        assert_eq!(k.wad, -1_181_818_181_818_181_818);
+        // 5 or more break Fleiss' bound; the contract accepts only κ ≥ −1, so κ is clamped.
+        let subjects = [[0, 1, 1], [0, 0, 5], [0, 0, 5]];
+        assert_eq!(unclamped_kappa(&subjects).wad, -1_181_818_181_818_181_818);
+        let k = fleiss_kappa(&subjects);
+        assert_eq!(k.wad, -1_000_000_000_000_000_000);
+        assert_eq!(k.value, Some(-1.0));
     }
 
     #[test]
@@ -253,8 +367,31 @@ mod tests {
 
         #[test]
         fn bounded_with_equal_raters(subjects in equal_raters()) {
+            // Fleiss' own bound, before the clamp.
+            let k = unclamped_kappa(&subjects);
+            prop_assert!((-W..=W).contains(&k.wad), "{subjects:?} {k:?}");
+        }
+
+        #[test]
+        fn clamped_for_any_raters(
+            subjects in prop::collection::vec(prop::array::uniform3(0u64..8), 0..12)
+        ) {
             let k = fleiss_kappa(&subjects);
             prop_assert!((-W..=W).contains(&k.wad), "{subjects:?} {k:?}");
+            prop_assert!(k.value.is_none_or(|v| (-1.0..=1.0).contains(&v)));
+        }
+
+        #[test]
+        fn fast_path_matches_big_integers(
+            subjects in prop::collection::vec(prop::array::uniform3(prop_oneof![0u64..6, 0u64..1000, any::<u64>()]), 0..40)
+        ) {
+            prop_assert_eq!(unclamped_kappa(&subjects), big_kappa(&subjects));
+        }
+
+        #[test]
+        fn fast_path_matches_on_committee_shapes(subjects in prop::collection::vec(prop::array::uniform3(0u64..4), 0..200)) {
+            prop_assert!(small_kappa(&subjects).is_some());
+            prop_assert_eq!(unclamped_kappa(&subjects), big_kappa(&subjects));
         }
 
         #[test]

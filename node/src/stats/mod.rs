@@ -11,8 +11,10 @@
 //! arithmetic only: floats never decide a posted bit. Floats are for the report.
 //!
 //! Submodules, one formula each: [`posterior`] (means and the 1e18 split), [`interval`]
-//! (credible intervals, exact and Monte Carlo), [`kappa`], [`neff`], [`info`] (KL divergence
-//! and entropy) and [`stopping`] (the KL early-stopping rule).
+//! (credible intervals, exact and Monte Carlo), [`kappa`], [`neff`], `info` ([`kl_bits`],
+//! [`entropy_bits`]) and [`stopping`] (the KL early-stopping rule). Every statistic is
+//! generic over the [`Ballot`] trait, so owned records, borrowed views and the daemon's own
+//! ballot type all work.
 
 pub mod interval;
 pub mod kappa;
@@ -24,7 +26,7 @@ mod ballot;
 mod info;
 mod summary;
 
-pub use ballot::{BallotRecord, Outcome};
+pub use ballot::{Ballot, BallotRecord, BallotRef, Outcome};
 pub use info::{entropy_bits, kl_bits};
 pub use interval::{credible_intervals, monte_carlo_intervals};
 pub use kappa::{Kappa, fleiss_kappa, kappa_wad, subject_counts};

@@ -9,15 +9,15 @@
 
 use std::collections::HashMap;
 
-use super::BallotRecord;
+use super::Ballot;
 
 /// n_eff of the valid ballots (0 for none).
-pub fn effective_sample_size(ballots: &[BallotRecord]) -> f64 {
+pub fn effective_sample_size<B: Ballot>(ballots: &[B]) -> f64 {
     let mut by_model: HashMap<&str, [u64; 3]> = HashMap::new();
     let mut n = 0u64;
     for ballot in ballots {
-        if let Some(vote) = ballot.vote {
-            by_model.entry(ballot.model.as_str()).or_default()[vote.index()] += 1;
+        if let Some(vote) = ballot.vote() {
+            by_model.entry(ballot.model()).or_default()[vote.index()] += 1;
             n += 1;
         }
     }
@@ -43,6 +43,7 @@ pub fn effective_sample_size(ballots: &[BallotRecord]) -> f64 {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use crate::stats::BallotRecord;
     use crate::stats::Outcome::{self, *};
 
     fn set(votes: &[(&str, Option<Outcome>)]) -> Vec<BallotRecord> {
@@ -65,7 +66,7 @@ mod tests {
 
     #[test]
     fn empty_is_zero() {
-        assert_eq!(effective_sample_size(&[]), 0.0);
+        assert_eq!(effective_sample_size::<BallotRecord>(&[]), 0.0);
         assert_eq!(effective_sample_size(&set(&[("a", None)])), 0.0);
     }
 

@@ -6,15 +6,15 @@
 //! floored, and the one or two units still missing go to the largest remainders (ties in
 //! K order). Integer arithmetic only, so anyone rebuilds the same bits.
 
-use super::{BallotRecord, Outcome};
+use super::{Ballot, Outcome};
 
 /// The fixed-point scale of every on-chain probability and of kappa: 10^18 ("wad").
 pub const WAD: u128 = 1_000_000_000_000_000_000;
 
 /// Vote counts (n_YES, n_NO, n_NULL) over the valid ballots; failed ballots are skipped.
-pub fn counts(ballots: &[BallotRecord]) -> [u64; 3] {
+pub fn counts<B: Ballot>(ballots: &[B]) -> [u64; 3] {
     let mut n = [0u64; 3];
-    for vote in ballots.iter().filter_map(|b| b.vote) {
+    for vote in ballots.iter().filter_map(Ballot::vote) {
         n[vote.index()] += 1;
     }
     n
@@ -70,6 +70,7 @@ pub fn leading_outcome(counts: [u64; 3]) -> Outcome {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
+    use crate::stats::BallotRecord;
     use proptest::prelude::*;
 
     #[test]

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{
-    BallotRecord, credible_intervals, effective_sample_size, entropy_bits, fleiss_kappa,
+    Ballot, credible_intervals, effective_sample_size, entropy_bits, fleiss_kappa,
     posterior::counts, posterior_mean, subject_counts, to_wad,
 };
 
@@ -75,7 +75,7 @@ pub struct Summary {
 }
 
 /// All statistics of a ballot set (DESIGN.md §2).
-pub fn summarize(ballots: &[BallotRecord]) -> Summary {
+pub fn summarize<B: Ballot>(ballots: &[B]) -> Summary {
     let n = counts(ballots);
     let valid: u64 = n.iter().sum();
     let posterior = posterior_mean(n);
@@ -122,7 +122,7 @@ fn i128_from_string<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-    use crate::stats::Outcome;
+    use crate::stats::{BallotRecord, Outcome};
 
     #[test]
     fn output_shape_and_key_order() {
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn empty_set_is_the_prior() {
-        let s = summarize(&[]);
+        let s = summarize::<BallotRecord>(&[]);
         assert_eq!((s.ballots, s.valid, s.failed), (0, 0, 0));
         assert_eq!(s.kappa, None);
         assert_eq!(s.kappa_fixed, 0);
