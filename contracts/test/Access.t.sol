@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {BaseTest} from "./Base.t.sol";
+import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
+import {VeritasOracle} from "../VeritasOracle.sol";
+
+/// @notice Who may call what: operators post, the owner administers, the arbiter arbitrates.
+contract AccessTest is BaseTest {
+    function test_RevertIf_NonOperatorPosts() public {
+        uint256 id = _ask();
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, alice));
+        vm.prank(alice);
+        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+    }
+
+    function test_RevertIf_OwnerPostsWithoutOperatorRole() public {
+        uint256 id = _ask();
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, owner));
+        vm.prank(owner);
+        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+    }
+
+    function test_RevertIf_RemovedOperatorPosts() public {
+        uint256 id = _ask();
+        vm.prank(owner);
+        oracle.removeOperator(operator);
+        assertFalse(oracle.isOperator(operator));
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, operator));
+        _post(id, false);
+    }
+
+    function test_OperatorCheckComesBeforeQuestionCheck() public {
+        // A stranger learns nothing about ids: the role check fires first.
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, bob));
+        vm.prank(bob);
+        oracle.postVerdict(42, ROOT, 0, 0, 0, 0, false);
+    }
+
+    function testFuzz_RevertIf_StrangerPosts(address caller) public {
+        vm.assume(caller != operator);
+        uint256 id = _ask();
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, caller));
+        vm.prank(caller);
+        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+    }
+
+    function test_SeveralOperatorsCanPost() public {
+        vm.prank(owner);
+        oracle.addOperator(bob);
+        assertTrue(oracle.isOperator(bob));
+        uint256 a = _ask();
+        uint256 b = _ask();
+        _post(a, false);
+        vm.prank(bob);
+        oracle.postVerdict(b, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        assertEq(oracle.verdictCount(), 2);
+    }
+
+    function test_AnyoneCanAsk() public {
+        vm.prank(bob);
+        uint256 id = oracle.askQuestion(QUESTION, 0);
+        assertEq(oracle.getQuestion(id).asker, bob);
+    }
+
+    function test_AddAndRemoveOperatorAreIdempotent() public {
+        vm.startPrank(owner);
+        vm.recordLogs();
+        oracle.addOperator(operator); // already one: no event
+        oracle.removeOperator(bob); // never one: no event
+        assertEq(vm.getRecordedLogs().length, 0);
+        assertTrue(oracle.isOperator(operator));
+        assertFalse(oracle.isOperator(bob));
+        vm.stopPrank();
+    }
+
+    function test_RevertIf_NonOwnerAddsOperator() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOwner.selector, operator));
+        vm.prank(operator);
+        oracle.addOperator(bob);
+    }
+
+    function test_RevertIf_NonOwnerRemovesOperator() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOwner.selector, alice));
+        vm.prank(alice);
+        oracle.removeOperator(operator);
+    }
+
+    function test_RevertIf_NonOwnerSetsArbiter() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOwner.selector, arbiter));
+        vm.prank(arbiter);
+        oracle.setArbiter(bob);
+    }
+
+    function test_RevertIf_ZeroAddressOperator() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroAddress.selector));
+        vm.prank(owner);
+        oracle.addOperator(address(0));
+    }
+
+    function test_RevertIf_ZeroAddressArbiter() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroAddress.selector));
+        vm.prank(owner);
+        oracle.setArbiter(address(0));
+    }
+
+    function test_RevertIf_ZeroAddressInitialOwner() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroAddress.selector));
+        new VeritasOracle(address(0));
+    }
+
+    function test_SetArbiterReplacesArbiter() public {
+        vm.prank(owner);
+        oracle.setArbiter(bob);
+        assertEq(oracle.arbiter(), bob);
+    }
+
+    function test_NewOracleHasNoOperatorsNorArbiter() public {
+        VeritasOracle fresh = new VeritasOracle(owner);
+        assertEq(fresh.owner(), owner);
+        assertEq(fresh.arbiter(), address(0));
+        assertFalse(fresh.isOperator(owner));
+        assertEq(fresh.questionCount(), 0);
+        assertEq(fresh.verdictCount(), 0);
+    }
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {Script} from "forge-std/Script.sol";
+import {VeritasOracle} from "../contracts/VeritasOracle.sol";
+
+/// @title Deploy
+/// @notice Deploys VeritasOracle, grants its roles from the environment and records the deployment
+/// in `deployments/<chainId>.json`.
+/// @dev Environment:
+///   PRIVATE_KEY         deployer key (required; `make deploy-local` defaults it to anvil's account 0)
+///   VERITAS_OPERATORS   comma-separated operator addresses (default: the deployer)
+///   VERITAS_ARBITER     arbiter of escalated verdicts (default: the deployer)
+///   VERITAS_OWNER       if set and not the deployer, proposed as owner; it must call
+///                       `acceptOwnership()` itself (two-step transfer), so the deployer stays owner
+///                       until then.
+/// A script cannot know the hash or block of the transactions it broadcasts (they are sent after
+/// `run()` returns), so this file leaves out `txHash` and `deployBlock`;
+/// `script/record-deployment.js` (run by `make deploy-local`) adds them from forge's broadcast
+/// receipts.
+contract Deploy is Script {
+    function run() external returns (VeritasOracle oracle) {
+        uint256 key = vm.envUint("PRIVATE_KEY");
+        address deployer = vm.addr(key);
+
+        address[] memory defaultOperators = new address[](1);
+        defaultOperators[0] = deployer;
+        address[] memory operators = vm.envOr("VERITAS_OPERATORS", ",", defaultOperators);
+        address arbiter = vm.envOr("VERITAS_ARBITER", deployer);
+        address newOwner = vm.envOr("VERITAS_OWNER", address(0));
+
+        vm.startBroadcast(key);
+        oracle = new VeritasOracle(deployer);
+        for (uint256 i = 0; i < operators.length; i++) {
+            oracle.addOperator(operators[i]);
+        }
+        oracle.setArbiter(arbiter);
+        if (newOwner != address(0) && newOwner != deployer) {
+            oracle.transferOwnership(newOwner);
+        }
+        vm.stopBroadcast();
+
+        _record(oracle, deployer, operators, arbiter);
+    }
+
+    /// @dev Writes `deployments/<chainId>.json`; keys are documented in deployments/README.md.
+    function _record(VeritasOracle oracle, address deployer, address[] memory operators, address arbiter) private {
+        string memory key = "deployment";
+        vm.serializeString(key, "contract", "VeritasOracle");
+        vm.serializeAddress(key, "address", address(oracle));
+        vm.serializeUint(key, "chainId", block.chainid);
+        vm.serializeAddress(key, "deployer", deployer);
+        vm.serializeAddress(key, "owner", oracle.owner());
+        vm.serializeAddress(key, "pendingOwner", oracle.pendingOwner());
+        vm.serializeAddress(key, "operators", operators);
+        string memory json = vm.serializeAddress(key, "arbiter", arbiter);
+        vm.writeJson(json, string.concat("deployments/", vm.toString(block.chainid), ".json"));
+    }
+}
