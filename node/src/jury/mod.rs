@@ -1,1 +1,31 @@
 //! The Monte Carlo committee: archetypes, the seeded sampler, jurors and their ballots.
+//!
+//! A committee runs T iterations; in each it draws M (archetype, juror) pairs with a ChaCha20
+//! RNG seeded from the evidence commitment ([`sampler`]), asks every drawn juror for a ballot in
+//! parallel ([`committee`]), and after each iteration checks DESIGN.md §2's KL rule to stop
+//! early. A ballot that fails (transport error, malformed or invalid answer) is kept in the
+//! report with its reason but never counted.
+//!
+//! - [`archetype`]: juror personas, loaded from TOML files (`archetypes/` in the repository).
+//! - [`ballot`]: the ballot JSON, its per-question JSON Schema and its validation.
+//! - [`juror`]: the [`juror::Juror`] trait and the chat juror (any [`crate::llm::ChatModel`]).
+//! - [`local`]: the embedded llama.cpp juror (next-token probabilities of YES / NO / NULL).
+//! - [`replay`]: a scripted juror for tests and load runs.
+//! - [`sampler`]: the committee seed and the reproducible weighted draws.
+//! - [`committee`]: the iteration loop, concurrency limit and early stopping.
+//! - [`pool`]: building jurors from configuration.
+
+pub mod archetype;
+pub mod ballot;
+pub mod committee;
+pub mod juror;
+pub mod local;
+pub mod pool;
+pub mod replay;
+pub mod sampler;
+
+pub use archetype::Archetype;
+pub use ballot::{BallotContent, BallotError, BallotRow};
+pub use committee::{CommitteeConfig, CommitteeRun, run_committee};
+pub use juror::{BallotTask, ChatJuror, Juror, JurorAnswer, JurorError};
+pub use sampler::{Sampler, committee_seed};

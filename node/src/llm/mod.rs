@@ -4,6 +4,9 @@
 //! OpenAI-compatible HTTP client implements it, and so can any test double. `jury` and
 //! `evidence` depend on this module, never on each other.
 
+pub mod llama;
+pub mod openai;
+
 use std::time::Duration;
 
 use async_trait::async_trait;

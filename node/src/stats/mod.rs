@@ -1,1 +1,34 @@
-//! Statistics of a ballot set (pure, no I/O): DESIGN.md §2, bit for bit.
+//! Statistics of a ballot set (pure, no I/O, no async): DESIGN.md §2, bit for bit.
+//!
+//! The committee's ballots become one [`Summary`]: a Dirichlet posterior with a flat
+//! Dir(1,1,1) prior, its 1e18 fixed-point form (what goes on-chain), exact 95% credible
+//! intervals from the Beta marginals, Fleiss' kappa (as a float and as an exactly rounded
+//! 1e18 integer), the design-effect effective sample size and the entropy of the posterior.
+//! The daemon, `veritas stats` and `veritas audit` all call [`summarize`], so an auditor who
+//! rebuilds a verdict runs the very code that produced it.
+//!
+//! Integers that go on-chain ([`to_wad`], [`kappa_wad`]) use integer or exact rational
+//! arithmetic only: floats never decide a posted bit. Floats are for the report.
+//!
+//! Submodules, one formula each: [`posterior`] (means and the 1e18 split), [`interval`]
+//! (credible intervals, exact and Monte Carlo), [`kappa`], [`neff`], [`info`] (KL divergence
+//! and entropy) and [`stopping`] (the KL early-stopping rule).
+
+pub mod interval;
+pub mod kappa;
+pub mod neff;
+pub mod posterior;
+pub mod stopping;
+
+mod ballot;
+mod info;
+mod summary;
+
+pub use ballot::{BallotRecord, Outcome};
+pub use info::{entropy_bits, kl_bits};
+pub use interval::{credible_intervals, monte_carlo_intervals};
+pub use kappa::{Kappa, fleiss_kappa, kappa_wad, subject_counts};
+pub use neff::effective_sample_size;
+pub use posterior::{WAD, counts, posterior_mean, to_wad};
+pub use stopping::{EarlyStopping, StopTracker};
+pub use summary::{Counts, Summary, summarize};

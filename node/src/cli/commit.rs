@@ -1,0 +1,137 @@
+//! `veritas commit [FILE|-]`: Merkle roots of bundles, JSON lines in and out.
+//!
+//! Each input line is `{"question":"…","evidence":[{…},…]}`; each output line is
+//! `{"root":"0x…","leaves":["0x…",…]}` (leaf 0 is the question). See DESIGN.md §3.
+//!
+//! ```sh
+//! echo '{"question":"Is water wet?","evidence":[{"id":1,"title":"t"}]}' | veritas commit
+//! ```
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::jsonl::{LineError, map_lines, parse_line, read_input};
+use crate::commitment::{Commitment, commit};
+
+/// Arguments of `veritas commit`.
+#[derive(Debug, Args)]
+pub struct CommitArgs {
+    /// JSON-lines file of bundles; `-` or nothing reads stdin.
+    pub input: Option<PathBuf>,
+}
+
+/// The question of a bundle: the text itself, or a report's `{"text": …}` object.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum QuestionField {
+    /// `"question": "text"`.
+    Text(String),
+    /// `"question": {"text": "…", …}` as in report files.
+    Report {
+        /// The question text exactly as asked.
+        text: String,
+    },
+}
+
+/// One bundle as read by `commit` and `prove`. Other fields are ignored, so a report file
+/// works as input too.
+#[derive(Debug, Deserialize)]
+pub struct BundleInput {
+    /// The question.
+    pub question: QuestionField,
+    /// The evidence items in bundle order.
+    pub evidence: Vec<Value>,
+}
+
+impl BundleInput {
+    /// The question text.
+    pub fn question_text(&self) -> &str {
+        match &self.question {
+            QuestionField::Text(t) | QuestionField::Report { text: t } => t,
+        }
+    }
+
+    /// Its commitment.
+    ///
+    /// # Errors
+    /// An evidence item that is not an object or holds a float / unsafe integer, named.
+    pub fn commit(&self) -> Result<Commitment, LineError> {
+        commit(self.question_text(), &self.evidence).map_err(|e| LineError::new(e.to_string()))
+    }
+}
+
+/// One output line of `veritas commit`.
+#[derive(Debug, Serialize)]
+struct CommitOutput {
+    root: String,
+    leaves: Vec<String>,
+}
+
+/// The commitment of one input line, as one output line (without the newline).
+///
+/// # Errors
+/// Broken JSON, a missing field, or evidence that cannot be committed, named.
+pub fn commit_line(line: &str) -> Result<String, LineError> {
+    let bundle: BundleInput = parse_line(line)?;
+    let c = bundle.commit()?;
+    let out = CommitOutput {
+        root: c.root_hex(),
+        leaves: c.leaves_hex(),
+    };
+    serde_json::to_string(&out)
+        .map_err(|e| LineError::new(format!("cannot encode the result: {e}")))
+}
+
+/// Run `veritas commit`.
+///
+/// # Errors
+/// Unreadable input or any bad line (nothing is printed then).
+pub fn run(args: CommitArgs) -> anyhow::Result<()> {
+    let input = read_input(args.input.as_deref())?;
+    let out = map_lines(&input, commit_line)?;
+    print!("{out}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn report_question_object_is_accepted() {
+        let a = commit_line(r#"{"question":"Q?","evidence":[{"id":1}]}"#).unwrap();
+        let b =
+            commit_line(r#"{"question":{"text":"Q?","id":7},"evidence":[{"id":1}],"ballots":[]}"#)
+                .unwrap();
+        assert_eq!(a, b);
+        assert!(a.starts_with(r#"{"root":"0x"#));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let err =
+            commit_line(r#"{"question":"Q?","evidence":[{"id":1},{"score":1.5}]}"#).unwrap_err();
+        assert!(
+            err.message
+                .starts_with("evidence[1].score: 1.5 is not an integer"),
+            "{}",
+            err.message
+        );
+        let err = commit_line(r#"{"question":"Q?","evidence":["text"]}"#).unwrap_err();
+        assert!(
+            err.message
+                .starts_with("evidence[0]: an evidence item must be a JSON object"),
+            "{}",
+            err.message
+        );
+        let err = commit_line(r#"{"question":"Q?"}"#).unwrap_err();
+        assert!(
+            err.message.contains("missing field `evidence`"),
+            "{}",
+            err.message
+        );
+    }
+}

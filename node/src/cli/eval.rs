@@ -1,0 +1,308 @@
+//! `veritas eval DATASET.jsonl [-n N] [--seed S] [--out FILE]`: the committee on labelled claims.
+//!
+//! Reads the CLIMATE-FEVER JSON-lines format (`claim`, `claim_label`, five `evidences` with
+//! `article` and `evidence`); the five sentences form the bundle. Labels map SUPPORTS → YES,
+//! REFUTES → NO, NOT_ENOUGH_INFO → NULL; DISPUTED has no right answer, so resolving it counts
+//! as an error and escalating it does not. Writes one JSON line per claim to `--out` and
+//! prints the totals: accuracy on auto-resolved claims, coverage, accuracy at the
+//! unanimous-and-confident point, Brier score, confusion matrix, juror calls per claim with
+//! and without early stopping, and wall time.
+//!
+//! ```sh
+//! veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl
+//! ```
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha20Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::resolve::{JuryArgs, resolve_bundle};
+use crate::bundle::{Bundle, EvidenceItem, Rubric, Source};
+use crate::policy::Decision;
+use crate::report::QuestionInfo;
+use crate::stats::Outcome;
+
+/// Arguments of `veritas eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Labelled claims, CLIMATE-FEVER JSON lines.
+    pub dataset: PathBuf,
+    /// Only the first N claims (after shuffling when `--seed` is given).
+    #[arg(short = 'n', long)]
+    pub limit: Option<usize>,
+    /// Shuffle the claims with this seed before taking N.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// One JSON line per claim is written here.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Committee options.
+    #[command(flatten)]
+    pub jury: JuryArgs,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Claim {
+    claim_id: serde_json::Value,
+    claim: String,
+    claim_label: String,
+    evidences: Vec<ClaimEvidence>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct ClaimEvidence {
+    evidence_id: String,
+    article: String,
+    evidence: String,
+}
+
+fn gold(label: &str) -> Option<Outcome> {
+    match label {
+        "SUPPORTS" => Some(Outcome::Yes),
+        "REFUTES" => Some(Outcome::No),
+        "NOT_ENOUGH_INFO" => Some(Outcome::Null),
+        _ => None,
+    }
+}
+
+fn bundle(c: &Claim) -> Bundle {
+    Bundle {
+        question: c.claim.clone(),
+        evidence: c
+            .evidences
+            .iter()
+            .zip(1u32..)
+            .map(|(e, id)| EvidenceItem {
+                id,
+                url: format!(
+                    "https://en.wikipedia.org/wiki/{}#{}",
+                    e.article.replace(' ', "_"),
+                    e.evidence_id.rsplit(':').next().unwrap_or("")
+                ),
+                title: e.article.clone(),
+                snippet: e.evidence.clone(),
+                published_at: None,
+                source: Source::Local,
+                submitter: None,
+            })
+            .collect(),
+    }
+}
+
+/// One claim's result line.
+#[derive(Debug, Clone, Serialize)]
+struct Line {
+    claim_id: serde_json::Value,
+    label: String,
+    gold: Option<Outcome>,
+    decision: Decision,
+    outcome: Option<Outcome>,
+    correct: Option<bool>,
+    unanimous_confident: bool,
+    posterior: [f64; 3],
+    kappa: Option<f64>,
+    valid: u64,
+    failed: u64,
+    calls: u64,
+    calls_without_early_stopping: u64,
+    stop_iteration: u32,
+    root: String,
+    wall_ms: u64,
+    reasons: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Totals {
+    n: u64,
+    resolved: u64,
+    resolved_correct: u64,
+    uc: u64,
+    uc_correct: u64,
+    brier_sum: f64,
+    brier_n: u64,
+    calls: u64,
+    calls_full: u64,
+    failed: u64,
+    /// Rows: gold YES, NO, NULL, DISPUTED. Columns: leading YES, NO, NULL, insufficient.
+    confusion: [[u64; 4]; 4],
+    /// Same rows; columns: resolved, escalated.
+    routing: [[u64; 2]; 4],
+}
+
+/// Run `veritas eval`.
+///
+/// # Errors
+/// Unreadable dataset or output, or a jury that cannot be built.
+pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let settings = args.jury.settings()?;
+    let text = std::fs::read_to_string(&args.dataset)
+        .with_context(|| format!("cannot read {}", args.dataset.display()))?;
+    let mut claims = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str::<Claim>(l)
+                .with_context(|| format!("{} line {}", args.dataset.display(), i + 1))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some(seed) = args.seed {
+        claims.shuffle(&mut ChaCha20Rng::seed_from_u64(seed));
+    }
+    if let Some(n) = args.limit {
+        claims.truncate(n);
+    }
+    let committee = settings.jury.build().context("cannot build the jury")?;
+    let policy = settings.routing;
+    let full_calls =
+        u64::from(committee.config.iterations) * u64::from(committee.config.ballots_per_iteration);
+    let mut out = match &args.out {
+        Some(p) => Some(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => None,
+    };
+    let bar = ProgressBar::new(claims.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} claims {wide_msg} [{elapsed}<{eta}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut t = Totals::default();
+    for claim in &claims {
+        let q0 = Instant::now();
+        let g = gold(&claim.claim_label);
+        let report = resolve_bundle(
+            &committee,
+            &policy,
+            QuestionInfo {
+                text: claim.claim.clone(),
+                id: None,
+                chain_id: None,
+                oracle: None,
+            },
+            bundle(claim),
+            Rubric::default(),
+            [0u8; 32],
+            &mut |_| {},
+        )
+        .await?;
+        let s = &report.stats;
+        let resolved = report.routing.decision == Decision::Resolve;
+        let outcome = report.routing.outcome;
+        let correct = resolved.then(|| g.is_some() && outcome == g);
+        let n = s.counts.as_array();
+        let unanimous = s.valid > 0 && n.iter().filter(|&&c| c > 0).count() == 1;
+        let unanimous_confident =
+            unanimous && outcome.is_some_and(|o| s.posterior[o.index()] >= policy.min_posterior);
+        let row = match g {
+            Some(o) => o.index(),
+            None => 3,
+        };
+        t.n += 1;
+        t.calls += report.committee.calls;
+        t.calls_full += full_calls;
+        t.failed += s.failed;
+        t.confusion[row][outcome.map(|o| o.index()).unwrap_or(3)] += 1;
+        t.routing[row][usize::from(!resolved)] += 1;
+        if resolved {
+            t.resolved += 1;
+            t.resolved_correct += u64::from(correct == Some(true));
+        }
+        if unanimous_confident {
+            t.uc += 1;
+            t.uc_correct += u64::from(g.is_some() && outcome == g);
+        }
+        if let Some(gold) = g {
+            t.brier_n += 1;
+            t.brier_sum += Outcome::ALL
+                .iter()
+                .map(|k| {
+                    let y = if *k == gold { 1.0 } else { 0.0 };
+                    (s.posterior[k.index()] - y).powi(2)
+                })
+                .sum::<f64>();
+        }
+        let line = Line {
+            claim_id: claim.claim_id.clone(),
+            label: claim.claim_label.clone(),
+            gold: g,
+            decision: report.routing.decision,
+            outcome,
+            correct,
+            unanimous_confident,
+            posterior: s.posterior,
+            kappa: s.kappa,
+            valid: s.valid,
+            failed: s.failed,
+            calls: report.committee.calls,
+            calls_without_early_stopping: full_calls,
+            stop_iteration: report.committee.stop_iteration,
+            root: report.root.clone(),
+            wall_ms: u64::try_from(q0.elapsed().as_millis()).unwrap_or(u64::MAX),
+            reasons: report.routing.reasons.clone(),
+        };
+        if let Some(w) = out.as_mut() {
+            serde_json::to_writer(&mut *w, &line)?;
+            w.write_all(b"\n")?;
+            w.flush()?;
+        }
+        bar.inc(1);
+        bar.set_message(format!(
+            "resolved {} ({} correct)",
+            t.resolved, t.resolved_correct
+        ));
+    }
+    bar.finish_and_clear();
+    let ratio = |a: u64, b: u64| {
+        if b == 0 {
+            None
+        } else {
+            Some(a as f64 / b as f64)
+        }
+    };
+    let summary = json!({
+        "summary": true,
+        "claims": t.n,
+        "accuracy_resolved": ratio(t.resolved_correct, t.resolved),
+        "resolved": t.resolved,
+        "coverage": ratio(t.resolved, t.n),
+        "unanimous_confident": t.uc,
+        "accuracy_unanimous_confident": ratio(t.uc_correct, t.uc),
+        "brier": if t.brier_n == 0 { None } else { Some(t.brier_sum / t.brier_n as f64) },
+        "brier_claims": t.brier_n,
+        "confusion_rows": ["SUPPORTS/YES", "REFUTES/NO", "NOT_ENOUGH_INFO/NULL", "DISPUTED"],
+        "confusion_columns": ["YES", "NO", "NULL", "insufficient"],
+        "confusion": t.confusion,
+        "routing_columns": ["resolved", "escalated"],
+        "routing": t.routing,
+        "calls_per_claim": ratio(t.calls, t.n),
+        "calls_per_claim_without_early_stopping": ratio(t.calls_full, t.n),
+        "failed_ballots": t.failed,
+        "wall_seconds": started.elapsed().as_secs_f64(),
+        "seconds_per_claim": ratio(started.elapsed().as_millis() as u64, t.n * 1000),
+        "committee": {
+            "T": committee.config.iterations,
+            "M": committee.config.ballots_per_iteration,
+            "early_stopping": committee.config.early_stopping,
+            "jurors": committee.jurors.iter().map(|j| j.juror.label().to_owned()).collect::<Vec<_>>(),
+        },
+        "routing_policy": policy,
+    });
+    if let Some(w) = out.as_mut() {
+        serde_json::to_writer(&mut *w, &summary)?;
+        w.write_all(b"\n")?;
+        w.flush()?;
+    }
+    println!("{}", serde_json::to_string_pretty(&summary)?);
+    Ok(())
+}

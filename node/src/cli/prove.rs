@@ -1,0 +1,72 @@
+//! `veritas prove FILE INDEX`: the RFC 6962 audit path of one leaf of a bundle.
+//!
+//! FILE holds one bundle `{"question":…,"evidence":[…]}` (a report file works too); INDEX
+//! is the leaf (0 = the question, i = evidence item i). Prints one JSON object
+//! `{"root","index","size","leaf","path":[…]}` that `veritas verify-proof` reads.
+//!
+//! ```sh
+//! veritas prove bundle.json 2 > proof.json && veritas verify-proof proof.json
+//! ```
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use super::commit::BundleInput;
+use super::jsonl::{parse_line, read_input};
+use crate::commitment::{Hash, InclusionProof, prove, tree::hex32};
+
+/// Arguments of `veritas prove`.
+#[derive(Debug, Args)]
+pub struct ProveArgs {
+    /// A JSON file with one bundle (or a report); `-` reads stdin.
+    pub file: PathBuf,
+    /// Leaf index: 0 is the question, i is evidence item i.
+    pub index: usize,
+}
+
+/// A proof together with the root it leads to: what `prove` prints and `verify-proof` reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RootedProof {
+    /// The Merkle root.
+    #[serde(with = "hex32")]
+    pub root: Hash,
+    /// The audit path.
+    #[serde(flatten)]
+    pub proof: InclusionProof,
+}
+
+/// Build the proof of leaf `index` of the bundle in `text`.
+///
+/// # Errors
+/// A bad bundle or an index outside the tree.
+pub fn prove_text(text: &str, index: usize) -> anyhow::Result<RootedProof> {
+    let bundle: BundleInput = parse_line(text).context("bad bundle")?;
+    let c = bundle.commit().context("cannot commit the bundle")?;
+    let proof = prove(&c.leaves, index)?;
+    Ok(RootedProof {
+        root: c.root,
+        proof,
+    })
+}
+
+/// Run `veritas prove`.
+///
+/// # Errors
+/// Unreadable or bad bundle, or an index outside the tree.
+pub fn run(args: ProveArgs) -> anyhow::Result<()> {
+    let bytes = read_input(Some(&args.file))?;
+    let text = std::str::from_utf8(&bytes)
+        .with_context(|| format!("{} is not UTF-8", args.file.display()))?;
+    let proof = prove_text(text, args.index).with_context(|| {
+        format!(
+            "cannot prove leaf {} of {}",
+            args.index,
+            args.file.display()
+        )
+    })?;
+    println!("{}", serde_json::to_string(&proof)?);
+    Ok(())
+}

@@ -1,0 +1,420 @@
+//! Ballots: what a juror answers, the JSON Schema it must match, and the report row.
+//!
+//! The schema is built per question, so evidence ids must be ids of *this* bundle and rubric
+//! scores must be keyed by *this* rubric's criteria. Every answer is checked twice: against the
+//! schema (what a structured-output server was asked to honour) and in code (ranges, ids,
+//! duplicates), because not every server enforces a schema. An answer that fails either check
+//! becomes a *failed* ballot with the reason kept; it is never counted.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::bundle::{Bundle, Rubric};
+use crate::stats::{BallotRecord, Outcome};
+
+/// Longest accepted `reasoning`, in characters.
+pub const MAX_REASONING_CHARS: usize = 4000;
+
+/// A valid ballot's content.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BallotContent {
+    /// The juror's vote.
+    pub vote: Outcome,
+    /// How sure the juror is, 0–1.
+    pub confidence: f64,
+    /// Evidence ids that support the claim.
+    pub supporting_evidence_ids: Vec<u32>,
+    /// Evidence ids that refute the claim.
+    pub refuting_evidence_ids: Vec<u32>,
+    /// One score 0–1 per rubric criterion id.
+    pub rubric_scores: BTreeMap<String, f64>,
+    /// A short justification.
+    pub reasoning: String,
+}
+
+/// Why a juror's answer is not a valid ballot.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BallotError {
+    /// The answer is not JSON.
+    #[error("answer is not JSON: {0}")]
+    NotJson(String),
+    /// The answer does not match the question's ballot schema.
+    #[error("answer violates the ballot schema: {0}")]
+    Schema(String),
+    /// A value is out of range or refers to something that does not exist.
+    #[error("invalid ballot: {0}")]
+    Invalid(String),
+}
+
+/// Options for [`ballot_schema`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SchemaOptions {
+    /// Whether every rubric criterion must be scored (chat jurors: yes; the embedded juror,
+    /// which only emits a vote, leaves rubric scores empty).
+    pub require_rubric: bool,
+}
+
+/// The JSON Schema of a ballot for this bundle and rubric.
+pub fn ballot_schema(bundle: &Bundle, rubric: &Rubric, options: SchemaOptions) -> Value {
+    let ids: Vec<u32> = bundle.evidence.iter().map(|e| e.id).collect();
+    let id_list = json!({
+        "type": "array",
+        "items": { "type": "integer", "enum": ids },
+        "uniqueItems": true
+    });
+    let mut criteria = serde_json::Map::new();
+    for c in &rubric.criteria {
+        criteria.insert(
+            c.id.clone(),
+            json!({ "type": "number", "minimum": 0, "maximum": 1, "description": c.description }),
+        );
+    }
+    let required_criteria: Vec<&str> = if options.require_rubric {
+        rubric.criteria.iter().map(|c| c.id.as_str()).collect()
+    } else {
+        Vec::new()
+    };
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": [
+            "vote", "confidence", "supporting_evidence_ids", "refuting_evidence_ids",
+            "rubric_scores", "reasoning"
+        ],
+        "properties": {
+            "vote": { "type": "string", "enum": ["YES", "NO", "NULL"] },
+            "confidence": { "type": "number", "minimum": 0, "maximum": 1 },
+            "supporting_evidence_ids": id_list.clone(),
+            "refuting_evidence_ids": id_list,
+            "rubric_scores": {
+                "type": "object",
+                "additionalProperties": false,
+                "properties": criteria,
+                "required": required_criteria
+            },
+            "reasoning": { "type": "string", "maxLength": MAX_REASONING_CHARS }
+        }
+    })
+}
+
+/// Validates answers for one question (the compiled schema is reused for every ballot).
+pub struct BallotValidator {
+    schema: jsonschema::Validator,
+    evidence_ids: Vec<u32>,
+    criteria: Vec<String>,
+    require_rubric: bool,
+}
+
+impl std::fmt::Debug for BallotValidator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BallotValidator")
+            .field("evidence_ids", &self.evidence_ids)
+            .field("criteria", &self.criteria)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BallotValidator {
+    /// Compile the schema of this bundle and rubric.
+    ///
+    /// # Errors
+    /// [`BallotError::Schema`] if the generated schema does not compile (a bug, not input).
+    pub fn new(
+        bundle: &Bundle,
+        rubric: &Rubric,
+        options: SchemaOptions,
+    ) -> Result<Self, BallotError> {
+        let schema = jsonschema::validator_for(&ballot_schema(bundle, rubric, options))
+            .map_err(|e| BallotError::Schema(format!("schema does not compile: {e}")))?;
+        Ok(Self {
+            schema,
+            evidence_ids: bundle.evidence.iter().map(|e| e.id).collect(),
+            criteria: rubric.criteria.iter().map(|c| c.id.clone()).collect(),
+            require_rubric: options.require_rubric,
+        })
+    }
+
+    /// Parse and validate a model's text answer (a JSON object, optionally in a code fence).
+    ///
+    /// # Errors
+    /// Not JSON, not matching the schema, or failing the checks of [`Self::check`].
+    pub fn parse(&self, text: &str) -> Result<BallotContent, BallotError> {
+        let value: Value = serde_json::from_str(strip_fence(text))
+            .map_err(|e| BallotError::NotJson(format!("{e} in {:?}", excerpt(text))))?;
+        self.validate_value(&value)
+    }
+
+    /// Validate a JSON value against the schema, then in code.
+    ///
+    /// # Errors
+    /// As [`Self::parse`].
+    pub fn validate_value(&self, value: &Value) -> Result<BallotContent, BallotError> {
+        let errors: Vec<String> = self
+            .schema
+            .iter_errors(value)
+            .take(3)
+            .map(|e| {
+                let path = e.instance_path().to_string();
+                if path.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{path}: {e}")
+                }
+            })
+            .collect();
+        if !errors.is_empty() {
+            return Err(BallotError::Schema(errors.join("; ")));
+        }
+        let content: BallotContent = serde_json::from_value(value.clone())
+            .map_err(|e| BallotError::Schema(e.to_string()))?;
+        self.check(&content)?;
+        Ok(content)
+    }
+
+    /// The checks done in code whatever the server promised: ranges, known ids, no duplicates.
+    ///
+    /// # Errors
+    /// [`BallotError::Invalid`] naming the first problem.
+    pub fn check(&self, b: &BallotContent) -> Result<(), BallotError> {
+        let invalid = |m: String| Err(BallotError::Invalid(m));
+        if !(b.confidence.is_finite() && (0.0..=1.0).contains(&b.confidence)) {
+            return invalid(format!("confidence {} is outside 0–1", b.confidence));
+        }
+        for (field, ids) in [
+            ("supporting_evidence_ids", &b.supporting_evidence_ids),
+            ("refuting_evidence_ids", &b.refuting_evidence_ids),
+        ] {
+            for (i, id) in ids.iter().enumerate() {
+                if !self.evidence_ids.contains(id) {
+                    return invalid(format!("{field} cites evidence id {id}, not in the bundle"));
+                }
+                if ids[..i].contains(id) {
+                    return invalid(format!("{field} lists evidence id {id} twice"));
+                }
+            }
+        }
+        for (key, score) in &b.rubric_scores {
+            if !self.criteria.contains(key) {
+                return invalid(format!("rubric score for unknown criterion {key:?}"));
+            }
+            if !(score.is_finite() && (0.0..=1.0).contains(score)) {
+                return invalid(format!("rubric score {key} = {score} is outside 0–1"));
+            }
+        }
+        if self.require_rubric
+            && let Some(missing) = self
+                .criteria
+                .iter()
+                .find(|c| !b.rubric_scores.contains_key(*c))
+        {
+            return invalid(format!("rubric criterion {missing:?} not scored"));
+        }
+        if b.reasoning.chars().count() > MAX_REASONING_CHARS {
+            return invalid(format!(
+                "reasoning longer than {MAX_REASONING_CHARS} characters"
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn strip_fence(text: &str) -> &str {
+    let t = text.trim();
+    let Some(rest) = t.strip_prefix("```") else {
+        return t;
+    };
+    let rest = rest.strip_prefix("json").unwrap_or(rest);
+    rest.strip_suffix("```").unwrap_or(rest).trim()
+}
+
+/// At most 120 characters of `text`, for error messages.
+pub(crate) fn excerpt(text: &str) -> String {
+    let mut out: String = text.chars().take(120).collect();
+    if text.chars().count() > 120 {
+        out.push('…');
+    }
+    out
+}
+
+/// One ballot as the report lists it: who voted, what, and what it cost; failed ballots keep
+/// their reason and have `vote: null`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BallotRow {
+    /// Committee iteration, from 1.
+    pub iteration: u32,
+    /// Position within the iteration, from 0.
+    pub slot: u32,
+    /// The juror's model label.
+    pub model: String,
+    /// The archetype's name.
+    pub archetype: String,
+    /// The vote; null when the ballot failed.
+    pub vote: Option<Outcome>,
+    /// Confidence 0–1 (null when failed).
+    pub confidence: Option<f64>,
+    /// Evidence ids cited in support.
+    #[serde(default)]
+    pub supporting_evidence_ids: Vec<u32>,
+    /// Evidence ids cited against.
+    #[serde(default)]
+    pub refuting_evidence_ids: Vec<u32>,
+    /// Rubric scores by criterion id.
+    #[serde(default)]
+    pub rubric_scores: BTreeMap<String, f64>,
+    /// The juror's justification (null when failed).
+    pub reasoning: Option<String>,
+    /// Wall time of the juror call, in milliseconds.
+    pub latency_ms: u64,
+    /// Prompt tokens processed for this ballot.
+    pub prompt_tokens: u64,
+    /// Completion tokens generated for this ballot.
+    pub completion_tokens: u64,
+    /// Cost in US dollars from the configured prices (0 for local and replay jurors).
+    pub cost_usd: f64,
+    /// Embedded juror only: the YES / NO / NULL distribution the vote was sampled from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probabilities: Option<[f64; 3]>,
+    /// Why the ballot failed; null for a valid ballot.
+    pub failure: Option<String>,
+}
+
+impl BallotRow {
+    /// The fields the statistics read (`veritas stats` input).
+    pub fn record(&self) -> BallotRecord {
+        BallotRecord {
+            iteration: self.iteration,
+            model: self.model.clone(),
+            archetype: self.archetype.clone(),
+            vote: self.vote,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::{Criterion, EvidenceItem, Source};
+
+    fn bundle() -> Bundle {
+        let item = |id: u32| EvidenceItem {
+            id,
+            url: format!("https://example.org/{id}"),
+            title: format!("t{id}"),
+            snippet: "s".into(),
+            published_at: None,
+            source: Source::Local,
+            submitter: None,
+        };
+        Bundle {
+            question: "q?".into(),
+            evidence: vec![item(1), item(2), item(3)],
+        }
+    }
+
+    fn rubric() -> Rubric {
+        Rubric {
+            criteria: vec![Criterion {
+                id: "relevance".into(),
+                description: "does the evidence address the claim".into(),
+            }],
+        }
+    }
+
+    fn validator() -> BallotValidator {
+        BallotValidator::new(
+            &bundle(),
+            &rubric(),
+            SchemaOptions {
+                require_rubric: true,
+            },
+        )
+        .unwrap()
+    }
+
+    const GOOD: &str = r#"{"vote":"YES","confidence":0.8,"supporting_evidence_ids":[1,3],
+        "refuting_evidence_ids":[],"rubric_scores":{"relevance":0.9},"reasoning":"items 1 and 3"}"#;
+
+    #[test]
+    fn a_good_ballot_parses() {
+        let b = validator().parse(GOOD).unwrap();
+        assert_eq!(b.vote, Outcome::Yes);
+        assert_eq!(b.supporting_evidence_ids, [1, 3]);
+        let fenced = format!("```json\n{GOOD}\n```");
+        assert_eq!(validator().parse(&fenced).unwrap(), b);
+    }
+
+    #[test]
+    fn unknown_ids_and_ranges_fail_with_reasons() {
+        let v = validator();
+        let cases = [
+            (GOOD.replace("[1,3]", "[1,7]"), "supporting_evidence_ids"),
+            (GOOD.replace("0.8", "1.5"), "confidence"),
+            (
+                GOOD.replace("\"relevance\":0.9", "\"relevance\":-0.1"),
+                "relevance",
+            ),
+            (GOOD.replace("\"relevance\"", "\"novelty\""), "novelty"),
+            (GOOD.replace("\"YES\"", "\"MAYBE\""), "vote"),
+            (GOOD.replace("[1,3]", "[1,1]"), "supporting_evidence_ids"),
+            (
+                GOOD.replace(",\"reasoning\":\"items 1 and 3\"", ""),
+                "reasoning",
+            ),
+        ];
+        for (text, needle) in cases {
+            let err = v.parse(&text).unwrap_err();
+            assert!(matches!(err, BallotError::Schema(_)), "{err}");
+            assert!(
+                err.to_string().contains(needle),
+                "{err} should mention {needle}"
+            );
+        }
+        assert!(matches!(v.parse("not json"), Err(BallotError::NotJson(_))));
+    }
+
+    #[test]
+    fn code_checks_catch_what_a_lax_schema_lets_through() {
+        let v = validator();
+        let mut b = v.parse(GOOD).unwrap();
+        b.refuting_evidence_ids = vec![9];
+        assert!(v.check(&b).unwrap_err().to_string().contains("id 9"));
+        let mut b = v.parse(GOOD).unwrap();
+        b.confidence = f64::NAN;
+        assert!(v.check(&b).is_err());
+        let mut b = v.parse(GOOD).unwrap();
+        b.rubric_scores.clear();
+        assert!(v.check(&b).unwrap_err().to_string().contains("relevance"));
+    }
+
+    #[test]
+    fn schema_lists_the_bundle_ids() {
+        let s = ballot_schema(
+            &bundle(),
+            &rubric(),
+            SchemaOptions {
+                require_rubric: false,
+            },
+        );
+        assert_eq!(
+            s["properties"]["supporting_evidence_ids"]["items"]["enum"],
+            json!([1, 2, 3])
+        );
+        assert_eq!(s["properties"]["rubric_scores"]["required"], json!([]));
+    }
+
+    #[test]
+    fn rows_feed_the_statistics() {
+        let row: BallotRow = serde_json::from_value(json!({
+            "iteration": 2, "slot": 0, "model": "m", "archetype": "Skeptic", "vote": null,
+            "confidence": null, "reasoning": null, "latency_ms": 5, "prompt_tokens": 0,
+            "completion_tokens": 0, "cost_usd": 0.0, "failure": "timed out"
+        }))
+        .unwrap();
+        assert_eq!(row.record().vote, None);
+        let text = serde_json::to_string(&row).unwrap();
+        let rec: BallotRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!(rec, row.record());
+    }
+}

@@ -1,0 +1,367 @@
+//! The committee loop: T iterations of M ballots with KL early stopping.
+//!
+//! Each iteration draws its M (archetype, juror) pairs from the seeded [`Sampler`] (in order,
+//! before any call is made, so draws never depend on timing), runs the ballots in parallel
+//! under a concurrency limit and a per-ballot deadline, then feeds the posterior mean of all
+//! valid ballots so far to DESIGN.md §2's stopping rule. Failed ballots stay in the result
+//! with their reason and are ignored by the statistics.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+use super::archetype::Archetype;
+use super::ballot::{BallotError, BallotRow, BallotValidator, SchemaOptions};
+use super::juror::{BallotTask, Juror, JurorError};
+use super::sampler::{Sampler, SamplerError, ballot_seed};
+use crate::bundle::{Bundle, Rubric};
+use crate::stats::{EarlyStopping, counts, posterior_mean};
+
+/// The committee's shape and stopping rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CommitteeConfig {
+    /// T: the most iterations run.
+    pub iterations: u32,
+    /// M: ballots per iteration.
+    pub ballots_per_iteration: u32,
+    /// KL early stopping (ε bits, τ iterations, minimum valid ballots before stopping).
+    pub stopping: EarlyStopping,
+    /// Turn early stopping off (always run T iterations), e.g. to measure its savings.
+    pub early_stopping: bool,
+    /// Ballots in flight at once.
+    pub concurrency: usize,
+    /// Deadline of one ballot, retries included; a late ballot fails.
+    #[serde(with = "humantime_serde")]
+    pub ballot_timeout: Duration,
+}
+
+impl Default for CommitteeConfig {
+    /// T = 10, M = 3, ε = 0.01 bit, τ = 2 (DESIGN.md §2), 6 ballots before stopping, 3 ballots
+    /// in flight (one iteration), 120 s per ballot.
+    fn default() -> Self {
+        Self {
+            iterations: 10,
+            ballots_per_iteration: 3,
+            stopping: EarlyStopping::default(),
+            early_stopping: true,
+            concurrency: 3,
+            ballot_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// A juror with its sampling weight.
+#[derive(Clone)]
+pub struct PoolMember {
+    /// The juror.
+    pub juror: Arc<dyn Juror>,
+    /// Integer sampling weight (0 = never drawn).
+    pub weight: u64,
+}
+
+impl std::fmt::Debug for PoolMember {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PoolMember")
+            .field("juror", &self.juror.label())
+            .field("weight", &self.weight)
+            .finish()
+    }
+}
+
+/// Archetypes, jurors and their weights, plus the loop's configuration.
+#[derive(Debug, Clone)]
+pub struct Committee {
+    /// The personas, in the order the sampler indexes them.
+    pub archetypes: Vec<Archetype>,
+    /// Integer weight per archetype (same order).
+    pub archetype_weights: Vec<u64>,
+    /// The jurors, in the order the sampler indexes them.
+    pub jurors: Vec<PoolMember>,
+    /// Loop configuration.
+    pub config: CommitteeConfig,
+}
+
+/// Why the committee could not run at all (individual ballot failures are not errors).
+#[derive(Debug, thiserror::Error)]
+pub enum CommitteeError {
+    /// Nothing to draw.
+    #[error(transparent)]
+    Sampler(#[from] SamplerError),
+    /// The ballot schema of this question could not be built.
+    #[error(transparent)]
+    Schema(#[from] BallotError),
+    /// T, M or the concurrency limit is zero, or the archetype weights do not match.
+    #[error("committee needs T ≥ 1, M ≥ 1, concurrency ≥ 1 and one weight per archetype")]
+    Shape,
+}
+
+/// A named weight, for the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Weight {
+    /// Archetype name or juror label.
+    pub name: String,
+    /// Its integer weight.
+    pub weight: u64,
+}
+
+/// The report's `committee` block: enough to regenerate the draws and check the stop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommitteeInfo {
+    /// T.
+    #[serde(rename = "T")]
+    pub iterations: u32,
+    /// M.
+    #[serde(rename = "M")]
+    pub ballots_per_iteration: u32,
+    /// ε in bits.
+    pub epsilon: f64,
+    /// τ.
+    pub tau: u32,
+    /// Valid ballots required before stopping.
+    pub min_ballots: u32,
+    /// Whether early stopping was on.
+    pub early_stopping: bool,
+    /// The ChaCha20 seed, 0x-hex.
+    pub seed: String,
+    /// The iteration the committee stopped after.
+    pub stop_iteration: u32,
+    /// Whether it stopped before T by the KL rule.
+    pub stopped_early: bool,
+    /// Juror calls made (valid and failed).
+    pub calls: u64,
+    /// KL(P_t ‖ P_t−1) in bits after each iteration (null for the first).
+    pub divergences: Vec<Option<f64>>,
+    /// Archetype weights in sampler order.
+    pub archetype_weights: Vec<Weight>,
+    /// Juror weights in sampler order.
+    pub juror_weights: Vec<Weight>,
+}
+
+/// What the committee produced.
+#[derive(Debug, Clone)]
+pub struct CommitteeRun {
+    /// Every ballot, valid or failed, in (iteration, slot) order.
+    pub ballots: Vec<BallotRow>,
+    /// The `committee` block of the report.
+    pub info: CommitteeInfo,
+    /// Wall time of the whole committee.
+    pub elapsed: Duration,
+}
+
+/// Progress after one iteration (for progress bars and logs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct IterationProgress {
+    /// The iteration just finished, from 1.
+    pub iteration: u32,
+    /// T.
+    pub of: u32,
+    /// Valid ballots so far.
+    pub valid: u64,
+    /// Failed ballots so far.
+    pub failed: u64,
+    /// Posterior mean so far.
+    pub posterior: [f64; 3],
+    /// KL to the previous iteration, from the second on.
+    pub divergence: Option<f64>,
+}
+
+/// Run the committee on one question.
+///
+/// `seed` is [`super::committee_seed`]; `progress` is called after every iteration.
+///
+/// # Errors
+/// [`CommitteeError`] when the committee cannot run at all; failing jurors are not errors.
+pub async fn run_committee(
+    committee: &Committee,
+    bundle: Arc<Bundle>,
+    rubric: Arc<Rubric>,
+    seed: [u8; 32],
+    question_key: [u8; 32],
+    progress: &mut (dyn FnMut(&IterationProgress) + Send),
+) -> Result<CommitteeRun, CommitteeError> {
+    let cfg = &committee.config;
+    if cfg.iterations == 0
+        || cfg.ballots_per_iteration == 0
+        || cfg.concurrency == 0
+        || committee.archetype_weights.len() != committee.archetypes.len()
+    {
+        return Err(CommitteeError::Shape);
+    }
+    let started = Instant::now();
+    let mut sampler = Sampler::new(
+        seed,
+        committee.archetype_weights.clone(),
+        committee.jurors.iter().map(|j| j.weight).collect(),
+    )?;
+    let validator = Arc::new(BallotValidator::new(
+        &bundle,
+        &rubric,
+        SchemaOptions {
+            require_rubric: true,
+        },
+    )?);
+    let limit = Arc::new(Semaphore::new(cfg.concurrency));
+    let mut tracker = cfg.stopping.tracker();
+    let mut ballots: Vec<BallotRow> = Vec::new();
+    let mut divergences = Vec::new();
+    let mut stop_iteration = 0;
+    let mut stopped_early = false;
+
+    for iteration in 1..=cfg.iterations {
+        let mut set = JoinSet::new();
+        for slot in 0..cfg.ballots_per_iteration {
+            let (a, j) = sampler.draw();
+            let (Some(archetype), Some(member)) =
+                (committee.archetypes.get(a), committee.jurors.get(j))
+            else {
+                // Unreachable: the sampler returns indices into the weight lists, whose
+                // lengths equal the lists' (checked above).
+                continue;
+            };
+            let task = BallotTask {
+                bundle: bundle.clone(),
+                rubric: rubric.clone(),
+                validator: validator.clone(),
+                archetype: archetype.clone(),
+                iteration,
+                slot,
+                ballot_seed: ballot_seed(&seed, iteration, slot),
+                question_key,
+            };
+            let juror = member.juror.clone();
+            let limit = limit.clone();
+            let deadline = cfg.ballot_timeout;
+            set.spawn(async move {
+                let _permit = limit.acquire_owned().await;
+                let t0 = Instant::now();
+                let result = match tokio::time::timeout(deadline, juror.ballot(&task)).await {
+                    Ok(r) => r,
+                    Err(_) => Err(JurorError::Deadline(deadline)),
+                };
+                row(&task, juror.label(), result, t0.elapsed())
+            });
+        }
+        let mut rows: Vec<BallotRow> = Vec::new();
+        while let Some(joined) = set.join_next().await {
+            match joined {
+                Ok(r) => rows.push(r),
+                Err(e) => {
+                    tracing::error!(target: "veritas::jury", error = %e, "ballot task panicked")
+                }
+            }
+        }
+        rows.sort_by_key(|r| r.slot);
+        for r in &rows {
+            if let Some(reason) = &r.failure {
+                tracing::warn!(target: "veritas::jury", iteration, slot = r.slot, model = %r.model,
+                    archetype = %r.archetype, reason = %reason, "ballot failed");
+            }
+        }
+        ballots.extend(rows);
+
+        let records: Vec<_> = ballots.iter().map(BallotRow::record).collect();
+        let n = counts(&records);
+        let valid: u64 = n.iter().sum();
+        let posterior = posterior_mean(n);
+        let stop = tracker.observe(posterior, valid);
+        let divergence = tracker.last_divergence().filter(|_| iteration > 1);
+        divergences.push(divergence);
+        stop_iteration = iteration;
+        progress(&IterationProgress {
+            iteration,
+            of: cfg.iterations,
+            valid,
+            failed: ballots.len() as u64 - valid,
+            posterior,
+            divergence,
+        });
+        if cfg.early_stopping && stop {
+            stopped_early = iteration < cfg.iterations;
+            break;
+        }
+    }
+
+    let info = CommitteeInfo {
+        iterations: cfg.iterations,
+        ballots_per_iteration: cfg.ballots_per_iteration,
+        epsilon: cfg.stopping.epsilon,
+        tau: cfg.stopping.tau,
+        min_ballots: cfg.stopping.min_ballots,
+        early_stopping: cfg.early_stopping,
+        seed: format!("0x{}", hex::encode(seed)),
+        stop_iteration,
+        stopped_early,
+        calls: ballots.len() as u64,
+        divergences,
+        archetype_weights: committee
+            .archetypes
+            .iter()
+            .zip(&committee.archetype_weights)
+            .map(|(a, w)| Weight {
+                name: a.name.clone(),
+                weight: *w,
+            })
+            .collect(),
+        juror_weights: committee
+            .jurors
+            .iter()
+            .map(|m| Weight {
+                name: m.juror.label().to_owned(),
+                weight: m.weight,
+            })
+            .collect(),
+    };
+    Ok(CommitteeRun {
+        ballots,
+        info,
+        elapsed: started.elapsed(),
+    })
+}
+
+fn row(
+    task: &BallotTask,
+    model: &str,
+    result: Result<super::juror::JurorAnswer, JurorError>,
+    latency: Duration,
+) -> BallotRow {
+    let latency_ms = u64::try_from(latency.as_millis()).unwrap_or(u64::MAX);
+    let mut row = BallotRow {
+        iteration: task.iteration,
+        slot: task.slot,
+        model: model.to_owned(),
+        archetype: task.archetype.name.clone(),
+        vote: None,
+        confidence: None,
+        supporting_evidence_ids: Vec::new(),
+        refuting_evidence_ids: Vec::new(),
+        rubric_scores: Default::default(),
+        reasoning: None,
+        latency_ms,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cost_usd: 0.0,
+        probabilities: None,
+        failure: None,
+    };
+    match result {
+        Ok(answer) => {
+            let c = answer.content;
+            row.vote = Some(c.vote);
+            row.confidence = Some(c.confidence);
+            row.supporting_evidence_ids = c.supporting_evidence_ids;
+            row.refuting_evidence_ids = c.refuting_evidence_ids;
+            row.rubric_scores = c.rubric_scores;
+            row.reasoning = Some(c.reasoning);
+            row.prompt_tokens = answer.prompt_tokens;
+            row.completion_tokens = answer.completion_tokens;
+            row.cost_usd = answer.cost_usd;
+            row.probabilities = answer.probabilities;
+        }
+        Err(e) => row.failure = Some(e.to_string()),
+    }
+    row
+}

@@ -1,0 +1,200 @@
+//! The juror seam: one trait for every kind of juror, and the chat juror over any
+//! [`ChatModel`] (the OpenAI-compatible client in production, a double in tests).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+
+use super::archetype::Archetype;
+use super::ballot::{BallotContent, BallotError, BallotValidator};
+use crate::bundle::{Bundle, Rubric};
+use crate::llm::{ChatModel, ChatRequest, JsonSchema, LlmError};
+
+/// Everything a juror needs for one ballot.
+#[derive(Debug, Clone)]
+pub struct BallotTask {
+    /// The question and its evidence.
+    pub bundle: Arc<Bundle>,
+    /// The rubric jurors score.
+    pub rubric: Arc<Rubric>,
+    /// The question's ballot schema and checks.
+    pub validator: Arc<BallotValidator>,
+    /// The persona this ballot is cast under.
+    pub archetype: Archetype,
+    /// Committee iteration, from 1.
+    pub iteration: u32,
+    /// Position within the iteration, from 0.
+    pub slot: u32,
+    /// This ballot's own RNG seed (see [`super::sampler::ballot_seed`]).
+    pub ballot_seed: [u8; 32],
+    /// Identifies the question for per-question caches (the Merkle root).
+    pub question_key: [u8; 32],
+}
+
+impl BallotTask {
+    /// The ballot's own RNG (used by jurors that sample their vote).
+    pub fn rng(&self) -> ChaCha20Rng {
+        ChaCha20Rng::from_seed(self.ballot_seed)
+    }
+}
+
+/// A valid answer and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JurorAnswer {
+    /// The validated ballot.
+    pub content: BallotContent,
+    /// Prompt tokens processed for this ballot.
+    pub prompt_tokens: u64,
+    /// Completion tokens generated.
+    pub completion_tokens: u64,
+    /// Cost in US dollars.
+    pub cost_usd: f64,
+    /// Embedded juror: the distribution the vote was sampled from.
+    pub probabilities: Option<[f64; 3]>,
+}
+
+/// Why a juror produced no valid ballot.
+#[derive(Debug, thiserror::Error)]
+pub enum JurorError {
+    /// The model call failed.
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+    /// The model answered, but not with a valid ballot.
+    #[error(transparent)]
+    Ballot(#[from] BallotError),
+    /// A scripted juror's script is unusable.
+    #[error("script: {0}")]
+    Script(String),
+    /// The call exceeded the committee's per-ballot deadline.
+    #[error("ballot timed out after {0:?}")]
+    Deadline(Duration),
+}
+
+impl JurorError {
+    /// Whether retrying the same ballot may succeed (retries themselves live in the client).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            JurorError::Llm(e) => e.is_retryable(),
+            JurorError::Deadline(_) => true,
+            JurorError::Ballot(_) | JurorError::Script(_) => false,
+        }
+    }
+}
+
+/// A juror: turns a [`BallotTask`] into a ballot.
+#[async_trait]
+pub trait Juror: Send + Sync {
+    /// The model label recorded in ballots (heterogeneity is measured per label).
+    fn label(&self) -> &str;
+
+    /// Cast one ballot.
+    ///
+    /// # Errors
+    /// [`JurorError`]: the committee records it as a failed ballot.
+    async fn ballot(&self, task: &BallotTask) -> Result<JurorAnswer, JurorError>;
+}
+
+/// A juror over a chat model with structured output.
+pub struct ChatJuror {
+    model: Arc<dyn ChatModel>,
+    temperature: f32,
+    max_tokens: u32,
+}
+
+impl std::fmt::Debug for ChatJuror {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatJuror")
+            .field("model", &self.model.label())
+            .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
+            .finish()
+    }
+}
+
+impl ChatJuror {
+    /// A juror over `model` sampling at `temperature` (0.8 by default) with a token limit.
+    pub fn new(model: Arc<dyn ChatModel>, temperature: f32, max_tokens: u32) -> Self {
+        Self {
+            model,
+            temperature,
+            max_tokens,
+        }
+    }
+}
+
+/// The system prompt: persona and output contract.
+pub fn system_prompt(archetype: &Archetype) -> String {
+    format!(
+        "You are one juror of an oracle committee that decides whether a claim is true, \
+         judging only the evidence given.\n\nYour persona: {name}. {bias}\n{prompt}\n\n\
+         Answer with one JSON object: vote (\"YES\" if the evidence shows the claim is true, \
+         \"NO\" if it shows it is false, \"NULL\" if it does not settle it), confidence (0 to 1), \
+         supporting_evidence_ids and refuting_evidence_ids (ids of the evidence items), \
+         rubric_scores (each rubric criterion scored 0 to 1) and reasoning (at most three sentences).",
+        name = archetype.name,
+        bias = archetype.bias,
+        prompt = archetype.prompt
+    )
+}
+
+/// The user prompt: the question, the numbered evidence and the rubric.
+pub fn user_prompt(bundle: &Bundle, rubric: &Rubric) -> String {
+    let mut out = format!("Claim / question: {}\n\nEvidence:\n", bundle.question);
+    for item in &bundle.evidence {
+        out.push_str(&format!(
+            "[{}] {} — {}\n",
+            item.id, item.title, item.snippet
+        ));
+    }
+    if rubric.criteria.is_empty() {
+        out.push_str("\nRubric: none (leave rubric_scores empty).\n");
+    } else {
+        out.push_str("\nRubric (score each 0 to 1):\n");
+        for c in &rubric.criteria {
+            out.push_str(&format!("- {}: {}\n", c.id, c.description));
+        }
+    }
+    out
+}
+
+#[async_trait]
+impl Juror for ChatJuror {
+    fn label(&self) -> &str {
+        self.model.label()
+    }
+
+    async fn ballot(&self, task: &BallotTask) -> Result<JurorAnswer, JurorError> {
+        let schema = super::ballot::ballot_schema(
+            &task.bundle,
+            &task.rubric,
+            super::ballot::SchemaOptions {
+                require_rubric: true,
+            },
+        );
+        let mut seed = [0u8; 8];
+        seed.copy_from_slice(&task.ballot_seed[..8]);
+        let request = ChatRequest {
+            system: system_prompt(&task.archetype),
+            user: user_prompt(&task.bundle, &task.rubric),
+            json_schema: Some(JsonSchema {
+                name: "ballot".to_owned(),
+                schema,
+            }),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            seed: Some(u64::from_be_bytes(seed)),
+        };
+        let response = self.model.chat(&request).await?;
+        let content = task.validator.parse(&response.content)?;
+        Ok(JurorAnswer {
+            content,
+            prompt_tokens: response.prompt_tokens,
+            completion_tokens: response.completion_tokens,
+            cost_usd: response.cost_usd,
+            probabilities: None,
+        })
+    }
+}

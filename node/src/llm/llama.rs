@@ -1,0 +1,379 @@
+//! The embedded local model: llama.cpp (through `llama-cpp-2`) reading any GGUF file.
+//!
+//! A base model cannot be trusted to write a JSON ballot, so the embedded juror does not chat:
+//! it asks for the *next-token distribution* after a prompt and reads the probabilities of a
+//! few candidate words (" YES", " NO", " NULL"). One request carries a shared prefix (the
+//! evidence) and several suffixes (one per juror persona): the prefix is decoded once and its
+//! KV cache is reused for every suffix, which is what makes a committee affordable on a CPU.
+//!
+//! llama.cpp contexts are neither `Send` nor cheap, so one worker thread owns the model and a
+//! context for the process's lifetime; async callers talk to it over a channel. Requests are
+//! served one at a time (the model already uses every configured thread).
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::oneshot;
+
+use super::LlmError;
+
+/// How to load and run the embedded model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LocalModelConfig {
+    /// The GGUF file.
+    pub path: PathBuf,
+    /// CPU threads for decoding (default 2: this project's reference machine has 2 cores).
+    pub threads: u32,
+    /// Context window in tokens (prefix + the longest suffix must fit).
+    pub context_tokens: u32,
+}
+
+impl Default for LocalModelConfig {
+    fn default() -> Self {
+        Self {
+            path: PathBuf::from("tools/models/gemma-3-270m-q4_k_m.gguf"),
+            threads: 2,
+            context_tokens: 4096,
+        }
+    }
+}
+
+/// How a candidate word maps onto the model's vocabulary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CandidateToken {
+    /// The candidate text, e.g. `" YES"`.
+    pub text: String,
+    /// The token ids the text tokenises to; only the first is scored.
+    pub tokens: Vec<i32>,
+}
+
+impl CandidateToken {
+    /// Whether the text is one token (when not, its probability is the first token's).
+    pub fn is_single_token(&self) -> bool {
+        self.tokens.len() == 1
+    }
+}
+
+/// The answer for one suffix: candidate probabilities after prefix + suffix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NextTokenScores {
+    /// Softmax probability (over the whole vocabulary) of each candidate's first token, in
+    /// the order the candidates were given. Not renormalised.
+    pub probabilities: Vec<f64>,
+    /// Tokens of the prompt that had to be decoded for this suffix alone.
+    pub suffix_tokens: u64,
+    /// Decoding time of this suffix (the shared prefix is not included).
+    pub latency: Duration,
+}
+
+/// The answer to one [`LocalModel::score`] request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoreResult {
+    /// One entry per suffix, in request order.
+    pub suffixes: Vec<NextTokenScores>,
+    /// Tokens in the shared prefix.
+    pub prefix_tokens: u64,
+    /// Decoding time of the shared prefix.
+    pub prefix_latency: Duration,
+    /// How each candidate tokenised.
+    pub candidates: Vec<CandidateToken>,
+}
+
+struct Job {
+    prefix: String,
+    suffixes: Vec<String>,
+    candidates: Vec<String>,
+    reply: oneshot::Sender<Result<ScoreResult, LlmError>>,
+}
+
+/// A handle to the embedded model's worker thread (cheap to share behind an `Arc`).
+#[derive(Debug)]
+pub struct LocalModel {
+    label: String,
+    jobs: mpsc::Sender<Job>,
+}
+
+impl LocalModel {
+    /// Load the GGUF file and start the worker thread.
+    ///
+    /// # Errors
+    /// [`LlmError::Unavailable`] when the file is missing or llama.cpp cannot load it, or when
+    /// the binary was built without the `llama` feature.
+    pub fn load(config: &LocalModelConfig) -> Result<Self, LlmError> {
+        if !config.path.is_file() {
+            return Err(LlmError::Unavailable(format!(
+                "model file {} not found (run `make setup` to install the default model)",
+                config.path.display()
+            )));
+        }
+        let label = format!(
+            "local/{}",
+            config
+                .path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "model".to_owned())
+        );
+        let (jobs, rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<(), LlmError>>();
+        let config = config.clone();
+        std::thread::Builder::new()
+            .name("veritas-llama".to_owned())
+            .spawn(move || worker::run(&config, rx, ready_tx))
+            .map_err(|e| LlmError::Unavailable(format!("cannot start the model thread: {e}")))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(Self { label, jobs }),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(LlmError::Unavailable(
+                "the model thread stopped while loading".to_owned(),
+            )),
+        }
+    }
+
+    /// A stable label for reports, `local/<file stem>`.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Decode `prefix` once, then each suffix after it, and return the probabilities of the
+    /// candidates' first tokens as the next token after every suffix.
+    ///
+    /// # Errors
+    /// [`LlmError::Malformed`] when the prompt does not fit the context or does not decode;
+    /// [`LlmError::Unavailable`] when the worker thread is gone.
+    pub async fn score(
+        &self,
+        prefix: String,
+        suffixes: Vec<String>,
+        candidates: Vec<String>,
+    ) -> Result<ScoreResult, LlmError> {
+        let (reply, answer) = oneshot::channel();
+        self.jobs
+            .send(Job {
+                prefix,
+                suffixes,
+                candidates,
+                reply,
+            })
+            .map_err(|_| LlmError::Unavailable("the model thread has stopped".to_owned()))?;
+        answer
+            .await
+            .map_err(|_| LlmError::Unavailable("the model thread dropped the request".to_owned()))?
+    }
+}
+
+/// Resolve a model path given relative to the repository root or the working directory.
+pub fn resolve_model_path(path: &Path) -> PathBuf {
+    if path.is_absolute() || path.exists() {
+        return path.to_path_buf();
+    }
+    // `cargo run` from node/ or a test binary: try the workspace root too.
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+    if workspace.exists() {
+        workspace
+    } else {
+        path.to_path_buf()
+    }
+}
+
+#[cfg(feature = "llama")]
+mod worker {
+    use std::num::NonZeroU32;
+    use std::sync::OnceLock;
+
+    use llama_cpp_2::context::LlamaContext;
+    use llama_cpp_2::context::params::LlamaContextParams;
+    use llama_cpp_2::llama_backend::LlamaBackend;
+    use llama_cpp_2::llama_batch::LlamaBatch;
+    use llama_cpp_2::model::LlamaModel;
+    use llama_cpp_2::model::params::LlamaModelParams;
+    use llama_cpp_2::token::LlamaToken;
+
+    use super::*;
+
+    /// llama.cpp's backend may be initialised once per process.
+    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
+
+    fn backend() -> Result<&'static LlamaBackend, LlmError> {
+        BACKEND
+            .get_or_init(|| {
+                llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
+                LlamaBackend::init().map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(|e| LlmError::Unavailable(format!("llama.cpp backend: {e}")))
+    }
+
+    pub(super) fn run(
+        config: &LocalModelConfig,
+        jobs: mpsc::Receiver<Job>,
+        ready: mpsc::Sender<Result<(), LlmError>>,
+    ) {
+        let loaded = backend().and_then(|backend| {
+            let model =
+                LlamaModel::load_from_file(backend, &config.path, &LlamaModelParams::default())
+                    .map_err(|e| {
+                        LlmError::Unavailable(format!("cannot load {}: {e}", config.path.display()))
+                    })?;
+            Ok((backend, model))
+        });
+        let (backend, model) = match loaded {
+            Ok(pair) => pair,
+            Err(e) => {
+                let _ = ready.send(Err(e));
+                return;
+            }
+        };
+        let threads = i32::try_from(config.threads.max(1)).unwrap_or(2);
+        let params = LlamaContextParams::default()
+            .with_n_ctx(NonZeroU32::new(config.context_tokens.max(256)))
+            .with_n_batch(512)
+            .with_n_ubatch(512)
+            .with_n_threads(threads)
+            .with_n_threads_batch(threads);
+        let mut ctx = match model.new_context(backend, params) {
+            Ok(ctx) => ctx,
+            Err(e) => {
+                let _ = ready.send(Err(LlmError::Unavailable(format!(
+                    "cannot create a llama.cpp context: {e}"
+                ))));
+                return;
+            }
+        };
+        let _ = ready.send(Ok(()));
+        tracing::info!(target: "veritas::llm", path = %config.path.display(), threads, "embedded model loaded");
+        while let Ok(job) = jobs.recv() {
+            let result = score(&model, &mut ctx, &job);
+            let _ = job.reply.send(result);
+        }
+    }
+
+    fn decode_err(e: impl std::fmt::Display) -> LlmError {
+        LlmError::Malformed(format!("llama.cpp decode failed: {e}"))
+    }
+
+    /// Decode `tokens` at positions `start..` on sequence 0; logits only for the last token.
+    fn decode(
+        ctx: &mut LlamaContext<'_>,
+        tokens: &[LlamaToken],
+        start: i32,
+    ) -> Result<(), LlmError> {
+        const CHUNK: usize = 512;
+        let mut batch = LlamaBatch::new(CHUNK, 1);
+        for (c, chunk) in tokens.chunks(CHUNK).enumerate() {
+            batch.clear();
+            let base = start + i32::try_from(c * CHUNK).map_err(decode_err)?;
+            for (i, token) in chunk.iter().enumerate() {
+                let pos = base + i32::try_from(i).map_err(decode_err)?;
+                let last = c * CHUNK + i + 1 == tokens.len();
+                batch.add(*token, pos, &[0], last).map_err(decode_err)?;
+            }
+            ctx.decode(&mut batch).map_err(decode_err)?;
+        }
+        Ok(())
+    }
+
+    fn score(
+        model: &LlamaModel,
+        ctx: &mut LlamaContext<'_>,
+        job: &Job,
+    ) -> Result<ScoreResult, LlmError> {
+        let vocab = model.vocab();
+        let candidates: Vec<CandidateToken> = job
+            .candidates
+            .iter()
+            .map(|text| CandidateToken {
+                text: text.clone(),
+                tokens: vocab
+                    .tokenize(text.as_bytes(), false, false)
+                    .iter()
+                    .map(|t| t.0)
+                    .collect(),
+            })
+            .collect();
+        if let Some(empty) = candidates.iter().find(|c| c.tokens.is_empty()) {
+            return Err(LlmError::Malformed(format!(
+                "candidate {:?} has no token",
+                empty.text
+            )));
+        }
+        let prefix = vocab.tokenize(job.prefix.as_bytes(), true, false);
+        let n_ctx = usize::try_from(ctx.n_ctx()).map_err(decode_err)?;
+        let started = Instant::now();
+        ctx.clear_kv_cache();
+        if prefix.is_empty() || prefix.len() >= n_ctx {
+            return Err(LlmError::Malformed(format!(
+                "prompt prefix of {} tokens does not fit the {n_ctx}-token context",
+                prefix.len()
+            )));
+        }
+        let prefix_len = i32::try_from(prefix.len()).map_err(decode_err)?;
+        decode(ctx, &prefix, 0)?;
+        let prefix_latency = started.elapsed();
+        let mut suffixes = Vec::with_capacity(job.suffixes.len());
+        for suffix in &job.suffixes {
+            let t0 = Instant::now();
+            let tokens = vocab.tokenize(suffix.as_bytes(), false, false);
+            if tokens.is_empty() || prefix.len() + tokens.len() >= n_ctx {
+                return Err(LlmError::Malformed(format!(
+                    "suffix of {} tokens does not fit after a {}-token prefix in {n_ctx}",
+                    tokens.len(),
+                    prefix.len()
+                )));
+            }
+            decode(ctx, &tokens, prefix_len)?;
+            // The last decoded token is the only one with logits; its batch index is the last
+            // chunk's length - 1.
+            let last_index = i32::try_from((tokens.len() - 1) % 512).map_err(decode_err)?;
+            let logits = ctx.get_logits_ith(last_index);
+            let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let denom: f64 = logits.iter().map(|&l| f64::from(l - max).exp()).sum();
+            let probabilities = candidates
+                .iter()
+                .map(|c| {
+                    usize::try_from(c.tokens[0])
+                        .ok()
+                        .and_then(|i| logits.get(i))
+                        .map(|&l| f64::from(l - max).exp() / denom)
+                        .unwrap_or(0.0)
+                })
+                .collect();
+            // Drop the suffix from the cache so the next persona starts right after the prefix.
+            ctx.clear_kv_cache_seq(
+                Some(0),
+                Some(u32::try_from(prefix_len).map_err(decode_err)?),
+                None,
+            )
+            .map_err(decode_err)?;
+            suffixes.push(NextTokenScores {
+                probabilities,
+                suffix_tokens: tokens.len() as u64,
+                latency: t0.elapsed(),
+            });
+        }
+        Ok(ScoreResult {
+            suffixes,
+            prefix_tokens: prefix.len() as u64,
+            prefix_latency,
+            candidates,
+        })
+    }
+}
+
+#[cfg(not(feature = "llama"))]
+mod worker {
+    use super::*;
+
+    pub(super) fn run(
+        _config: &LocalModelConfig,
+        _jobs: mpsc::Receiver<Job>,
+        ready: mpsc::Sender<Result<(), LlmError>>,
+    ) {
+        let _ = ready.send(Err(LlmError::Unavailable(
+            "this binary was built without the `llama` feature (embedded model)".to_owned(),
+        )));
+    }
+}

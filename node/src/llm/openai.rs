@@ -1,0 +1,293 @@
+//! An OpenAI-compatible chat-completions client (OpenAI, OpenRouter, Together, vLLM, Ollama,
+//! llama.cpp's server...).
+//!
+//! Structured output is asked for with `response_format: {type: "json_schema"}`; a server that
+//! rejects that (HTTP 400 naming `response_format` or `json_schema`) is asked again with
+//! `{type: "json_object"}` and remembered as JSON-mode only — the juror validates the answer
+//! against the schema either way. Retrying lives here and only here: transport errors,
+//! timeouts, 429 and 5xx are retried with exponential backoff and full jitter, and a
+//! `Retry-After` header (seconds) is honoured when it asks for longer. The API key comes from
+//! an environment variable named in the configuration and never appears in logs, errors or
+//! `Debug` output.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
+
+/// Longest server error body kept in an error, in characters.
+const BODY_EXCERPT: usize = 300;
+
+/// One OpenAI-compatible model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OpenAiConfig {
+    /// Base URL up to and including `/v1` (e.g. `http://127.0.0.1:11434/v1` for Ollama).
+    pub base_url: String,
+    /// The model name the server knows.
+    pub model: String,
+    /// Name of the environment variable holding the API key (unset: no key is sent, as
+    /// local servers want).
+    pub api_key_env: Option<String>,
+    /// Sampling temperature (0.8: jurors should disagree when the evidence is unclear).
+    pub temperature: f32,
+    /// Upper bound on generated tokens per ballot.
+    pub max_tokens: u32,
+    /// Timeout of one HTTP attempt.
+    #[serde(with = "humantime_serde")]
+    pub timeout: Duration,
+    /// Retries after the first attempt.
+    pub max_retries: u32,
+    /// First backoff; doubles each retry (full jitter: a uniform wait in [0, backoff]).
+    #[serde(with = "humantime_serde")]
+    pub initial_backoff: Duration,
+    /// Cap on one wait, `Retry-After` included.
+    #[serde(with = "humantime_serde")]
+    pub max_backoff: Duration,
+    /// US dollars per million prompt tokens.
+    pub price_prompt_per_million: f64,
+    /// US dollars per million completion tokens.
+    pub price_completion_per_million: f64,
+}
+
+impl Default for OpenAiConfig {
+    fn default() -> Self {
+        Self {
+            base_url: "https://api.openai.com/v1".to_owned(),
+            model: "gpt-4o-mini".to_owned(),
+            api_key_env: Some("OPENAI_API_KEY".to_owned()),
+            temperature: 0.8,
+            max_tokens: 600,
+            timeout: Duration::from_secs(60),
+            max_retries: 4,
+            initial_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(30),
+            price_prompt_per_million: 0.0,
+            price_completion_per_million: 0.0,
+        }
+    }
+}
+
+/// A secret that prints as `***`.
+#[derive(Clone)]
+struct Secret(String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// The client.
+#[derive(Debug)]
+pub struct OpenAiChat {
+    config: OpenAiConfig,
+    label: String,
+    endpoint: String,
+    key: Option<Secret>,
+    http: reqwest::Client,
+    json_mode_only: AtomicBool,
+}
+
+impl OpenAiChat {
+    /// A client for `config`, reading the API key from the environment now.
+    ///
+    /// # Errors
+    /// [`LlmError::Unavailable`] when the named key variable is unset or the HTTP client
+    /// cannot be built.
+    pub fn new(config: OpenAiConfig) -> Result<Self, LlmError> {
+        let key = match config.api_key_env.as_deref().filter(|v| !v.is_empty()) {
+            Some(var) => Some(std::env::var(var).map_err(|_| {
+                LlmError::Unavailable(format!("environment variable {var} (API key) is not set"))
+            })?),
+            None => None,
+        };
+        Self::with_api_key(config, key)
+    }
+
+    /// A client with an explicit key (`api_key_env` is ignored); for embedding and tests.
+    ///
+    /// # Errors
+    /// [`LlmError::Unavailable`] when the HTTP client cannot be built.
+    pub fn with_api_key(config: OpenAiConfig, key: Option<String>) -> Result<Self, LlmError> {
+        let key = key.map(Secret);
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .build()
+            .map_err(|e| LlmError::Unavailable(format!("http client: {e}")))?;
+        let endpoint = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        let label = format!("openai/{}", config.model);
+        Ok(Self {
+            config,
+            label,
+            endpoint,
+            key,
+            http,
+            json_mode_only: AtomicBool::new(false),
+        })
+    }
+
+    /// The configuration (temperature and token limit feed the juror).
+    pub fn config(&self) -> &OpenAiConfig {
+        &self.config
+    }
+
+    fn body(&self, request: &ChatRequest, json_schema: bool) -> Value {
+        let mut body = json!({
+            "model": self.config.model,
+            "messages": [
+                { "role": "system", "content": request.system },
+                { "role": "user", "content": request.user }
+            ],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        });
+        if let Some(seed) = request.seed {
+            body["seed"] = json!(seed);
+        }
+        if let Some(schema) = &request.json_schema {
+            body["response_format"] = if json_schema {
+                json!({ "type": "json_schema", "json_schema": {
+                    "name": schema.name, "schema": schema.schema, "strict": true } })
+            } else {
+                json!({ "type": "json_object" })
+            };
+        }
+        body
+    }
+
+    /// One HTTP attempt. `Err((error, retry_after))`.
+    async fn attempt(&self, body: &Value) -> Result<Value, (LlmError, Option<Duration>)> {
+        let mut req = self.http.post(&self.endpoint).json(body);
+        if let Some(Secret(key)) = &self.key {
+            req = req.bearer_auth(key);
+        }
+        let response = req.send().await.map_err(|e| (self.transport(e), None))?;
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(Duration::from_secs_f64);
+        let text = response
+            .text()
+            .await
+            .map_err(|e| (self.transport(e), None))?;
+        if !status.is_success() {
+            let body: String = text.chars().take(BODY_EXCERPT).collect();
+            return Err((
+                LlmError::Status {
+                    status: status.as_u16(),
+                    body,
+                },
+                retry_after,
+            ));
+        }
+        serde_json::from_str(&text).map_err(|e| {
+            (
+                LlmError::Malformed(format!("response is not JSON: {e}")),
+                None,
+            )
+        })
+    }
+
+    fn transport(&self, e: reqwest::Error) -> LlmError {
+        if e.is_timeout() {
+            LlmError::Timeout(self.config.timeout)
+        } else {
+            // `without_url` keeps query strings out of errors; the endpoint is logged plainly.
+            LlmError::Transport {
+                endpoint: self.endpoint.clone(),
+                reason: e.without_url().to_string(),
+            }
+        }
+    }
+
+    fn backoff(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
+        let exp = self
+            .config
+            .initial_backoff
+            .saturating_mul(2u32.saturating_pow(retry))
+            .min(self.config.max_backoff);
+        let jitter = rand::rng().random_range(0.0..=1.0);
+        let wait = exp.mul_f64(jitter);
+        match retry_after {
+            Some(ra) => wait.max(ra).min(self.config.max_backoff),
+            None => wait,
+        }
+    }
+
+    fn parse(&self, value: &Value, latency: Duration) -> Result<ChatResponse, LlmError> {
+        let message = &value["choices"][0]["message"];
+        let content = message["content"].as_str().ok_or_else(|| {
+            let refusal = message["refusal"].as_str().unwrap_or("no content");
+            LlmError::Malformed(format!("answer without content: {refusal}"))
+        })?;
+        let prompt_tokens = value["usage"]["prompt_tokens"].as_u64().unwrap_or(0);
+        let completion_tokens = value["usage"]["completion_tokens"].as_u64().unwrap_or(0);
+        let cost_usd = prompt_tokens as f64 * self.config.price_prompt_per_million / 1e6
+            + completion_tokens as f64 * self.config.price_completion_per_million / 1e6;
+        Ok(ChatResponse {
+            content: content.to_owned(),
+            model: value["model"]
+                .as_str()
+                .unwrap_or(&self.config.model)
+                .to_owned(),
+            prompt_tokens,
+            completion_tokens,
+            cost_usd,
+            latency,
+        })
+    }
+}
+
+fn rejects_json_schema(e: &LlmError) -> bool {
+    match e {
+        LlmError::Status { status, body } => {
+            (*status == 400 || *status == 422)
+                && (body.contains("response_format") || body.contains("json_schema"))
+        }
+        _ => false,
+    }
+}
+
+#[async_trait]
+impl ChatModel for OpenAiChat {
+    fn label(&self) -> &str {
+        &self.label
+    }
+
+    async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let started = Instant::now();
+        let mut retry = 0u32;
+        loop {
+            let schema_mode = !self.json_mode_only.load(Ordering::Relaxed);
+            let body = self.body(request, schema_mode);
+            match self.attempt(&body).await {
+                Ok(value) => return self.parse(&value, started.elapsed()),
+                Err((e, _))
+                    if schema_mode && request.json_schema.is_some() && rejects_json_schema(&e) =>
+                {
+                    tracing::info!(target: "veritas::llm", model = %self.label, error = %e,
+                        "server rejects json_schema output; falling back to JSON mode");
+                    self.json_mode_only.store(true, Ordering::Relaxed);
+                }
+                Err((e, retry_after)) if e.is_retryable() && retry < self.config.max_retries => {
+                    let wait = self.backoff(retry, retry_after);
+                    tracing::warn!(target: "veritas::llm", model = %self.label, error = %e, retry = retry + 1,
+                        wait_ms = wait.as_millis() as u64, "retrying chat completion");
+                    tokio::time::sleep(wait).await;
+                    retry += 1;
+                }
+                Err((e, _)) => return Err(e),
+            }
+        }
+    }
+}

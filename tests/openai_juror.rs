@@ -1,0 +1,327 @@
+//! The OpenAI-compatible juror against an in-process HTTP server.
+//!
+//! The server here is a *protocol double*: a few lines of axum on 127.0.0.1:0 that speak the
+//! chat-completions wire format (request body, `choices[0].message.content`, `usage`, error
+//! statuses, `Retry-After`) and answer from a per-test script. It is not a model; it checks
+//! that our client speaks the protocol and survives the ways real servers fail.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use serde_json::{Value, json};
+use veritas::bundle::{Bundle, EvidenceItem, Rubric, Source};
+use veritas::jury::ballot::{BallotValidator, SchemaOptions};
+use veritas::jury::committee::{Committee, CommitteeConfig, PoolMember, run_committee};
+use veritas::jury::{Archetype, BallotTask, ChatJuror, Juror, JurorError};
+use veritas::llm::openai::{OpenAiChat, OpenAiConfig};
+use veritas::llm::{ChatModel, LlmError};
+use veritas::stats::Outcome;
+
+/// What the double answers to one request.
+#[derive(Clone)]
+enum Reply {
+    /// 200 with this message content.
+    Content(&'static str),
+    /// This status, body and optional Retry-After seconds.
+    Status(u16, &'static str, Option<&'static str>),
+    /// 200 with a body that is not JSON.
+    RawBody(&'static str),
+    /// Wait, then answer with the ballot.
+    Slow(Duration),
+}
+
+#[derive(Default)]
+struct Double {
+    script: Mutex<VecDeque<Reply>>,
+    requests: Mutex<Vec<(Value, Option<String>, Instant)>>,
+}
+
+const BALLOT: &str = r#"{"vote":"NO","confidence":0.7,"supporting_evidence_ids":[],
+  "refuting_evidence_ids":[2],"rubric_scores":{"relevance":0.8},"reasoning":"item 2 contradicts"}"#;
+
+async fn completions(
+    State(d): State<Arc<Double>>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    let auth = headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    d.requests
+        .lock()
+        .unwrap()
+        .push((body.clone(), auth, Instant::now()));
+    let reply = d
+        .script
+        .lock()
+        .unwrap()
+        .pop_front()
+        .unwrap_or(Reply::Content(BALLOT));
+    let ok = |content: &str| {
+        Json(json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050}
+        }))
+        .into_response()
+    };
+    match reply {
+        Reply::Content(c) => ok(c),
+        Reply::Status(code, text, retry_after) => {
+            let mut r = (StatusCode::from_u16(code).unwrap(), text.to_owned()).into_response();
+            if let Some(s) = retry_after {
+                r.headers_mut().insert("retry-after", s.parse().unwrap());
+            }
+            r
+        }
+        Reply::RawBody(text) => (StatusCode::OK, text.to_owned()).into_response(),
+        Reply::Slow(wait) => {
+            tokio::time::sleep(wait).await;
+            ok(BALLOT)
+        }
+    }
+}
+
+async fn serve(script: Vec<Reply>) -> (Arc<Double>, String) {
+    let double = Arc::new(Double {
+        script: Mutex::new(script.into()),
+        ..Double::default()
+    });
+    let app = Router::new()
+        .route("/v1/chat/completions", post(completions))
+        .with_state(double.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (double, format!("http://{addr}/v1"))
+}
+
+fn config(base_url: String) -> OpenAiConfig {
+    OpenAiConfig {
+        base_url,
+        model: "double-1".into(),
+        api_key_env: None,
+        timeout: Duration::from_secs(5),
+        max_retries: 2,
+        initial_backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_secs(5),
+        price_prompt_per_million: 0.15,
+        price_completion_per_million: 0.60,
+        ..OpenAiConfig::default()
+    }
+}
+
+fn bundle() -> Bundle {
+    Bundle {
+        question: "Did global sea level rise during the 20th century?".into(),
+        evidence: (1..=2)
+            .map(|id| EvidenceItem {
+                id,
+                url: format!("https://example.org/{id}"),
+                title: format!("t{id}"),
+                snippet: "snippet".into(),
+                published_at: None,
+                source: Source::Web,
+                submitter: None,
+            })
+            .collect(),
+    }
+}
+
+fn rubric() -> Rubric {
+    serde_json::from_value(json!({"criteria":[{"id":"relevance","description":"on topic"}]}))
+        .unwrap()
+}
+
+fn task() -> BallotTask {
+    let b = bundle();
+    let r = rubric();
+    BallotTask {
+        validator: Arc::new(
+            BallotValidator::new(
+                &b,
+                &r,
+                SchemaOptions {
+                    require_rubric: true,
+                },
+            )
+            .unwrap(),
+        ),
+        bundle: Arc::new(b),
+        rubric: Arc::new(r),
+        archetype: Archetype::shipped()[2].clone(),
+        iteration: 1,
+        slot: 0,
+        ballot_seed: [5u8; 32],
+        question_key: [0u8; 32],
+    }
+}
+
+fn juror(client: OpenAiChat) -> ChatJuror {
+    let (t, m) = (client.config().temperature, client.config().max_tokens);
+    ChatJuror::new(Arc::new(client), t, m)
+}
+
+#[tokio::test]
+async fn structured_output_is_requested_parsed_and_costed() {
+    let (double, url) = serve(vec![]).await;
+    let client = OpenAiChat::with_api_key(config(url), Some("sk-test-SECRET".into())).unwrap();
+    assert!(
+        !format!("{client:?}").contains("SECRET"),
+        "the key must not appear in Debug"
+    );
+    let j = juror(client);
+    let answer = j.ballot(&task()).await.unwrap();
+    assert_eq!(answer.content.vote, Outcome::No);
+    assert_eq!(answer.content.refuting_evidence_ids, [2]);
+    assert_eq!((answer.prompt_tokens, answer.completion_tokens), (1000, 50));
+    assert!((answer.cost_usd - (1000.0 * 0.15 + 50.0 * 0.60) / 1e6).abs() < 1e-12);
+
+    let requests = double.requests.lock().unwrap();
+    let (body, auth, _) = &requests[0];
+    assert_eq!(auth.as_deref(), Some("Bearer sk-test-SECRET"));
+    assert_eq!(body["response_format"]["type"], "json_schema");
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    assert_eq!(
+        schema["properties"]["refuting_evidence_ids"]["items"]["enum"],
+        json!([1, 2])
+    );
+    assert_eq!(body["temperature"].as_f64().unwrap(), 0.800000011920929); // 0.8 as f32
+    assert!(
+        body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("Skeptic")
+    );
+}
+
+#[tokio::test]
+async fn rate_limit_retry_after_is_honoured() {
+    let (double, url) = serve(vec![Reply::Status(429, "slow down", Some("1"))]).await;
+    let client = OpenAiChat::with_api_key(config(url), None).unwrap();
+    let started = Instant::now();
+    let response = client
+        .chat(&veritas::llm::ChatRequest {
+            system: "s".into(),
+            user: "u".into(),
+            json_schema: None,
+            temperature: 0.8,
+            max_tokens: 10,
+            seed: None,
+        })
+        .await
+        .unwrap();
+    assert!(response.content.contains("NO"));
+    let requests = double.requests.lock().unwrap();
+    assert_eq!(requests.len(), 2);
+    let gap = requests[1].2 - requests[0].2;
+    // Backoff alone would wait at most 20 ms; Retry-After asks for 1 s.
+    assert!(gap >= Duration::from_millis(990), "retried after {gap:?}");
+    assert!(started.elapsed() >= Duration::from_secs(1));
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_then_fail() {
+    let (double, url) = serve(vec![Reply::Status(500, "boom", None); 5]).await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    let err = j.ballot(&task()).await.unwrap_err();
+    assert!(
+        matches!(&err, JurorError::Llm(LlmError::Status { status: 500, .. })),
+        "{err}"
+    );
+    assert_eq!(
+        double.requests.lock().unwrap().len(),
+        3,
+        "1 attempt + 2 retries"
+    );
+}
+
+#[tokio::test]
+async fn a_client_error_is_not_retried() {
+    let (double, url) = serve(vec![Reply::Status(401, "bad key", None)]).await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    assert!(j.ballot(&task()).await.is_err());
+    assert_eq!(double.requests.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn rejected_json_schema_falls_back_to_json_mode() {
+    let (double, url) = serve(vec![Reply::Status(
+        400,
+        r#"{"error":{"message":"response_format json_schema is not supported"}}"#,
+        None,
+    )])
+    .await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    assert_eq!(j.ballot(&task()).await.unwrap().content.vote, Outcome::No);
+    assert_eq!(j.ballot(&task()).await.unwrap().content.vote, Outcome::No);
+    let requests = double.requests.lock().unwrap();
+    let kinds: Vec<&str> = requests
+        .iter()
+        .map(|(b, _, _)| b["response_format"]["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["json_schema", "json_object", "json_object"]);
+}
+
+#[tokio::test]
+async fn garbage_and_timeouts_become_failed_ballots_with_reasons() {
+    let (_double, url) = serve(vec![
+        Reply::Content("I think the answer is probably yes"),
+        Reply::RawBody("<html>gateway</html>"),
+        Reply::Content(r#"{"vote":"YES","confidence":3,"supporting_evidence_ids":[],"refuting_evidence_ids":[],"rubric_scores":{"relevance":1},"reasoning":""}"#),
+        Reply::Slow(Duration::from_secs(3)),
+    ])
+    .await;
+    let cfg = OpenAiConfig {
+        timeout: Duration::from_millis(300),
+        max_retries: 0,
+        ..config(url)
+    };
+    let j: Arc<dyn Juror> = Arc::new(juror(OpenAiChat::with_api_key(cfg, None).unwrap()));
+    let archetypes = Archetype::shipped();
+    let committee = Committee {
+        archetype_weights: vec![1; archetypes.len()],
+        archetypes,
+        jurors: vec![PoolMember {
+            juror: j,
+            weight: 1,
+        }],
+        config: CommitteeConfig {
+            iterations: 2,
+            ballots_per_iteration: 3,
+            concurrency: 1,
+            early_stopping: false,
+            ..CommitteeConfig::default()
+        },
+    };
+    let run = run_committee(
+        &committee,
+        Arc::new(bundle()),
+        Arc::new(rubric()),
+        [1u8; 32],
+        [0u8; 32],
+        &mut |_| {},
+    )
+    .await
+    .unwrap();
+    let reasons: Vec<String> = run
+        .ballots
+        .iter()
+        .map(|b| b.failure.clone().unwrap_or_default())
+        .collect();
+    assert!(reasons[0].contains("not JSON"), "{reasons:?}");
+    assert!(reasons[1].contains("malformed"), "{reasons:?}");
+    assert!(reasons[2].contains("confidence"), "{reasons:?}");
+    assert!(reasons[3].contains("timed out"), "{reasons:?}");
+    assert!(run.ballots[..4].iter().all(|b| b.vote.is_none()));
+    assert_eq!(run.ballots[4].vote, Some(Outcome::No));
+    assert_eq!(run.ballots[5].vote, Some(Outcome::No));
+}
