@@ -3,13 +3,16 @@
 //! Top-level keys (DESIGN.md §5): `question`, `evidence` (the items exactly as committed),
 //! `leaves` and `root` (0x-hex), `ballots` (every ballot, failed ones with `vote: null` and a
 //! `failure`), `stats` (exactly the `veritas stats` object of those ballots), `routing`,
-//! `committee` (T, M, ε, τ, seed, stop iteration, weights) and `tx` once posted. The types
+//! `committee` (T, M, ε, τ, seed, stop iteration, weights), `search` when the node gathered
+//! the evidence itself (queries, rubric source, every collector's raw hits before
+//! deduplication, what was dropped and why) and `tx` once posted. The types
 //! deserialise too, so `veritas audit` reads reports back with them.
 
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
 use crate::commitment::{CommitmentError, commit_bundle};
+use crate::evidence::SearchRecord;
 use crate::jury::BallotRow;
 use crate::jury::committee::{CommitteeInfo, CommitteeRun};
 use crate::policy::{Routing, RoutingPolicy, route};
@@ -63,6 +66,10 @@ pub struct Report {
     pub routing: Routing,
     /// The committee's parameters and how it stopped.
     pub committee: CommitteeInfo,
+    /// How the evidence was found (plan, every collector's raw hits, drops), when the node
+    /// searched for it rather than being handed a bundle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchRecord>,
     /// The posting transaction, once sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx: Option<TxInfo>,
@@ -95,6 +102,7 @@ impl Report {
             stats,
             routing,
             committee: run.info,
+            search: None,
             tx: None,
         })
     }

@@ -1,9 +1,16 @@
-//! `veritas resolve "<question>" --evidence FILE [--out report.json]`: one question, no chain.
+//! `veritas resolve "<question>" [--corpus DIR] [--evidence FILE] [--out report.json]`: one
+//! question, no chain.
 //!
-//! Commits the evidence, runs the committee with a progress bar per iteration, routes the
-//! verdict, prints a readable summary and writes the report file (DESIGN.md §5).
+//! Without `--evidence` it gathers the evidence first: plans the search (a `[planner_model]`
+//! when configured, else the fallback plan), searches the configured collectors (the local
+//! corpus `corpus/demo` by default, offline) and builds the bundle; the report's `search` key
+//! records the queries, the plan's rubric and every collector's raw hits. Then it commits the
+//! evidence, runs the committee with a progress bar per iteration, routes the verdict, prints
+//! a readable summary and writes the report file (DESIGN.md §5).
 //!
 //! ```sh
+//! veritas resolve "Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?" \
+//!     --resolve-after 2026-04-01T00:00:00Z
 //! veritas resolve "Is the Arctic warming faster than the global average?" \
 //!     --evidence evidence.json --out report.json
 //! ```
@@ -19,14 +26,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use crate::commitment::commit_bundle;
+use crate::evidence::normalize::parse_published;
+use crate::evidence::{EvidenceConfig, Gathered, Gatherer, SearchRecord};
 use crate::jury::committee::{Committee, IterationProgress, run_committee};
 use crate::jury::committee_seed;
 use crate::jury::pool::{JurorConfig, JurorKind, JuryConfig};
+use crate::llm::ChatModel;
+use crate::llm::openai::{OpenAiChat, OpenAiConfig};
 use crate::policy::{Decision, RoutingPolicy};
 use crate::report::{QuestionInfo, Report};
 
-/// The jury and routing settings read from `--config` (the `[jury]` and `[routing]` sections
-/// of the node's TOML file; other sections are ignored).
+/// The settings read from `--config` (the `[jury]`, `[routing]`, `[evidence]` and
+/// `[planner_model]` sections of the node's TOML file; other sections are ignored).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct JuryFile {
@@ -34,6 +45,11 @@ pub struct JuryFile {
     pub jury: JuryConfig,
     /// `[routing]`.
     pub routing: RoutingPolicy,
+    /// `[evidence]`: planner limits, collectors and bundle rules (used without `--evidence`).
+    pub evidence: EvidenceConfig,
+    /// `[planner_model]`: the OpenAI-compatible model that plans searches; absent, the
+    /// fallback plan (the question and its key terms) is used.
+    pub planner_model: Option<OpenAiConfig>,
 }
 
 /// Committee options shared by `resolve` and `eval`.
@@ -114,15 +130,60 @@ pub struct ResolveArgs {
     /// The question (or claim) exactly as it would be asked on-chain.
     pub question: String,
     /// JSON array of evidence items (`title`, `snippet`, optional `url`, `published_at`,
-    /// `source`, `submitter`, `id` = 1..n in order).
+    /// `source`, `submitter`, `id` = 1..n in order). Without it the evidence is gathered:
+    /// planned, searched and bundled.
     #[arg(long)]
-    pub evidence: PathBuf,
+    pub evidence: Option<PathBuf>,
+    /// Local corpus folder to search when gathering (default `corpus/demo`, or the config's
+    /// `[evidence.collectors.local] dir`).
+    #[arg(long, conflicts_with = "evidence")]
+    pub corpus: Option<PathBuf>,
+    /// Submitted-evidence JSON file to add to the search (`url`, `title`, `snippet`,
+    /// `published_at`, `submitter` per item).
+    #[arg(long, conflicts_with = "evidence")]
+    pub submitted: Option<PathBuf>,
+    /// The question's resolution time (RFC 3339 or `YYYY-MM-DD`): documents published later
+    /// are excluded from the bundle. Default: now.
+    #[arg(long, value_parser = parse_time, conflicts_with = "evidence")]
+    pub resolve_after: Option<chrono::DateTime<chrono::Utc>>,
     /// Where to write the report (default `.veritas/reports/<root>.json`).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Committee options.
     #[command(flatten)]
     pub jury: JuryArgs,
+}
+
+fn parse_time(text: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    parse_published(text).map_err(|err| err.to_string())
+}
+
+/// Plan, search and bundle the evidence for `question` with the configured collectors and the
+/// optional planner model.
+///
+/// # Errors
+/// A collector that cannot start, a planner model that cannot be built, or every collector
+/// failing.
+pub async fn gather_evidence(
+    question: &str,
+    resolve_after: chrono::DateTime<chrono::Utc>,
+    config: &EvidenceConfig,
+    planner_model: Option<&OpenAiConfig>,
+) -> anyhow::Result<Gathered> {
+    let gatherer = Gatherer::from_config(config).context("cannot start the evidence collectors")?;
+    let planner = planner_model
+        .map(|c| OpenAiChat::new(c.clone()))
+        .transpose()
+        .context("cannot build the planner model")?;
+    let gathered = gatherer
+        .gather(
+            question,
+            Some(resolve_after),
+            planner.as_ref().map(|p| p as &dyn ChatModel),
+        )
+        .await
+        .context("cannot gather evidence")?;
+    Ok(gathered)
 }
 
 /// An evidence item as given on the command line; missing fields take defaults.
@@ -214,7 +275,31 @@ pub async fn resolve_bundle(
 pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let settings = args.jury.settings()?;
-    let evidence = read_evidence(&args.evidence)?;
+    let (evidence, rubric, search) = match &args.evidence {
+        Some(path) => (read_evidence(path)?, Rubric::default(), None),
+        None => {
+            let mut config = settings.evidence.clone();
+            if let Some(dir) = &args.corpus {
+                config.collectors.local.enabled = true;
+                config.collectors.local.dir = dir.clone();
+            }
+            if let Some(file) = &args.submitted {
+                config.collectors.submitted.enabled = true;
+                config.collectors.submitted.file = Some(file.clone());
+            }
+            let resolve_after = args.resolve_after.unwrap_or_else(chrono::Utc::now);
+            let gathered = gather_evidence(
+                &args.question,
+                resolve_after,
+                &config,
+                settings.planner_model.as_ref(),
+            )
+            .await?;
+            let search = gathered.record(Some(resolve_after));
+            print_search(&search);
+            (gathered.bundle, gathered.plan.rubric, Some(search))
+        }
+    };
     let committee = settings.jury.build().context("cannot build the jury")?;
     let bundle = Bundle {
         question: args.question.clone(),
@@ -242,7 +327,7 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
                 .unwrap_or_default()
         ));
     };
-    let report = resolve_bundle(
+    let mut report = resolve_bundle(
         &committee,
         &settings.routing,
         QuestionInfo {
@@ -252,11 +337,12 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
             oracle: None,
         },
         bundle,
-        Rubric::default(),
+        rubric,
         [0u8; 32],
         &mut on_iteration,
     )
     .await?;
+    report.search = search;
     bar.finish_and_clear();
 
     let out = args.out.unwrap_or_else(|| {
@@ -270,6 +356,30 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
     std::fs::write(&out, json + "\n").with_context(|| format!("cannot write {}", out.display()))?;
     print_summary(&report, started.elapsed(), &out);
     Ok(())
+}
+
+/// What was searched and found, before the committee starts (it can take a while).
+fn print_search(search: &SearchRecord) {
+    let plan = &search.plan;
+    match &plan.fallback_reason {
+        Some(reason) => println!("plan       fallback ({reason})"),
+        None => println!("plan       {}", plan.model.as_deref().unwrap_or("model")),
+    }
+    for query in &plan.queries {
+        println!("  query    {query}");
+    }
+    for collector in &search.raw_hits {
+        match &collector.error {
+            Some(err) => println!("  {:<8} failed: {err}", collector.collector),
+            None => println!("  {:<8} {} hits", collector.collector, collector.hits.len()),
+        }
+    }
+    if let Some(cutoff) = &search.resolve_after {
+        println!(
+            "cutoff     {cutoff} ({} dropped in all)",
+            search.dropped.len()
+        );
+    }
 }
 
 fn print_summary(r: &Report, elapsed: Duration, out: &Path) {

@@ -69,6 +69,29 @@ impl Gathered {
             evidence: self.bundle.clone(),
         }
     }
+
+    /// What the report keeps about the search (the bundle itself is the report's `evidence`).
+    pub fn record(&self, resolve_after: Option<DateTime<Utc>>) -> SearchRecord {
+        SearchRecord {
+            resolve_after: resolve_after.map(normalize::format_published),
+            plan: self.plan.clone(),
+            raw_hits: self.raw_hits.clone(),
+            dropped: self.dropped.clone(),
+        }
+    }
+}
+
+/// How the evidence of a report was found: the report's `search` key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchRecord {
+    /// The date cutoff applied (RFC 3339), if any.
+    pub resolve_after: Option<String>,
+    /// The queries and rubric, and why the fallback plan was used if it was.
+    pub plan: Plan,
+    /// Every collector's hits before deduplication, or its error.
+    pub raw_hits: Vec<CollectorHits>,
+    /// What the bundle rules left out, and why.
+    pub dropped: Vec<Dropped>,
 }
 
 /// Why evidence could not be gathered at all.
