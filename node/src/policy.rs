@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn unanimous_committee_resolves() {
-        let s = summarize(&ballots(&[&[Y, Y, Y]; 5]));
+        let s = summarize(&ballots(&[&[Y, Y, Y] as &[_]; 5]));
         let r = route(&s, &RoutingPolicy::default());
         assert_eq!(r.decision, Decision::Resolve, "{:?}", r.reasons);
         assert_eq!(r.outcome, Some(Outcome::Yes));
@@ -177,7 +177,7 @@ mod tests {
 
     #[test]
     fn null_lead_escalates() {
-        let s = summarize(&ballots(&[&[U, U, U]; 5]));
+        let s = summarize(&ballots(&[&[U, U, U] as &[_]; 5]));
         let r = route(&s, &RoutingPolicy::default());
         assert_eq!(r.decision, Decision::Escalate);
         assert!(r.reasons.iter().any(|x| x.contains("NULL leads")));
