@@ -5,7 +5,8 @@
 //! REFUTES → NO, NOT_ENOUGH_INFO → NULL; DISPUTED has no right answer, so resolving it counts
 //! as an error and escalating it does not. Writes one JSON line per claim to `--out` and
 //! prints the totals: accuracy on auto-resolved claims, coverage, accuracy at the
-//! unanimous-and-confident point, Brier score, confusion matrix, juror calls per claim with
+//! unanimous-and-confident point, Brier score, the leading outcome's accuracy whatever the
+//! routing, confusion matrix, juror calls per claim with
 //! and without early stopping, and wall time.
 //!
 //! ```sh
@@ -129,6 +130,8 @@ struct Totals {
     uc_correct: u64,
     brier_sum: f64,
     brier_n: u64,
+    /// Claims with a gold label whose leading outcome matches it, routed or not.
+    lead_correct: u64,
     calls: u64,
     calls_full: u64,
     failed: u64,
@@ -224,6 +227,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         }
         if let Some(gold) = g {
             t.brier_n += 1;
+            t.lead_correct += u64::from(outcome == Some(gold));
             t.brier_sum += Outcome::ALL
                 .iter()
                 .map(|k| {
@@ -280,6 +284,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         "accuracy_unanimous_confident": ratio(t.uc_correct, t.uc),
         "brier": if t.brier_n == 0 { None } else { Some(t.brier_sum / t.brier_n as f64) },
         "brier_claims": t.brier_n,
+        "accuracy_leading_outcome": ratio(t.lead_correct, t.brier_n),
         "confusion_rows": ["SUPPORTS/YES", "REFUTES/NO", "NOT_ENOUGH_INFO/NULL", "DISPUTED"],
         "confusion_columns": ["YES", "NO", "NULL", "insufficient"],
         "confusion": t.confusion,
