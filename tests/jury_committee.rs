@@ -1,5 +1,6 @@
 //! End-to-end committee tests with scripted (replay) jurors: early stopping counted call by
 //! call, failing jurors, insufficient ballots, deadlines, reproducible draws, and the report.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
 
 use std::sync::Arc;
 use std::time::Duration;

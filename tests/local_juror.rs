@@ -1,4 +1,5 @@
 //! The embedded juror on the real default model (gemma-3-270m GGUF installed by `make setup`).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
 #![cfg(feature = "llama")]
 
 use std::path::Path;

@@ -4,6 +4,7 @@
 //! chat-completions wire format (request body, `choices[0].message.content`, `usage`, error
 //! statuses, `Retry-After`) and answer from a per-test script. It is not a model; it checks
 //! that our client speaks the protocol and survives the ways real servers fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

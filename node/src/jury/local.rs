@@ -117,6 +117,9 @@ pub fn distribution(raw: &[f64], calibration: Option<&[f64; 3]>) -> Result<[f64;
     Ok(p.map(|x| x / total))
 }
 
+/// Per-question cells of the distributions, keyed by the question's Merkle root.
+type QuestionCache = Mutex<Vec<([u8; 32], Arc<OnceCell<Arc<QuestionScores>>>)>>;
+
 /// One question's distributions, per archetype.
 #[derive(Debug)]
 struct QuestionScores {
@@ -134,7 +137,7 @@ pub struct LocalJuror {
     archetypes: Vec<Archetype>,
     calibrate: bool,
     calibration: OnceCell<HashMap<String, [f64; 3]>>,
-    cache: Mutex<Vec<([u8; 32], Arc<OnceCell<Arc<QuestionScores>>>)>>,
+    cache: QuestionCache,
 }
 
 impl std::fmt::Debug for LocalJuror {

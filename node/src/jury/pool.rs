@@ -90,8 +90,8 @@ pub enum JurorKind {
     Replay(ReplayConfig),
 }
 
-/// The embedded juror's settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The embedded juror's settings (default: the shipped model, no calibration).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LocalJurorConfig {
     /// Model file and runtime.
@@ -99,15 +99,6 @@ pub struct LocalJurorConfig {
     pub model: LocalModelConfig,
     /// Contextual calibration (divide by the content-free distribution).
     pub calibrate: bool,
-}
-
-impl Default for LocalJurorConfig {
-    fn default() -> Self {
-        Self {
-            model: LocalModelConfig::default(),
-            calibrate: false,
-        }
-    }
 }
 
 /// The replay juror's settings: a fixed `vote` or a JSONL `script`.
