@@ -62,8 +62,10 @@ test-rust: setup
 	$(CARGO) test --workspace --locked
 
 ## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
+# The dev profile builds dependencies (llama.cpp included) at opt-level 2 (Cargo.toml), so the
+# demo shares `make test`'s build instead of a second, release build.
 demo: setup
-	$(CARGO) run --release --locked -p veritas-node -- demo
+	$(CARGO) run --locked -p veritas-node -- demo
 
 ## lint: formatting and clippy, as committed code must pass them
 lint: setup
