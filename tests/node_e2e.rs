@@ -216,24 +216,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let job = loop {
-        let body: serde_json::Value = client
-            .get(format!("http://{addr}/questions/{}", ids[0]))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if body["job"]["stage"] == "failed" {
-            break body;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never marked failed: {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let job = wait_until_failed(&client, &addr, ids[0], deadline).await;
     assert!(
         job["job"]["last_error"]
             .as_str()
@@ -242,24 +225,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         "{job}"
     );
     // A question that is not valid UTF-8 is kept, failed with a clear reason, never posted.
-    let body = loop {
-        let body: serde_json::Value = client
-            .get(format!("http://{addr}/questions/{invalid_utf8}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if body["job"]["stage"] == "failed" {
-            break body;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never marked failed: {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let body = wait_until_failed(&client, &addr, invalid_utf8, deadline).await;
     assert_eq!(body["job"]["stage"], "failed", "{body}");
     assert!(
         body["job"]["last_error"]
@@ -475,4 +441,31 @@ async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict(
     );
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
     node.terminate();
+}
+
+/// Poll the node's `/questions/{id}` until its job is `failed`; panics at `deadline`.
+async fn wait_until_failed(
+    client: &reqwest::Client,
+    addr: &impl std::fmt::Display,
+    id: impl std::fmt::Display,
+    deadline: std::time::Instant,
+) -> serde_json::Value {
+    loop {
+        let body: serde_json::Value = client
+            .get(format!("http://{addr}/questions/{id}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if body["job"]["stage"] == "failed" {
+            return body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never marked failed: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
