@@ -87,8 +87,8 @@ fn yes_juror() -> Arc<ReplayJuror> {
 
 #[tokio::test]
 async fn unanimous_committee_stops_early_counted() {
-    // DESIGN.md's rule with ε = 0.01, τ = 2, M = 3 on unanimous ballots: D after t = 2..5 is
-    // about 0.043, 0.0138, 0.0068, 0.0032 bit, so the second stable iteration is t = 5.
+    // The default rule (ε = 0.02 bit, τ = 2) on unanimous ballots, M = 3: D after t = 2..5 is
+    // about 0.043, 0.0138, 0.0061, 0.0032 bit, so t = 3 and 4 are stable and it stops after t = 4.
     let d: Vec<f64> = (2..=5u64)
         .map(|t| {
             kl_bits(
@@ -97,33 +97,40 @@ async fn unanimous_committee_stops_early_counted() {
             )
         })
         .collect();
-    assert!(
-        d[0] > 0.01 && d[1] > 0.01 && d[2] < 0.01 && d[3] < 0.01,
-        "{d:?}"
-    );
+    let eps = CommitteeConfig::default().stopping.epsilon;
+    assert!(d[0] > eps && d[1] < eps && d[2] < eps, "{d:?}");
+    // DESIGN.md's suggested ε = 0.01 would still count t = 3 as moving (one more iteration).
+    assert!(d[1] > 0.01 && d[2] < 0.01, "{d:?}");
 
-    for (t, expected_ratio) in [(10u32, 0.5), (15, 1.0 / 3.0)] {
+    for (m, t) in [(3u32, 10u32), (3, 15), (5, 10)] {
         let juror = yes_juror();
         let c = committee(
             vec![juror.clone()],
             CommitteeConfig {
                 iterations: t,
+                ballots_per_iteration: m,
+                concurrency: m as usize,
                 ..CommitteeConfig::default()
             },
         );
         let report = run(&c).await;
         let calls = juror.calls() as u64;
-        assert_eq!(calls, 15, "T = {t}: juror calls counted at the juror");
+        assert_eq!(
+            calls,
+            u64::from(4 * m),
+            "T = {t}, M = {m}: calls counted at the juror"
+        );
         assert_eq!(report.committee.calls, calls);
-        assert_eq!(report.committee.stop_iteration, 5);
+        assert_eq!(report.committee.stop_iteration, 4);
         assert!(report.committee.stopped_early);
-        let ratio = calls as f64 / f64::from(t * 3);
-        assert!((ratio - expected_ratio).abs() < 1e-12);
+        let ratio = calls as f64 / f64::from(t * m);
+        assert!(ratio <= 0.4 + 1e-12, "T = {t}, M = {m}: {ratio}");
         println!(
-            "T = {t}, M = 3: {calls} of {} calls = {:.0}%",
-            t * 3,
+            "T = {t}, M = {m}: {calls} of {} calls = {:.0}%",
+            t * m,
             ratio * 100.0
         );
+        // Twelve (or more) agreeing ballots clear every routing threshold.
         assert_eq!(report.routing.decision, Decision::Resolve);
     }
 

@@ -26,7 +26,7 @@ use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::resolve::{JuryArgs, resolve_bundle};
+use super::resolve::{JuryArgs, read_evidence, resolve_bundle};
 use crate::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use crate::policy::Decision;
 use crate::report::QuestionInfo;
@@ -46,6 +46,11 @@ pub struct EvalArgs {
     /// One JSON line per claim is written here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Evidence items (a JSON array, as for `resolve --evidence`) appended to every claim's
+    /// bundle: measures how far an injected document moves accuracy and routing
+    /// (`tests/fixtures/adversarial-item.json` tells the jurors to vote YES).
+    #[arg(long)]
+    pub inject: Option<PathBuf>,
     /// Committee options.
     #[command(flatten)]
     pub jury: JuryArgs,
@@ -75,27 +80,32 @@ fn gold(label: &str) -> Option<Outcome> {
     }
 }
 
-fn bundle(c: &Claim) -> Bundle {
+/// The claim's five sentences as items 1..5, then the injected items (ids continue).
+fn bundle(c: &Claim, injected: &[EvidenceItem]) -> Bundle {
+    let mut evidence: Vec<EvidenceItem> = c
+        .evidences
+        .iter()
+        .map(|e| EvidenceItem {
+            id: 0,
+            url: format!(
+                "https://en.wikipedia.org/wiki/{}#{}",
+                e.article.replace(' ', "_"),
+                e.evidence_id.rsplit(':').next().unwrap_or("")
+            ),
+            title: e.article.clone(),
+            snippet: e.evidence.clone(),
+            published_at: None,
+            source: Source::Local,
+            submitter: None,
+        })
+        .collect();
+    evidence.extend(injected.iter().cloned());
+    for (item, id) in evidence.iter_mut().zip(1u32..) {
+        item.id = id;
+    }
     Bundle {
         question: c.claim.clone(),
-        evidence: c
-            .evidences
-            .iter()
-            .zip(1u32..)
-            .map(|(e, id)| EvidenceItem {
-                id,
-                url: format!(
-                    "https://en.wikipedia.org/wiki/{}#{}",
-                    e.article.replace(' ', "_"),
-                    e.evidence_id.rsplit(':').next().unwrap_or("")
-                ),
-                title: e.article.clone(),
-                snippet: e.evidence.clone(),
-                published_at: None,
-                source: Source::Local,
-                submitter: None,
-            })
-            .collect(),
+        evidence,
     }
 }
 
@@ -165,6 +175,10 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
     if let Some(n) = args.limit {
         claims.truncate(n);
     }
+    let injected = match &args.inject {
+        Some(path) => read_evidence(path)?,
+        None => Vec::new(),
+    };
     let committee = settings.jury.build().context("cannot build the jury")?;
     let policy = settings.routing;
     let full_calls =
@@ -193,7 +207,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
                 chain_id: None,
                 oracle: None,
             },
-            bundle(claim),
+            bundle(claim, &injected),
             Rubric::default(),
             [0u8; 32],
             &mut |_| {},
@@ -293,6 +307,8 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         "calls_per_claim": ratio(t.calls, t.n),
         "calls_per_claim_without_early_stopping": ratio(t.calls_full, t.n),
         "failed_ballots": t.failed,
+        "injected_items": injected.len(),
+        "injected_from": args.inject.as_ref().map(|p| p.display().to_string()),
         "wall_seconds": started.elapsed().as_secs_f64(),
         "seconds_per_claim": ratio(started.elapsed().as_millis() as u64, t.n * 1000),
         "committee": {

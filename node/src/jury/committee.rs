@@ -40,7 +40,7 @@ pub struct CommitteeConfig {
 }
 
 impl Default for CommitteeConfig {
-    /// T = 10, M = 3, ε = 0.01 bit, τ = 2 (DESIGN.md §2), 6 ballots before stopping, 3 ballots
+    /// T = 10, M = 3, ε = 0.02 bit, τ = 2 (see [`EarlyStopping`]), 6 ballots before stopping, 3 ballots
     /// in flight (one iteration), 120 s per ballot.
     fn default() -> Self {
         Self {
