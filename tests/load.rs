@@ -76,7 +76,7 @@ struct Seen {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "long: load run, 200 questions in a burst (about a minute)"]
+#[ignore = "long: load measurement, 200 questions in a burst (~15 s); asserts a throughput"]
 async fn burst_of_questions() {
     let n = env_or("LOAD_QUESTIONS", 200) as usize;
     let concurrency = env_or("LOAD_CONCURRENCY", 32);
