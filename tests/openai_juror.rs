@@ -1,21 +1,18 @@
 //! The OpenAI-compatible juror against an in-process HTTP server.
 //!
-//! The server here is a *protocol double*: a few lines of axum on 127.0.0.1:0 that speak the
-//! chat-completions wire format (request body, `choices[0].message.content`, `usage`, error
-//! statuses, `Retry-After`) and answer from a per-test script. It is not a model; it checks
+//! The server is the shared chat-completions *protocol double* (`tests/support/chat_double.rs`):
+//! it speaks the wire format and answers from a per-test script. It is not a model; it checks
 //! that our client speaks the protocol and survives the ways real servers fail.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+mod support;
+
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
+use support::chat_double::{Reply, completion, serve, serve_with};
 use veritas::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use veritas::jury::ballot::{BallotValidator, SchemaOptions};
 use veritas::jury::committee::{Committee, CommitteeConfig, PoolMember, run_committee};
@@ -23,87 +20,6 @@ use veritas::jury::{Archetype, BallotTask, ChatJuror, Juror, JurorError};
 use veritas::llm::openai::{OpenAiChat, OpenAiConfig};
 use veritas::llm::{ChatModel, LlmError};
 use veritas::stats::Outcome;
-
-/// What the double answers to one request.
-#[derive(Clone)]
-enum Reply {
-    /// 200 with this message content.
-    Content(&'static str),
-    /// This status, body and optional Retry-After seconds.
-    Status(u16, &'static str, Option<&'static str>),
-    /// 200 with a body that is not JSON.
-    RawBody(&'static str),
-    /// Wait, then answer with the ballot.
-    Slow(Duration),
-}
-
-#[derive(Default)]
-struct Double {
-    script: Mutex<VecDeque<Reply>>,
-    requests: Mutex<Vec<(Value, Option<String>, Instant)>>,
-}
-
-const BALLOT: &str = r#"{"vote":"NO","confidence":0.7,"supporting_evidence_ids":[],
-  "refuting_evidence_ids":[2],"rubric_scores":{"relevance":0.8},"reasoning":"item 2 contradicts"}"#;
-
-async fn completions(
-    State(d): State<Arc<Double>>,
-    headers: HeaderMap,
-    Json(body): Json<Value>,
-) -> Response {
-    let auth = headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    d.requests
-        .lock()
-        .unwrap()
-        .push((body.clone(), auth, Instant::now()));
-    let reply = d
-        .script
-        .lock()
-        .unwrap()
-        .pop_front()
-        .unwrap_or(Reply::Content(BALLOT));
-    let ok = |content: &str| {
-        Json(json!({
-            "id": "chatcmpl-1", "object": "chat.completion", "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050}
-        }))
-        .into_response()
-    };
-    match reply {
-        Reply::Content(c) => ok(c),
-        Reply::Status(code, text, retry_after) => {
-            let mut r = (StatusCode::from_u16(code).unwrap(), text.to_owned()).into_response();
-            if let Some(s) = retry_after {
-                r.headers_mut().insert("retry-after", s.parse().unwrap());
-            }
-            r
-        }
-        Reply::RawBody(text) => (StatusCode::OK, text.to_owned()).into_response(),
-        Reply::Slow(wait) => {
-            tokio::time::sleep(wait).await;
-            ok(BALLOT)
-        }
-    }
-}
-
-async fn serve(script: Vec<Reply>) -> (Arc<Double>, String) {
-    let double = Arc::new(Double {
-        script: Mutex::new(script.into()),
-        ..Double::default()
-    });
-    let app = Router::new()
-        .route("/v1/chat/completions", post(completions))
-        .with_state(double.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (double, format!("http://{addr}/v1"))
-}
 
 fn config(base_url: String) -> OpenAiConfig {
     OpenAiConfig {
@@ -442,4 +358,32 @@ async fn an_injected_document_stays_data_from_bundle_to_report() {
     assert_eq!(report.failures().count(), 3);
     let rec = audit::recompute(&value).unwrap();
     assert_eq!(audit::compare_with_report(&rec, &value), vec![]);
+}
+
+#[tokio::test]
+async fn a_server_echoing_the_key_never_gets_it_into_errors_or_answers() {
+    // A gateway that echoes the Authorization header in its errors and answers.
+    let (_double, url) = serve_with(|body, auth| {
+        let auth = auth.unwrap_or("-").to_owned();
+        if body["messages"][1]["content"] == "fail" {
+            (StatusCode::UNAUTHORIZED, format!("bad key {auth}")).into_response()
+        } else {
+            completion(&body["model"], &format!("you sent {auth}"))
+        }
+    })
+    .await;
+    let client = OpenAiChat::with_api_key(config(url), Some("sk-echo-SECRET-1234".into())).unwrap();
+    let request = |user: &str| veritas::llm::ChatRequest {
+        system: "s".into(),
+        user: user.into(),
+        json_schema: None,
+        temperature: 0.8,
+        max_tokens: 10,
+        seed: None,
+    };
+    let err = client.chat(&request("fail")).await.unwrap_err().to_string();
+    assert!(err.contains("bad key Bearer ***"), "{err}");
+    assert!(!err.contains("SECRET"), "{err}");
+    let answer = client.chat(&request("ok")).await.unwrap();
+    assert_eq!(answer.content, "you sent Bearer ***");
 }

@@ -6,7 +6,7 @@
 //!
 //! Only the report keys DESIGN.md §5 fixes are read: `question.text` (and `question.id`),
 //! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `model`, `archetype`, `vote`),
-//! `stats.p_fixed`, `stats.kappa_fixed` and `routing.decision`.
+//! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`.
 
 use alloy::primitives::{B256, I256, U256};
 use serde_json::Value;
@@ -51,6 +51,10 @@ pub struct Recomputed {
     pub kappa_fixed: i128,
     /// Valid (non-failed) ballots.
     pub valid_ballots: u64,
+    /// All ballots, failed ones included.
+    pub ballots: u64,
+    /// Valid votes (YES, NO, NULL).
+    pub counts: [u64; 3],
     /// Routing decided to escalate.
     pub escalated: bool,
 }
@@ -130,12 +134,16 @@ pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
         p_fixed: summary.p_fixed,
         kappa_fixed: summary.kappa_fixed,
         valid_ballots: summary.valid,
+        ballots: summary.ballots,
+        counts: summary.counts.as_array(),
         escalated,
     })
 }
 
 /// Compare the recomputed values with the report's own claims (`root`, `leaves`,
-/// `stats.p_fixed`, `stats.kappa_fixed`).
+/// `stats.p_fixed`, `stats.kappa_fixed`, and the ballot counts `stats.ballots`, `stats.valid`,
+/// `stats.failed`, `stats.counts`: a removed failed ballot changes no posted number, but
+/// the report then disagrees with its own ballots).
 pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
     let mut out = Vec::new();
     let mut check = |field: &str, expected: String, found: Option<String>| {
@@ -181,6 +189,22 @@ pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
         rec.kappa_fixed.to_string(),
         text(report.pointer("/stats/kappa_fixed")),
     );
+    let failed = rec.ballots.saturating_sub(rec.valid_ballots);
+    for (field, expected) in [
+        ("ballots", rec.ballots),
+        ("valid", rec.valid_ballots),
+        ("failed", failed),
+        ("counts.YES", rec.counts[0]),
+        ("counts.NO", rec.counts[1]),
+        ("counts.NULL", rec.counts[2]),
+    ] {
+        let pointer = format!("/stats/{}", field.replace('.', "/"));
+        check(
+            &format!("stats.{field}"),
+            expected.to_string(),
+            text(report.pointer(&pointer)),
+        );
+    }
     out
 }
 
@@ -306,6 +330,19 @@ mod tests {
             .map(|m| m.field)
             .collect();
         assert!(fields.contains(&"report.root".to_string()), "{fields:?}");
+    }
+
+    #[test]
+    fn a_removed_failed_ballot_is_caught() {
+        // No posted number changes, but the report no longer matches its own ballots.
+        let mut r = report();
+        r["ballots"].as_array_mut().unwrap().remove(3);
+        let rec = recompute(&r).unwrap();
+        let fields: Vec<String> = compare_with_report(&rec, &r)
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        assert_eq!(fields, ["report.stats.ballots", "report.stats.failed"]);
     }
 
     #[test]

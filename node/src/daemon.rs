@@ -165,6 +165,7 @@ pub async fn run(
     let operator = signer.address();
     check_operator(&provider, oracle, operator).await?;
     let store = Arc::new(Store::open_in(&config.node.data_dir)?);
+    crate::crashpoint::announce();
     info!(target: "veritas::node", chain_id, %oracle, %operator, data_dir = %config.node.data_dir.display(), "starting");
 
     let new_jobs = Arc::new(Notify::new());

@@ -20,6 +20,7 @@
 //! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown.
 //! - [`api`]: the read-only HTTP API (health, metrics, questions, bundles).
 //! - [`cli`]: one file per `veritas` subcommand.
+//! - [`crashpoint`]: test-only self-SIGKILL at named pipeline points (debug builds only).
 //!
 //! Pure code (statistics, commitment) does no I/O and is not async: the daemon and the
 //! auditor's `veritas audit` call the very same functions.
@@ -31,6 +32,7 @@ pub mod chain;
 pub mod cli;
 pub mod commitment;
 pub mod config;
+pub mod crashpoint;
 pub mod daemon;
 pub mod evidence;
 pub mod jury;

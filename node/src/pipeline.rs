@@ -331,6 +331,7 @@ impl Pipeline {
                 JobOutcome::AlreadyOnChain
             }
         };
+        crate::crashpoint::hit("report.tx_added");
         self.store.mark_posted(qid)?;
         if matches!(outcome, JobOutcome::Posted { .. }) {
             let counter = if intent.escalated {
@@ -371,6 +372,7 @@ impl Pipeline {
             )));
         }
         self.store.set_stage(&q.question_id, Stage::Resolving)?;
+        crate::crashpoint::hit("job.resolving");
         let input = QuestionInput {
             id: q.question_id.clone(),
             text: q.question.clone(),
@@ -416,6 +418,7 @@ impl Pipeline {
             path: path.clone(),
             error,
         })?;
+        crate::crashpoint::hit("report.written");
         let intent = PostIntent {
             question_id: q.question_id.clone(),
             merkle_root: rec.root.to_string(),
@@ -427,6 +430,7 @@ impl Pipeline {
             report_path: path.display().to_string(),
         };
         let saved = self.store.save_intent(&intent)?;
+        crate::crashpoint::hit("intent.saved");
         info!(target: "veritas::pipeline", root = %saved.merkle_root, escalated = saved.escalated, "report written");
         Ok(saved)
     }

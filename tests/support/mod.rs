@@ -22,6 +22,7 @@ use veritas::chain::{
     devnet::{ANVIL_KEYS, Anvil, AnvilOptions, deploy_oracle},
 };
 
+pub mod chat_double;
 pub mod proxy;
 
 /// A chain with the oracle deployed and the node's operator authorised.
@@ -297,4 +298,90 @@ pub fn veritas(args: &[&str], cwd: &Path) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// Helpers for the reliability tests (crash points, secrets, load).
+impl Node {
+    /// Start `veritas run` like [`Node::start`], with extra environment variables.
+    pub fn start_with_env(&mut self, env: &[(&str, &str)]) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_veritas"));
+        command
+            .arg("run")
+            .arg("--config")
+            .arg(&self.config)
+            .env("VERITAS_PRIVATE_KEY", ANVIL_KEYS[1])
+            .env("VERITAS_LOG", "info")
+            .env("NO_COLOR", "1");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        self.child = Some(child);
+    }
+
+    /// Wait until the node exits by itself; `None` if it still runs after `timeout`.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let child = self.child.as_mut()?;
+            if let Some(status) = child.try_wait().unwrap() {
+                self.child = None;
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The HTTP API address from the last "HTTP API listening" log line.
+    pub async fn api_addr(&self, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            const MARK: &str = "HTTP API listening addr=";
+            let log = self.log_text();
+            if let Some(addr) = log
+                .rfind(MARK)
+                .and_then(|i| log[i + MARK.len()..].split_whitespace().next())
+            {
+                return addr.to_string();
+            }
+            assert!(Instant::now() < deadline, "no API address in log: {log}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// A connection to the node's SQLite store (WAL: safe to read while the node runs).
+    pub fn sqlite(&self) -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open(self.data_dir().join("veritas.sqlite")).unwrap();
+        conn.busy_timeout(Duration::from_secs(5)).unwrap();
+        conn
+    }
+}
+
+impl Chain {
+    /// `VerdictPosted` events per question id, in one `eth_getLogs`.
+    pub async fn verdict_counts(&self) -> std::collections::BTreeMap<U256, usize> {
+        let filter = Filter::new()
+            .address(self.oracle)
+            .event_signature(IVeritasOracle::VerdictPosted::SIGNATURE_HASH)
+            .from_block(0u64);
+        let mut counts = std::collections::BTreeMap::new();
+        for log in self.reader().get_logs(&filter).await.unwrap() {
+            let id = U256::from_be_bytes(log.topics()[1].0);
+            *counts.entry(id).or_insert(0) += 1;
+        }
+        counts
+    }
 }

@@ -181,7 +181,7 @@ impl OpenAiChat {
             .await
             .map_err(|e| (self.transport(e), None))?;
         if !status.is_success() {
-            let body: String = text.chars().take(BODY_EXCERPT).collect();
+            let body: String = self.scrub(&text).chars().take(BODY_EXCERPT).collect();
             return Err((
                 LlmError::Status {
                     status: status.as_u16(),
@@ -196,6 +196,16 @@ impl OpenAiChat {
                 None,
             )
         })
+    }
+
+    /// Server text with our API key masked. A server or proxy that echoes the request (its
+    /// `Authorization` header) in an error or an answer must not carry the key into errors,
+    /// logs or ballots; masking before truncation also hides a cut-off prefix of it.
+    fn scrub(&self, text: &str) -> String {
+        match &self.key {
+            Some(Secret(key)) if !key.is_empty() => text.replace(key.as_str(), "***"),
+            _ => text.to_owned(),
+        }
     }
 
     fn transport(&self, e: reqwest::Error) -> LlmError {
@@ -228,18 +238,15 @@ impl OpenAiChat {
         let message = &value["choices"][0]["message"];
         let content = message["content"].as_str().ok_or_else(|| {
             let refusal = message["refusal"].as_str().unwrap_or("no content");
-            LlmError::Malformed(format!("answer without content: {refusal}"))
+            LlmError::Malformed(format!("answer without content: {}", self.scrub(refusal)))
         })?;
         let prompt_tokens = value["usage"]["prompt_tokens"].as_u64().unwrap_or(0);
         let completion_tokens = value["usage"]["completion_tokens"].as_u64().unwrap_or(0);
         let cost_usd = prompt_tokens as f64 * self.config.price_prompt_per_million / 1e6
             + completion_tokens as f64 * self.config.price_completion_per_million / 1e6;
         Ok(ChatResponse {
-            content: content.to_owned(),
-            model: value["model"]
-                .as_str()
-                .unwrap_or(&self.config.model)
-                .to_owned(),
+            content: self.scrub(content),
+            model: self.scrub(value["model"].as_str().unwrap_or(&self.config.model)),
             prompt_tokens,
             completion_tokens,
             cost_usd,

@@ -536,6 +536,9 @@ impl Store {
             params![to_i64(next_block)],
         )?;
         tx.commit()?;
+        if inserted > 0 {
+            crate::crashpoint::hit("scan.recorded");
+        }
         Ok(inserted)
     }
 
@@ -717,6 +720,7 @@ impl Store {
                 tx.sent_at
             ],
         )?;
+        crate::crashpoint::hit("tx.recorded");
         Ok(())
     }
 
@@ -730,6 +734,9 @@ impl Store {
         status: TxStatus,
         block_number: Option<u64>,
     ) -> Result<(), StoreError> {
+        if status == TxStatus::Mined {
+            crate::crashpoint::hit("tx.mined");
+        }
         self.conn().execute(
             "UPDATE sent_txs SET status = ?2, block_number = COALESCE(?3, block_number) WHERE tx_hash = ?1",
             params![tx_hash, status.as_str(), block_number.map(to_i64)],

@@ -1,0 +1,299 @@
+//! Crash-anywhere: SIGKILL the real node at 20 seeded points of the pipeline, restarting it
+//! each time; afterwards every question has exactly one verdict, every job is `posted`, no
+//! transaction is left pending and every report audits against the chain.
+//!
+//! The kill points, spread over the pipeline (each kind at least twice, then shuffled):
+//!
+//! - the node's own test-only crash points (`VERITAS_TEST_CRASH_AT=<point>:<n>`, see
+//!   `node/src/crashpoint.rs`): the node SIGKILLs itself the n-th time it reaches the point —
+//!   questions just stored by the watcher, a job marked resolving, the report written but no
+//!   intent, the intent saved but nothing signed, the signed tx recorded but not broadcast,
+//!   the receipt seen but the store not updated, the report holding its tx but the job not
+//!   marked posted;
+//! - `tx.in_flight` (external): anvil's automine is turned off, the test waits until a
+//!   verdict transaction is recorded *and* in anvil's mempool, then SIGKILLs the node and mines;
+//! - `random` (external): a SIGKILL after a seeded random delay, wherever the node is.
+//!
+//! After each kill the stages in SQLite are printed, showing which window it interrupted.
+//!
+//! `cargo test -p veritas-node --test crash_anywhere -- --nocapture` (about 13 s on 2 busy cores;
+//! `CRASH_SEED` picks another seed; the seed is printed).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::{
+    os::unix::process::ExitStatusExt,
+    time::{Duration, Instant},
+};
+
+use alloy::{
+    primitives::{B256, U256},
+    providers::Provider,
+};
+use rand::{Rng, SeedableRng, seq::SliceRandom};
+use rand_chacha::ChaCha8Rng;
+use support::{Chain, Node};
+use veritas::{audit, chain::devnet::AnvilOptions, crashpoint};
+
+const KILLS: usize = 20;
+const QUESTIONS_PER_ROUND: usize = 3;
+
+#[derive(Debug, Clone)]
+enum Kill {
+    /// The node's own crash point, at its n-th hit.
+    Point(&'static str, u64),
+    /// A verdict transaction broadcast but not mined (automine off).
+    InFlight,
+    /// A SIGKILL after this many milliseconds.
+    Random(u64),
+}
+
+impl std::fmt::Display for Kill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Kill::Point(p, n) => write!(f, "{p}:{n}"),
+            Kill::InFlight => f.write_str("tx.in_flight"),
+            Kill::Random(ms) => write!(f, "random@{ms}ms"),
+        }
+    }
+}
+
+/// 20 kills: every kind twice, two more at random, shuffled; `n` and delays from the seed.
+fn plan(rng: &mut ChaCha8Rng) -> Vec<Kill> {
+    let mut kinds: Vec<Option<&'static str>> = crashpoint::POINTS
+        .iter()
+        .copied()
+        .map(Some)
+        .chain([None, None]) // in flight, random
+        .collect();
+    kinds.extend(kinds.clone());
+    let kinds_len = kinds.len() / 2;
+    while kinds.len() < KILLS {
+        kinds.push(kinds[rng.random_range(0..kinds_len)]);
+    }
+    kinds.shuffle(rng);
+    let mut in_flight_next = true;
+    kinds
+        .into_iter()
+        .map(|k| match k {
+            // One scan per round is guaranteed; later hits depend on how the asks are batched.
+            Some("scan.recorded") => Kill::Point("scan.recorded", 1),
+            Some(p) => Kill::Point(p, rng.random_range(1..=QUESTIONS_PER_ROUND as u64)),
+            None => {
+                in_flight_next = !in_flight_next;
+                if in_flight_next {
+                    Kill::InFlight
+                } else {
+                    Kill::Random(rng.random_range(50..1_500))
+                }
+            }
+        })
+        .collect()
+}
+
+/// Jobs per stage and pending transactions, read from the node's SQLite.
+fn snapshot(node: &Node) -> String {
+    if !has_store(node) {
+        return "no store yet (killed before it was created)".into();
+    }
+    let conn = node.sqlite();
+    let Ok(mut stmt) =
+        conn.prepare("SELECT stage, count(*) FROM jobs GROUP BY stage ORDER BY stage")
+    else {
+        return "schema not created yet".into();
+    };
+    let stages: Vec<String> = stmt
+        .query_map([], |r| {
+            Ok(format!(
+                "{} {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, i64>(1)?
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let pending: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sent_txs WHERE status = 'pending'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let intents: i64 = conn
+        .query_row("SELECT count(*) FROM post_intents", [], |r| r.get(0))
+        .unwrap();
+    format!(
+        "jobs [{}], intents {intents}, pending txs {pending}",
+        stages.join(", ")
+    )
+}
+
+fn has_store(node: &Node) -> bool {
+    node.data_dir().join("veritas.sqlite").exists()
+}
+
+/// Hashes of the verdict transactions the store records as pending (none before it exists).
+fn pending_txs(node: &Node) -> Vec<String> {
+    if !has_store(node) {
+        return Vec::new();
+    }
+    let conn = node.sqlite();
+    let Ok(mut stmt) = conn.prepare("SELECT tx_hash FROM sent_txs WHERE status = 'pending'") else {
+        return Vec::new(); // the schema is not created yet
+    };
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+async fn rpc(chain: &Chain, method: &'static str, params: serde_json::Value) {
+    let _: serde_json::Value = chain
+        .reader()
+        .raw_request(method.into(), params)
+        .await
+        .unwrap();
+}
+
+/// Automine off; start the node; kill it once a verdict tx is recorded and in the mempool.
+async fn kill_in_flight(chain: &Chain, node: &mut Node) {
+    rpc(chain, "evm_setAutomine", serde_json::json!([false])).await;
+    node.start();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let reader = chain.reader();
+    'wait: loop {
+        for hash in pending_txs(node) {
+            let hash: B256 = hash.parse().unwrap();
+            if let Ok(Some(tx)) = reader.get_transaction_by_hash(hash).await
+                && tx.block_number.is_none()
+            {
+                break 'wait;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no verdict tx in flight: {}",
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    node.kill();
+    rpc(chain, "evm_mine", serde_json::json!([])).await;
+    rpc(chain, "evm_setAutomine", serde_json::json!([true])).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
+    let seed: u64 = std::env::var("CRASH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20_261_122);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let kills = plan(&mut rng);
+    println!("crash-anywhere: seed {seed} (CRASH_SEED), {KILLS} kills:");
+    let chain = Chain::start(AnvilOptions::default()).await;
+    // A short committee delay, so that random kills also land while questions are resolving.
+    let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 200}}"#;
+    let mut node = Node::configure(&chain, replay, "");
+    let mut ids: Vec<U256> = Vec::new();
+    let started = Instant::now();
+    for (round, kill) in kills.iter().enumerate() {
+        let questions: Vec<String> = (0..QUESTIONS_PER_ROUND)
+            .map(|i| format!("Crash round {round} question {i}?"))
+            .collect();
+        let refs: Vec<&str> = questions.iter().map(String::as_str).collect();
+        let asked_before_start = matches!(kill, Kill::InFlight);
+        if asked_before_start {
+            ids.extend(chain.ask(&refs).await);
+        }
+        match kill {
+            Kill::Point(point, n) => {
+                node.start_with_env(&[(crashpoint::ENV, &format!("{point}:{n}"))]);
+                ids.extend(chain.ask(&refs).await);
+                let status = node.wait_exit(Duration::from_secs(60)).unwrap_or_else(|| {
+                    panic!("round {round}: {kill} never reached\n{}", node.log_text())
+                });
+                assert_eq!(
+                    status.signal(),
+                    Some(9),
+                    "round {round}: {kill}: {status:?}\n{}",
+                    node.log_text()
+                );
+            }
+            Kill::InFlight => kill_in_flight(&chain, &mut node).await,
+            Kill::Random(ms) => {
+                node.start();
+                ids.extend(chain.ask(&refs).await);
+                tokio::time::sleep(Duration::from_millis(*ms)).await;
+                node.kill();
+            }
+        }
+        println!("  kill {:>2} {kill:<22} -> {}", round + 1, snapshot(&node));
+    }
+
+    // The last start runs clean: everything must settle.
+    node.start();
+    chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let unsettled: i64 = node
+            .sqlite()
+            .query_row(
+                "SELECT (SELECT count(*) FROM jobs WHERE stage != 'posted') + \
+                 (SELECT count(*) FROM sent_txs WHERE status = 'pending')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if unsettled == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "stuck: {}\n{}",
+            snapshot(&node),
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let elapsed = started.elapsed();
+
+    let counts = chain.verdict_counts().await;
+    assert_eq!(ids.len(), KILLS * QUESTIONS_PER_ROUND);
+    for id in &ids {
+        assert_eq!(counts.get(id), Some(&1), "question {id}: {counts:?}");
+    }
+    assert_eq!(counts.len(), ids.len(), "verdicts for unknown ids");
+    let reader = chain.reader();
+    for id in &ids {
+        let report = node.report(*id);
+        assert!(report["tx"]["hash"].is_string(), "report {id} lacks its tx");
+        let rec = audit::recompute(&report).unwrap();
+        assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
+        assert_eq!(
+            audit::compare_with_chain(&rec, &reader, chain.oracle, *id)
+                .await
+                .unwrap(),
+            vec![],
+            "question {id}"
+        );
+    }
+    let (txs, dropped): (i64, i64) = node
+        .sqlite()
+        .query_row(
+            "SELECT count(*), count(*) FILTER (WHERE status != 'mined') FROM sent_txs",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    println!(
+        "crash-anywhere: {} questions, {KILLS} SIGKILLs, {:.1} s: exactly one VerdictPosted each, \
+         every job posted, 0 pending txs ({txs} signed, {dropped} not mined), every report audits",
+        ids.len(),
+        elapsed.as_secs_f64()
+    );
+    node.terminate();
+}
