@@ -23,7 +23,8 @@
 //! least 20 verdicts/s (from the first confirmation).
 //!
 //! `cargo test -p veritas-node --test load -- --ignored --nocapture` (`LOAD_QUESTIONS`, default
-//! 200; `LOAD_CONCURRENCY`, default 32; `LOAD_BLOCK_TIME` seconds, default 1).
+//! 200; `LOAD_CONCURRENCY` = `node.concurrency`, default 4; `LOAD_IN_FLIGHT` =
+//! `node.max_in_flight`, default 64 — the node's defaults; `LOAD_BLOCK_TIME` seconds, default 1).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -79,7 +80,9 @@ struct Seen {
 #[ignore = "long: load measurement, 200 questions in a burst (~15 s); asserts a throughput"]
 async fn burst_of_questions() {
     let n = env_or("LOAD_QUESTIONS", 200) as usize;
-    let concurrency = env_or("LOAD_CONCURRENCY", 32);
+    // The node's defaults: 4 committees at once, 64 questions in flight.
+    let concurrency = env_or("LOAD_CONCURRENCY", 4);
+    let max_in_flight = env_or("LOAD_IN_FLIGHT", 64);
     let block_time = env_or("LOAD_BLOCK_TIME", 1);
     let chain = Chain::start(AnvilOptions {
         block_time: (block_time > 0).then_some(block_time),
@@ -89,7 +92,7 @@ async fn burst_of_questions() {
     let mut node = Node::configure(
         &chain,
         r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#,
-        &format!("concurrency = {concurrency}"),
+        &format!("concurrency = {concurrency}\nmax_in_flight = {max_in_flight}"),
     );
     node.start();
     let warm = chain.ask(&["Warm-up?"]).await;
@@ -251,6 +254,7 @@ async fn burst_of_questions() {
     drop(conn);
     println!(
         "\n== load: {n} questions in a burst, replay resolver, concurrency {concurrency}, \
+         max_in_flight {max_in_flight}, \
          anvil block time {block_time} s ==\n\
          asks sent in            {:.1} s (test client, one at a time without waiting for receipts)\n\
          verdicts/s              {rate:.1} from the first confirmation to the last verdict \

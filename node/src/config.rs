@@ -138,8 +138,12 @@ impl Default for ChainConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NodeConfig {
-    /// Questions resolved at the same time.
+    /// Questions whose committee runs at the same time (the CPU- or API-bound stage).
     pub concurrency: usize,
+    /// Questions in flight at once, resolving or waiting for their transaction to be mined.
+    /// Saved verdicts wait for blocks outside the `concurrency` limit, so the node keeps up to
+    /// this many transactions pipelined instead of `concurrency` per block.
+    pub max_in_flight: usize,
     /// Where the SQLite store and the reports live.
     pub data_dir: PathBuf,
     /// Address of the read-only HTTP API (localhost by default; it is not authenticated).
@@ -179,6 +183,7 @@ impl Default for NodeConfig {
     fn default() -> Self {
         Self {
             concurrency: 4,
+            max_in_flight: 64,
             data_dir: PathBuf::from("veritas-data"),
             http_addr: SocketAddr::from(([127, 0, 0, 1], 9464)),
             max_attempts: 5,
@@ -281,6 +286,12 @@ impl Config {
         }
         if self.node.concurrency == 0 {
             return invalid("node.concurrency", "must be at least 1");
+        }
+        if self.node.max_in_flight < self.node.concurrency {
+            return invalid(
+                "node.max_in_flight",
+                "must be at least node.concurrency (every resolving question is in flight)",
+            );
         }
         if self.node.max_attempts == 0 {
             return invalid("node.max_attempts", "must be at least 1");

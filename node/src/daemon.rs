@@ -5,8 +5,8 @@
 //! - the **watcher** stores confirmed questions and wakes the scheduler;
 //! - the **HTTP API** serves health, metrics and reports;
 //! - the **scheduler** (this function's own loop) runs due jobs through the [`Pipeline`],
-//!   at most `node.concurrency` at a time, each in its own task so one failing question never
-//!   stops the others.
+//!   at most `node.max_in_flight` at a time (of which at most `node.concurrency` run their
+//!   committee), each in its own task so one failing question never stops the others.
 //!
 //! SIGINT/SIGTERM (or the caller's token) stop the scheduler from taking new work; in-flight
 //! jobs get `node.drain_timeout` to finish, then are aborted. Aborting is safe at any point:
@@ -210,6 +210,7 @@ pub async fn run(
             base: config.node.retry_backoff,
             max: config.node.max_retry_backoff,
         },
+        config.node.concurrency,
     ));
 
     let listener = tokio::net::TcpListener::bind(config.node.http_addr)
@@ -250,7 +251,7 @@ pub async fn run(
         store,
         pipeline,
         new_jobs,
-        concurrency: config.node.concurrency,
+        concurrency: config.node.max_in_flight,
         tick: config.chain.poll_interval.min(Duration::from_secs(1)),
     };
     let mut failure: Option<DaemonError> = None;
@@ -334,6 +335,7 @@ struct Scheduler {
     store: Arc<Store>,
     pipeline: Arc<Pipeline>,
     new_jobs: Arc<Notify>,
+    /// Jobs in flight at once (`node.max_in_flight`).
     concurrency: usize,
     tick: Duration,
 }

@@ -138,6 +138,8 @@ pub struct Pipeline {
     chain_id: u64,
     oracle: Address,
     retry: RetryPolicy,
+    /// `node.concurrency` permits for the committee stage (see [`Pipeline::new`]).
+    resolving: tokio::sync::Semaphore,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -204,7 +206,10 @@ pub fn write_json_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
 }
 
 impl Pipeline {
-    /// Assemble a pipeline.
+    /// Assemble a pipeline; at most `resolve_slots` jobs run their committee at once.
+    ///
+    /// Only resolution holds a slot: a job whose verdict is saved waits for its transaction
+    /// without one, so many transactions can be pipelined while the committee stays bounded.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         store: Arc<Store>,
@@ -215,6 +220,7 @@ impl Pipeline {
         chain_id: u64,
         oracle: Address,
         retry: RetryPolicy,
+        resolve_slots: usize,
     ) -> Self {
         Self {
             store,
@@ -225,6 +231,7 @@ impl Pipeline {
             chain_id,
             oracle,
             retry,
+            resolving: tokio::sync::Semaphore::new(resolve_slots.max(1)),
         }
     }
 
@@ -292,6 +299,8 @@ impl Pipeline {
                     info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
                     return Ok(JobOutcome::AlreadyOnChain);
                 }
+                // The semaphore is never closed, so acquiring cannot fail.
+                let _slot = self.resolving.acquire().await.ok();
                 self.resolve_and_report(job).await?
             }
         };
