@@ -14,7 +14,10 @@ use alloy::{
     providers::Provider,
 };
 use serde_json::Value;
-use support::{Chain, operator, proxy::start_proxy};
+use support::{
+    Chain, operator,
+    proxy::{Fault, FaultPlan, start_faulty_proxy, start_proxy},
+};
 use tokio::sync::Notify;
 use veritas::{
     chain::{
@@ -91,7 +94,7 @@ async fn watcher_shrinks_refused_ranges_waits_for_confirmations_and_rereads_over
         2,
         "the head question has 1 confirmation of 3"
     );
-    assert!(proxy.refused.load(Ordering::Relaxed) > 0);
+    assert!(proxy.count(Fault::RangeRefused) > 0);
     assert!(state.range.load(Ordering::Relaxed) <= 8);
     assert!(store.job(&last[0].to_string()).unwrap().is_none());
     mine(&chain, 2).await;
@@ -116,6 +119,44 @@ async fn watcher_shrinks_refused_ranges_waits_for_confirmations_and_rereads_over
     let (mut w, _) = watcher(&url, &chain, &store, 3, 1_000);
     assert_eq!(catch_up(&mut w).await, 0);
     assert_eq!(store.counts().unwrap().total, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_log_page_is_noticed_and_read_again() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    // The first page that holds logs is answered `[]`, as by a backend that lags behind.
+    let plan = FaultPlan {
+        empty_pages: 1,
+        ..FaultPlan::quiet(1_000)
+    };
+    let (url, proxy) = start_faulty_proxy(&chain.anvil.url, plan).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+    let (mut w, state) = watcher(&url, &chain, &store, 1, 1_000);
+    assert_eq!(catch_up(&mut w).await, 0);
+    let ids = chain
+        .ask(&["Hidden by an empty page?", "And its neighbour?"])
+        .await;
+
+    let first = w.poll_once().await.unwrap_err();
+    assert!(
+        matches!(
+            first,
+            chain::ChainError::IncompleteLogs {
+                found: 0,
+                expected: 2,
+                ..
+            }
+        ),
+        "{first}"
+    );
+    assert!(first.is_retryable());
+    assert_eq!(proxy.count(Fault::EmptyPage), 1);
+    assert_eq!(catch_up(&mut w).await, 2, "read again, both stored");
+    for id in ids {
+        assert!(store.job(&id.to_string()).unwrap().is_some());
+    }
+    assert_eq!(state.incomplete_pages.load(Ordering::Relaxed), 1);
 }
 
 fn intent(id: U256, root: u8) -> PostIntent {

@@ -316,6 +316,12 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         load(&s.watch.rpc_errors) as f64,
     );
     put(
+        "veritas_incomplete_log_pages_total",
+        "counter",
+        "eth_getLogs pages with fewer questions than questionCount(); read again.",
+        load(&s.watch.incomplete_pages) as f64,
+    );
+    put(
         "veritas_log_range_blocks",
         "gauge",
         "Current eth_getLogs range.",

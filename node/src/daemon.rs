@@ -160,10 +160,16 @@ pub async fn run(
     on_start: impl FnOnce(Started) + Send,
 ) -> Result<(), DaemonError> {
     let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
-    let chain_id = chain::check_chain_id(&provider, config.chain.chain_id).await?;
+    let chain_id = at_start("chain id", &cancel, || async {
+        Ok(chain::check_chain_id(&provider, config.chain.chain_id).await?)
+    })
+    .await?;
     let oracle = config.oracle_address(chain_id)?;
     let operator = signer.address();
-    check_operator(&provider, oracle, operator).await?;
+    at_start("operator", &cancel, || {
+        check_operator(&provider, oracle, operator)
+    })
+    .await?;
     let store = Arc::new(Store::open_in(&config.node.data_dir)?);
     crate::crashpoint::announce();
     info!(target: "veritas::node", chain_id, %oracle, %operator, data_dir = %config.node.data_dir.display(), "starting");
@@ -296,6 +302,37 @@ pub async fn run(
     .await;
     info!(target: "veritas::node", "stopped");
     failure.map_or(Ok(()), Err)
+}
+
+/// Longest wait between two tries of a start-up check.
+const START_MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// Run a start-up check, retrying transient RPC failures with backoff: a provider's 500 or a
+/// dropped connection at the wrong moment must not kill a node that would work a second
+/// later. Definite answers (wrong chain, not an operator, a revert) still stop the start.
+async fn at_start<T, F, Fut>(
+    check: &'static str,
+    cancel: &CancellationToken,
+    mut f: F,
+) -> Result<T, DaemonError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, DaemonError>>,
+{
+    let mut delay = Duration::from_millis(200);
+    loop {
+        match f().await {
+            Err(DaemonError::Chain(e)) if e.is_retryable() => {
+                warn!(target: "veritas::node", check, error = %e, retry_in = ?delay, "start-up check failed; retrying");
+                tokio::select! {
+                    () = cancel.cancelled() => return Err(DaemonError::Chain(e)),
+                    () = tokio::time::sleep(delay) => {}
+                }
+                delay = delay.saturating_mul(2).min(START_MAX_BACKOFF);
+            }
+            other => return other,
+        }
+    }
 }
 
 async fn check_operator(

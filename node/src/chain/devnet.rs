@@ -166,10 +166,7 @@ impl Anvil {
     /// Stop anvil gracefully (SIGTERM, so `--state` is dumped) and wait for it to exit.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            let _ = Command::new("kill")
-                .arg("-TERM")
-                .arg(child.id().to_string())
-                .status();
+            signal_group(&child, "-TERM");
             let deadline = Instant::now() + Duration::from_secs(10);
             while Instant::now() < deadline {
                 if let Ok(Some(_)) = child.try_wait() {
@@ -177,6 +174,7 @@ impl Anvil {
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
+            signal_group(&child, "-KILL");
             let _ = child.kill();
             let _ = child.wait();
         }
@@ -209,6 +207,8 @@ fn start_anvil(port: u16, options: &AnvilOptions) -> Result<Child, DevnetError> 
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
+    // Its own process group, so that stopping it reaches the real binary (see `signal_group`).
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     cmd.spawn().map_err(|e| DevnetError::Tool {
         tool: binary.display().to_string(),
         reason: format!("{e} (run `make setup` to install the pinned Foundry tools)"),
@@ -218,10 +218,23 @@ fn start_anvil(port: u16, options: &AnvilOptions) -> Result<Child, DevnetError> 
 impl Drop for Anvil {
     fn drop(&mut self) {
         if let Some(mut child) = self.child.take() {
+            signal_group(&child, "-KILL");
             let _ = child.kill();
             let _ = child.wait();
         }
     }
+}
+
+/// Signal anvil's whole process group: `tools/node_modules/.bin/anvil` is a Node.js launcher
+/// that runs the real binary as its child, so signalling the launcher alone would leave the
+/// real anvil running, orphaned.
+fn signal_group(child: &Child, signal: &str) {
+    let _ = Command::new("kill")
+        .arg(signal)
+        .arg("--")
+        .arg(format!("-{}", child.id()))
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// The oracle's creation bytecode from forge's artifact, running `forge build` first when the

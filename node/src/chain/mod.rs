@@ -138,6 +138,21 @@ pub enum ChainError {
     /// The question does not exist on-chain (yet, or any more).
     #[error("question {0} is unknown to the contract")]
     UnknownQuestion(String),
+    /// An `eth_getLogs` page held fewer `QuestionAsked` logs than the contract counted in its
+    /// range (a provider answering from a backend that lags behind); the range is read again.
+    #[error(
+        "eth_getLogs blocks {from}..={to}: {found} QuestionAsked logs, questionCount says {expected}"
+    )]
+    IncompleteLogs {
+        /// First block of the range.
+        from: u64,
+        /// Last block of the range.
+        to: u64,
+        /// Logs in the page.
+        found: u64,
+        /// Questions the contract counted in the range.
+        expected: u64,
+    },
     /// No receipt arrived in time; the transaction may still be mined.
     #[error("no receipt for {tx_hash} after {waited:?}")]
     ReceiptTimeout {
@@ -200,6 +215,7 @@ impl ChainError {
             ChainError::Rpc { error, .. } => rpc_is_retryable(error),
             ChainError::Revert { error, .. } => matches!(error, OracleError::VeritasTooEarly(_)),
             ChainError::ReceiptTimeout { .. }
+            | ChainError::IncompleteLogs { .. }
             | ChainError::UnknownQuestion(_)
             | ChainError::Reverted { .. } => true,
             ChainError::Store(e) => e.is_retryable(),

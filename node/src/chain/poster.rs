@@ -18,7 +18,8 @@
 //! broadcast. Receipt waits happen outside the lock, so several verdicts can be in flight with
 //! consecutive nonces. A refused broadcast leaves the counter where it was (no gap); a
 //! "nonce too low" answer, or a broadcast whose fate is unknown (timeout), resets it from the
-//! chain.
+//! chain; "replacement transaction underpriced" (another transaction holds the nonce) re-signs
+//! with fees bumped by [`FEE_BUMP_PERCENT`].
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,6 +42,8 @@ use crate::store::{NewQuestion, PostIntent, SentTx, Store, TxStatus, now_ms};
 
 /// Fee bump when replacing a stuck transaction (12.5%, above the 10% nodes require).
 pub const FEE_BUMP_PERCENT: u128 = 125;
+/// Fee bumps in a row after "replacement transaction underpriced" (1.125^8 ≈ 2.6× the fees).
+const MAX_UNDERPRICED_BUMPS: u32 = 8;
 /// Gas limit headroom over the estimate, in percent.
 const GAS_HEADROOM_PERCENT: u64 = 130;
 
@@ -359,10 +362,7 @@ impl Poster {
         let age = Duration::from_millis(u64::try_from(now_ms() - tx.sent_at).unwrap_or(0));
         if age >= self.config.receipt_timeout {
             // Stuck: replace at the same nonce with bumped fees.
-            let bump = |fee: &str| -> u128 {
-                let old: u128 = fee.parse().unwrap_or(0);
-                (old * FEE_BUMP_PERCENT).div_ceil(100)
-            };
+            let bump = |fee: &str| bump_fee(fee.parse().unwrap_or(0));
             let fees = self
                 .provider
                 .estimate_eip1559_fees()
@@ -398,6 +398,15 @@ impl Poster {
 
     /// Allocate (or reuse) a nonce, sign, record, broadcast. The nonce lock is held throughout
     /// so that nonces go out in order and a failed broadcast leaves no gap.
+    ///
+    /// "replacement transaction underpriced" means another transaction holds this nonce in the
+    /// pool (ours from an attempt whose answer was lost, or one sent with the same key by
+    /// another process) and ours does not pay the 10% more a replacement must. Sending again
+    /// at the same fees would be refused forever, so the fees are bumped by
+    /// [`FEE_BUMP_PERCENT`] over the higher of ours and the holder's (when the RPC can tell,
+    /// see [`Self::nonce_holder`]) and the transaction re-signed, at most [`MAX_UNDERPRICED_BUMPS`]
+    /// times in a row; past that the other transaction pays far more than the market and will
+    /// be mined, after which "nonce too low" moves us to the next nonce.
     async fn sign_and_send(
         &self,
         qid: &str,
@@ -418,6 +427,132 @@ impl Poster {
                 .await
                 .map_err(|e| ChainError::rpc("eth_getTransactionCount", e))?,
         };
+        let (mut max_fee, mut priority) = (max_fee_per_gas, max_priority_fee_per_gas);
+        let mut bumps = 0;
+        loop {
+            let (sent, raw) = self
+                .sign_and_record(qid, request.clone(), nonce, gas_limit, max_fee, priority)
+                .await?;
+            let e = match self.provider.send_raw_transaction(&raw).await {
+                Ok(_) => {
+                    if reuse_nonce.is_none() {
+                        *next = Some(nonce + 1);
+                    }
+                    info!(target: "veritas::post", question = qid, tx = %sent.tx_hash, nonce, "verdict transaction sent");
+                    return Ok(sent);
+                }
+                Err(e) => e,
+            };
+            let definite = e.is_error_resp();
+            let err = ChainError::rpc("eth_sendRawTransaction", e);
+            // A retried broadcast whose first answer was lost comes back "already known"
+            // or "nonce too low": ask the node whether it has our transaction.
+            let message = err.to_string().to_lowercase();
+            let known = message.contains("already known") || message.contains("known transaction");
+            let hash: B256 = sent.tx_hash.parse().map_err(|_| ChainError::Contract {
+                op: "sent_txs",
+                reason: format!("bad hash {}", sent.tx_hash),
+            })?;
+            if known
+                || matches!(
+                    self.provider.get_transaction_by_hash(hash).await,
+                    Ok(Some(_))
+                )
+            {
+                if reuse_nonce.is_none() {
+                    *next = Some(nonce + 1);
+                }
+                info!(target: "veritas::post", question = qid, tx = %sent.tx_hash, nonce, "verdict transaction sent (answer lost, node has it)");
+                return Ok(sent);
+            }
+            if !definite {
+                // No answer (timeout, connection lost): it may have been accepted. Keep it
+                // pending so the next attempt looks for its receipt or rebroadcasts it, and
+                // re-read the nonce from the chain rather than guess.
+                *next = None;
+                return Err(err);
+            }
+            // The node refused it: it will never be mined.
+            self.store
+                .set_tx_status(&sent.tx_hash, TxStatus::Dropped, None)?;
+            if message.contains("replacement transaction underpriced")
+                && bumps < MAX_UNDERPRICED_BUMPS
+            {
+                match self.nonce_holder(nonce).await {
+                    NonceHolder::Mined => {
+                        // The nonce is spent after all: re-read it from the chain next time.
+                        *next = None;
+                        return Err(err);
+                    }
+                    NonceHolder::Pending {
+                        max_fee_per_gas,
+                        max_priority_fee_per_gas,
+                    } => {
+                        max_fee = max_fee.max(max_fee_per_gas);
+                        priority = priority.max(max_priority_fee_per_gas);
+                    }
+                    NonceHolder::Unknown => {}
+                }
+                bumps += 1;
+                max_fee = bump_fee(max_fee);
+                priority = bump_fee(priority).min(max_fee);
+                warn!(target: "veritas::post", question = qid, nonce, max_fee, priority, bumps, "another transaction holds this nonce; bumping fees");
+                continue;
+            }
+            if message.contains("nonce") {
+                // Our counter disagrees with the chain: read it again next time.
+                *next = None;
+            }
+            return Err(err);
+        }
+    }
+
+    /// What holds `nonce` of the operator, asked with `eth_getTransactionBySenderAndNonce`
+    /// (anvil, reth, erigon). Nodes without it (geth) answer [`NonceHolder::Unknown`]; those
+    /// enforce the 10% replacement rule themselves, so bumping our own fees until one is
+    /// accepted still outbids the holder by 10%.
+    async fn nonce_holder(&self, nonce: u64) -> NonceHolder {
+        let answer: Result<Option<serde_json::Value>, _> = self
+            .provider
+            .raw_request(
+                "eth_getTransactionBySenderAndNonce".into(),
+                (self.from, alloy::primitives::U64::from(nonce)),
+            )
+            .await;
+        let Ok(Some(tx)) = answer else {
+            return NonceHolder::Unknown;
+        };
+        if !tx["blockNumber"].is_null() {
+            return NonceHolder::Mined;
+        }
+        let fee = |key: &str| {
+            tx[key]
+                .as_str()
+                .and_then(|v| u128::from_str_radix(v.trim_start_matches("0x"), 16).ok())
+        };
+        match (
+            fee("maxFeePerGas").or_else(|| fee("gasPrice")),
+            fee("maxPriorityFeePerGas").or_else(|| fee("gasPrice")),
+        ) {
+            (Some(max_fee_per_gas), Some(max_priority_fee_per_gas)) => NonceHolder::Pending {
+                max_fee_per_gas,
+                max_priority_fee_per_gas,
+            },
+            _ => NonceHolder::Unknown,
+        }
+    }
+
+    /// Sign the request at `nonce` with these fees and record it (before any broadcast: a
+    /// crash after the broadcast still leaves a trace). Returns the record and the raw bytes.
+    async fn sign_and_record(
+        &self,
+        qid: &str,
+        request: TransactionRequest,
+        nonce: u64,
+        gas_limit: u64,
+        max_fee_per_gas: u128,
+        max_priority_fee_per_gas: u128,
+    ) -> Result<(SentTx, Vec<u8>), ChainError> {
         let request = request
             .with_nonce(nonce)
             .with_gas_limit(gas_limit)
@@ -440,54 +575,8 @@ impl Poster {
             block_number: None,
             sent_at: now_ms(),
         };
-        // Recorded before broadcast: a crash after the broadcast still leaves a trace.
         self.store.record_tx(&sent)?;
-        match self.provider.send_raw_transaction(&raw).await {
-            Ok(_) => {
-                if reuse_nonce.is_none() {
-                    *next = Some(nonce + 1);
-                }
-                info!(target: "veritas::post", question = qid, tx = %sent.tx_hash, nonce, "verdict transaction sent");
-                Ok(sent)
-            }
-            Err(e) => {
-                let definite = e.is_error_resp();
-                let err = ChainError::rpc("eth_sendRawTransaction", e);
-                // A retried broadcast whose first answer was lost comes back "already known"
-                // or "nonce too low": ask the node whether it has our transaction.
-                let hash = *envelope.tx_hash();
-                let message = err.to_string().to_lowercase();
-                let known =
-                    message.contains("already known") || message.contains("known transaction");
-                if known
-                    || matches!(
-                        self.provider.get_transaction_by_hash(hash).await,
-                        Ok(Some(_))
-                    )
-                {
-                    if reuse_nonce.is_none() {
-                        *next = Some(nonce + 1);
-                    }
-                    info!(target: "veritas::post", question = qid, tx = %sent.tx_hash, nonce, "verdict transaction sent (answer lost, node has it)");
-                    return Ok(sent);
-                }
-                if definite {
-                    // The node refused it: it will never be mined.
-                    self.store
-                        .set_tx_status(&sent.tx_hash, TxStatus::Dropped, None)?;
-                    if err.to_string().contains("nonce") {
-                        // Our counter disagrees with the chain: read it again next time.
-                        *next = None;
-                    }
-                } else {
-                    // No answer (timeout, connection lost): it may have been accepted. Keep it
-                    // pending so the next attempt looks for its receipt or rebroadcasts it, and
-                    // re-read the nonce from the chain rather than guess.
-                    *next = None;
-                }
-                Err(err)
-            }
-        }
+        Ok((sent, raw))
     }
 
     async fn wait(&self, qid: &str, tx: &SentTx) -> Result<Posted, ChainError> {
@@ -548,4 +637,25 @@ impl Poster {
             tx_hash: tx.tx_hash.clone(),
         })
     }
+}
+
+/// The transaction holding one of the operator's nonces, as the RPC tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NonceHolder {
+    /// Mined: the nonce is spent.
+    Mined,
+    /// Waiting in the pool with these fees.
+    Pending {
+        max_fee_per_gas: u128,
+        max_priority_fee_per_gas: u128,
+    },
+    /// The RPC cannot tell.
+    Unknown,
+}
+
+/// `fee` raised by [`FEE_BUMP_PERCENT`], rounded up (never by less than 1 wei).
+fn bump_fee(fee: u128) -> u128 {
+    fee.saturating_mul(FEE_BUMP_PERCENT)
+        .div_ceil(100)
+        .max(fee + 1)
 }

@@ -8,6 +8,13 @@
 //! confirmations, so a shallow reorg never reaches the store (a deeper one is caught by the
 //! poster, which checks the question's hash on-chain before it posts).
 //!
+//! A provider can also answer a range with fewer logs than it holds (a load-balanced backend
+//! that has not indexed the block yet answers `[]`), and advancing the cursor past such a page
+//! would lose its questions for good. Question ids are sequential, so every scan is checked
+//! against the contract: the range `[from, to]` must hold `questionCount()@to -
+//! questionCount()@(from - 1)` logs. A short page is an error for this poll (the cursor stays,
+//! the range is read again), counted in [`WatchState::incomplete_pages`].
+//!
 //! Providers cap `eth_getLogs` ranges differently; the watcher starts at `max_log_range`,
 //! halves the range whenever the RPC refuses one, keeps to the size that worked, and probes
 //! larger ranges again after a run of successes.
@@ -65,6 +72,9 @@ pub struct WatchState {
     pub range: AtomicU64,
     /// Logs that could not be decoded (e.g. invalid UTF-8 text); they are logged and skipped.
     pub undecodable_logs: AtomicU64,
+    /// `eth_getLogs` pages with fewer logs than the contract's question counter says; each
+    /// was read again instead of being trusted.
+    pub incomplete_pages: AtomicU64,
 }
 
 impl WatchState {
@@ -103,6 +113,9 @@ pub struct Watcher {
     /// [`RANGE_PROBE_AFTER`] successful scans, in case the provider's limit was temporary.
     ceiling: u64,
     successes_since_refusal: u32,
+    /// `questionCount()` as of block `next_block - 1`, once known (the previous scan's count
+    /// at its last block), so each scan costs one extra `eth_call`.
+    count_below: Option<u64>,
 }
 
 /// Successful scans after a refused range before the watcher tries larger ranges again.
@@ -142,6 +155,7 @@ impl Watcher {
             range,
             ceiling: range,
             successes_since_refusal: 0,
+            count_below: None,
         })
     }
 
@@ -215,6 +229,7 @@ impl Watcher {
                 .to_block(to);
             match self.provider.get_logs(&filter).await {
                 Ok(logs) => {
+                    self.check_complete(&logs, to).await?;
                     let questions = decode_logs(&logs, &self.state);
                     let new_questions = self.store.record_scan(&questions, to + 1)?;
                     debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), new_questions, "scanned");
@@ -259,6 +274,60 @@ impl Watcher {
                     return Err(err);
                 }
             }
+        }
+    }
+
+    /// Check that `logs`, read for `[next_block, to]`, hold every question the contract
+    /// counted in that range; remember the count at `to` for the next scan.
+    ///
+    /// When the RPC answers that it cannot tell (e.g. a pruned node asked about an old block
+    /// on a first scan), the check is skipped for this range with a warning: refusing to move
+    /// on would stop the watcher for good on such a provider.
+    ///
+    /// # Errors
+    /// [`ChainError::IncompleteLogs`] for a short page; [`ChainError`] when the count cannot
+    /// be read for a transient reason.
+    async fn check_complete(&mut self, logs: &[Log], to: u64) -> Result<(), ChainError> {
+        let from = self.next_block;
+        let before = match self.count_below {
+            Some(count) => Some(count),
+            None => match from.checked_sub(1) {
+                Some(block) => self.question_count_at(block).await?,
+                None => Some(0),
+            },
+        };
+        let after = self.question_count_at(to).await?;
+        let (Some(before), Some(after)) = (before, after) else {
+            warn!(target: "veritas::watcher", from, to, "questionCount unavailable; range not cross-checked");
+            self.count_below = after;
+            return Ok(());
+        };
+        let found = logs.iter().filter(|l| !l.removed).count() as u64;
+        let expected = after.saturating_sub(before);
+        if found < expected {
+            // Read the counts again next time too: a reorg may have changed them.
+            self.count_below = None;
+            self.state.incomplete_pages.fetch_add(1, Ordering::Relaxed);
+            return Err(ChainError::IncompleteLogs {
+                from,
+                to,
+                found,
+                expected,
+            });
+        }
+        self.count_below = Some(after);
+        Ok(())
+    }
+
+    /// `questionCount()` as of `block`: 0 before the contract existed, `None` when the RPC
+    /// answers that it cannot run the call there.
+    async fn question_count_at(&self, block: u64) -> Result<Option<u64>, ChainError> {
+        let contract = IVeritasOracle::new(self.config.oracle, &self.provider);
+        match contract.questionCount().block(block.into()).call().await {
+            Ok(count) => Ok(Some(u64::try_from(count).unwrap_or(u64::MAX))),
+            Err(alloy::contract::Error::ZeroData(..)) => Ok(Some(0)),
+            Err(alloy::contract::Error::TransportError(e)) if e.is_error_resp() => Ok(None),
+            Err(e) => Err(ChainError::contract("questionCount", e)),
         }
     }
 
