@@ -306,10 +306,15 @@ pub async fn run(
 
 /// Longest wait between two tries of a start-up check.
 const START_MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// How long start-up checks keep retrying before the node exits with the RPC's error: long
+/// enough to ride out a provider's hiccup, short enough that a wrong or dead `rpc_url` is
+/// reported instead of hanging (a supervisor restarts the node if the outage was longer).
+const START_PATIENCE: Duration = Duration::from_secs(30);
 
 /// Run a start-up check, retrying transient RPC failures with backoff: a provider's 500 or a
 /// dropped connection at the wrong moment must not kill a node that would work a second
-/// later. Definite answers (wrong chain, not an operator, a revert) still stop the start.
+/// later. Definite answers (wrong chain, not an operator, a revert) still stop the start, and
+/// so does an RPC that keeps failing for [`START_PATIENCE`].
 async fn at_start<T, F, Fut>(
     check: &'static str,
     cancel: &CancellationToken,
@@ -320,9 +325,12 @@ where
     Fut: std::future::Future<Output = Result<T, DaemonError>>,
 {
     let mut delay = Duration::from_millis(200);
+    let deadline = tokio::time::Instant::now() + START_PATIENCE;
     loop {
         match f().await {
-            Err(DaemonError::Chain(e)) if e.is_retryable() => {
+            Err(DaemonError::Chain(e))
+                if e.is_retryable() && tokio::time::Instant::now() + delay <= deadline =>
+            {
                 warn!(target: "veritas::node", check, error = %e, retry_in = ?delay, "start-up check failed; retrying");
                 tokio::select! {
                     () = cancel.cancelled() => return Err(DaemonError::Chain(e)),

@@ -265,23 +265,6 @@ drain_timeout = "5s"
         }
     }
 
-    /// The HTTP API address the node logged on start; panics after `timeout`.
-    pub async fn api_addr(&self, timeout: Duration) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(addr) = self
-                .log_text()
-                .split("HTTP API listening addr=")
-                .nth(1)
-                .and_then(|s| s.split_whitespace().next())
-            {
-                return addr.to_string();
-            }
-            assert!(Instant::now() < deadline, "no API address in the log");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
     /// Replace `from` by `to` in the config file (e.g. another `[chain]` setting).
     pub fn edit_config(&self, from: &str, to: &str) {
         let text = std::fs::read_to_string(&self.config).unwrap();
