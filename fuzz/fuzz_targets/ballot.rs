@@ -87,7 +87,10 @@ fn check_valid(case: &Case, b: &BallotContent) {
     }
     if case.require_rubric {
         for c in &case.criteria {
-            assert!(b.rubric_scores.contains_key(c), "criterion {c:?} not scored");
+            assert!(
+                b.rubric_scores.contains_key(c),
+                "criterion {c:?} not scored"
+            );
         }
     }
     assert!(b.reasoning.chars().count() <= MAX_REASONING_CHARS);
@@ -132,7 +135,11 @@ fuzz_target!(|data: &[u8]| {
     // A ballot that passes the chat juror's schema passes the embedded juror's laxer one,
     // unchanged; one accepted for an empty bundle cites nothing.
     if let Ok(b) = &results[0] {
-        assert_eq!(results[1].as_ref().ok(), Some(b), "strict accepts, lax differs");
+        assert_eq!(
+            results[1].as_ref().ok(),
+            Some(b),
+            "strict accepts, lax differs"
+        );
     }
     if let Ok(b) = &results[2] {
         assert!(b.supporting_evidence_ids.is_empty() && b.refuting_evidence_ids.is_empty());

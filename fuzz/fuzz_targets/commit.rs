@@ -18,7 +18,10 @@ fn assert_sorted(value: &Value) {
     match value {
         Value::Object(map) => {
             let keys: Vec<Vec<u16>> = map.keys().map(|k| k.encode_utf16().collect()).collect();
-            assert!(keys.windows(2).all(|w| w[0] < w[1]), "unsorted members: {map:?}");
+            assert!(
+                keys.windows(2).all(|w| w[0] < w[1]),
+                "unsorted members: {map:?}"
+            );
             map.values().for_each(assert_sorted);
         }
         Value::Array(items) => items.iter().for_each(assert_sorted),
@@ -35,7 +38,11 @@ fn check_jcs(value: &Value) -> Option<String> {
                 .unwrap_or_else(|e| panic!("canonical form {canon:?} does not parse: {e}"));
             assert_eq!(&again, value, "canonical form {canon:?} lost information");
             assert_sorted(&again);
-            assert_eq!(canonical_json(&again).as_ref(), Ok(&canon), "JCS not idempotent");
+            assert_eq!(
+                canonical_json(&again).as_ref(),
+                Ok(&canon),
+                "JCS not idempotent"
+            );
             assert!(!canon.contains(['\n', '\r']), "raw line break in {canon:?}");
             Some(canon)
         }
@@ -94,7 +101,11 @@ fn check_line(line: &str) -> Option<String> {
     assert_eq!(merkle_root(&leaves), Ok(root));
     // The same items re-read from their canonical form commit to the same root.
     let again = commit(bundle.question_text(), &canonical_items);
-    assert_eq!(again.map(|c| c.root), Ok(root), "root changed after JCS round trip");
+    assert_eq!(
+        again.map(|c| c.root),
+        Ok(root),
+        "root changed after JCS round trip"
+    );
     // Inclusion proofs of the first, middle and last leaves verify; tampered ones do not.
     let n = leaves.len();
     for index in [0, n / 2, n - 1] {

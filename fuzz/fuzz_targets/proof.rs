@@ -51,14 +51,21 @@ fuzz_target!(|data: &[u8]| {
         Ok(valid) => {
             let doc: RootedProof = serde_json::from_str(text)
                 .unwrap_or_else(|e| panic!("verify_text read what serde cannot: {e}"));
-            assert_eq!(valid, rfc9162_verify(&doc), "disagrees with RFC 9162 on {doc:?}");
+            assert_eq!(
+                valid,
+                rfc9162_verify(&doc),
+                "disagrees with RFC 9162 on {doc:?}"
+            );
             // What `veritas prove` would print for it reads back to the same answer.
             let printed = serde_json::to_string(&doc).unwrap_or_default();
             assert_eq!(verify_text(&printed).ok(), Some(valid), "{printed}");
         }
         Err(e) => {
             let message = format!("{e:#}");
-            assert!(!message.ends_with("invalid input"), "unexplained error: {message}");
+            assert!(
+                !message.ends_with("invalid input"),
+                "unexplained error: {message}"
+            );
         }
     }
 });

@@ -11,11 +11,23 @@ fn check_summary(s: &Summary) {
     assert_eq!(s.ballots, s.valid + s.failed);
     assert_eq!(n.iter().sum::<u64>(), s.valid);
     // The posted fixed-point posterior sums to exactly 10^18; the float one to ~1.
-    assert_eq!(s.p_fixed.iter().sum::<u128>(), WAD, "p_fixed {:?}", s.p_fixed);
-    assert!(s.posterior.iter().all(|p| p.is_finite() && *p > 0.0 && *p < 1.0));
+    assert_eq!(
+        s.p_fixed.iter().sum::<u128>(),
+        WAD,
+        "p_fixed {:?}",
+        s.p_fixed
+    );
+    assert!(
+        s.posterior
+            .iter()
+            .all(|p| p.is_finite() && *p > 0.0 && *p < 1.0)
+    );
     assert!((s.posterior.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     for (k, [lo, hi]) in s.ci95.iter().enumerate() {
-        assert!(0.0 <= *lo && lo <= hi && *hi <= 1.0, "ci95[{k}] = [{lo}, {hi}]");
+        assert!(
+            0.0 <= *lo && lo <= hi && *hi <= 1.0,
+            "ci95[{k}] = [{lo}, {hi}]"
+        );
         // The posterior mean lies in its own 95% interval.
         assert!(*lo <= s.posterior[k] + 1e-12 && s.posterior[k] <= *hi + 1e-12);
     }
