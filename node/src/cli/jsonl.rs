@@ -63,8 +63,12 @@ pub fn parse_line<'a, T: serde::Deserialize<'a>>(line: &'a str) -> Result<T, Lin
                     LineError::new(format!("field {path}: {inner}"))
                 }
             }
-            // Cannot happen (the same input failed a moment ago); report it plainly.
-            Ok(_) => LineError::new("invalid input"),
+            // The value itself reads: what failed is the text after it, which the path
+            // tracker does not look at.
+            Ok(_) => match de.end() {
+                Err(e) => LineError::new(format!("invalid JSON: {e}")),
+                Ok(()) => LineError::new("invalid input"),
+            },
         }
     })
 }
@@ -136,6 +140,22 @@ mod tests {
                 .unwrap_err()
                 .message
                 .starts_with("invalid JSON: ")
+        );
+    }
+
+    /// Found by the `commit` fuzz target: text after a complete value used to be reported
+    /// as a bare "invalid input".
+    #[test]
+    fn trailing_text_is_named() {
+        #[derive(Debug, serde::Deserialize)]
+        struct T {
+            #[allow(dead_code)]
+            a: u32,
+        }
+        let err = parse_line::<T>(r#"{"a":1} x"#).unwrap_err().message;
+        assert_eq!(
+            err, "invalid JSON: trailing characters at line 1 column 9",
+            "{err}"
         );
     }
 }

@@ -5,15 +5,16 @@
 //! ā = mean, over models with ≥ 2 ballots, of the share of that model's most common vote,
 //! ρ = max(0, (ā − 1/3) / (1 − 1/3)) (agreement above chance, as an intra-cluster
 //! correlation), and n_eff = N / (1 + (m̄ − 1)·ρ). When no model has 2 ballots, n_eff = N.
-//! Failed ballots have no vote and are not counted.
+//! Failed ballots have no vote and are not counted. Models are summed in name order, so the
+//! float result is the same on every run (a `HashMap`'s random order changed its last bits).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use super::Ballot;
 
 /// n_eff of the valid ballots (0 for none).
 pub fn effective_sample_size<B: Ballot>(ballots: &[B]) -> f64 {
-    let mut by_model: HashMap<&str, [u64; 3]> = HashMap::new();
+    let mut by_model: BTreeMap<&str, [u64; 3]> = BTreeMap::new();
     let mut n = 0u64;
     for ballot in ballots {
         if let Some(vote) = ballot.vote() {
@@ -56,6 +57,33 @@ mod tests {
                 vote: *vote,
             })
             .collect()
+    }
+
+    /// Found by the `stats` fuzz target: with a `HashMap` the shares were summed in a random
+    /// order, so the same ballots gave n_eff values differing in the last bits.
+    #[test]
+    fn same_ballots_same_bits() {
+        let s = set(&[
+            ("a", Some(Yes)),
+            ("a", Some(Yes)),
+            ("a", Some(No)),
+            ("b", Some(No)),
+            ("b", Some(No)),
+            ("b", Some(Null)),
+            ("b", Some(Yes)),
+            ("b", Some(Null)),
+            ("c", Some(Yes)),
+            ("c", Some(Null)),
+            ("c", Some(Null)),
+            ("c", Some(No)),
+        ]);
+        // Shares 2/3, 2/5, 2/4 summed in model-name order; m̄ = 4.
+        let mean_share: f64 = (2.0 / 3.0 + 2.0 / 5.0 + 2.0 / 4.0) / 3.0;
+        let rho = (mean_share - 1.0 / 3.0) / (1.0 - 1.0 / 3.0);
+        let expected = 12.0 / (1.0 + 3.0 * rho);
+        for _ in 0..200 {
+            assert_eq!(effective_sample_size(&s).to_bits(), expected.to_bits());
+        }
     }
 
     #[test]

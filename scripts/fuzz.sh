@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Fuzz every cargo-fuzz target in fuzz/ (ballot, commit, proof, config, stats) for
+# FUZZ_SECONDS each (default 60), one after the other, and fail if any target finds a crash,
+# printing the command that reproduces it. Part of `make test-long`; needs `make setup`
+# (cargo-fuzz in tools/cargo).
+#
+#   FUZZ_SECONDS=300 scripts/fuzz.sh          # longer runs
+#   FUZZ_TARGETS="commit proof" scripts/fuzz.sh
+#
+# cargo-fuzz needs nightly-only rustc flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain
+# accept them. No sanitizer: node/src has no `unsafe`, so AddressSanitizer would only slow
+# the runs down; panics, failed assertions and overflow checks (debug assertions are on) are
+# what the targets catch.
+#
+# New inputs libFuzzer finds go to fuzz/target/corpus/<target> (ignored, kept between local
+# runs); the committed seeds in fuzz/corpus/<target> are only read. Crashing inputs are
+# written to fuzz/artifacts/<target>/ (ignored): copy one into fuzz/corpus/<target>/ with
+# the fix that makes it pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+seconds=${FUZZ_SECONDS:-60}
+targets=${FUZZ_TARGETS:-"ballot commit proof config stats"}
+cargo_fuzz=${CARGO_FUZZ:-$root/tools/cargo/bin/cargo-fuzz}
+if [[ ! -x $cargo_fuzz ]]; then
+    echo "fuzz: $cargo_fuzz not found; run \`make setup\` first" >&2
+    exit 2
+fi
+export RUSTC_BOOTSTRAP=1
+# The fuzz build (instrumented, its own lockfile) lives in fuzz/target, apart from the
+# workspace's target directory.
+unset CARGO_TARGET_DIR
+# 16 codegen units: the default (1) makes the optimised build of the whole node (alloy,
+# tantivy, ...) several times slower on a 2-core CI machine, for a little fuzzing speed.
+flags=(--sanitizer none --codegen-units 16 --target-dir "$root/fuzz/target")
+
+start=$(date +%s)
+"$cargo_fuzz" build "${flags[@]}"
+echo "fuzz: build took $(($(date +%s) - start)) s"
+
+failed=()
+for target in $targets; do
+    scratch=$root/fuzz/target/corpus/$target
+    mkdir -p "$scratch" "$root/fuzz/artifacts/$target"
+    log=$root/fuzz/target/$target.log
+    t0=$(date +%s)
+    # -timeout: an input that takes 30 s is a hang, reported like a crash.
+    if "$cargo_fuzz" run "${flags[@]}" "$target" "$scratch" "$root/fuzz/corpus/$target" -- \
+        -max_total_time="$seconds" -timeout=30 -print_final_stats=1 >"$log" 2>&1; then
+        runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+        echo "fuzz: $target ok: $runs executions in $(($(date +%s) - t0)) s"
+    else
+        failed+=("$target")
+        tail -n 40 "$log" >&2
+        artifact=$(ls -t "$root/fuzz/artifacts/$target"/* 2>/dev/null | head -n 1 || true)
+        echo "fuzz: $target FAILED (full log: $log)" >&2
+        if [[ -n $artifact ]]; then
+            echo "fuzz: reproduce with:" >&2
+            echo "  RUSTC_BOOTSTRAP=1 $cargo_fuzz run ${flags[*]} $target ${artifact#"$root"/}" >&2
+        fi
+    fi
+done
+
+echo "fuzz: total $(($(date +%s) - start)) s"
+if ((${#failed[@]})); then
+    echo "fuzz: crashes in: ${failed[*]}" >&2
+    exit 1
+fi
