@@ -219,24 +219,7 @@ drain_timeout = "5s"
     }
 
     pub fn start(&mut self) {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_veritas"))
-            .arg("run")
-            .arg("--config")
-            .arg(&self.config)
-            .env("VERITAS_PRIVATE_KEY", ANVIL_KEYS[1])
-            .env("VERITAS_LOG", "info")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        self.child = Some(child);
+        self.start_with_env(&[]);
     }
 
     /// SIGKILL: no chance to clean up.
@@ -309,7 +292,7 @@ pub fn veritas(args: &[&str], cwd: &Path) -> (i32, String, String) {
 
 /// Helpers for the reliability tests (crash points, secrets, load).
 impl Node {
-    /// Start `veritas run` like [`Node::start`], with extra environment variables.
+    /// Start `veritas run` with the operator key, info logs to `node.log`, and `env` on top.
     pub fn start_with_env(&mut self, env: &[(&str, &str)]) {
         let log = std::fs::OpenOptions::new()
             .create(true)
