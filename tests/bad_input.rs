@@ -101,15 +101,7 @@ async fn question_length_limits_give_clear_errors_and_the_longest_is_resolved() 
         .wait_verdicts(&[id, short[0]], Duration::from_secs(60))
         .await;
     assert_eq!(chain.verdict_events(id).await, 1);
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !node.report(id)["tx"]["hash"].is_string() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "report {id} lacks its tx"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let report = node.report(id);
+    let report = node.report_with_tx(id, Duration::from_secs(10)).await;
     assert_eq!(report["question"]["text"], longest.as_str());
     let path = node.report_path(id);
     let (code, out, err) = veritas(
@@ -126,28 +118,13 @@ async fn hand_edited_reports_are_caught_naming_the_field() {
     let chain = Chain::start(AnvilOptions::default()).await;
     // The committee path with the jury's replay juror and the demo corpus: a report with
     // real evidence items and ballots.
-    let corpus = veritas::chain::devnet::repo_root()
-        .unwrap()
-        .join("corpus/demo");
-    let extra = format!(
-        "[[jury.jurors]]\nkind = \"replay\"\nvote = \"YES\"\n\n[evidence.collectors.local]\ndir = \"{}\"\n",
-        corpus.display()
-    );
-    let mut node = Node::configure(&chain, REPLAY, &extra);
-    let config = std::fs::read_to_string(&node.config)
-        .unwrap()
-        .replace("resolver = \"replay\"", "resolver = \"committee\"");
-    std::fs::write(&node.config, config).unwrap();
+    let mut node = Node::configure_committee(&chain, REPLAY);
     node.start();
     let ids = chain
         .ask(&["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"])
         .await;
     chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while !node.report(ids[0])["tx"]["hash"].is_string() {
-        assert!(std::time::Instant::now() < deadline, "report lacks its tx");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    node.report_with_tx(ids[0], Duration::from_secs(10)).await;
     node.terminate();
     let original = node.report(ids[0]);
     assert!(!original["evidence"].as_array().unwrap().is_empty());

@@ -34,8 +34,8 @@ use alloy::{
 };
 use rand::{Rng, SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
-use support::{Chain, Node};
-use veritas::{audit, chain::devnet::AnvilOptions, crashpoint};
+use support::{Chain, Node, assert_audits};
+use veritas::{chain::devnet::AnvilOptions, crashpoint};
 
 const KILLS: usize = 20;
 const QUESTIONS_PER_ROUND: usize = 3;
@@ -267,19 +267,10 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
         assert_eq!(counts.get(id), Some(&1), "question {id}: {counts:?}");
     }
     assert_eq!(counts.len(), ids.len(), "verdicts for unknown ids");
-    let reader = chain.reader();
     for id in &ids {
         let report = node.report(*id);
         assert!(report["tx"]["hash"].is_string(), "report {id} lacks its tx");
-        let rec = audit::recompute(&report).unwrap();
-        assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
-        assert_eq!(
-            audit::compare_with_chain(&rec, &reader, chain.oracle, *id)
-                .await
-                .unwrap(),
-            vec![],
-            "question {id}"
-        );
+        assert_audits(&chain, &report, *id).await;
     }
     let (txs, dropped): (i64, i64) = node
         .sqlite()

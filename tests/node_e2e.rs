@@ -12,7 +12,7 @@ mod support;
 use std::time::Duration;
 
 use alloy::primitives::U256;
-use support::{Chain, Node, veritas};
+use support::{Chain, Node, assert_audits, veritas};
 use veritas::{
     audit,
     chain::{IVeritasOracle, devnet::AnvilOptions},
@@ -34,28 +34,9 @@ async fn three_questions_three_audited_verdicts() {
         .await;
     chain.wait_verdicts(&ids, Duration::from_secs(60)).await;
 
-    let reader = chain.reader();
-    // The tx key is added to the report right after the receipt; give it a moment.
     for id in &ids {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while !node.report(*id)["tx"]["hash"].is_string() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "report {id} never got its tx"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-    for id in &ids {
-        let report = node.report(*id);
-        let rec = audit::recompute(&report).unwrap();
-        assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
-        assert_eq!(
-            audit::compare_with_chain(&rec, &reader, chain.oracle, *id)
-                .await
-                .unwrap(),
-            vec![]
-        );
+        let report = node.report_with_tx(*id, Duration::from_secs(10)).await;
+        assert_audits(&chain, &report, *id).await;
         assert!(
             report["tx"]["hash"].is_string(),
             "report records its tx: {report}"
@@ -126,14 +107,7 @@ async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
     chain.wait_verdicts(&ids, Duration::from_secs(90)).await;
     // Even a verdict mined just before a SIGKILL gets its tx key on the next run.
     for id in &ids {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while !node.report(*id)["tx"]["hash"].is_string() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "report {id} never got its tx"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        node.report_with_tx(*id, Duration::from_secs(10)).await;
     }
     for id in &ids {
         assert_eq!(
@@ -411,18 +385,7 @@ async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict() {
     let chain = Chain::start(AnvilOptions::default()).await;
-    let corpus = veritas::chain::devnet::repo_root()
-        .unwrap()
-        .join("corpus/demo");
-    let extra = format!(
-        "[[jury.jurors]]\nkind = \"replay\"\nvote = \"YES\"\n\n[evidence.collectors.local]\ndir = \"{}\"\n",
-        corpus.display()
-    );
-    let mut node = Node::configure(&chain, REPLAY, &extra);
-    let config = std::fs::read_to_string(&node.config)
-        .unwrap()
-        .replace("resolver = \"replay\"", "resolver = \"committee\"");
-    std::fs::write(&node.config, config).unwrap();
+    let mut node = Node::configure_committee(&chain, REPLAY);
     node.start();
     let ids = chain
         .ask(&["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"])
@@ -433,14 +396,7 @@ async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict(
         !report["evidence"].as_array().unwrap().is_empty(),
         "evidence from the corpus: {report}"
     );
-    let rec = audit::recompute(&report).unwrap();
-    assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
-    assert_eq!(
-        audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, ids[0])
-            .await
-            .unwrap(),
-        vec![]
-    );
+    assert_audits(&chain, &report, ids[0]).await;
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
     node.terminate();
 }

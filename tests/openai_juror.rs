@@ -82,6 +82,28 @@ fn task() -> BallotTask {
     }
 }
 
+/// A committee of one OpenAI-compatible juror: `iterations` × 3 ballots, one at a time (the
+/// double's script is consumed in call order), no early stopping.
+fn one_juror_committee(cfg: OpenAiConfig, iterations: u32) -> Committee {
+    let j: Arc<dyn Juror> = Arc::new(juror(OpenAiChat::with_api_key(cfg, None).unwrap()));
+    let archetypes = Archetype::shipped();
+    Committee {
+        archetype_weights: vec![1; archetypes.len()],
+        archetypes,
+        jurors: vec![PoolMember {
+            juror: j,
+            weight: 1,
+        }],
+        config: CommitteeConfig {
+            iterations,
+            ballots_per_iteration: 3,
+            concurrency: 1,
+            early_stopping: false,
+            ..CommitteeConfig::default()
+        },
+    }
+}
+
 fn juror(client: OpenAiChat) -> ChatJuror {
     let (t, m) = (client.config().temperature, client.config().max_tokens);
     ChatJuror::new(Arc::new(client), t, m)
@@ -202,23 +224,7 @@ async fn garbage_and_timeouts_become_failed_ballots_with_reasons() {
         max_retries: 0,
         ..config(url)
     };
-    let j: Arc<dyn Juror> = Arc::new(juror(OpenAiChat::with_api_key(cfg, None).unwrap()));
-    let archetypes = Archetype::shipped();
-    let committee = Committee {
-        archetype_weights: vec![1; archetypes.len()],
-        archetypes,
-        jurors: vec![PoolMember {
-            juror: j,
-            weight: 1,
-        }],
-        config: CommitteeConfig {
-            iterations: 2,
-            ballots_per_iteration: 3,
-            concurrency: 1,
-            early_stopping: false,
-            ..CommitteeConfig::default()
-        },
-    };
+    let committee = one_juror_committee(cfg, 2);
     let run = run_committee(
         &committee,
         Arc::new(bundle()),
@@ -273,23 +279,7 @@ async fn an_injected_document_stays_data_from_bundle_to_report() {
         ),
     ])
     .await;
-    let j: Arc<dyn Juror> = Arc::new(juror(OpenAiChat::with_api_key(config(url), None).unwrap()));
-    let archetypes = Archetype::shipped();
-    let committee = Committee {
-        archetype_weights: vec![1; archetypes.len()],
-        archetypes,
-        jurors: vec![PoolMember {
-            juror: j,
-            weight: 1,
-        }],
-        config: CommitteeConfig {
-            iterations: 3,
-            ballots_per_iteration: 3,
-            concurrency: 1,
-            early_stopping: false,
-            ..CommitteeConfig::default()
-        },
-    };
+    let committee = one_juror_committee(config(url), 3);
     let root = commit_bundle(&b).unwrap().root;
     let run = run_committee(
         &committee,

@@ -257,7 +257,7 @@ pub async fn run(
         store,
         pipeline,
         new_jobs,
-        concurrency: config.node.max_in_flight,
+        max_in_flight: config.node.max_in_flight,
         tick: config.chain.poll_interval.min(Duration::from_secs(1)),
     };
     let mut failure: Option<DaemonError> = None;
@@ -304,8 +304,12 @@ pub async fn run(
     failure.map_or(Ok(()), Err)
 }
 
-/// Longest wait between two tries of a start-up check.
-const START_MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// Waits between two tries of a start-up check: 200 ms, doubling, at most 10 s.
+const START_BACKOFF: RetryPolicy = RetryPolicy {
+    max_attempts: u32::MAX,
+    base: Duration::from_millis(200),
+    max: Duration::from_secs(10),
+};
 /// How long start-up checks keep retrying before the node exits with the RPC's error: long
 /// enough to ride out a provider's hiccup, short enough that a wrong or dead `rpc_url` is
 /// reported instead of hanging (a supervisor restarts the node if the outage was longer).
@@ -324,9 +328,11 @@ where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, DaemonError>>,
 {
-    let mut delay = Duration::from_millis(200);
     let deadline = tokio::time::Instant::now() + START_PATIENCE;
+    let mut attempt = 0u32;
     loop {
+        attempt = attempt.saturating_add(1);
+        let delay = START_BACKOFF.delay(attempt);
         match f().await {
             Err(DaemonError::Chain(e))
                 if e.is_retryable() && tokio::time::Instant::now() + delay <= deadline =>
@@ -336,7 +342,6 @@ where
                     () = cancel.cancelled() => return Err(DaemonError::Chain(e)),
                     () = tokio::time::sleep(delay) => {}
                 }
-                delay = delay.saturating_mul(2).min(START_MAX_BACKOFF);
             }
             other => return other,
         }
@@ -381,7 +386,7 @@ struct Scheduler {
     pipeline: Arc<Pipeline>,
     new_jobs: Arc<Notify>,
     /// Jobs in flight at once (`node.max_in_flight`).
-    concurrency: usize,
+    max_in_flight: usize,
     tick: Duration,
 }
 
@@ -404,7 +409,7 @@ impl Scheduler {
             if cancel.is_cancelled() {
                 return;
             }
-            let free = self.concurrency.saturating_sub(in_flight.len());
+            let free = self.max_in_flight.saturating_sub(in_flight.len());
             if free > 0 {
                 match self
                     .store

@@ -267,6 +267,54 @@ drain_timeout = "5s"
     pub fn report_path(&self, id: U256) -> PathBuf {
         self.data_dir().join("reports").join(format!("{id}.json"))
     }
+
+    /// The report once it records its transaction (the tx key is added right after the
+    /// receipt, a moment after the verdict is visible on-chain); panics after `timeout`.
+    pub async fn report_with_tx(&self, id: U256, timeout: Duration) -> serde_json::Value {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let report = self.report(id);
+            if report["tx"]["hash"].is_string() {
+                return report;
+            }
+            assert!(Instant::now() < deadline, "report {id} never got its tx");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Like [`Node::configure`], with the committee resolver: the jury's replay juror voting
+    /// YES on evidence from the demo corpus (real evidence items and ballots in the report).
+    pub fn configure_committee(chain: &Chain, replay: &str) -> Self {
+        let corpus = veritas::chain::devnet::repo_root()
+            .unwrap()
+            .join("corpus/demo");
+        let extra = format!(
+            "[[jury.jurors]]\nkind = \"replay\"\nvote = \"YES\"\n\n[evidence.collectors.local]\ndir = \"{}\"\n",
+            corpus.display()
+        );
+        let node = Self::configure(chain, replay, &extra);
+        node.edit_config("resolver = \"replay\"", "resolver = \"committee\"");
+        node
+    }
+}
+
+/// `veritas audit`'s checks on `report` of question `id`: rebuilt from its bundle and ballots,
+/// it matches itself and the verdict on `chain`.
+pub async fn assert_audits(chain: &Chain, report: &serde_json::Value, id: U256) {
+    use veritas::audit;
+    let rec = audit::recompute(report).unwrap();
+    assert_eq!(
+        audit::compare_with_report(&rec, report),
+        vec![],
+        "question {id}"
+    );
+    assert_eq!(
+        audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, id)
+            .await
+            .unwrap(),
+        vec![],
+        "question {id}"
+    );
 }
 
 impl Drop for Node {

@@ -430,7 +430,7 @@ impl Poster {
         let (mut max_fee, mut priority) = (max_fee_per_gas, max_priority_fee_per_gas);
         let mut bumps = 0;
         loop {
-            let (sent, raw) = self
+            let (sent, hash, raw) = self
                 .sign_and_record(qid, request.clone(), nonce, gas_limit, max_fee, priority)
                 .await?;
             let e = match self.provider.send_raw_transaction(&raw).await {
@@ -449,10 +449,6 @@ impl Poster {
             // or "nonce too low": ask the node whether it has our transaction.
             let message = err.to_string().to_lowercase();
             let known = message.contains("already known") || message.contains("known transaction");
-            let hash: B256 = sent.tx_hash.parse().map_err(|_| ChainError::Contract {
-                op: "sent_txs",
-                reason: format!("bad hash {}", sent.tx_hash),
-            })?;
             if known
                 || matches!(
                     self.provider.get_transaction_by_hash(hash).await,
@@ -543,7 +539,8 @@ impl Poster {
     }
 
     /// Sign the request at `nonce` with these fees and record it (before any broadcast: a
-    /// crash after the broadcast still leaves a trace). Returns the record and the raw bytes.
+    /// crash after the broadcast still leaves a trace). Returns the record, its hash and the
+    /// raw bytes.
     async fn sign_and_record(
         &self,
         qid: &str,
@@ -552,7 +549,7 @@ impl Poster {
         gas_limit: u64,
         max_fee_per_gas: u128,
         max_priority_fee_per_gas: u128,
-    ) -> Result<(SentTx, Vec<u8>), ChainError> {
+    ) -> Result<(SentTx, B256, Vec<u8>), ChainError> {
         let request = request
             .with_nonce(nonce)
             .with_gas_limit(gas_limit)
@@ -576,7 +573,7 @@ impl Poster {
             sent_at: now_ms(),
         };
         self.store.record_tx(&sent)?;
-        Ok((sent, raw))
+        Ok((sent, *envelope.tx_hash(), raw))
     }
 
     async fn wait(&self, qid: &str, tx: &SentTx) -> Result<Posted, ChainError> {

@@ -82,30 +82,26 @@ fn gold(label: &str) -> Option<Outcome> {
 
 /// The claim's five sentences as items 1..5, then the injected items (ids continue).
 fn bundle(c: &Claim, injected: &[EvidenceItem]) -> Bundle {
-    let mut evidence: Vec<EvidenceItem> = c
-        .evidences
-        .iter()
-        .map(|e| EvidenceItem {
-            id: 0,
-            url: format!(
-                "https://en.wikipedia.org/wiki/{}#{}",
-                e.article.replace(' ', "_"),
-                e.evidence_id.rsplit(':').next().unwrap_or("")
-            ),
-            title: e.article.clone(),
-            snippet: e.evidence.clone(),
-            published_at: None,
-            source: Source::Local,
-            submitter: None,
-        })
-        .collect();
-    evidence.extend(injected.iter().cloned());
-    for (item, id) in evidence.iter_mut().zip(1u32..) {
-        item.id = id;
-    }
+    let sentences = c.evidences.iter().map(|e| EvidenceItem {
+        id: 0, // numbered below, with the injected items
+        url: format!(
+            "https://en.wikipedia.org/wiki/{}#{}",
+            e.article.replace(' ', "_"),
+            e.evidence_id.rsplit(':').next().unwrap_or("")
+        ),
+        title: e.article.clone(),
+        snippet: e.evidence.clone(),
+        published_at: None,
+        source: Source::Local,
+        submitter: None,
+    });
     Bundle {
         question: c.claim.clone(),
-        evidence,
+        evidence: sentences
+            .chain(injected.iter().cloned())
+            .zip(1u32..)
+            .map(|(item, id)| EvidenceItem { id, ..item })
+            .collect(),
     }
 }
 
