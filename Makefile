@@ -18,11 +18,11 @@ MODEL := $(TOOLS)/models/gemma-3-270m-q4_k_m.gguf
 CARGO_FUZZ_VERSION := 0.13.2
 CARGO_FUZZ_STAMP := $(TOOLS)/.stamp-cargo-fuzz-$(CARGO_FUZZ_VERSION)
 
-.PHONY: setup setup-demo demo test test-forge test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools
+.PHONY: setup setup-demo browser demo test test-forge test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools
 
-## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz
-## (idempotent: stamp files)
-setup: setup-demo $(CARGO_FUZZ_STAMP)
+## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz and the
+## browser of the web view's test (idempotent: stamp files)
+setup: setup-demo $(CARGO_FUZZ_STAMP) browser
 
 ## setup-demo: only what `make demo` needs: pinned Foundry (forge, anvil, cast), solc and
 ## forge-std into tools/, the native build tools of the embedded model, and the model itself
@@ -63,6 +63,18 @@ $(CARGO_FUZZ_STAMP):
 	rm -rf $(TOOLS)/cargo/build
 	$(TOOLS)/cargo/bin/cargo-fuzz --version
 	touch $@
+
+# The web view's browser test drives Debian's chromium (a system package: no npm download of a
+# browser works here). Installed when missing and apt-get is usable as root; otherwise a loud
+# note, and tests/web_view.rs skips loudly, or fails when CI=true.
+CHROMIUM ?= chromium
+browser:
+	@if command -v $(CHROMIUM) >/dev/null; then $(CHROMIUM) --version; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null \
+	    || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }; \
+	  $(CHROMIUM) --version; \
+	else echo "*** chromium is not installed and cannot be installed here (needs root + apt-get): the web view's browser test will be skipped (and fail with CI=true) ***"; fi
 
 ## test: every test (forge with the CI fuzz profile, the Rust workspace, the long reliability
 ## runs and the fuzzers of test-long, the gates' self-test, then formatting and clippy)

@@ -22,17 +22,24 @@ log=$scratch/log
 failures=0
 start=$(date +%s)
 
-# expect_fail NAME CMD...: CMD must exit non-zero.
+# expect_fail NAME PATTERN CMD...: CMD must exit non-zero, and for the intended reason: its
+# output must match PATTERN (a compile error or a missing tool must not pass for the gate).
 expect_fail() {
-    local name=$1
-    shift
-    local t0=$(date +%s)
-    if "$@" >"$log" 2>&1; then
+    local name=$1 pattern=$2
+    shift 2
+    local t0 status=0
+    t0=$(date +%s)
+    "$@" >"$log" 2>&1 || status=$?
+    if ((status == 0)); then
         echo "gates: FAIL: $name: the gate passed although the check was broken" >&2
         tail -n 20 "$log" >&2
         failures=$((failures + 1))
+    elif ! grep -qE "$pattern" "$log"; then
+        echo "gates: FAIL: $name: exit $status, but not for the planted reason (/$pattern/)" >&2
+        tail -n 30 "$log" >&2
+        failures=$((failures + 1))
     else
-        echo "gates: ok: $name -> exit $? ($(($(date +%s) - t0)) s)"
+        echo "gates: ok: $name -> exit $status ($(($(date +%s) - t0)) s)"
     fi
 }
 
@@ -59,8 +66,6 @@ for d in out cache; do [[ -d $d ]] && cp -a "$d" "$copy"/; done
 ln -s "$root/tools" "$copy/tools"
 forge_gate() { make -C "$copy" --no-print-directory test-forge "$@"; }
 
-expect_pass "make test-forge (scratch copy)" forge_gate
-
 cat >"$copy/contracts/test/Zz.t.sol" <<'SOL'
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
@@ -72,7 +77,7 @@ contract ZzGateTest {
     }
 }
 SOL
-expect_fail "failing forge test -> make test-forge" forge_gate FORGE_ARGS="--match-contract ZzGateTest"
+expect_fail "failing forge test -> make test-forge" "gate: failing on purpose" forge_gate FORGE_ARGS="--match-contract ZzGateTest"
 rm "$copy/contracts/test/Zz.t.sol"
 
 cat >"$copy/contracts/test/ZzInvariant.t.sol" <<'SOL'
@@ -103,27 +108,29 @@ contract ZzGateInvariantTest is Test {
     }
 }
 SOL
-expect_fail "failing invariant -> make test-forge" forge_gate FORGE_ARGS="--match-contract ZzGateInvariantTest"
+expect_fail "failing invariant -> make test-forge" "gate: invariant broken on purpose" forge_gate FORGE_ARGS="--match-contract ZzGateInvariantTest"
 rm "$copy/contracts/test/ZzInvariant.t.sol"
 
-# One deterministic test's recorded gas, off by one.
+# One deterministic test's recorded gas, off by one. First the same contract untouched: the
+# copy passes its forge tests and its snapshot check.
 line=$(grep -m1 -E '^[A-Za-z0-9_]+Test:test_[A-Za-z0-9_]+\(\) \(gas: [0-9]+\)$' "$copy/.gas-snapshot")
 contract=${line%%:*}
+expect_pass "make test-forge on $contract (scratch copy)" forge_gate FORGE_ARGS="--match-contract $contract"
 gas=$(grep -o 'gas: [0-9]*' <<<"$line" | grep -o '[0-9]*')
 wrong=${line/"gas: $gas"/"gas: $((gas + 1))"}
 awk -v old="$line" -v new="$wrong" '$0 == old { $0 = new } { print }' "$copy/.gas-snapshot" \
     >"$scratch/snapshot" && mv "$scratch/snapshot" "$copy/.gas-snapshot"
 grep -qxF "$wrong" "$copy/.gas-snapshot" || { echo "gates: could not edit the snapshot line" >&2; exit 1; }
-expect_fail "wrong .gas-snapshot line ($contract) -> make test-forge" forge_gate FORGE_ARGS="--match-contract $contract"
+expect_fail "wrong .gas-snapshot line ($contract) -> make test-forge" "Diff in \"$contract::" forge_gate FORGE_ARGS="--match-contract $contract"
 
 # --- Rust and fuzz gates: armed canaries in the real suite ----------------------------------
 export VERITAS_GATE_CANARY=armed
-expect_fail "failing cargo test -> make test-rust" \
+expect_fail "failing cargo test -> make test-rust" "gate canary: failing on purpose" \
     make --no-print-directory test-rust TEST_FILTER="gate_canary::gate_canary --exact"
 corpus=$scratch/fuzz-corpus
 mkdir -p "$corpus/stats"
 printf 'VERITAS_GATE_CANARY' >"$corpus/stats/canary"
-expect_fail "crashing fuzz input -> make test-fuzz" \
+expect_fail "crashing fuzz input -> make test-fuzz" "gate canary: a crashing input, on purpose" \
     make --no-print-directory test-fuzz FUZZ_TARGETS=stats FUZZ_SECONDS=5 FUZZ_SCRATCH="$corpus"
 # The crash artifact libFuzzer wrote for the canary is not a finding: remove it.
 rm -f "$root/fuzz/artifacts/stats/crash-$(printf 'VERITAS_GATE_CANARY' | sha1sum | cut -d' ' -f1)"
