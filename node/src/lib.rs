@@ -19,6 +19,8 @@
 //! - [`audit`]: rebuild a verdict from its report and compare it with the chain.
 //! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown.
 //! - [`api`]: the read-only HTTP API (health, metrics, questions, bundles).
+//! - [`live`]: the ordered, bounded log of live events (status changes, ballots, reports).
+//! - [`web`]: the live committee view at `/` and its server-sent event stream.
 //! - [`cli`]: one file per `veritas` subcommand.
 //! - [`crashpoint`]: test-only self-SIGKILL at named pipeline points (debug builds only).
 //!
@@ -36,12 +38,14 @@ pub mod crashpoint;
 pub mod daemon;
 pub mod evidence;
 pub mod jury;
+pub mod live;
 pub mod llm;
 pub mod pipeline;
 pub mod policy;
 pub mod report;
 pub mod stats;
 pub mod store;
+pub mod web;
 
 /// The gates' self-test (`scripts/test-gates.sh`) proves that a failing Rust test fails
 /// `make test-rust` by arming this test with `VERITAS_GATE_CANARY`; unarmed, it passes.
