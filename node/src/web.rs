@@ -39,11 +39,31 @@ const BATCH: usize = 256;
 
 /// The embedded assets: (path, content type, body).
 const ASSETS: &[(&str, &str, &str)] = &[
-    ("index.html", "text/html; charset=utf-8", include_str!("../web/index.html")),
-    ("app.js", "text/javascript; charset=utf-8", include_str!("../web/app.js")),
-    ("verify.js", "text/javascript; charset=utf-8", include_str!("../web/verify.js")),
-    ("charts.js", "text/javascript; charset=utf-8", include_str!("../web/charts.js")),
-    ("style.css", "text/css; charset=utf-8", include_str!("../web/style.css")),
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("../web/index.html"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/app.js"),
+    ),
+    (
+        "verify.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/verify.js"),
+    ),
+    (
+        "charts.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/charts.js"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("../web/style.css"),
+    ),
 ];
 
 /// What the web routes need.
@@ -61,7 +81,10 @@ pub struct WebState {
 pub fn router(state: WebState) -> Router {
     Router::new()
         .route("/", get(|| async { asset("index.html") }))
-        .route("/assets/{file}", get(|Path(file): Path<String>| async move { asset(&file) }))
+        .route(
+            "/assets/{file}",
+            get(|Path(file): Path<String>| async move { asset(&file) }),
+        )
         .route("/events", get(events))
         .with_state(state)
 }
@@ -74,7 +97,10 @@ pub fn page_weight() -> usize {
 fn asset(name: &str) -> Response {
     match ASSETS.iter().find(|(path, _, _)| *path == name) {
         Some((_, kind, body)) => (
-            [(header::CONTENT_TYPE, *kind), (header::CACHE_CONTROL, "no-cache")],
+            [
+                (header::CONTENT_TYPE, *kind),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
             *body,
         )
             .into_response(),
@@ -115,7 +141,10 @@ fn stream(
             loop {
                 if let Some(e) = pending.pop_front() {
                     last = e.id;
-                    let event = Event::default().id(e.id.to_string()).event(e.kind).data(e.data);
+                    let event = Event::default()
+                        .id(e.id.to_string())
+                        .event(e.kind)
+                        .data(e.data);
                     return Some((Ok(event), (live, rx, last, pending, cancel)));
                 }
                 match live.since(last, BATCH) {
@@ -147,7 +176,133 @@ fn stream(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
     use super::*;
+
+    /// Serve the web routes on 127.0.0.1:0; returns the base URL.
+    async fn serve(live: Arc<LiveEvents>, heartbeat: Duration) -> (String, CancellationToken) {
+        let cancel = CancellationToken::new();
+        let app = router(WebState {
+            live,
+            heartbeat,
+            cancel: cancel.clone(),
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (format!("http://{addr}"), cancel)
+    }
+
+    /// Read the stream until `until` holds for the text so far (or 5 s pass).
+    async fn read_until(mut response: reqwest::Response, until: impl Fn(&str) -> bool) -> String {
+        let mut text = String::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !until(&text) {
+            let chunk = tokio::time::timeout_at(deadline, response.chunk())
+                .await
+                .expect("stream stalled")
+                .unwrap()
+                .expect("stream ended");
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        text
+    }
+
+    fn ids(text: &str) -> Vec<u64> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("id: "))
+            .map(|id| id.parse().unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn events_arrive_in_order_with_their_ids_and_names() {
+        let live = Arc::new(LiveEvents::default());
+        let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
+        let response = reqwest::get(format!("{url}/events?after=0")).await.unwrap();
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/event-stream",
+            "an SSE stream"
+        );
+        live.publish("question", &serde_json::json!({"id": "1"}));
+        live.publish(
+            "ballot",
+            &serde_json::json!({"question": "1", "vote": "YES"}),
+        );
+        live.publish("report", &serde_json::json!({"question": "1"}));
+        let text = read_until(response, |t| ids(t).len() == 3).await;
+        assert_eq!(ids(&text), vec![1, 2, 3]);
+        assert!(text.contains("event: ballot\ndata: {\"question\":\"1\",\"vote\":\"YES\"}"));
+    }
+
+    #[tokio::test]
+    async fn last_event_id_resumes_right_after_it() {
+        let live = Arc::new(LiveEvents::default());
+        for i in 0..5 {
+            live.publish("ballot", &i);
+        }
+        let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
+        // The header wins over `after` (a reconnecting browser keeps its original URL).
+        let response = reqwest::Client::new()
+            .get(format!("{url}/events?after=1"))
+            .header("Last-Event-ID", "3")
+            .send()
+            .await
+            .unwrap();
+        let text = read_until(response, |t| ids(t).len() == 2).await;
+        assert_eq!(ids(&text), vec![4, 5]);
+        // Without an id a client starts with the next event, not with the history.
+        let response = reqwest::get(format!("{url}/events")).await.unwrap();
+        live.publish("ballot", &5);
+        let text = read_until(response, |t| !ids(t).is_empty()).await;
+        assert_eq!(ids(&text), vec![6]);
+    }
+
+    #[tokio::test]
+    async fn a_client_behind_the_bounded_buffer_is_told_to_resync() {
+        let live = Arc::new(LiveEvents::with_capacity(4));
+        for i in 0..20 {
+            live.publish("ballot", &i);
+        }
+        let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
+        let response = reqwest::Client::new()
+            .get(format!("{url}/events"))
+            .header("Last-Event-ID", "2")
+            .send()
+            .await
+            .unwrap();
+        let text = read_until(response, |t| ids(t).len() >= 5).await;
+        assert!(
+            text.contains("event: resync\ndata: {\"from\":17}"),
+            "{text}"
+        );
+        // The resync marker carries id 16, then the buffered events follow in order.
+        assert_eq!(ids(&text), vec![16, 17, 18, 19, 20]);
+    }
+
+    #[tokio::test]
+    async fn an_idle_stream_gets_heartbeats_and_ends_on_shutdown() {
+        let live = Arc::new(LiveEvents::default());
+        let (url, cancel) = serve(live, Duration::from_millis(50)).await;
+        let mut response = reqwest::get(format!("{url}/events")).await.unwrap();
+        let mut text = String::new();
+        while !text.starts_with(':') && !text.contains("\n:") {
+            let chunk = tokio::time::timeout(Duration::from_secs(5), response.chunk())
+                .await
+                .expect("no heartbeat")
+                .unwrap()
+                .unwrap();
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        cancel.cancel();
+        let end = tokio::time::timeout(Duration::from_secs(5), async {
+            while let Ok(Some(_)) = response.chunk().await {}
+        })
+        .await;
+        assert!(end.is_ok(), "the stream outlived the shutdown");
+    }
 
     #[test]
     fn the_page_weighs_at_most_300_kb() {
