@@ -105,13 +105,7 @@ impl Chain {
             .await
             .unwrap();
         assert!(receipt.status(), "raw ask reverted");
-        receipt
-            .inner
-            .logs()
-            .iter()
-            .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
-            .map(|l| l.inner.data.id)
-            .unwrap()
+        veritas::chain::asked_id(&receipt).unwrap()
     }
 
     pub async fn status(&self, id: U256) -> IVeritasOracle::VerdictStatus {
