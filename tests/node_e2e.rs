@@ -427,3 +427,57 @@ async fn wait_until_failed(
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// The planner's answer the chat-completions double gives (queries and rubric).
+const PLAN: &str = r#"{"queries": ["Harbour Street bike lane council vote", "Calderwick council minutes March 2026", "protected bike lane approval Calderwick"],
+  "rubric": [{"id": "council_vote", "description": "A recorded council vote approving the lane before 1 April 2026"}]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_plans_with_the_configured_planner_and_resolve_reads_the_same_file() {
+    let (double, base_url) = support::chat_double::serve_with(|body, _| {
+        support::chat_double::completion(&body["model"], PLAN)
+    })
+    .await;
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure_committee(&chain, REPLAY);
+    let mut config = std::fs::read_to_string(&node.config).unwrap();
+    config.push_str(&format!(
+        "\n[planner_model]\nbase_url = \"{base_url}\"\nmodel = \"planner-double\"\napi_key_env = \"\"\n"
+    ));
+    std::fs::write(&node.config, config).unwrap();
+    node.start();
+    let question = "Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?";
+    let ids = chain.ask(&[question]).await;
+    chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
+
+    let report = node.report(ids[0]);
+    let plan = &report["search"]["plan"];
+    let expected: serde_json::Value = serde_json::from_str(PLAN).unwrap();
+    assert_eq!(plan["queries"], expected["queries"], "{report}");
+    assert_eq!(plan["rubric"]["criteria"], expected["rubric"], "{report}");
+    assert!(plan["fallback_reason"].is_null(), "{plan}");
+    assert_eq!(report["rubric"]["criteria"], expected["rubric"]);
+    assert_audits(&chain, &report, ids[0]).await;
+    let planner_calls = double.requests.lock().unwrap().len();
+    assert_eq!(planner_calls, 1, "one planning call for one question");
+    node.terminate();
+
+    // `veritas resolve` reads the very same file: same planner, same plan.
+    let out = node.dir.path().join("resolve.json");
+    let (code, stdout, stderr) = veritas(
+        &[
+            "resolve",
+            question,
+            "--config",
+            node.config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        node.dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let offline: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(offline["search"]["plan"]["queries"], expected["queries"]);
+    assert_eq!(double.requests.lock().unwrap().len(), 2);
+}
