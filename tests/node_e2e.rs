@@ -460,7 +460,7 @@ async fn the_daemon_plans_with_the_configured_planner_and_resolve_reads_the_same
     assert_audits(&chain, &report, ids[0]).await;
     let planner_calls = double.requests.lock().unwrap().len();
     assert_eq!(planner_calls, 1, "one planning call for one question");
-    node.terminate();
+    node.stop();
 
     // `veritas resolve` reads the very same file: same planner, same plan.
     let out = node.dir.path().join("resolve.json");

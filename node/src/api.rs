@@ -5,7 +5,8 @@
 //! | `GET /healthz` | 200 while the process serves requests |
 //! | `GET /readyz` | 200 when the RPC answers and the cursor lags the confirmed head by at most `node.ready_max_lag` blocks, else 503 with the reason |
 //! | `GET /metrics` | Prometheus text format (see [`crate::metrics::Metrics`]) |
-//! | `GET /questions/{id}` | the job, its post intent, its transactions and its report |
+//! | `GET /questions` | every question's list row (status, leading outcome) and the live event id it reflects |
+//! | `GET /questions/{id}` | the job, its post intent, its transactions, its report and what the chain holds |
 //! | `GET /bundles/{root}` | the committed question, evidence and leaves for a Merkle root |
 //!
 //! It binds 127.0.0.1 by default and has no write route: it is safe to expose to a local
@@ -23,7 +24,7 @@ use std::{
 };
 
 use alloy::{
-    primitives::{B256, U256},
+    primitives::{Address, B256, U256},
     providers::Provider,
 };
 use axum::{
@@ -38,7 +39,8 @@ use tokio_util::sync::CancellationToken;
 use tracing::info;
 
 use crate::{
-    chain::{ChainProvider, poster::Poster, watcher::WatchState},
+    chain::{ChainProvider, IVeritasOracle, poster::Poster, watcher::WatchState},
+    live::LiveEvents,
     metrics::Metrics,
     store::Store,
 };
@@ -60,6 +62,10 @@ pub struct ApiState {
     pub confirmations: u64,
     /// Largest lag `/readyz` accepts.
     pub ready_max_lag: u64,
+    /// The live event log (its latest id goes with the list, see [`crate::web`]).
+    pub live: Arc<LiveEvents>,
+    /// The oracle, read for the on-chain side of a question.
+    pub oracle: Address,
 }
 
 /// The API's routes.
@@ -68,6 +74,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(metrics))
+        .route("/questions", get(questions))
         .route("/questions/{id}", get(question))
         .route("/bundles/{root}", get(bundle))
         .with_state(state)
@@ -309,13 +316,49 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
         })
         .collect();
     let report = intent.as_ref().and_then(|i| read_report(&i.report_path));
+    let status = s.store.question_row(id).ok().flatten().map(|r| r.status);
+    let chain = on_chain(&s, id).await;
     let intent = intent.map(|i| {
         json!({"merkle_root": i.merkle_root, "p_yes": i.p_yes.to_string(), "p_no": i.p_no.to_string(),
                "p_null": i.p_null.to_string(), "kappa": i.kappa.to_string(), "counts": i.counts,
                "escalated": i.escalated})
     });
-    Json(json!({"job": job, "verdict": intent, "transactions": txs, "report": report}))
-        .into_response()
+    Json(
+        json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
+                "report": report, "chain": chain}),
+    )
+    .into_response()
+}
+
+/// The list rows, newest first, with the id of the latest live event they include: a client
+/// that streams `/events?after=<event_id>` misses nothing in between.
+async fn questions(State(s): State<ApiState>) -> Response {
+    // Read the id first: an event published while the rows are read is then sent again
+    // rather than lost.
+    let event_id = s.live.latest();
+    match s.store.question_rows() {
+        Ok(rows) => Json(json!({"questions": rows, "event_id": event_id})).into_response(),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({"error": e.to_string()})),
+        )
+            .into_response(),
+    }
+}
+
+/// What the chain holds for `id` (status and root), or null when the RPC does not answer in
+/// time: the page then compares with the report only, and says so.
+async fn on_chain(s: &ApiState, id: U256) -> Option<Value> {
+    let oracle = IVeritasOracle::new(s.oracle, &s.provider);
+    let status = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, oracle.verdictStatus(id).call())
+        .await
+        .ok()?
+        .ok()?;
+    let root = match tokio::time::timeout(SCRAPE_RPC_TIMEOUT, oracle.getVerdict(id).call()).await {
+        Ok(Ok(v)) => Some(v.merkleRoot),
+        _ => None,
+    };
+    Some(json!({"status": format!("{status:?}"), "merkle_root": root}))
 }
 
 async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response {

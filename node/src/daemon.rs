@@ -36,9 +36,11 @@ use crate::{
         watcher::{WatchState, Watcher, WatcherConfig},
     },
     config::{Config, ConfigError},
+    live::LiveEvents,
     metrics::Metrics,
     pipeline::{Pipeline, Resolver, RetryPolicy},
     store::{Store, StoreError, now_ms},
+    web,
 };
 
 /// Why the daemon stopped with an error.
@@ -84,7 +86,10 @@ pub enum DaemonError {
 /// # Errors
 /// [`DaemonError::Resolver`] when the replay script cannot be read, or a collector or juror
 /// of the committee cannot start.
-pub fn build_resolver(config: &Config) -> Result<Arc<dyn Resolver>, DaemonError> {
+pub fn build_resolver(
+    config: &Config,
+    live: &Arc<LiveEvents>,
+) -> Result<Arc<dyn Resolver>, DaemonError> {
     use crate::{config::ResolverKind, pipeline::replay};
     match config.node.resolver {
         ResolverKind::Replay => {
@@ -104,7 +109,8 @@ pub fn build_resolver(config: &Config) -> Result<Arc<dyn Resolver>, DaemonError>
         }
         ResolverKind::Committee => {
             let resolver = crate::pipeline::CommitteeResolver::from_config(config)
-                .map_err(|e| DaemonError::Resolver(e.reason))?;
+                .map_err(|e| DaemonError::Resolver(e.reason))?
+                .with_live(Arc::clone(live));
             Ok(Arc::new(resolver))
         }
     }
@@ -160,6 +166,7 @@ pub async fn run(
     config: Config,
     signer: PrivateKeySigner,
     resolver: Arc<dyn Resolver>,
+    live: Arc<LiveEvents>,
     cancel: CancellationToken,
     on_start: impl FnOnce(Started) + Send,
 ) -> Result<(), DaemonError> {
@@ -175,6 +182,7 @@ pub async fn run(
     })
     .await?;
     let store = Arc::new(Store::open_in(&config.node.data_dir)?);
+    store.attach_live(Arc::clone(&live));
     crate::crashpoint::announce();
     info!(target: "veritas::node", chain_id, %oracle, %operator, data_dir = %config.node.data_dir.display(), "starting");
 
@@ -241,14 +249,24 @@ pub async fn run(
         poster,
         confirmations: config.chain.confirmations,
         ready_max_lag: config.node.ready_max_lag,
+        live: Arc::clone(&live),
+        oracle,
     };
     let mut watcher_task = tokio::spawn(watcher.run(cancel.child_token()));
     let api_cancel = cancel.child_token();
     let mut api_task = tokio::spawn(async move {
         info!(target: "veritas::api", addr = %http_addr, "HTTP API listening");
-        axum::serve(listener, api::router(api_state))
-            .with_graceful_shutdown(api_cancel.cancelled_owned())
-            .await
+        let web_state = web::WebState {
+            live,
+            heartbeat: web::DEFAULT_HEARTBEAT,
+            cancel: api_cancel.clone(),
+        };
+        axum::serve(
+            listener,
+            api::router(api_state).merge(web::router(web_state)),
+        )
+        .with_graceful_shutdown(api_cancel.cancelled_owned())
+        .await
     });
     on_start(Started {
         chain_id,

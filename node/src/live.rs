@@ -82,7 +82,9 @@ impl LiveEvents {
         };
         // A poisoned lock only means another publisher panicked mid-push; the deque is intact.
         let mut buffer = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
-        let id = buffer.back().map_or(*self.latest.borrow() + 1, |e| e.id + 1);
+        let id = buffer
+            .back()
+            .map_or(*self.latest.borrow() + 1, |e| e.id + 1);
         buffer.push_back(LiveEvent { id, kind, data });
         while buffer.len() > self.capacity {
             buffer.pop_front();

@@ -141,8 +141,8 @@ async function renderQuestion(id) {
   const ballots = rep ? rep.ballots : (d.live_ballots || []);
   const evidence = rep ? rep.evidence : [];
   view.innerHTML = `<p><a href="#/">← all questions</a></p>
-    <h1 id="question-text">${esc(q.text)}</h1>
-    <p>${pill(d.status || q.stage)} · id ${esc(q.id)} · resolveAfter ${q.resolve_after ? new Date(q.resolve_after * 1000).toISOString() : "at once"}</p>
+    <h1 id="question-text">${esc(q.question)}</h1>
+    <p>${pill(d.status || q.stage)} · id ${esc(q.question_id)} · resolveAfter ${q.resolve_after ? new Date(q.resolve_after * 1000).toISOString() : "at once"}</p>
     <h2>Evidence bundle</h2><div id="merkle" class="card"><p class="muted">${rep ? "checking…" : "no report yet"}</p></div>
     <table id="evidence"><thead><tr><th>#</th><th>item</th><th>source</th><th>leaf hash (recomputed)</th></tr></thead><tbody>
       ${rep ? `<tr><td>0</td><td><i>the question text</i></td><td>–</td><td id="leaf-0">…</td></tr>` : ""}
@@ -202,11 +202,12 @@ function connect() {
   es.onerror = () => { live.textContent = "reconnecting"; live.className = "live off"; };
   es.addEventListener("question", (e) => {
     const q = record("question", e);
+    const before = state.questions.get(q.id);
     upsertQuestion(q);
-    if (state.current === q.id && state.detail && !state.detail.report && q.has_report) renderQuestion(q.id);
+    // The question on screen changed status (report written, verdict posted): show it all.
+    if (state.current === q.id && (!before || before.status !== q.status)) renderQuestion(q.id);
   });
   es.addEventListener("ballot", (e) => onBallot(record("ballot", e)));
-  es.addEventListener("report", (e) => { const r = record("report", e); if (state.current === String(r.question)) renderQuestion(state.current); });
   // The server dropped events for this browser (it was too slow): reload what is shown.
   es.addEventListener("resync", () => route());
 }

@@ -54,11 +54,12 @@ try {
   await page.waitForSelector(settled, { timeout: 60000 }).catch(() => fail(`question ${id} never settled in the list`));
   if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
   const status = await page.getAttribute(settled, "data-status");
-  // Latency of the verdict event: the node stamps `published_ms`, the page its arrival.
+  // Latency of the verdict event: the node stamps the change (`updated_ms`, when it wrote the
+  // posted stage), the page the event's arrival; same machine, same clock.
   const latency = await page.evaluate((qid) => (window.__veritasEvents || [])
-    .filter((e) => e.kind === "report" && String(e.data.question) === qid)
-    .map((e) => e.received_ms - e.data.published_ms)[0], id);
-  if (latency === undefined) fail("no report event reached the page");
+    .filter((e) => e.kind === "question" && e.data.id === qid && !["queued", "resolving"].includes(e.data.status))
+    .map((e) => e.received_ms - e.data.updated_ms)[0], id);
+  if (latency === undefined) fail("no verdict event reached the page");
   await page.screenshot({ path: path.join(out, "questions.png"), fullPage: true });
 
   // The question page: every leaf recomputed in the browser matches, and so does the root.

@@ -10,7 +10,7 @@
 //! veritas demo --replay        # scripted instant votes instead of the committee (smoke test)
 //! ```
 
-use std::{path::PathBuf, time::Duration};
+use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use alloy::{
     network::EthereumWallet,
@@ -32,6 +32,7 @@ use crate::{
     config::{Config, ResolverKind},
     daemon,
     evidence::demo::{DEMO_CORPUS_DIR, QUESTIONS_FILE, load_questions_file},
+    live::LiveEvents,
     pipeline::report_path,
 };
 
@@ -109,7 +110,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     if args.replay {
         config.node.resolver = ResolverKind::Replay;
     }
-    let resolver = daemon::build_resolver(&config)?;
+    let live = Arc::new(LiveEvents::default());
+    let resolver = daemon::build_resolver(&config, &live)?;
 
     let cancel = CancellationToken::new();
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
@@ -117,6 +119,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         config,
         operator,
         resolver,
+        live,
         cancel.clone(),
         move |s| {
             let _ = started_tx.send(s);

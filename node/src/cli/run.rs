@@ -6,7 +6,7 @@
 //! VERITAS_PRIVATE_KEY=0x... VERITAS__CHAIN__RPC_URL=https://... veritas run
 //! ```
 
-use std::{net::SocketAddr, path::PathBuf};
+use std::{net::SocketAddr, path::PathBuf, sync::Arc};
 
 use anyhow::Context;
 use clap::Args;
@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::{
     config::{self, Config, Sources},
     daemon,
+    live::LiveEvents,
 };
 
 /// Where the configuration comes from, shared by the chain commands.
@@ -79,13 +80,14 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     let config = args.config.load(extra)?;
     let signer = config::load_signer(&config.keys)?;
-    let resolver = daemon::build_resolver(&config)?;
+    let live = Arc::new(LiveEvents::default());
+    let resolver = daemon::build_resolver(&config, &live)?;
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
     tokio::spawn(async move {
         daemon::shutdown_signal().await;
         on_signal.cancel();
     });
-    daemon::run(config, signer, resolver, cancel, |_| {}).await?;
+    daemon::run(config, signer, resolver, live, cancel, |_| {}).await?;
     Ok(())
 }

@@ -154,7 +154,7 @@ pub struct CommitteeRun {
 
 /// Progress after one iteration (for progress bars and logs).
 #[derive(Debug, Clone, PartialEq)]
-pub struct IterationProgress {
+pub struct IterationProgress<'a> {
     /// The iteration just finished, from 1.
     pub iteration: u32,
     /// T.
@@ -167,6 +167,8 @@ pub struct IterationProgress {
     pub posterior: [f64; 3],
     /// KL to the previous iteration, from the second on.
     pub divergence: Option<f64>,
+    /// This iteration's ballots, in slot order (the live view shows them as they come).
+    pub ballots: &'a [BallotRow],
 }
 
 /// Run the committee on one question.
@@ -181,7 +183,7 @@ pub async fn run_committee(
     rubric: Arc<Rubric>,
     seed: [u8; 32],
     question_key: [u8; 32],
-    progress: &mut (dyn FnMut(&IterationProgress) + Send),
+    progress: &mut (dyn FnMut(&IterationProgress<'_>) + Send),
 ) -> Result<CommitteeRun, CommitteeError> {
     let cfg = &committee.config;
     if cfg.iterations == 0
@@ -261,6 +263,7 @@ pub async fn run_committee(
                     archetype = %r.archetype, reason = %reason, "ballot failed");
             }
         }
+        let first_new = ballots.len();
         ballots.extend(rows);
 
         let records: Vec<_> = ballots.iter().map(BallotRow::record).collect();
@@ -278,6 +281,7 @@ pub async fn run_committee(
             failed: ballots.len() as u64 - valid,
             posterior,
             divergence,
+            ballots: &ballots[first_new..],
         });
         if cfg.early_stopping && stop {
             stopped_early = iteration < cfg.iterations;

@@ -24,9 +24,11 @@ use crate::{
     config::Config,
     evidence::{Gatherer, SearchRecord},
     jury::{
+        BallotRow,
         committee::{Committee, IterationProgress, run_committee},
         committee_seed,
     },
+    live::LiveEvents,
     llm::{ChatModel, openai::OpenAiChat},
     policy::RoutingPolicy,
     report::{QuestionInfo, Report},
@@ -199,7 +201,7 @@ pub async fn resolve(
     question_id: U256,
     evidence: Evidence,
     on_search: &mut (dyn FnMut(&SearchRecord) + Send),
-    progress: &mut (dyn FnMut(&IterationProgress) + Send),
+    progress: &mut (dyn FnMut(&IterationProgress<'_>) + Send),
 ) -> Result<Report, ResolveError> {
     let (items, rubric, search) = match evidence {
         Evidence::Given { items, rubric } => (items, rubric, None),
@@ -252,6 +254,17 @@ pub async fn resolve(
 #[derive(Debug)]
 pub struct CommitteeResolver {
     engine: Engine,
+    /// Where each iteration's ballots are published as they arrive (the web view).
+    live: Option<Arc<LiveEvents>>,
+}
+
+/// A ballot as the live view receives it: the question it belongs to, then the report's row.
+#[derive(Debug, Serialize)]
+struct LiveBallot<'a> {
+    #[serde(serialize_with = "crate::store::serialize_decimal")]
+    question: U256,
+    #[serde(flatten)]
+    ballot: &'a BallotRow,
 }
 
 impl CommitteeResolver {
@@ -262,7 +275,14 @@ impl CommitteeResolver {
     pub fn from_config(config: &Config) -> Result<Self, ResolveError> {
         Ok(Self {
             engine: Engine::from_config(config, true)?,
+            live: None,
         })
+    }
+
+    /// Publish every ballot to `live` as its iteration completes.
+    pub fn with_live(mut self, live: Arc<LiveEvents>) -> Self {
+        self.live = Some(live);
+        self
     }
 }
 
@@ -279,6 +299,11 @@ impl Resolver for CommitteeResolver {
             &mut |_| {},
             &mut |p| {
                 tracing::debug!(target: "veritas::pipeline", iteration = p.iteration, valid = p.valid, failed = p.failed, "committee iteration");
+                if let Some(live) = &self.live {
+                    for ballot in p.ballots {
+                        live.publish("ballot", &LiveBallot { question: q.id, ballot });
+                    }
+                }
             },
         )
         .await

@@ -67,7 +67,7 @@ impl FromSql for Stage {
 }
 
 /// Serialise a number as decimal text (the API's and the reports' form of a question id).
-pub(crate) fn decimal<S: serde::Serializer>(value: &U256, s: S) -> Result<S::Ok, S::Error> {
+pub fn decimal<S: serde::Serializer>(value: &U256, s: S) -> Result<S::Ok, S::Error> {
     s.collect_str(value)
 }
 
@@ -231,8 +231,13 @@ impl Store {
             params![next_block],
         )?;
         tx.commit()?;
+        // The connection's lock is not re-entrant: release it before announcing (which reads).
+        drop(conn);
         if inserted > 0 {
             crate::crashpoint::hit("scan.recorded");
+            for q in questions {
+                self.announce(q.question_id);
+            }
         }
         Ok(inserted)
     }
@@ -290,6 +295,7 @@ impl Store {
             "UPDATE jobs SET stage = ?2, updated_at = ?3 WHERE question_id = ?1",
             params![Dec(question_id), stage, now_ms()],
         )?;
+        self.announce(question_id);
         Ok(())
     }
 
@@ -318,6 +324,7 @@ impl Store {
                 params![Dec(question_id), reason, now],
             )?,
         };
+        self.announce(question_id);
         Ok(())
     }
 
@@ -342,6 +349,7 @@ impl Store {
             "UPDATE jobs SET stage = 'posted', last_error = NULL, updated_at = ?2 WHERE question_id = ?1",
             params![Dec(question_id), now_ms()],
         )?;
+        self.announce(question_id);
         Ok(())
     }
 

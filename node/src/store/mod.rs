@@ -24,6 +24,7 @@
 
 mod intents;
 mod jobs;
+mod overview;
 mod schema;
 pub(crate) mod sql;
 mod txs;
@@ -37,7 +38,8 @@ use std::{
 use rusqlite::Connection;
 
 pub use intents::PostIntent;
-pub use jobs::{Counts, Job, NewQuestion, Stage};
+pub use jobs::{Counts, Job, NewQuestion, Stage, decimal as serialize_decimal};
+pub use overview::QuestionRow;
 use schema::{SCHEMA_VERSION, migrate};
 pub use txs::{SentTx, TxStatus};
 
@@ -104,6 +106,8 @@ pub struct Store {
     /// `<data_dir>/veritas.lock`, so two nodes never share a data directory (they would race
     /// for nonces). The OS drops it when the process dies, even on SIGKILL.
     _lock: Option<Mutex<Connection>>,
+    /// Where every change of a question is announced (the web view), once attached.
+    live: std::sync::OnceLock<std::sync::Arc<crate::live::LiveEvents>>,
 }
 
 /// The lock file inside the data directory.
@@ -165,6 +169,7 @@ impl Store {
         Ok(Self {
             conn: Mutex::new(conn),
             _lock: None,
+            live: std::sync::OnceLock::new(),
         })
     }
 
