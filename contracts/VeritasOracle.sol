@@ -52,7 +52,11 @@ import {IVeritasOracle} from "./interfaces/IVeritasOracle.sol";
 /// ([63..0] pYes, [127..64] pNo of the arbiter's triple).
 ///
 /// Header slot (`_header`): [159..0] owner, [199..160] questionCount (uint40), [239..200]
-/// verdictCount (uint40), [255..240] parametersId in force (uint16). Parameter set (2 slots):
+/// finalizedCount (uint40: verdicts posted by `finalize`), [255..240] parametersId in force
+/// (uint16). Operator slot (`_operators[account]`): [7..0] index, [15..8] active, [55..16]
+/// posted (uint40: verdicts its reports posted). The verdict count is finalizedCount plus every
+/// operator's posted count: the finalising report writes the operator slot it has just read
+/// (2,900 gas) instead of a cold global counter (5,000). Parameter set (2 slots):
 /// [7..0] quorum, [23..8] maxBallotsPerReport, [55..24] reportWindow, [87..56] challengeWindow,
 /// [183..88] askFee; then [95..0] disputeBond, [191..96] evidenceFee.
 ///
@@ -150,7 +154,7 @@ contract VeritasOracle is IVeritasOracle {
     struct Header {
         address owner;
         uint40 questionCount;
-        uint40 verdictCount;
+        uint40 finalizedCount;
         uint16 parametersId;
     }
 
@@ -158,6 +162,7 @@ contract VeritasOracle is IVeritasOracle {
     struct Operator {
         uint8 index;
         bool active;
+        uint40 posted;
     }
 
     /// @dev A dispute: who bonded how much.
@@ -262,10 +267,7 @@ contract VeritasOracle is IVeritasOracle {
         Info memory info = record.info;
         if (info.asker == address(0)) revert VeritasUnknownQuestion(id);
         return Question({
-            questionHash: record.questionHash,
-            asker: info.asker,
-            askedAt: info.askedAt,
-            resolveAfter: info.resolveAfter
+            questionHash: record.questionHash, asker: info.asker, askedAt: info.askedAt, resolveAfter: info.resolveAfter
         });
     }
 
@@ -351,6 +353,8 @@ contract VeritasOracle is IVeritasOracle {
         } else {
             // The quorum was not met: the pooled verdict goes to the arbiter.
             _post(id, record, t, record.merkleRoot, true);
+            // Checked, and cannot overflow 40 bits anyway: never more verdicts than questions.
+            _header.finalizedCount += 1;
         }
     }
 
@@ -437,8 +441,9 @@ contract VeritasOracle is IVeritasOracle {
         Record storage record = _questions[id];
         Tally memory t = record.tally;
         if (t.flags & _FLAG_SETTLED != 0) revert VeritasAlreadySettled(id);
-        if (t.status != VerdictStatus.Resolved || _now() < uint256(t.time) + _parameters[t.parametersId].challengeWindow)
-        {
+        if (
+            t.status != VerdictStatus.Resolved || _now() < uint256(t.time) + _parameters[t.parametersId].challengeWindow
+        ) {
             revert VeritasNotFinal(id, t.status);
         }
         t.flags |= _FLAG_SETTLED;
@@ -531,8 +536,13 @@ contract VeritasOracle is IVeritasOracle {
     }
 
     /// @inheritdoc IVeritasOracle
-    function verdictCount() external view returns (uint256) {
-        return _header.verdictCount;
+    /// @dev Sums the operators' counters: 2 storage reads per operator ever added (at most 255).
+    function verdictCount() external view returns (uint256 count) {
+        count = _header.finalizedCount;
+        uint256 operators = _operatorCount;
+        for (uint256 i = 1; i <= operators; i++) {
+            count += _operators[_operatorAt[i]].posted;
+        }
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -541,7 +551,9 @@ contract VeritasOracle is IVeritasOracle {
 
     /// @inheritdoc IVeritasOracle
     function setParameters(Parameters calldata parameters_) external onlyOwner {
-        if (parameters_.quorum == 0 || parameters_.quorum > MAX_QUORUM) revert VeritasInvalidQuorum(parameters_.quorum);
+        if (parameters_.quorum == 0 || parameters_.quorum > MAX_QUORUM) {
+            revert VeritasInvalidQuorum(parameters_.quorum);
+        }
         if (parameters_.maxBallotsPerReport == 0 || parameters_.maxBallotsPerReport > MAX_BALLOTS_PER_REPORT) {
             revert VeritasInvalidBallotCap(parameters_.maxBallotsPerReport);
         }
@@ -742,6 +754,8 @@ contract VeritasOracle is IVeritasOracle {
         emit ReportSubmitted(r.id, msg.sender, r.merkleRoot, r.nYes, r.nNo, r.nNull, r.fleissKappa, r.escalated);
         if (t.reportCount >= quorum) {
             _post(r.id, record, t, root, t.flags & (_FLAG_ESCALATED | _FLAG_DISAGREE) != 0);
+            // Checked, and cannot overflow 40 bits anyway: never more verdicts than questions.
+            _operators[msg.sender].posted += 1;
         } else {
             record.tally = t;
         }
@@ -774,9 +788,15 @@ contract VeritasOracle is IVeritasOracle {
                 revert VeritasAlreadyReported(id, msg.sender);
             }
         }
-        uint256 total = uint256(r.nYes) + r.nNo + r.nNull;
+        uint256 total;
+        // Unchecked: three 16-bit values.
+        unchecked {
+            total = uint256(r.nYes) + r.nNo + r.nNull;
+        }
         if (total > params.maxBallotsPerReport) revert VeritasTooManyBallots(total, params.maxBallotsPerReport);
-        if (r.fleissKappa < -_KAPPA_BOUND || r.fleissKappa > _KAPPA_BOUND) revert VeritasKappaOutOfRange(r.fleissKappa);
+        if (r.fleissKappa < -_KAPPA_BOUND || r.fleissKappa > _KAPPA_BOUND) {
+            revert VeritasKappaOutOfRange(r.fleissKappa);
+        }
         return params.quorum;
     }
 
@@ -803,11 +823,14 @@ contract VeritasOracle is IVeritasOracle {
         }
         record.merkleRoot = root;
         if (r.escalated) t.flags |= _FLAG_ESCALATED;
-        t.nYes += r.nYes;
-        t.nNo += r.nNo;
-        t.nNull += r.nNull;
-        t.reporters |= uint56(operatorIndex << (8 * count));
-        t.reportCount = uint8(count + 1);
+        // Unchecked: see the casts above (the sums stay below 2^16, `count` below 7).
+        unchecked {
+            t.nYes += r.nYes;
+            t.nNo += r.nNo;
+            t.nNull += r.nNull;
+            t.reporters |= uint56(operatorIndex << (8 * count));
+            t.reportCount = uint8(count + 1);
+        }
         // forge-lint: disable-end(unsafe-typecast)
     }
 
@@ -817,14 +840,12 @@ contract VeritasOracle is IVeritasOracle {
         return 0;
     }
 
-    /// @dev Posts the pooled verdict of the tally `t` (written back here).
+    /// @dev Posts the pooled verdict of the tally `t` (written back here); the caller counts it.
     function _post(uint256 id, Record storage record, Tally memory t, bytes32 root, bool escalated) private {
         (uint256 pYes, uint256 pNo, uint256 pNull) = _wadTriple(t.nYes, t.nNo, t.nNull);
         t.status = escalated ? VerdictStatus.Escalated : VerdictStatus.Resolved;
         t.time = _now40();
         record.tally = t;
-        // Checked, and cannot overflow 40 bits anyway: never more verdicts than questions.
-        _header.verdictCount += 1;
         emit VerdictPosted(id, root, pYes, pNo, pNull, t.kappa, escalated, msg.sender);
     }
 
@@ -868,36 +889,39 @@ contract VeritasOracle is IVeritasOracle {
         pure
         returns (uint256 pYes, uint256 pNo, uint256 pNull)
     {
-        uint256 a0 = (nYes + 1) * WAD;
-        uint256 a1 = (nNo + 1) * WAD;
-        uint256 a2 = (nNull + 1) * WAD;
-        uint256 total = nYes + nNo + nNull + 3;
-        pYes = a0 / total;
-        pNo = a1 / total;
-        pNull = a2 / total;
-        uint256 missing = WAD - pYes - pNo - pNull;
-        if (missing == 0) return (pYes, pNo, pNull);
-        uint256 r0 = a0 % total;
-        uint256 r1 = a1 % total;
-        uint256 r2 = a2 % total;
-        if (missing == 1) {
-            // The largest remainder, ties to the earlier outcome.
-            uint8 k = _leading(r0, r1, r2);
-            if (k == 0) pYes++;
-            else if (k == 1) pNo++;
-            else pNull++;
-        } else {
-            // Two units: every outcome but the last in (remainder desc, K order), i.e. the smallest
-            // remainder, ties to the later outcome.
-            if (r2 <= r0 && r2 <= r1) {
-                pYes++;
-                pNo++;
-            } else if (r1 <= r0) {
-                pYes++;
-                pNull++;
+        // Unchecked: each count is below 2^16, so every product is below 2^77 and the floors sum
+        // to at most WAD (the remainders are what is missing).
+        unchecked {
+            uint256 a0 = (nYes + 1) * WAD;
+            uint256 a1 = (nNo + 1) * WAD;
+            uint256 a2 = (nNull + 1) * WAD;
+            uint256 total = nYes + nNo + nNull + 3;
+            pYes = a0 / total;
+            pNo = a1 / total;
+            pNull = a2 / total;
+            uint256 missing = WAD - pYes - pNo - pNull;
+            if (missing == 0) return (pYes, pNo, pNull);
+            uint256 r0 = a0 % total;
+            uint256 r1 = a1 % total;
+            uint256 r2 = a2 % total;
+            if (missing == 1) {
+                // The largest remainder, ties to the earlier outcome.
+                if (r0 >= r1 && r0 >= r2) pYes++;
+                else if (r1 >= r2) pNo++;
+                else pNull++;
             } else {
-                pNo++;
-                pNull++;
+                // Two units: every outcome but the last in (remainder desc, K order), i.e. the
+                // smallest remainder, ties to the later outcome.
+                if (r2 <= r0 && r2 <= r1) {
+                    pYes++;
+                    pNo++;
+                } else if (r1 <= r0) {
+                    pYes++;
+                    pNull++;
+                } else {
+                    pNo++;
+                    pNull++;
+                }
             }
         }
     }
