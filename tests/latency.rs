@@ -91,5 +91,5 @@ async fn confirmation_to_verdict_p50_under_one_second() {
         p50 <= Duration::from_secs(1),
         "p50 {p50:?} above the 1 s target"
     );
-    node.terminate();
+    node.stop();
 }

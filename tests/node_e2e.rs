@@ -125,7 +125,7 @@ async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
             vec![]
         );
     }
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,7 +157,7 @@ async fn rpc_outage_recovers_and_misses_nothing() {
     }
     let log = node.log_text();
     assert!(log.contains("poll failed"), "the outage was noticed: {log}");
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -264,7 +264,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
             "the private key leaked into the {what}"
         );
     }
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -327,7 +327,7 @@ async fn veritas_ask_with_resolve_after_waits_then_posts() {
     let v = contract.getVerdict(id).call().await.unwrap();
     assert!(v.timestamp >= U256::from(q.resolveAfter));
     assert_eq!(chain.verdict_events(id).await, 1);
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -379,7 +379,7 @@ async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
         );
     }
     assert!(proxy.total_faults() > 10, "{:?}", proxy.counts());
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -398,7 +398,7 @@ async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict(
     );
     assert_audits(&chain, &report, ids[0]).await;
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
-    node.terminate();
+    node.stop();
 }
 
 /// Poll the node's `/questions/{id}` until its job is `failed`; panics at `deadline`.

@@ -42,3 +42,16 @@ pub mod policy;
 pub mod report;
 pub mod stats;
 pub mod store;
+
+/// The gates' self-test (`scripts/test-gates.sh`) proves that a failing Rust test fails
+/// `make test-rust` by arming this test with `VERITAS_GATE_CANARY`; unarmed, it passes.
+#[cfg(test)]
+mod gate_canary {
+    #[test]
+    fn gate_canary() {
+        assert!(
+            std::env::var_os("VERITAS_GATE_CANARY").is_none(),
+            "gate canary: failing on purpose"
+        );
+    }
+}

@@ -230,7 +230,15 @@ drain_timeout = "5s"
         }
     }
 
+    /// SIGTERM, wait, and require a clean exit (status 0): a node that fails while shutting
+    /// down fails the test instead of going unnoticed.
+    pub fn stop(&mut self) {
+        let code = self.terminate();
+        assert_eq!(code, Some(0), "node exit on SIGTERM\n{}", self.log_text());
+    }
+
     /// SIGTERM and wait; returns the exit code.
+    #[must_use = "check the exit code, or call `stop`"]
     pub fn terminate(&mut self) -> Option<i32> {
         let mut c = self.child.take()?;
         Command::new("kill")
