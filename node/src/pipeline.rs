@@ -358,14 +358,11 @@ impl Pipeline {
     }
 
     async fn already_on_chain(&self, qid: &str) -> Result<bool, JobError> {
-        use crate::chain::IVeritasOracle::VerdictStatus as S;
         let id = qid
             .parse()
             .map_err(|_| JobError::Report(format!("bad question id {qid}")))?;
-        Ok(matches!(
-            self.poster.status(id).await?,
-            S::Resolved | S::Escalated | S::Arbitrated
-        ))
+        // Our report is on-chain, or the question no longer takes reports.
+        Ok(self.poster.on_chain(id).await?)
     }
 
     async fn resolve_and_report(&self, job: &Job) -> Result<PostIntent, JobError> {
