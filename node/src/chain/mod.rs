@@ -104,7 +104,7 @@ pub enum ChainError {
     /// The contract reverted with one of its custom errors.
     #[error("contract {op} reverted: {error:?}")]
     Revert {
-        /// The operation, e.g. `postVerdict`.
+        /// The operation, e.g. `submitReport`.
         op: &'static str,
         /// The decoded error.
         error: OracleError,
