@@ -132,9 +132,9 @@ fmt: setup
 	$(CARGO) fmt --all
 	forge fmt
 
-## gas: forge's gas report of VeritasOracle against the seed's layout (contracts/test/Gas.t.sol)
+## gas: forge's gas report of VeritasOracle's acceptance figures (contracts/test/Gas.t.sol)
 gas: setup
-	forge test --gas-report --match-contract GasTest -vv
+	forge test --gas-report --match-path contracts/test/Gas.t.sol -vv
 
 ## deploy-local: deploy VeritasOracle to the anvil at $(RPC_URL) (starts nothing itself) and write
 ## deployments/<chainId>.json. PRIVATE_KEY defaults to anvil's public test account 0; roles come

@@ -159,7 +159,14 @@ async fn an_empty_log_page_is_noticed_and_read_again() {
     assert_eq!(state.incomplete_pages.load(Ordering::Relaxed), 1);
 }
 
-fn intent(id: U256, root: u8) -> PostIntent {
+/// An intent for `id` whose report (in `dir`) holds the counts (4, 2, 1): posterior (5, 3, 2)/10.
+fn intent(id: U256, root: u8, dir: &std::path::Path) -> PostIntent {
+    let report_path = dir.join(format!("report-{id}.json"));
+    std::fs::write(
+        &report_path,
+        r#"{"stats":{"counts":{"YES":4,"NO":2,"NULL":1}}}"#,
+    )
+    .unwrap();
     PostIntent {
         question_id: id,
         merkle_root: B256::repeat_byte(root),
@@ -169,7 +176,7 @@ fn intent(id: U256, root: u8) -> PostIntent {
         kappa: I256::try_from(-250_000_000_000_000_000i64).unwrap(),
         counts: Some([4, 2, 1]),
         escalated: false,
-        report_path: "unused.json".into(),
+        report_path: report_path.display().to_string(),
     }
 }
 
@@ -197,7 +204,7 @@ async fn setup_poster(
 async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
     let chain = Chain::start(AnvilOptions::default()).await;
     let ids = chain.ask(&["A?", "B?", "C?", "D?", "E?"]).await;
-    let (store, poster, _dir) = setup_poster(&chain, Duration::from_secs(10)).await;
+    let (store, poster, dir) = setup_poster(&chain, Duration::from_secs(10)).await;
     let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
     catch_up(&mut w).await;
 
@@ -205,9 +212,12 @@ async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
     let mut handles = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let (poster, store, id) = (Arc::clone(&poster), Arc::clone(&store), *id);
+        let report_dir = dir.path().to_path_buf();
         handles.push(tokio::spawn(async move {
             let job = store.job(id).unwrap().unwrap();
-            let intent = store.save_intent(&intent(id, i as u8 + 1)).unwrap();
+            let intent = store
+                .save_intent(&intent(id, i as u8 + 1, &report_dir))
+                .unwrap();
             poster.post(&job.question, &intent).await.unwrap()
         }));
     }
@@ -228,11 +238,11 @@ async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
     );
 
     // A second node (fresh store) with the same verdicts: the chain says done, nothing sent.
-    let (store2, poster2, _dir2) = setup_poster(&chain, Duration::from_secs(10)).await;
+    let (store2, poster2, dir2) = setup_poster(&chain, Duration::from_secs(10)).await;
     let (mut w2, _) = watcher(&chain.anvil.url, &chain, &store2, 1, 1_000);
     catch_up(&mut w2).await;
     let job = store2.job(ids[0]).unwrap().unwrap();
-    let saved = store2.save_intent(&intent(ids[0], 1)).unwrap();
+    let saved = store2.save_intent(&intent(ids[0], 1, dir2.path())).unwrap();
     assert_eq!(
         poster2.post(&job.question, &saved).await.unwrap(),
         Posted::AlreadyOnChain
@@ -247,12 +257,12 @@ async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
 async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
     let chain = Chain::start(AnvilOptions::default()).await;
     let ids = chain.ask(&["Stuck?"]).await;
-    let (store, poster, _dir) = setup_poster(&chain, Duration::from_millis(500)).await;
+    let (store, poster, dir) = setup_poster(&chain, Duration::from_millis(500)).await;
     let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
     catch_up(&mut w).await;
     let qid = ids[0];
     let job = store.job(qid).unwrap().unwrap();
-    let saved = store.save_intent(&intent(ids[0], 9)).unwrap();
+    let saved = store.save_intent(&intent(ids[0], 9, dir.path())).unwrap();
 
     let reader = chain.reader();
     let _: Value = reader

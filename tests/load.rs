@@ -2,7 +2,7 @@
 //! scripted test resolver, never the default).
 //!
 //! Anvil mines a block every `LOAD_BLOCK_TIME` seconds (default 1), like a real chain, so
-//! verdict transactions wait in the mempool and pipelining shows on-chain: several `postVerdict`
+//! verdict transactions wait in the mempool and pipelining shows on-chain: several `submitReport`
 //! transactions of the operator in one block, with consecutive nonces.
 //!
 //! Figures, printed in one block:
@@ -224,7 +224,7 @@ async fn burst_of_questions() {
         max_in_flight = max_in_flight.max(in_flight);
     }
 
-    // Pipelining on-chain: the operator's postVerdict transactions, block by block.
+    // Pipelining on-chain: the operator's submitReport transactions, block by block.
     let last_block = reader.get_block_number().await.unwrap();
     let from = operator().address();
     let mut per_block: BTreeMap<u64, usize> = BTreeMap::new();

@@ -6,15 +6,17 @@ import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 /// @title ExampleMarket
 /// @notice A minimal binary prediction market on one Veritas question, to show integrators the
 /// intended reading pattern. Not audited; an illustration, not a product.
-/// @dev The pattern: check `verdictStatus` first (it never reverts), accept only `Resolved` or
-/// `Arbitrated`, then read the triple with `getVerdict`. `Escalated` means a human arbiter is
-/// expected to replace the committee's triple, so settling on it would race the arbiter.
+/// @dev The pattern: check `isFinal` first (it never reverts), then `verdictStatus`: an `Expired`
+/// question has no verdict (refund); otherwise read the triple with `getVerdict`. A verdict that
+/// is not final may still change (in its challenge window, disputed, or escalated to the
+/// arbiter), so settling on it would race the dispute or the arbiter.
 ///
 /// Rules: anyone stakes ETH on YES or NO while the question is still `Asked` (no verdict yet, so
 /// nobody stakes with the answer in hand). Once settled, YES wins when pYes > pNo and pYes > pNull,
 /// NO wins when pNo > pYes and pNo > pNull; winners share the whole pot pro rata to their stake
 /// (rounded down; the dust stays in the contract). Otherwise (NULL most likely, or a tie for the
-/// top, or nobody staked on the winning side) every stake is refunded.
+/// top, or nobody staked on the winning side, or the question expired unanswered) every stake is
+/// refunded.
 contract ExampleMarket {
     /*//////////////////////////////////////////////////////////////
                                  TYPES
@@ -54,7 +56,7 @@ contract ExampleMarket {
     /// @notice A stake of zero wei.
     error MarketZeroStake();
 
-    /// @notice The verdict is not final: `status` is not Resolved or Arbitrated.
+    /// @notice The verdict is not final yet (`isFinal` is false); the question is in `status`.
     error MarketVerdictNotFinal(IVeritasOracle.VerdictStatus status);
 
     /// @notice The market has already settled.
@@ -123,8 +125,12 @@ contract ExampleMarket {
     function settle() external returns (Outcome settled) {
         if (outcome != Outcome.Open) revert MarketAlreadySettled();
         IVeritasOracle.VerdictStatus status = oracle.verdictStatus(questionId);
-        if (status != IVeritasOracle.VerdictStatus.Resolved && status != IVeritasOracle.VerdictStatus.Arbitrated) {
-            revert MarketVerdictNotFinal(status);
+        if (!oracle.isFinal(questionId)) revert MarketVerdictNotFinal(status);
+        if (status == IVeritasOracle.VerdictStatus.Expired) {
+            // Final without a verdict: nobody answered in time.
+            outcome = Outcome.Refund;
+            emit Settled(Outcome.Refund, 0, 0, 0);
+            return Outcome.Refund;
         }
         (,, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(questionId);
 

@@ -5,20 +5,20 @@ import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
 
-/// @notice Who may call what: operators post, the owner administers, the arbiter arbitrates.
+/// @notice Who may call what: operators report, the owner administers, the arbiter arbitrates.
 contract AccessTest is BaseTest {
     function test_RevertIf_NonOperatorPosts() public {
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, alice));
         vm.prank(alice);
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
     }
 
     function test_RevertIf_OwnerPostsWithoutOperatorRole() public {
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, owner));
         vm.prank(owner);
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
     }
 
     function test_RevertIf_RemovedOperatorPosts() public {
@@ -34,15 +34,15 @@ contract AccessTest is BaseTest {
         // A stranger learns nothing about ids: the role check fires first.
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, bob));
         vm.prank(bob);
-        oracle.postVerdict(42, ROOT, 0, 0, 0, 0, false);
+        oracle.submitReport(42, ROOT, 0, 0, 0, 0, false);
     }
 
     function testFuzz_RevertIf_StrangerPosts(address caller) public {
-        vm.assume(caller != operator);
+        vm.assume(caller != operator && caller != operator2 && caller != operator3);
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, caller));
         vm.prank(caller);
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
     }
 
     function test_SeveralOperatorsCanPost() public {
@@ -53,7 +53,7 @@ contract AccessTest is BaseTest {
         uint256 b = _ask();
         _post(a, false);
         vm.prank(bob);
-        oracle.postVerdict(b, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        oracle.submitReport(b, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
         assertEq(oracle.verdictCount(), 2);
     }
 
@@ -113,6 +113,47 @@ contract AccessTest is BaseTest {
         vm.prank(owner);
         oracle.setArbiter(bob);
         assertEq(oracle.arbiter(), bob);
+    }
+
+    function test_RevertIf_NonOperatorBatches() public {
+        uint256 id = _ask();
+        IVeritasOracle.Report[] memory reports = new IVeritasOracle.Report[](1);
+        reports[0] = IVeritasOracle.Report(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, bob));
+        vm.prank(bob);
+        oracle.submitReports(reports);
+    }
+
+    function test_RevertIf_NonOwnerSetsParameters() public {
+        IVeritasOracle.Parameters memory p = _params(2, 0);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOwner.selector, operator));
+        vm.prank(operator);
+        oracle.setParameters(p);
+    }
+
+    function test_ReAddedOperatorKeepsItsIndex() public {
+        // operator2 reports under quorum 2, is removed and added again: still one report.
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        _report(operator2, id, 1, 0, 0, false);
+        vm.startPrank(owner);
+        oracle.removeOperator(operator2);
+        oracle.addOperator(operator2);
+        vm.stopPrank();
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasAlreadyReported.selector, id, operator2));
+        _report(operator2, id, 1, 0, 0, false);
+        assertTrue(oracle.hasReported(id, operator2));
+    }
+
+    function test_RevertIf_TooManyOperators() public {
+        VeritasOracle fresh = new VeritasOracle(owner);
+        vm.startPrank(owner);
+        for (uint256 i = 1; i <= fresh.MAX_OPERATORS(); i++) {
+            fresh.addOperator(address(uint160(0x1000 + i)));
+        }
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooManyOperators.selector, fresh.MAX_OPERATORS()));
+        fresh.addOperator(address(0xdead));
+        vm.stopPrank();
     }
 
     function test_NewOracleHasNoOperatorsNorArbiter() public {

@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 
-/// @notice The human in the loop: the arbiter replaces an escalated verdict, once.
+/// @notice The human in the loop: the arbiter rules once on an escalated or disputed verdict.
 contract ArbitrationTest is BaseTest {
     function test_ArbitrateReplacesTripleKeepsRootAndKappa() public {
         uint256 id = _askAndPost(true);
@@ -39,7 +39,7 @@ contract ArbitrationTest is BaseTest {
         oracle.arbitrate(id, 0.01e18, 0.98e18, 0.01e18);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVeritasOracle.VeritasNotEscalated.selector, id, IVeritasOracle.VerdictStatus.Arbitrated
+                IVeritasOracle.VeritasNotArbitrable.selector, id, IVeritasOracle.VerdictStatus.Arbitrated
             )
         );
         oracle.arbitrate(id, 0.98e18, 0.01e18, 0.01e18);
@@ -50,7 +50,7 @@ contract ArbitrationTest is BaseTest {
         uint256 id = _askAndPost(false);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVeritasOracle.VeritasNotEscalated.selector, id, IVeritasOracle.VerdictStatus.Resolved
+                IVeritasOracle.VeritasNotArbitrable.selector, id, IVeritasOracle.VerdictStatus.Resolved
             )
         );
         vm.prank(arbiter);
@@ -61,11 +61,11 @@ contract ArbitrationTest is BaseTest {
         uint256 id = _ask();
         vm.startPrank(arbiter);
         vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasNotEscalated.selector, id, IVeritasOracle.VerdictStatus.Asked)
+            abi.encodeWithSelector(IVeritasOracle.VeritasNotArbitrable.selector, id, IVeritasOracle.VerdictStatus.Asked)
         );
         oracle.arbitrate(id, P_YES, P_NO, P_NULL);
         vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasNotEscalated.selector, 99, IVeritasOracle.VerdictStatus.None)
+            abi.encodeWithSelector(IVeritasOracle.VeritasNotArbitrable.selector, 99, IVeritasOracle.VerdictStatus.None)
         );
         oracle.arbitrate(99, P_YES, P_NO, P_NULL);
         vm.stopPrank();

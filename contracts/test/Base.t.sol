@@ -5,13 +5,18 @@ import {Test} from "forge-std/Test.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
 
-/// @notice Shared fixture: a deployed oracle with one operator and an arbiter, and helpers to ask
-/// and post. Every concern's test contract inherits it.
+/// @notice Shared fixture: a deployed oracle with three operators (quorum 1 by default, the
+/// constructor's local defaults) and an arbiter, and helpers to ask, report and set parameters.
+/// Every concern's test contract inherits it.
 abstract contract BaseTest is Test {
     uint256 internal constant WAD = 1e18;
     uint64 internal constant START_TIME = 1_750_000_000;
 
-    // The posterior of 5 YES, 2 NO, 0 NULL ballots under Dir(1,1,1): (6, 3, 1) / 10.
+    // The report of 5 YES, 2 NO, 0 NULL ballots; its pooled posterior under Dir(1,1,1) is
+    // (6, 3, 1) / 10 exactly.
+    uint16 internal constant N_YES = 5;
+    uint16 internal constant N_NO = 2;
+    uint16 internal constant N_NULL = 0;
     uint256 internal constant P_YES = 0.6e18;
     uint256 internal constant P_NO = 0.3e18;
     uint256 internal constant P_NULL = 0.1e18;
@@ -19,9 +24,17 @@ abstract contract BaseTest is Test {
     bytes32 internal constant ROOT = keccak256("evidence root");
     string internal constant QUESTION = "Will the Eiffel Tower be open to visitors on 2026-12-01?";
 
+    uint32 internal constant REPORT_WINDOW = 1 days;
+    uint32 internal constant CHALLENGE_WINDOW = 2 hours;
+    uint96 internal constant ASK_FEE = 0.01 ether;
+    uint96 internal constant BOND = 0.1 ether;
+    uint96 internal constant EVIDENCE_FEE = 0.001 ether;
+
     VeritasOracle internal oracle;
     address internal owner = makeAddr("owner");
     address internal operator = makeAddr("operator");
+    address internal operator2 = makeAddr("operator2");
+    address internal operator3 = makeAddr("operator3");
     address internal arbiter = makeAddr("arbiter");
     address internal alice = makeAddr("alice");
     address internal bob = makeAddr("bob");
@@ -31,23 +44,52 @@ abstract contract BaseTest is Test {
         oracle = new VeritasOracle(owner);
         vm.startPrank(owner);
         oracle.addOperator(operator);
+        oracle.addOperator(operator2);
+        oracle.addOperator(operator3);
         oracle.setArbiter(arbiter);
         vm.stopPrank();
+        vm.deal(alice, 100 ether);
+        vm.deal(bob, 100 ether);
     }
 
-    /// @dev Alice asks `QUESTION`, resolvable at once.
+    /// @dev Parameters with the given quorum and challenge window and this file's fees and bond.
+    function _params(uint8 quorum, uint32 challengeWindow) internal pure returns (IVeritasOracle.Parameters memory) {
+        return IVeritasOracle.Parameters({
+            quorum: quorum,
+            maxBallotsPerReport: 30,
+            reportWindow: REPORT_WINDOW,
+            challengeWindow: challengeWindow,
+            askFee: ASK_FEE,
+            disputeBond: BOND,
+            evidenceFee: EVIDENCE_FEE
+        });
+    }
+
+    /// @dev The owner sets `p` for later questions.
+    function _setParams(IVeritasOracle.Parameters memory p) internal {
+        vm.prank(owner);
+        oracle.setParameters(p);
+    }
+
+    /// @dev Alice asks `QUESTION`, resolvable at once, paying the current ask fee.
     function _ask() internal returns (uint256 id) {
+        uint256 fee = oracle.parameters().askFee;
         vm.prank(alice);
-        id = oracle.askQuestion(QUESTION, 0);
+        id = oracle.askQuestion{value: fee}(QUESTION, 0);
     }
 
-    /// @dev The operator posts the default verdict for `id`.
+    /// @dev `who` reports (nYes, nNo, nNull) with `ROOT` and `KAPPA` on `id`.
+    function _report(address who, uint256 id, uint16 nYes, uint16 nNo, uint16 nNull, bool escalated) internal {
+        vm.prank(who);
+        oracle.submitReport(id, ROOT, nYes, nNo, nNull, KAPPA, escalated);
+    }
+
+    /// @dev The operator submits the default report for `id` (finalising under quorum 1).
     function _post(uint256 id, bool escalated) internal {
-        vm.prank(operator);
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, escalated);
+        _report(operator, id, N_YES, N_NO, N_NULL, escalated);
     }
 
-    /// @dev Alice asks, the operator posts; returns the id.
+    /// @dev Alice asks, the operator reports; returns the id.
     function _askAndPost(bool escalated) internal returns (uint256 id) {
         id = _ask();
         _post(id, escalated);
@@ -63,5 +105,31 @@ abstract contract BaseTest is Test {
     /// @dev Shorthand for the status of `id`.
     function _status(uint256 id) internal view returns (IVeritasOracle.VerdictStatus) {
         return oracle.verdictStatus(id);
+    }
+
+    /// @dev The independent reference of the pooled 1e18 rule (README, auditor section): sorts the
+    /// three (remainder, outcome) pairs explicitly instead of the contract's case analysis.
+    function _referenceTriple(uint256 nYes, uint256 nNo, uint256 nNull) internal pure returns (uint256[3] memory p) {
+        uint256[3] memory alpha = [nYes + 1, nNo + 1, nNull + 1];
+        uint256 total = alpha[0] + alpha[1] + alpha[2];
+        uint256[3] memory rem;
+        uint256 sum;
+        for (uint256 k = 0; k < 3; k++) {
+            p[k] = alpha[k] * WAD / total;
+            rem[k] = alpha[k] * WAD % total;
+            sum += p[k];
+        }
+        // Insertion sort of outcome indices by remainder, descending; stable (K order on ties).
+        uint256[3] memory order = [uint256(0), 1, 2];
+        for (uint256 i = 1; i < 3; i++) {
+            uint256 j = i;
+            while (j > 0 && rem[order[j]] > rem[order[j - 1]]) {
+                (order[j], order[j - 1]) = (order[j - 1], order[j]);
+                j--;
+            }
+        }
+        for (uint256 i = 0; i < WAD - sum; i++) {
+            p[order[i]] += 1;
+        }
     }
 }

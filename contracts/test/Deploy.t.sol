@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {Test} from "forge-std/Test.sol";
 import {Deploy} from "../../script/Deploy.s.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
+import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 
 /// @notice The deploy script grants the roles it reads from the environment and records them.
 contract DeployTest is Test {
@@ -22,6 +23,10 @@ contract DeployTest is Test {
         vm.setEnv("VERITAS_OPERATORS", string.concat(vm.toString(op1), ",", vm.toString(op2)));
         vm.setEnv("VERITAS_ARBITER", vm.toString(arbiter));
         vm.setEnv("VERITAS_OWNER", vm.toString(newOwner));
+        vm.setEnv("VERITAS_QUORUM", "3");
+        vm.setEnv("VERITAS_CHALLENGE_WINDOW", "86400");
+        vm.setEnv("VERITAS_ASK_FEE", "10000000000000000");
+        vm.setEnv("VERITAS_DISPUTE_BOND", "100000000000000000");
 
         VeritasOracle oracle = new Deploy().run();
 
@@ -31,6 +36,14 @@ contract DeployTest is Test {
         assertEq(oracle.arbiter(), arbiter);
         assertEq(oracle.owner(), deployer);
         assertEq(oracle.pendingOwner(), newOwner);
+        IVeritasOracle.Parameters memory p = oracle.parameters();
+        assertEq(p.quorum, 3);
+        assertEq(p.maxBallotsPerReport, 30);
+        assertEq(p.reportWindow, 1 days);
+        assertEq(p.challengeWindow, 86400);
+        assertEq(p.askFee, 0.01 ether);
+        assertEq(p.disputeBond, 0.1 ether);
+        assertEq(p.evidenceFee, 0);
 
         string memory path = string.concat("deployments/", vm.toString(CHAIN_ID), ".json");
         string memory json = vm.readFile(path);

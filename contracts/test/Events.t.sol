@@ -17,7 +17,7 @@ contract EventsTest is BaseTest {
     }
 
     function test_QuestionAskedCarriesResolveAfterAsGiven() public {
-        // Storage saturates to 56 bits; the event keeps what the asker sent.
+        // Storage saturates to 40 bits; the event keeps what the asker sent.
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.QuestionAsked(1, alice, sha256(bytes(QUESTION)), type(uint64).max, QUESTION);
         vm.prank(alice);
@@ -68,21 +68,67 @@ contract EventsTest is BaseTest {
         oracle.acceptOwnership();
     }
 
-    function test_ConstructorEmitsOwnershipTransferred() public {
+    function test_ConstructorEmitsOwnershipAndDefaultParameters() public {
         vm.expectEmit();
         emit IVeritasOracle.OwnershipTransferred(address(0), bob);
+        vm.expectEmit();
+        emit IVeritasOracle.ParametersChanged(
+            0,
+            IVeritasOracle.Parameters({
+                quorum: 1,
+                maxBallotsPerReport: 30,
+                reportWindow: 1 days,
+                challengeWindow: 0,
+                askFee: 0,
+                disputeBond: 0,
+                evidenceFee: 0
+            })
+        );
         new VeritasOracle(bob);
     }
 
-    function test_VerdictPostedIsTheOnlyLogOfAPost() public {
+    function test_EmitsParametersChanged() public {
+        IVeritasOracle.Parameters memory p = _params(3, CHALLENGE_WINDOW);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.ParametersChanged(1, p);
+        _setParams(p);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.ParametersChanged(2, p);
+        _setParams(p);
+        assertEq(oracle.parameters().challengeWindow, CHALLENGE_WINDOW);
+    }
+
+    function test_EmitsReportSubmittedWithEveryField() public {
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.ReportSubmitted(id, operator2, ROOT, 3, 4, 5, KAPPA, true);
+        _report(operator2, id, 3, 4, 5, true);
+    }
+
+    function test_AFinalisingReportLogsTheReportThenTheVerdict() public {
         uint256 id = _ask();
         vm.recordLogs();
         _post(id, false);
         Vm.Log[] memory logs = vm.getRecordedLogs();
-        assertEq(logs.length, 1);
-        assertEq(logs[0].topics[0], IVeritasOracle.VerdictPosted.selector);
+        assertEq(logs.length, 2);
+        assertEq(logs[0].topics[0], IVeritasOracle.ReportSubmitted.selector);
+        assertEq(logs[1].topics[0], IVeritasOracle.VerdictPosted.selector);
         // Indexed: the id and the operator, what the node and dashboards filter on.
-        assertEq(logs[0].topics[1], bytes32(id));
-        assertEq(logs[0].topics[2], bytes32(uint256(uint160(operator))));
+        assertEq(logs[1].topics[1], bytes32(id));
+        assertEq(logs[1].topics[2], bytes32(uint256(uint160(operator))));
+    }
+
+    function test_EmitsExpiryAndCredit() public {
+        _setParams(_params(1, 0));
+        uint256 id = _ask();
+        vm.warp(START_TIME + REPORT_WINDOW);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.QuestionExpired(id, ASK_FEE);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.Credited(alice, id, ASK_FEE);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.QuestionSettled(id);
+        oracle.finalize(id);
     }
 }

@@ -36,9 +36,18 @@ contract ExampleMarketTest is BaseTest {
         market.stake{value: amount}(onYes);
     }
 
+    /// @dev The operator reports (nYes, nNo, nNull) for the market's question.
+    function _reportCounts(uint16 y, uint16 n, uint16 u, bool escalated) internal {
+        _report(operator, id, y, n, u, escalated);
+    }
+
+    /// @dev Reports the counts whose pooled posterior is exactly the triple: (alpha = n + 1) / 10.
     function _postTriple(uint256 pYes, uint256 pNo, uint256 pNull, bool escalated) internal {
-        vm.prank(operator);
-        oracle.postVerdict(id, ROOT, pYes, pNo, pNull, KAPPA, escalated);
+        if (pYes == 0.6e18 && pNo == 0.3e18 && pNull == 0.1e18) _reportCounts(5, 2, 0, escalated);
+        else if (pYes == 0.2e18 && pNo == 0.7e18 && pNull == 0.1e18) _reportCounts(1, 6, 0, escalated);
+        else if (pYes == 0.2e18 && pNo == 0.3e18 && pNull == 0.5e18) _reportCounts(1, 2, 4, escalated);
+        else if (pYes == 0.5e18 && pNo == 0.4e18 && pNull == 0.1e18) _reportCounts(4, 3, 0, escalated);
+        else revert("no counts for this triple");
     }
 
     function test_RevertIf_UnknownQuestion() public {
@@ -128,7 +137,10 @@ contract ExampleMarketTest is BaseTest {
 
     function test_TieForTheTopRefunds() public {
         _stake(alice, true, 1 ether);
-        _postTriple(0.45e18, 0.45e18, 0.1e18, false);
+        // Pooled counts never tie exactly (the odd unit goes to YES), so the tie is the arbiter's.
+        _reportCounts(2, 2, 0, true);
+        vm.prank(arbiter);
+        oracle.arbitrate(id, 0.45e18, 0.45e18, 0.1e18);
         assertEq(uint8(market.settle()), uint8(ExampleMarket.Outcome.Refund));
     }
 
@@ -184,7 +196,7 @@ contract ExampleMarketTest is BaseTest {
         staker.claim(market);
     }
 
-    function testFuzz_PayoutsNeverExceedThePot(uint96 a, uint96 c, uint96 b, uint256 x, uint256 y) public {
+    function testFuzz_PayoutsNeverExceedThePot(uint96 a, uint96 c, uint96 b, uint16 x, uint16 y, uint16 z) public {
         vm.assume(a > 0 && b > 0 && c > 0);
         vm.deal(alice, a);
         vm.deal(carol, c);
@@ -192,8 +204,10 @@ contract ExampleMarketTest is BaseTest {
         _stake(alice, true, a);
         _stake(carol, true, c);
         _stake(bob, false, b);
-        (uint256 pYes, uint256 pNo, uint256 pNull) = _validTriple(x, y);
-        _postTriple(pYes, pNo, pNull, false);
+        x = uint16(bound(x, 0, 30));
+        y = uint16(bound(y, 0, 30 - x));
+        z = uint16(bound(z, 0, 30 - x - y));
+        _reportCounts(x, y, z, false);
         ExampleMarket.Outcome outcome = market.settle();
 
         uint256 paid;
@@ -209,5 +223,72 @@ contract ExampleMarketTest is BaseTest {
         // Rounding down loses at most one wei per winner.
         assertGe(paid + 2, pot);
         if (outcome == ExampleMarket.Outcome.No) assertEq(paid, pot);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                       FINALITY, DISPUTES, EXPIRY
+    //////////////////////////////////////////////////////////////*/
+
+    function _marketWithWindow() internal {
+        _setParams(_params(1, CHALLENGE_WINDOW));
+        id = _ask();
+        market = new ExampleMarket(oracle, id);
+    }
+
+    function test_RevertIf_SettleInsideTheChallengeWindow() public {
+        _marketWithWindow();
+        _postTriple(P_YES, P_NO, P_NULL, false);
+        vm.expectRevert(
+            abi.encodeWithSelector(ExampleMarket.MarketVerdictNotFinal.selector, IVeritasOracle.VerdictStatus.Resolved)
+        );
+        market.settle();
+        vm.warp(START_TIME + CHALLENGE_WINDOW);
+        assertEq(uint8(market.settle()), uint8(ExampleMarket.Outcome.Refund)); // nobody staked YES
+    }
+
+    function test_DisputeThenArbitrationSettlesOnTheRuling() public {
+        _marketWithWindow();
+        _stake(alice, true, 1 ether);
+        _stake(bob, false, 3 ether);
+        _postTriple(P_YES, P_NO, P_NULL, false); // the committee says YES
+        vm.prank(bob);
+        oracle.dispute{value: BOND}(id);
+        vm.warp(START_TIME + 10 days);
+        // Disputed: not final however long it waits.
+        vm.expectRevert(
+            abi.encodeWithSelector(ExampleMarket.MarketVerdictNotFinal.selector, IVeritasOracle.VerdictStatus.Disputed)
+        );
+        market.settle();
+        vm.prank(arbiter);
+        oracle.arbitrate(id, 0.1e18, 0.85e18, 0.05e18); // the arbiter says NO
+        assertEq(uint8(market.settle()), uint8(ExampleMarket.Outcome.No));
+        vm.prank(bob);
+        assertEq(market.claim(), 4 ether);
+        assertEq(oracle.credits(bob), BOND + ASK_FEE, "the disputer won its bond back and the fee");
+    }
+
+    function test_DisputeUpheldSettlesOnTheCommittee() public {
+        _marketWithWindow();
+        _stake(alice, true, 1 ether);
+        _stake(bob, false, 1 ether);
+        _postTriple(P_YES, P_NO, P_NULL, false);
+        vm.prank(bob);
+        oracle.dispute{value: BOND}(id);
+        vm.prank(arbiter);
+        oracle.arbitrate(id, P_YES, P_NO, P_NULL);
+        assertEq(uint8(market.settle()), uint8(ExampleMarket.Outcome.Yes));
+        assertEq(oracle.credits(operator), BOND + ASK_FEE, "the bond went to the reporter");
+    }
+
+    function test_ExpiredQuestionRefunds() public {
+        _stake(alice, true, 1 ether);
+        _stake(bob, false, 2 ether);
+        vm.warp(START_TIME + REPORT_WINDOW);
+        oracle.finalize(id);
+        assertEq(uint8(market.settle()), uint8(ExampleMarket.Outcome.Refund));
+        vm.prank(alice);
+        assertEq(market.claim(), 1 ether);
+        vm.prank(bob);
+        assertEq(market.claim(), 2 ether);
     }
 }

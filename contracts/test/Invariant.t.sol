@@ -3,99 +3,253 @@ pragma solidity ^0.8.24;
 
 import {Test} from "forge-std/Test.sol";
 import {StdInvariant} from "forge-std/StdInvariant.sol";
+import {Vm} from "forge-std/Vm.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
 
-/// @notice Drives the oracle with random asks, posts (valid and not, by operators and strangers),
-/// arbitrations, operator changes and time, and keeps ghost counts of what succeeded.
+/// @notice Drives the oracle with random asks (with fees and surpluses), evidence, reports and
+/// batches (by operators and strangers, valid and not), finalize, disputes, arbitrations,
+/// settlements, withdrawals, parameter and operator changes and time; reads every log and keeps
+/// ghost records of what happened.
 contract OracleHandler is Test {
     uint256 internal constant WAD = 1e18;
 
     VeritasOracle public immutable oracle;
     address public immutable owner;
     address public immutable arbiter;
-    address[] internal _actors;
+    address[] internal _operators;
+    address[] internal _users;
 
-    uint256 public ghostAsks;
-    uint256 public ghostPosts;
-    uint256 public ghostPostsByNonOperators;
-    mapping(uint256 id => uint256) public ghostPostsOf;
+    /// @dev Reports seen per (question, operator); settlements seen per question.
+    mapping(uint256 id => mapping(address operator => uint256)) public ghostReports;
+    mapping(uint256 id => uint256) public ghostSettlements;
+    uint256 public ghostMaxReportsPerOperator;
+    uint256 public ghostMaxSettlements;
 
-    constructor(VeritasOracle oracle_, address owner_, address arbiter_, address[] memory actors_) {
+    /// @dev Pooled counts last seen, and whether they ever went down.
+    mapping(uint256 id => uint256[3]) internal _lastCounts;
+    bool public ghostCountsShrank;
+
+    /// @dev Disputed verdicts as last seen, and whether anyone but the arbiter changed one.
+    mapping(uint256 id => bytes32) internal _disputedVerdict;
+    bool public ghostDisputedChangedByOthers;
+
+    constructor(
+        VeritasOracle oracle_,
+        address owner_,
+        address arbiter_,
+        address[] memory operators_,
+        address[] memory users_
+    ) {
         oracle = oracle_;
         owner = owner_;
         arbiter = arbiter_;
-        _actors = actors_;
+        _operators = operators_;
+        _users = users_;
     }
 
-    function ask(uint256 length, uint256 delay, uint256 actorSeed) external {
-        length = bound(length, 1, 64);
-        uint64 resolveAfter = delay % 3 == 0 ? uint64(block.timestamp + bound(delay, 0, 2 hours)) : 0;
-        vm.prank(_actor(actorSeed));
-        oracle.askQuestion(string(new bytes(length)), resolveAfter);
-        ghostAsks++;
+    /*//////////////////////////////////////////////////////////////
+                                ACTIONS
+    //////////////////////////////////////////////////////////////*/
+
+    function ask(uint256 userSeed, uint256 delay, uint256 surplus) external {
+        _before();
+        uint256 fee = oracle.parameters().askFee + bound(surplus, 0, 3) * (surplus % 2);
+        uint64 resolveAfter = delay % 3 == 0 ? 0 : uint64(block.timestamp + bound(delay, 1, 2 hours));
+        vm.prank(_user(userSeed));
+        oracle.askQuestion{value: fee}("Will it rain?", resolveAfter);
+        _after(false);
     }
 
-    /// @dev Posts as a random actor on a random (possibly unknown) id; one time in four the triple
-    /// and kappa are only loosely bounded, so those posts are mostly rejected. Only successes count.
-    function post(
-        uint256 actorSeed,
-        uint256 idSeed,
-        uint256 a,
-        uint256 b,
-        uint256 c,
-        int256 kappa,
-        bool escalated,
-        uint8 mode
-    ) external {
-        address actor = _actor(actorSeed);
-        uint256 id = bound(idSeed, 0, oracle.questionCount() + 1);
-        uint256 pYes;
-        uint256 pNo;
-        uint256 pNull;
-        // One post in four is loosely bounded (mostly rejected); the rest are valid triples.
-        if (mode % 4 == 0) {
-            pYes = bound(a, 0, WAD);
-            pNo = bound(b, 0, WAD);
-            pNull = bound(c, 0, WAD);
+    function evidence(uint256 userSeed, uint256 idSeed) external {
+        _before();
+        uint256 id = _id(idSeed);
+        uint256 fee = oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.None
+            ? 0
+            : oracle.questionParameters(id).evidenceFee;
+        vm.prank(_user(userSeed));
+        try oracle.submitEvidence{value: fee}(id, "https://x", "t", "s") {} catch {}
+        _after(false);
+    }
+
+    /// @dev One report in four comes from a stranger or is loosely bounded (mostly rejected).
+    function report(uint256 actorSeed, uint256 idSeed, uint16 y, uint16 n, uint16 u, int256 kappa, uint8 mode)
+        external
+    {
+        _before();
+        address actor = mode % 8 == 0 ? _user(actorSeed) : _operators[actorSeed % _operators.length];
+        if (mode % 4 == 1) {
             kappa = bound(kappa, -2e18, 2e18);
         } else {
-            pYes = bound(a, 1, WAD - 2);
-            pNo = bound(b, 1, WAD - 1 - pYes);
-            pNull = WAD - pYes - pNo;
+            y = uint16(bound(y, 0, 30));
+            n = uint16(bound(n, 0, 30 - y));
+            u = uint16(bound(u, 0, 30 - y - n));
             kappa = bound(kappa, -1e18, 1e18);
         }
-        bool wasOperator = oracle.isOperator(actor);
         vm.prank(actor);
-        try oracle.postVerdict(id, keccak256(abi.encode(id)), pYes, pNo, pNull, kappa, escalated) {
-            ghostPosts++;
-            ghostPostsOf[id]++;
-            if (!wasOperator) ghostPostsByNonOperators++;
-        } catch {}
+        try oracle.submitReport(_id(idSeed), keccak256(abi.encode(idSeed, actor)), y, n, u, kappa, mode % 5 == 0) {}
+            catch {}
+        _after(false);
+    }
+
+    function batch(uint256 actorSeed, uint256 idSeed, uint8 length) external {
+        _before();
+        length = uint8(bound(length, 1, 4));
+        IVeritasOracle.Report[] memory reports = new IVeritasOracle.Report[](length);
+        for (uint256 i = 0; i < length; i++) {
+            reports[i] = IVeritasOracle.Report(_id(idSeed + i), bytes32(i + 1), uint16(i), 1, 0, 0, false);
+        }
+        vm.prank(_operators[actorSeed % _operators.length]);
+        try oracle.submitReports(reports) {} catch {}
+        _after(false);
+    }
+
+    function finalize(uint256 idSeed) external {
+        _before();
+        try oracle.finalize(_id(idSeed)) {} catch {}
+        _after(false);
+    }
+
+    function dispute(uint256 userSeed, uint256 idSeed, uint256 extra) external {
+        _before();
+        uint256 id = _id(idSeed);
+        uint256 bond = oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.None
+            ? 0
+            : oracle.questionParameters(id).disputeBond;
+        vm.prank(_user(userSeed));
+        try oracle.dispute{value: bond + bound(extra, 0, 2)}(id) {} catch {}
+        _after(false);
     }
 
     function arbitrate(uint256 idSeed, uint256 a, uint256 b) external {
-        uint256 id = bound(idSeed, 1, oracle.questionCount() + 1);
+        _before();
         uint256 pYes = bound(a, 1, WAD - 2);
         uint256 pNo = bound(b, 1, WAD - 1 - pYes);
         vm.prank(arbiter);
-        try oracle.arbitrate(id, pYes, pNo, WAD - pYes - pNo) {} catch {}
+        try oracle.arbitrate(_id(idSeed), pYes, pNo, WAD - pYes - pNo) {} catch {}
+        _after(true);
     }
 
-    function toggleOperator(uint256 actorSeed) external {
-        address actor = _actor(actorSeed);
+    function settle(uint256 idSeed) external {
+        _before();
+        try oracle.settle(_id(idSeed)) {} catch {}
+        _after(false);
+    }
+
+    function withdraw(uint256 seed) external {
+        _before();
+        address who = seed % 2 == 0 ? _user(seed) : _operators[seed % _operators.length];
+        vm.prank(who);
+        try oracle.withdraw() {} catch {}
+        _after(false);
+    }
+
+    function setParameters(uint8 quorum, uint32 challengeWindow, uint32 reportWindow, uint96 fee) external {
+        _before();
+        vm.prank(owner);
+        oracle.setParameters(
+            IVeritasOracle.Parameters({
+                quorum: uint8(bound(quorum, 1, 3)),
+                maxBallotsPerReport: 30,
+                reportWindow: uint32(bound(reportWindow, 1, 1 days)),
+                challengeWindow: uint32(bound(challengeWindow, 0, 2 hours)),
+                askFee: uint96(bound(fee, 0, 1 ether)),
+                disputeBond: uint96(bound(fee >> 8, 0, 1 ether)),
+                evidenceFee: uint96(bound(fee >> 16, 0, 0.1 ether))
+            })
+        );
+        _after(false);
+    }
+
+    function toggleOperator(uint256 seed) external {
+        _before();
+        address op = _operators[seed % _operators.length];
         vm.startPrank(owner);
-        if (oracle.isOperator(actor)) oracle.removeOperator(actor);
-        else oracle.addOperator(actor);
+        if (oracle.isOperator(op)) oracle.removeOperator(op);
+        else oracle.addOperator(op);
         vm.stopPrank();
+        _after(false);
     }
 
     function warp(uint256 seconds_) external {
-        vm.warp(block.timestamp + bound(seconds_, 0, 1 hours));
+        _before();
+        vm.warp(block.timestamp + bound(seconds_, 0, 6 hours));
+        _after(false);
     }
 
-    function _actor(uint256 seed) internal view returns (address) {
-        return _actors[seed % _actors.length];
+    /*//////////////////////////////////////////////////////////////
+                                GHOSTS
+    //////////////////////////////////////////////////////////////*/
+
+    function _before() internal {
+        vm.recordLogs();
+    }
+
+    /// @dev Reads the action's logs and compares every question with what was last seen.
+    function _after(bool arbiterAction) internal {
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        for (uint256 i = 0; i < logs.length; i++) {
+            if (logs[i].emitter != address(oracle)) continue;
+            bytes32 topic = logs[i].topics[0];
+            if (topic == IVeritasOracle.ReportSubmitted.selector) {
+                uint256 id = uint256(logs[i].topics[1]);
+                address op = address(uint160(uint256(logs[i].topics[2])));
+                uint256 seen = ++ghostReports[id][op];
+                if (seen > ghostMaxReportsPerOperator) ghostMaxReportsPerOperator = seen;
+            } else if (topic == IVeritasOracle.QuestionSettled.selector) {
+                uint256 seen = ++ghostSettlements[uint256(logs[i].topics[1])];
+                if (seen > ghostMaxSettlements) ghostMaxSettlements = seen;
+            }
+        }
+        uint256 n = oracle.questionCount();
+        for (uint256 id = 1; id <= n; id++) {
+            (, uint256 y, uint256 no, uint256 u) = oracle.tally(id);
+            uint256[3] storage last = _lastCounts[id];
+            if (y < last[0] || no < last[1] || u < last[2]) ghostCountsShrank = true;
+            _lastCounts[id] = [y, no, u];
+
+            IVeritasOracle.VerdictStatus status = oracle.verdictStatus(id);
+            bytes32 seenVerdict = _disputedVerdict[id];
+            if (seenVerdict != 0 && !arbiterAction) {
+                if (status != IVeritasOracle.VerdictStatus.Disputed || _verdictHash(id) != seenVerdict) {
+                    ghostDisputedChangedByOthers = true;
+                }
+            }
+            _disputedVerdict[id] = status == IVeritasOracle.VerdictStatus.Disputed ? _verdictHash(id) : bytes32(0);
+        }
+    }
+
+    function _verdictHash(uint256 id) internal view returns (bytes32) {
+        (bytes32 h, bytes32 root, uint256 a, uint256 b, uint256 c, int256 k, uint256 t) = oracle.getVerdict(id);
+        return keccak256(abi.encode(h, root, a, b, c, k, t));
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                                 VIEWS
+    //////////////////////////////////////////////////////////////*/
+
+    function _id(uint256 seed) internal view returns (uint256) {
+        return bound(seed, 1, oracle.questionCount() + 1);
+    }
+
+    function _user(uint256 seed) internal view returns (address) {
+        return _users[seed % _users.length];
+    }
+
+    function operatorsLength() external view returns (uint256) {
+        return _operators.length;
+    }
+
+    function operatorAt(uint256 i) external view returns (address) {
+        return _operators[i];
+    }
+
+    function usersLength() external view returns (uint256) {
+        return _users.length;
+    }
+
+    function userAt(uint256 i) external view returns (address) {
+        return _users[i];
     }
 }
 
@@ -110,41 +264,67 @@ contract InvariantTest is StdInvariant, Test {
         vm.warp(1_750_000_000);
         address owner = makeAddr("owner");
         address arbiter = makeAddr("arbiter");
-        address[] memory actors = new address[](4);
-        actors[0] = makeAddr("operator1");
-        actors[1] = makeAddr("operator2");
-        actors[2] = makeAddr("stranger1");
-        actors[3] = makeAddr("stranger2");
+        address[] memory operators = new address[](5);
+        for (uint256 i = 0; i < operators.length; i++) {
+            operators[i] = makeAddr(string.concat("operator", vm.toString(i)));
+        }
+        address[] memory users = new address[](4);
+        for (uint256 i = 0; i < users.length; i++) {
+            users[i] = makeAddr(string.concat("user", vm.toString(i)));
+            vm.deal(users[i], 1_000_000 ether);
+        }
 
         oracle = new VeritasOracle(owner);
         vm.startPrank(owner);
-        oracle.addOperator(actors[0]);
-        oracle.addOperator(actors[1]);
+        for (uint256 i = 0; i < operators.length; i++) {
+            oracle.addOperator(operators[i]);
+        }
         oracle.setArbiter(arbiter);
+        oracle.setParameters(
+            IVeritasOracle.Parameters({
+                quorum: 2,
+                maxBallotsPerReport: 30,
+                reportWindow: 1 hours,
+                challengeWindow: 1 hours,
+                askFee: 0.01 ether,
+                disputeBond: 0.1 ether,
+                evidenceFee: 0.001 ether
+            })
+        );
         vm.stopPrank();
 
-        handler = new OracleHandler(oracle, owner, arbiter, actors);
-        bytes4[] memory selectors = new bytes4[](5);
+        handler = new OracleHandler(oracle, owner, arbiter, operators, users);
+        bytes4[] memory selectors = new bytes4[](13);
         selectors[0] = OracleHandler.ask.selector;
-        selectors[1] = OracleHandler.post.selector;
-        selectors[2] = OracleHandler.arbitrate.selector;
-        selectors[3] = OracleHandler.toggleOperator.selector;
-        selectors[4] = OracleHandler.warp.selector;
+        selectors[1] = OracleHandler.evidence.selector;
+        selectors[2] = OracleHandler.report.selector;
+        selectors[3] = OracleHandler.batch.selector;
+        selectors[4] = OracleHandler.finalize.selector;
+        selectors[5] = OracleHandler.dispute.selector;
+        selectors[6] = OracleHandler.arbitrate.selector;
+        selectors[7] = OracleHandler.settle.selector;
+        selectors[8] = OracleHandler.withdraw.selector;
+        selectors[9] = OracleHandler.setParameters.selector;
+        selectors[10] = OracleHandler.toggleOperator.selector;
+        selectors[11] = OracleHandler.warp.selector;
+        selectors[12] = OracleHandler.report.selector; // reports twice as likely
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }
 
-    function invariant_AtMostOneVerdictPerQuestion() public view {
-        uint256 n = oracle.questionCount();
-        for (uint256 id = 0; id <= n + 1; id++) {
-            assertLe(handler.ghostPostsOf(id), 1);
-        }
+    function invariant_AtMostOneReportPerOperatorPerQuestion() public view {
+        assertLe(handler.ghostMaxReportsPerOperator(), 1);
     }
 
-    function invariant_PostedTriplesSumToWad() public view {
+    function invariant_CountsNeverShrink() public view {
+        assertFalse(handler.ghostCountsShrank());
+    }
+
+    function invariant_VerdictTriplesSumToWad() public view {
         uint256 n = oracle.questionCount();
         for (uint256 id = 1; id <= n; id++) {
-            if (uint8(oracle.verdictStatus(id)) < uint8(IVeritasOracle.VerdictStatus.Resolved)) continue;
+            IVeritasOracle.VerdictStatus s = oracle.verdictStatus(id);
+            if (s == IVeritasOracle.VerdictStatus.Asked || s == IVeritasOracle.VerdictStatus.Expired) continue;
             (,, uint256 pYes, uint256 pNo, uint256 pNull, int256 kappa,) = oracle.getVerdict(id);
             assertGt(pYes, 0);
             assertGt(pNo, 0);
@@ -155,22 +335,44 @@ contract InvariantTest is StdInvariant, Test {
         }
     }
 
-    function invariant_OnlyOperatorsPost() public view {
-        assertEq(handler.ghostPostsByNonOperators(), 0);
+    /// @dev balance == withdrawable credits + bonds held by disputes + fees not yet credited.
+    function invariant_EthIsConserved() public view {
+        uint256 owed;
+        for (uint256 i = 0; i < handler.operatorsLength(); i++) {
+            owed += oracle.credits(handler.operatorAt(i));
+        }
+        for (uint256 i = 0; i < handler.usersLength(); i++) {
+            owed += oracle.credits(handler.userAt(i));
+        }
+        uint256 n = oracle.questionCount();
+        for (uint256 id = 1; id <= n; id++) {
+            owed += oracle.pendingFee(id);
+            if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Disputed) {
+                (, uint256 bond) = oracle.getDispute(id);
+                owed += bond;
+            }
+        }
+        assertEq(address(oracle).balance, owed);
     }
 
-    function invariant_VerdictCountEqualsPosts() public view {
-        assertEq(oracle.verdictCount(), handler.ghostPosts());
+    function invariant_OnlyTheArbiterChangesADisputedVerdict() public view {
+        assertFalse(handler.ghostDisputedChangedByOthers());
+    }
+
+    function invariant_NothingSettlesTwice() public view {
+        assertLe(handler.ghostMaxSettlements(), 1);
+    }
+
+    function invariant_VerdictCountMatchesStatuses() public view {
         uint256 withVerdict;
         uint256 n = oracle.questionCount();
         for (uint256 id = 1; id <= n; id++) {
-            if (uint8(oracle.verdictStatus(id)) >= uint8(IVeritasOracle.VerdictStatus.Resolved)) withVerdict++;
+            uint8 s = uint8(oracle.verdictStatus(id));
+            if (s >= uint8(IVeritasOracle.VerdictStatus.Resolved) && s != uint8(IVeritasOracle.VerdictStatus.Expired)) {
+                withVerdict++;
+            }
         }
-        assertEq(withVerdict, handler.ghostPosts());
-    }
-
-    function invariant_QuestionCountEqualsAsks() public view {
-        assertEq(oracle.questionCount(), handler.ghostAsks());
-        assertEq(uint8(oracle.verdictStatus(handler.ghostAsks() + 1)), uint8(IVeritasOracle.VerdictStatus.None));
+        assertEq(oracle.verdictCount(), withVerdict);
+        assertEq(uint8(oracle.verdictStatus(n + 1)), uint8(IVeritasOracle.VerdictStatus.None));
     }
 }

@@ -20,7 +20,7 @@ contract ClockedOracle is VeritasOracle {
     }
 }
 
-/// @notice Ask, post, read: the happy path and the status machine.
+/// @notice Ask, report, pool, finalise, read: the happy paths and the status machine.
 contract LifecycleTest is BaseTest {
     function test_AskAssignsSequentialIdsFromOne() public {
         assertEq(oracle.questionCount(), 0);
@@ -48,10 +48,10 @@ contract LifecycleTest is BaseTest {
         assertEq(oracle.getQuestion(id).questionHash, sha256(bytes(text)));
     }
 
-    function test_ResolveAfterBeyond56BitsSaturates() public {
+    function test_ResolveAfterBeyond40BitsSaturates() public {
         vm.prank(alice);
         uint256 id = oracle.askQuestion(QUESTION, type(uint64).max);
-        assertEq(oracle.getQuestion(id).resolveAfter, type(uint56).max);
+        assertEq(oracle.getQuestion(id).resolveAfter, type(uint40).max);
     }
 
     function test_PostVerdictStoresEverything() public {
@@ -111,8 +111,8 @@ contract LifecycleTest is BaseTest {
         uint256 a = _ask();
         uint256 b = _ask();
         vm.startPrank(operator);
-        oracle.postVerdict(a, ROOT, P_YES, P_NO, P_NULL, 1e18, false);
-        oracle.postVerdict(b, ROOT, P_YES, P_NO, P_NULL, -1e18, false);
+        oracle.submitReport(a, ROOT, N_YES, N_NO, N_NULL, 1e18, false);
+        oracle.submitReport(b, ROOT, N_YES, N_NO, N_NULL, -1e18, false);
         vm.stopPrank();
         (,,,,, int256 ka,) = oracle.getVerdict(a);
         (,,,,, int256 kb,) = oracle.getVerdict(b);
@@ -124,14 +124,15 @@ contract LifecycleTest is BaseTest {
         uint256 a = _ask();
         uint256 b = _ask();
         vm.prank(operator);
-        oracle.postVerdict(b, bytes32(uint256(7)), 1, 2, WAD - 3, 0, true);
+        oracle.submitReport(b, bytes32(uint256(7)), 0, 1, 2, 0, true);
         assertEq(uint8(_status(a)), uint8(IVeritasOracle.VerdictStatus.Asked));
         assertEq(uint8(_status(b)), uint8(IVeritasOracle.VerdictStatus.Escalated));
         (, bytes32 root, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(b);
         assertEq(root, bytes32(uint256(7)));
-        assertEq(pYes, 1);
-        assertEq(pNo, 2);
-        assertEq(pNull, WAD - 3);
+        // alpha = (1, 2, 3) / 6
+        assertEq(pYes, 166_666_666_666_666_667);
+        assertEq(pNo, 333_333_333_333_333_333);
+        assertEq(pNull, 0.5e18);
         assertEq(oracle.verdictCount(), 1);
         assertEq(oracle.questionCount(), 2);
     }
@@ -150,16 +151,19 @@ contract LifecycleTest is BaseTest {
         else assertEq(uint8(status), uint8(IVeritasOracle.VerdictStatus.None));
     }
 
-    function testFuzz_PostedTripleReadsBackExactly(uint256 a, uint256 b, int256 kappa) public {
-        (uint256 pYes, uint256 pNo, uint256 pNull) = _validTriple(a, b);
+    function testFuzz_PostedTripleReadsBackExactly(uint16 y, uint16 n, uint16 u, int256 kappa) public {
+        y = uint16(bound(y, 0, 30));
+        n = uint16(bound(n, 0, 30 - y));
+        u = uint16(bound(u, 0, 30 - y - n));
         kappa = bound(kappa, -1e18, 1e18);
         uint256 id = _ask();
         vm.prank(operator);
-        oracle.postVerdict(id, ROOT, pYes, pNo, pNull, kappa, false);
+        oracle.submitReport(id, ROOT, y, n, u, kappa, false);
         (,, uint256 rYes, uint256 rNo, uint256 rNull, int256 rKappa,) = oracle.getVerdict(id);
-        assertEq(rYes, pYes);
-        assertEq(rNo, pNo);
-        assertEq(rNull, pNull);
+        uint256[3] memory p = _referenceTriple(y, n, u);
+        assertEq(rYes, p[0]);
+        assertEq(rNo, p[1]);
+        assertEq(rNull, p[2]);
         assertEq(rKappa, kappa);
         assertEq(rYes + rNo + rNull, WAD);
     }
@@ -176,12 +180,178 @@ contract LifecycleTest is BaseTest {
         // block.timestamp is far past resolveAfter, but the oracle's own clock is not.
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooEarly.selector, id, uint64(1000), 500));
         vm.prank(operator);
-        clocked.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        clocked.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
 
         clocked.setClock(1000);
         vm.prank(operator);
-        clocked.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        clocked.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
         (,,,,,, uint256 timestamp) = clocked.getVerdict(id);
         assertEq(timestamp, 1000);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                          QUORUM AND POOLING
+    //////////////////////////////////////////////////////////////*/
+
+    function test_QuorumThreePoolsCountsKappaAndRoots() public {
+        _setParams(_params(3, 0));
+        uint256 id = _ask();
+        bytes32 r1 = keccak256("r1");
+        bytes32 r2 = keccak256("r2");
+        bytes32 r3 = keccak256("r3");
+        vm.prank(operator);
+        oracle.submitReport(id, r1, 9, 1, 0, 0.5e18, false);
+        vm.prank(operator2);
+        oracle.submitReport(id, r2, 8, 2, 0, 0.2e18, false);
+        (uint256 reports, uint256 y, uint256 n, uint256 u) = oracle.tally(id);
+        assertEq(reports, 2);
+        assertEq(y, 17);
+        assertEq(n, 3);
+        assertEq(u, 0);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Asked));
+        assertEq(oracle.verdictCount(), 0);
+
+        vm.prank(operator3);
+        oracle.submitReport(id, r3, 10, 0, 0, 0.9e18, false);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
+        (, bytes32 root, uint256 pYes, uint256 pNo, uint256 pNull, int256 kappa,) = oracle.getVerdict(id);
+        // d1 = r1, d2 = sha256(d1 || r2), d3 = sha256(d2 || r3)
+        assertEq(root, sha256(abi.encodePacked(sha256(abi.encodePacked(r1, r2)), r3)));
+        uint256[3] memory p = _referenceTriple(27, 3, 0);
+        assertEq(pYes, p[0]);
+        assertEq(pNo, p[1]);
+        assertEq(pNull, p[2]);
+        assertEq(kappa, 0.2e18, "kappa is the minimum");
+        assertEq(oracle.verdictCount(), 1);
+        assertTrue(oracle.hasReported(id, operator));
+        assertTrue(oracle.hasReported(id, operator3));
+        assertFalse(oracle.hasReported(id, alice));
+    }
+
+    function test_EscalatedWhenAnyReportEscalates() public {
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        _report(operator, id, 9, 1, 0, false);
+        _report(operator2, id, 9, 1, 0, true);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
+    }
+
+    function test_EscalatedWhenLeadingOutcomesDiffer() public {
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        _report(operator, id, 9, 1, 0, false);
+        _report(operator2, id, 1, 2, 0, false);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
+    }
+
+    function test_TiesLeadInYesNoNullOrder() public {
+        // (3, 3, 0) leads YES by the tie rule, as does (4, 1, 0): same leader, resolved.
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        _report(operator, id, 3, 3, 0, false);
+        _report(operator2, id, 4, 1, 0, false);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
+    }
+
+    function test_ParametersAreFixedAtAskTime() public {
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        _setParams(_params(1, 0));
+        assertEq(oracle.questionParameters(id).quorum, 2);
+        assertEq(oracle.parameters().quorum, 1);
+        _report(operator, id, 1, 0, 0, false);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Asked), "still waits for its quorum 2");
+        uint256 later = _ask();
+        _report(operator, later, 1, 0, 0, false);
+        assertEq(uint8(_status(later)), uint8(IVeritasOracle.VerdictStatus.Resolved));
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                       REPORT WINDOW AND FINALIZE
+    //////////////////////////////////////////////////////////////*/
+
+    function test_FinalizeWithReportsPostsEscalated() public {
+        _setParams(_params(3, 0));
+        uint256 id = _ask();
+        _report(operator, id, 9, 1, 0, false);
+        vm.warp(START_TIME + REPORT_WINDOW);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.VerdictPosted(
+            id, ROOT, 0.769230769230769231e18, 0.153846153846153846e18, 0.076923076923076923e18, KAPPA, true, bob
+        );
+        vm.prank(bob);
+        oracle.finalize(id);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
+        assertEq(oracle.verdictCount(), 1);
+    }
+
+    function test_FinalizeWithoutReportsExpiresAndRefunds() public {
+        _setParams(_params(1, 0));
+        uint256 id = _ask();
+        vm.warp(START_TIME + REPORT_WINDOW);
+        oracle.finalize(id);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Expired));
+        assertTrue(oracle.isFinal(id));
+        assertEq(oracle.finalAt(id), START_TIME + REPORT_WINDOW);
+        assertEq(oracle.credits(alice), ASK_FEE);
+        assertEq(oracle.pendingFee(id), 0);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasVerdictNotFound.selector, id));
+        oracle.getVerdict(id);
+        uint256 before = alice.balance;
+        vm.prank(alice);
+        assertEq(oracle.withdraw(), ASK_FEE);
+        assertEq(alice.balance, before + ASK_FEE);
+    }
+
+    function test_ReportWindowStartsAtResolveAfter() public {
+        vm.prank(alice);
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 days);
+        vm.warp(START_TIME + 1 days + REPORT_WINDOW - 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasReportWindowOpen.selector,
+                id,
+                START_TIME + 1 days + REPORT_WINDOW,
+                START_TIME + 1 days + REPORT_WINDOW - 1
+            )
+        );
+        oracle.finalize(id);
+        _post(id, false);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                               FINALITY
+    //////////////////////////////////////////////////////////////*/
+
+    function test_ResolvedIsFinalAfterTheChallengeWindow() public {
+        _setParams(_params(1, CHALLENGE_WINDOW));
+        uint256 id = _askAndPost(false);
+        assertFalse(oracle.isFinal(id));
+        assertEq(oracle.finalAt(id), START_TIME + CHALLENGE_WINDOW);
+        vm.warp(START_TIME + CHALLENGE_WINDOW - 1);
+        assertFalse(oracle.isFinal(id));
+        vm.warp(START_TIME + CHALLENGE_WINDOW);
+        assertTrue(oracle.isFinal(id));
+    }
+
+    function test_ZeroChallengeWindowIsFinalAtOnce() public {
+        uint256 id = _askAndPost(false);
+        assertTrue(oracle.isFinal(id));
+        assertEq(oracle.finalAt(id), START_TIME);
+    }
+
+    function test_NothingElseIsFinal() public {
+        uint256 asked = _ask();
+        uint256 escalated = _askAndPost(true);
+        assertFalse(oracle.isFinal(asked));
+        assertFalse(oracle.isFinal(escalated));
+        assertFalse(oracle.isFinal(99));
+        assertEq(oracle.finalAt(asked), 0);
+        assertEq(oracle.finalAt(escalated), 0);
+        vm.prank(arbiter);
+        oracle.arbitrate(escalated, P_YES, P_NO, P_NULL);
+        assertTrue(oracle.isFinal(escalated));
+        assertEq(oracle.finalAt(escalated), START_TIME);
     }
 }

@@ -4,8 +4,8 @@ pragma solidity ^0.8.24;
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 
-/// @notice Every input check of `askQuestion` and `postVerdict`, with fuzzed accepted and
-/// rejected triples and kappas.
+/// @notice Every input check of `askQuestion`, `submitReport`, `finalize`, `setParameters` and of
+/// the arbiter's triple, with fuzzed accepted and rejected counts, triples and kappas.
 contract ValidationTest is BaseTest {
     /*//////////////////////////////////////////////////////////////
                                QUESTIONS
@@ -49,34 +49,55 @@ contract ValidationTest is BaseTest {
         oracle.getQuestion(1);
     }
 
+    function test_RevertIf_AskFeeUnpaid() public {
+        _setParams(_params(1, 0));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVeritasOracle.VeritasInsufficientPayment.selector, ASK_FEE - 1, ASK_FEE)
+        );
+        vm.prank(alice);
+        oracle.askQuestion{value: ASK_FEE - 1}(QUESTION, 0);
+    }
+
     /*//////////////////////////////////////////////////////////////
-                            POST: STATE CHECKS
+                           REPORT: STATE CHECKS
     //////////////////////////////////////////////////////////////*/
 
-    function test_RevertIf_PostUnknownQuestion() public {
+    function test_RevertIf_ReportUnknownQuestion() public {
         _ask();
         vm.startPrank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasUnknownQuestion.selector, 0));
-        oracle.postVerdict(0, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        oracle.submitReport(0, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasUnknownQuestion.selector, 2));
-        oracle.postVerdict(2, ROOT, P_YES, P_NO, P_NULL, KAPPA, false);
+        oracle.submitReport(2, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
         vm.stopPrank();
     }
 
-    function test_RevertIf_VerdictAlreadyPosted() public {
+    function test_RevertIf_ReportAfterVerdict() public {
         uint256 id = _askAndPost(false);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasVerdictAlreadyPosted.selector, id));
+        vm.expectRevert(
+            abi.encodeWithSelector(IVeritasOracle.VeritasNotOpen.selector, id, IVeritasOracle.VerdictStatus.Resolved)
+        );
+        _report(operator2, id, 1, 0, 0, false);
+    }
+
+    function test_RevertIf_ReportAfterEscalatedVerdict() public {
+        uint256 id = _askAndPost(true);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVeritasOracle.VeritasNotOpen.selector, id, IVeritasOracle.VerdictStatus.Escalated)
+        );
         _post(id, false);
     }
 
-    function test_RevertIf_EscalatedVerdictPostedAgain() public {
-        uint256 id = _askAndPost(true);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasVerdictAlreadyPosted.selector, id));
+    function test_RevertIf_SameOperatorReportsTwice() public {
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        _post(id, false);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasAlreadyReported.selector, id, operator));
         _post(id, false);
     }
 
     function test_RevertIf_TooEarly() public {
-        uint64 resolveAfter = START_TIME + 1 days;
+        uint64 resolveAfter = START_TIME + 1 hours;
         vm.prank(alice);
         uint256 id = oracle.askQuestion(QUESTION, resolveAfter);
         vm.warp(resolveAfter - 1);
@@ -84,6 +105,41 @@ contract ValidationTest is BaseTest {
             abi.encodeWithSelector(IVeritasOracle.VeritasTooEarly.selector, id, resolveAfter, resolveAfter - 1)
         );
         _post(id, false);
+    }
+
+    function test_RevertIf_ReportWindowClosed() public {
+        uint256 id = _ask();
+        uint256 deadline = START_TIME + REPORT_WINDOW;
+        vm.warp(deadline);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVeritasOracle.VeritasReportWindowClosed.selector, id, deadline, deadline)
+        );
+        _post(id, false);
+    }
+
+    function test_RevertIf_FinalizeUnknownOrClosed() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasUnknownQuestion.selector, 7));
+        oracle.finalize(7);
+        uint256 id = _askAndPost(false);
+        vm.warp(START_TIME + REPORT_WINDOW);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVeritasOracle.VeritasNotOpen.selector, id, IVeritasOracle.VerdictStatus.Resolved)
+        );
+        oracle.finalize(id);
+    }
+
+    function test_RevertIf_FinalizeInsideTheWindow() public {
+        uint256 id = _ask();
+        vm.warp(START_TIME + REPORT_WINDOW - 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasReportWindowOpen.selector,
+                id,
+                START_TIME + REPORT_WINDOW,
+                START_TIME + REPORT_WINDOW - 1
+            )
+        );
+        oracle.finalize(id);
     }
 
     function test_RevertIf_GetVerdictNotFound() public {
@@ -94,61 +150,115 @@ contract ValidationTest is BaseTest {
         oracle.getVerdict(id);
     }
 
+    function test_RevertIf_QuestionParametersUnknown() public {
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasUnknownQuestion.selector, 3));
+        oracle.questionParameters(3);
+    }
+
     /*//////////////////////////////////////////////////////////////
-                         POST: TRIPLE AND KAPPA
+                          REPORT: VALUE CHECKS
     //////////////////////////////////////////////////////////////*/
 
-    function test_RevertIf_ZeroProbability() public {
+    function test_RevertIf_TooManyBallots() public {
         uint256 id = _ask();
-        vm.startPrank(operator);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, uint8(0)));
-        oracle.postVerdict(id, ROOT, 0, 0.5e18, 0.5e18, KAPPA, false);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, uint8(1)));
-        oracle.postVerdict(id, ROOT, 0.5e18, 0, 0.5e18, KAPPA, false);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, uint8(2)));
-        oracle.postVerdict(id, ROOT, 0.5e18, 0.5e18, 0, KAPPA, false);
-        vm.stopPrank();
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooManyBallots.selector, 31, 30));
+        _report(operator, id, 10, 11, 10, false);
     }
 
-    function test_RevertIf_ProbabilitySumOffByOne() public {
-        uint256 id = _ask();
-        vm.startPrank(operator);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD - 1));
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL - 1, KAPPA, false);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD + 1));
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL + 1, KAPPA, false);
-        vm.stopPrank();
+    function test_BallotCapAndEmptyReportAreAccepted() public {
+        uint256 a = _ask();
+        uint256 b = _ask();
+        _report(operator, a, 10, 10, 10, false);
+        _report(operator, b, 0, 0, 0, true);
+        (,, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(b);
+        // No valid ballot: the uniform prior, the odd unit to YES.
+        assertEq(pYes, 333_333_333_333_333_334);
+        assertEq(pNo, 333_333_333_333_333_333);
+        assertEq(pNull, 333_333_333_333_333_333);
     }
 
-    function test_RevertIf_ProbabilitySumOverflows() public {
+    function testFuzz_BallotCap(uint16 y, uint16 n, uint16 u) public {
         uint256 id = _ask();
-        vm.startPrank(operator);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
-        oracle.postVerdict(id, ROOT, type(uint256).max, 1, 1, KAPPA, false);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
-        oracle.postVerdict(id, ROOT, 1, 1, type(uint256).max, KAPPA, false);
-        vm.stopPrank();
+        uint256 total = uint256(y) + n + u;
+        if (total > 30) {
+            vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooManyBallots.selector, total, 30));
+        }
+        _report(operator, id, y, n, u, false);
     }
 
     function test_RevertIf_KappaOutOfRange() public {
         uint256 id = _ask();
         vm.startPrank(operator);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, int256(1e18 + 1)));
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, 1e18 + 1, false);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, int256(-1e18 - 1)));
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, -1e18 - 1, false);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, 1e18 + 1));
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, 1e18 + 1, false);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, -1e18 - 1));
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, -1e18 - 1, false);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, type(int256).min));
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, type(int256).min, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, type(int256).min, false);
         vm.stopPrank();
     }
 
-    function testFuzz_AcceptsEveryValidTripleAndKappa(uint256 a, uint256 b, int256 kappa) public {
-        (uint256 pYes, uint256 pNo, uint256 pNull) = _validTriple(a, b);
-        kappa = bound(kappa, -1e18, 1e18);
+    function testFuzz_RevertIf_KappaOutOfRange(int256 kappa) public {
+        vm.assume(kappa < -1e18 || kappa > 1e18);
         uint256 id = _ask();
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, kappa));
         vm.prank(operator);
-        oracle.postVerdict(id, ROOT, pYes, pNo, pNull, kappa, false);
-        assertEq(oracle.verdictCount(), 1);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, kappa, false);
+    }
+
+    function testFuzz_RevertIf_KappaJustOutOfRange(int256 kappa, bool negative) public {
+        kappa = negative ? bound(kappa, -2e18, -1e18 - 1) : bound(kappa, 1e18 + 1, 2e18);
+        uint256 id = _ask();
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, kappa));
+        vm.prank(operator);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, kappa, false);
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                           ARBITER'S TRIPLE
+    //////////////////////////////////////////////////////////////*/
+
+    function test_RevertIf_ZeroProbability() public {
+        uint256 id = _askAndPost(true);
+        vm.startPrank(arbiter);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 0));
+        oracle.arbitrate(id, 0, 0.5e18, 0.5e18);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 1));
+        oracle.arbitrate(id, 0.5e18, 0, 0.5e18);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 2));
+        oracle.arbitrate(id, 0.5e18, 0.5e18, 0);
+        vm.stopPrank();
+    }
+
+    function test_RevertIf_ProbabilitySumOffByOne() public {
+        uint256 id = _askAndPost(true);
+        vm.startPrank(arbiter);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD - 1));
+        oracle.arbitrate(id, P_YES, P_NO, P_NULL - 1);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD + 1));
+        oracle.arbitrate(id, P_YES, P_NO, P_NULL + 1);
+        vm.stopPrank();
+    }
+
+    function test_RevertIf_ProbabilitySumOverflows() public {
+        uint256 id = _askAndPost(true);
+        vm.startPrank(arbiter);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
+        oracle.arbitrate(id, type(uint256).max, 1, 1);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
+        oracle.arbitrate(id, 1, 1, type(uint256).max);
+        vm.stopPrank();
+    }
+
+    function testFuzz_AcceptsEveryValidTriple(uint256 a, uint256 b) public {
+        (uint256 pYes, uint256 pNo, uint256 pNull) = _validTriple(a, b);
+        uint256 id = _askAndPost(true);
+        vm.prank(arbiter);
+        oracle.arbitrate(id, pYes, pNo, pNull);
+        (,, uint256 rYes, uint256 rNo, uint256 rNull,,) = oracle.getVerdict(id);
+        assertEq(rYes, pYes);
+        assertEq(rNo, pNo);
+        assertEq(rNull, pNull);
     }
 
     function testFuzz_RevertIf_SumIsNotWad(uint256 pYes, uint256 pNo, uint256 pNull) public {
@@ -157,10 +267,10 @@ contract ValidationTest is BaseTest {
         pNull = bound(pNull, 1, 3 * WAD);
         uint256 sum = pYes + pNo + pNull;
         vm.assume(sum != WAD);
-        uint256 id = _ask();
+        uint256 id = _askAndPost(true);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, sum));
-        vm.prank(operator);
-        oracle.postVerdict(id, ROOT, pYes, pNo, pNull, KAPPA, false);
+        vm.prank(arbiter);
+        oracle.arbitrate(id, pYes, pNo, pNull);
     }
 
     function testFuzz_RevertIf_AnyProbabilityIsZero(uint256 a, uint256 b, uint8 which) public {
@@ -171,28 +281,79 @@ contract ValidationTest is BaseTest {
         p[which] = 0;
         p[(which + 1) % 3] = a;
         p[(which + 2) % 3] = b;
-        uint256 id = _ask();
+        uint256 id = _askAndPost(true);
         vm.expectRevert(
             abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, _firstZero(p[0], p[1], p[2]))
         );
-        vm.prank(operator);
-        oracle.postVerdict(id, ROOT, p[0], p[1], p[2], KAPPA, false);
+        vm.prank(arbiter);
+        oracle.arbitrate(id, p[0], p[1], p[2]);
     }
 
-    function testFuzz_RevertIf_KappaOutOfRange(int256 kappa) public {
-        vm.assume(kappa < -1e18 || kappa > 1e18);
-        uint256 id = _ask();
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, kappa));
-        vm.prank(operator);
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, kappa, false);
+    /*//////////////////////////////////////////////////////////////
+                              PARAMETERS
+    //////////////////////////////////////////////////////////////*/
+
+    function test_RevertIf_InvalidQuorum() public {
+        IVeritasOracle.Parameters memory p = _params(0, 0);
+        vm.startPrank(owner);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidQuorum.selector, 0));
+        oracle.setParameters(p);
+        p.quorum = uint8(oracle.MAX_QUORUM() + 1);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidQuorum.selector, p.quorum));
+        oracle.setParameters(p);
+        p.quorum = uint8(oracle.MAX_QUORUM());
+        oracle.setParameters(p);
+        vm.stopPrank();
     }
 
-    function testFuzz_RevertIf_KappaJustOutOfRange(int256 kappa, bool negative) public {
-        kappa = negative ? bound(kappa, -2e18, -1e18 - 1) : bound(kappa, 1e18 + 1, 2e18);
+    function test_RevertIf_InvalidBallotCap() public {
+        IVeritasOracle.Parameters memory p = _params(1, 0);
+        p.maxBallotsPerReport = 0;
+        vm.startPrank(owner);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidBallotCap.selector, 0));
+        oracle.setParameters(p);
+        p.maxBallotsPerReport = uint16(oracle.MAX_BALLOTS_PER_REPORT() + 1);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidBallotCap.selector, p.maxBallotsPerReport));
+        oracle.setParameters(p);
+        vm.stopPrank();
+    }
+
+    function test_RevertIf_ZeroReportWindow() public {
+        IVeritasOracle.Parameters memory p = _params(1, 0);
+        p.reportWindow = 0;
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidReportWindow.selector));
+        vm.prank(owner);
+        oracle.setParameters(p);
+    }
+
+    function test_RevertIf_ParametersExhausted() public {
+        // Header slot 0, bits [255..240]: the parameter set in force. Jump it to the last id.
+        bytes32 header = vm.load(address(oracle), bytes32(0));
+        vm.store(address(oracle), bytes32(0), header | bytes32(uint256(type(uint16).max) << 240));
+        IVeritasOracle.Parameters memory p = _params(1, 0);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasParametersExhausted.selector));
+        vm.prank(owner);
+        oracle.setParameters(p);
+    }
+
+    function test_MaximalQuorumAndCapsPool() public {
+        // MAX_QUORUM reports of MAX_BALLOTS_PER_REPORT ballots each still fit the 16-bit counts.
+        IVeritasOracle.Parameters memory p = _params(uint8(oracle.MAX_QUORUM()), 0);
+        p.maxBallotsPerReport = uint16(oracle.MAX_BALLOTS_PER_REPORT());
+        _setParams(p);
         uint256 id = _ask();
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, kappa));
-        vm.prank(operator);
-        oracle.postVerdict(id, ROOT, P_YES, P_NO, P_NULL, kappa, false);
+        uint16 cap = p.maxBallotsPerReport;
+        for (uint256 i = 0; i < p.quorum; i++) {
+            address op = address(uint160(0x5000 + i));
+            vm.prank(owner);
+            oracle.addOperator(op);
+            _report(op, id, i == 0 ? cap : 0, i == 0 ? 0 : cap, 0, false);
+        }
+        (uint256 reports, uint256 y, uint256 n,) = oracle.tally(id);
+        assertEq(reports, p.quorum);
+        assertEq(y, cap);
+        assertEq(n, uint256(cap) * (p.quorum - 1));
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
     }
 
     /// @dev The outcome index the contract reports: the first zero in (YES, NO, NULL) order.

@@ -321,7 +321,8 @@ impl Pipeline {
     }
 
     async fn already_on_chain(&self, qid: U256) -> Result<bool, JobError> {
-        Ok(crate::chain::has_verdict(&self.poster.status(qid).await?))
+        // Our report is on-chain, or the question no longer takes reports.
+        Ok(self.poster.on_chain(qid).await?)
     }
 
     async fn resolve_and_report(&self, job: &Job) -> Result<PostIntent, JobError> {

@@ -258,8 +258,9 @@ pub fn oracle_bytecode() -> Result<Bytes, DevnetError> {
     static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if !*built {
+        // The contract only: the tests' via-IR build takes minutes and the node needs none of it.
         let status = Command::new(tool("forge"))
-            .arg("build")
+            .args(["build", "--skip", "test", "--skip", "script"])
             .current_dir(&root)
             .env("FOUNDRY_SOLC", root.join("tools/solc"))
             .stdout(Stdio::null())

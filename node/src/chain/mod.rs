@@ -3,7 +3,7 @@
 //! - [`bindings`]: `sol!` types generated from `contracts/interfaces/IVeritasOracle.sol`.
 //! - [`watcher`]: polls `eth_getLogs` behind a confirmation depth and fills the job store.
 //! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
-//! - [`poster`]: sends `postVerdict` exactly once per question (checks the chain first,
+//! - [`poster`]: sends the operator's `submitReport` exactly once per question (checks the chain first,
 //!   records each signed transaction before broadcasting it, waits for the receipt).
 //!
 //! Every RPC failure becomes a [`ChainError`] that says whether retrying may help, so the
@@ -105,7 +105,7 @@ pub enum ChainError {
     /// The contract reverted with one of its custom errors.
     #[error("contract {op} reverted: {error:?}")]
     Revert {
-        /// The operation, e.g. `postVerdict`.
+        /// The operation, e.g. `submitReport`.
         op: &'static str,
         /// The decoded error.
         error: OracleError,

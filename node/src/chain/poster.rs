@@ -1,17 +1,20 @@
-//! The verdict poster: `postVerdict` exactly once per question.
+//! The report poster: the operator's `submitReport` exactly once per question (the contract
+//! pools the operators' reports into the verdict).
 //!
 //! Exactly once rests on four checks, each covering a crash window the others leave open:
 //!
-//! 1. `verdictStatus(id)` is read before anything is sent: a verdict already on-chain (ours
-//!    from before a crash, or anyone's) ends the job as done.
+//! 1. `verdictStatus(id)` and `hasReported(id, operator)` are read before anything is sent:
+//!    our report already on-chain (from before a crash), or a question no longer open (the
+//!    quorum's verdict posted, expired), ends the job as done.
 //! 2. `getQuestion(id).questionHash` must equal the hash from the event the job came from, so
 //!    a reorg that replaced the question under the same id never gets the old verdict.
 //! 3. Each transaction is signed locally and recorded in the store (hash, nonce, fees, signed
 //!    bytes) *before* it is broadcast. After a crash the poster finds it, looks up its receipt,
 //!    rebroadcasts the very same bytes, or, when stuck past `receipt_timeout`, replaces it at
 //!    the same nonce with fees bumped by [`FEE_BUMP_PERCENT`] (nodes demand at least 10%).
-//! 4. The contract reverts a second verdict with `VeritasVerdictAlreadyPosted`; gas estimation
-//!    surfaces that revert before anything is sent, and it counts as done.
+//! 4. The contract reverts a second report with `VeritasAlreadyReported` (or `VeritasNotOpen`
+//!    once the verdict is posted); gas estimation surfaces that revert before anything is
+//!    sent, and it counts as done.
 //!
 //! Nonces come from a local counter seeded from the account's pending nonce and advanced only
 //! once a broadcast succeeded, under one async lock held just for allocate → sign → record →
@@ -38,6 +41,7 @@ use tokio::sync::Mutex;
 use tracing::{debug, info, warn};
 
 use super::{ChainError, ChainProvider, IVeritasOracle, OracleError};
+use crate::stats;
 use crate::store::{NewQuestion, PostIntent, SentTx, Store, TxStatus, now_ms};
 
 /// Fee bump when replacing a stuck transaction (12.5%, above the 10% nodes require).
@@ -60,19 +64,15 @@ pub struct PosterConfig {
     pub receipt_poll: Duration,
 }
 
-/// The verdict as the contract takes it.
+/// The operator's report as the contract (v2, `submitReport`) takes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verdict {
     /// Question id.
     pub id: U256,
     /// Evidence Merkle root.
     pub merkle_root: B256,
-    /// 1e18-scaled YES.
-    pub p_yes: U256,
-    /// 1e18-scaled NO.
-    pub p_no: U256,
-    /// 1e18-scaled NULL.
-    pub p_null: U256,
+    /// Valid ballots (n_YES, n_NO, n_NULL): the contract pools them and computes the triple.
+    pub counts: [u16; 3],
     /// 1e18-scaled Fleiss' kappa.
     pub kappa: I256,
     /// Routing escalated it.
@@ -80,32 +80,78 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// The verdict a saved intent holds (typed end to end: nothing to parse).
-    pub fn from_intent(intent: &PostIntent) -> Self {
-        Self {
+    /// The verdict a saved intent holds: its typed values, and the ballot counts the contract
+    /// pools (the intent's, or for an intent saved before they were stored, its report's).
+    ///
+    /// # Errors
+    /// [`ChainError::Contract`] when the counts cannot be read, exceed the contract's 16 bits,
+    /// or do not give the stored triple (the contract computes the triple from the counts, so
+    /// it must be the report's).
+    pub fn from_intent(intent: &PostIntent) -> Result<Self, ChainError> {
+        let counts = match intent.counts {
+            Some(counts) => {
+                let narrow = |n: u64| {
+                    u16::try_from(n).map_err(|_| ChainError::Contract {
+                        op: "intent",
+                        reason: format!("count {n} of question {} above 65535", intent.question_id),
+                    })
+                };
+                [narrow(counts[0])?, narrow(counts[1])?, narrow(counts[2])?]
+            }
+            None => report_counts(&intent.report_path)?,
+        };
+        // A triple that does not even fit 128 bits cannot match (to_wad's values are ≤ 1e18).
+        let triple = [intent.p_yes, intent.p_no, intent.p_null].map(|p| u128::try_from(p).ok());
+        if stats::to_wad(counts.map(u64::from)).map(Some) != triple {
+            return Err(ChainError::Contract {
+                op: "intent",
+                reason: format!(
+                    "counts {counts:?} of question {} do not give the stored triple",
+                    intent.question_id
+                ),
+            });
+        }
+        Ok(Self {
             id: intent.question_id,
             merkle_root: intent.merkle_root,
-            p_yes: intent.p_yes,
-            p_no: intent.p_no,
-            p_null: intent.p_null,
+            counts,
             kappa: intent.kappa,
             escalated: intent.escalated,
-        }
+        })
     }
 
     fn calldata(&self) -> Bytes {
-        IVeritasOracle::postVerdictCall {
+        IVeritasOracle::submitReportCall {
             id: self.id,
             merkleRoot: self.merkle_root,
-            pYes: self.p_yes,
-            pNo: self.p_no,
-            pNull: self.p_null,
+            nYes: self.counts[0],
+            nNo: self.counts[1],
+            nNull: self.counts[2],
             fleissKappa: self.kappa,
             escalated: self.escalated,
         }
         .abi_encode()
         .into()
     }
+}
+
+/// The valid-ballot counts (`stats.counts`) of the report file at `path`: what the contract
+/// pools (the intent stores only the triple they give).
+fn report_counts(path: &str) -> Result<[u16; 3], ChainError> {
+    let bad = |reason: String| ChainError::Contract {
+        op: "report counts",
+        reason: format!("{path}: {reason}"),
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let report: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let count = |outcome: &str| {
+        report
+            .pointer(&format!("/stats/counts/{outcome}"))
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|n| u16::try_from(n).ok())
+            .ok_or_else(|| bad(format!("no stats.counts.{outcome} below 65536")))
+    };
+    Ok([count("YES")?, count("NO")?, count("NULL")?])
 }
 
 /// How a post ended.
@@ -197,7 +243,7 @@ impl Poster {
         question: &NewQuestion,
         intent: &PostIntent,
     ) -> Result<Posted, ChainError> {
-        let verdict = Verdict::from_intent(intent);
+        let verdict = Verdict::from_intent(intent)?;
         let qid = intent.question_id;
         if self.on_chain(verdict.id).await? {
             self.reconcile_after_post(qid).await?;
@@ -214,9 +260,10 @@ impl Poster {
         let gas = match self.provider.estimate_gas(request.clone()).await {
             Ok(gas) => gas,
             Err(e) => {
-                return match ChainError::rpc("estimateGas(postVerdict)", e) {
+                return match ChainError::rpc("estimateGas(submitReport)", e) {
                     ChainError::Revert {
-                        error: OracleError::VeritasVerdictAlreadyPosted(_),
+                        error:
+                            OracleError::VeritasAlreadyReported(_) | OracleError::VeritasNotOpen(_),
                         ..
                     } => Ok(Posted::AlreadyOnChain),
                     other => Err(other),
@@ -242,15 +289,24 @@ impl Poster {
         self.wait(qid, &sent).await
     }
 
-    async fn on_chain(&self, id: U256) -> Result<bool, ChainError> {
+    /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
+    /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired).
+    ///
+    /// # Errors
+    /// [`ChainError`] from the calls; [`ChainError::UnknownQuestion`] for an id never asked.
+    pub async fn on_chain(&self, id: U256) -> Result<bool, ChainError> {
         use IVeritasOracle::VerdictStatus as S;
-        Ok(match self.status(id).await? {
-            S::Resolved | S::Escalated | S::Arbitrated => true,
-            S::Asked => false,
-            S::None => return Err(ChainError::UnknownQuestion(id)),
-            // Future statuses are verdicts by construction (the enum only grows after Asked).
-            _ => true,
-        })
+        match self.status(id).await? {
+            S::Asked => self
+                .contract()
+                .hasReported(id, self.from)
+                .call()
+                .await
+                .map_err(|e| ChainError::contract("hasReported", e)),
+            S::None => Err(ChainError::UnknownQuestion(id)),
+            // Every later status is past the reports (the enum only grows after Asked).
+            _ => Ok(true),
+        }
     }
 
     async fn check_question(&self, question: &NewQuestion, id: U256) -> Result<(), ChainError> {
