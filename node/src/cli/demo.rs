@@ -45,6 +45,10 @@ pub struct DemoArgs {
     /// Use the scripted replay resolver instead of the committee (a smoke test of the chain path).
     #[arg(long)]
     pub replay: bool,
+    /// Keep the chain and the node running after the verdicts, serving the web view, until
+    /// Ctrl-C.
+    #[arg(long)]
+    pub serve: bool,
     /// Give up waiting for verdicts after this long.
     #[arg(long, default_value = "20m", value_parser = humantime::parse_duration)]
     pub timeout: Duration,
@@ -88,14 +92,18 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         deploy_oracle(&anvil.url, ANVIL_KEYS[0], &[operator.address()]).await?;
     eprintln!("oracle {oracle} on {} (block {deploy_block})", anvil.url);
 
-    let data = tempfile::tempdir()?;
+    // Reports stay after the demo (`.veritas/` is ignored by git); each run starts afresh.
+    let data = root.join(".veritas/demo");
+    if data.exists() {
+        std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
+    }
     let mut config = Config::default();
     config.chain.rpc_url = anvil.url.clone();
     config.chain.oracle = Some(oracle);
     config.chain.confirmations = 1;
     config.chain.poll_interval = Duration::from_millis(250);
     config.chain.start_block = deploy_block;
-    config.node.data_dir = data.path().to_path_buf();
+    config.node.data_dir = data.clone();
     config.node.http_addr = "127.0.0.1:0".parse()?;
     config.node.retry_backoff = Duration::from_secs(1);
     // Paths from the repository root, so the demo runs from any directory.
@@ -132,15 +140,22 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
             started.operator, started.http_addr
         );
         let ids = ask_all(&anvil.url, oracle, &questions).await?;
+        let web = format!("http://{}", started.http_addr);
         wait_and_print(
             &anvil.url,
             oracle,
             &ids,
             &questions,
-            data.path(),
+            &data,
             args.timeout,
+            &web,
         )
-        .await
+        .await?;
+        if args.serve {
+            println!("\nchain and node stay up: open {web}/ (Ctrl-C to stop)");
+            daemon::shutdown_signal().await;
+        }
+        Ok::<(), anyhow::Error>(())
     }
     .await;
     cancel.cancel();
@@ -187,6 +202,7 @@ async fn wait_and_print(
     questions: &[(String, u64)],
     data_dir: &std::path::Path,
     timeout: Duration,
+    web: &str,
 ) -> anyhow::Result<()> {
     let provider = chain::connect(url, Duration::from_secs(10))?;
     let contract = IVeritasOracle::new(oracle, &provider);
@@ -222,39 +238,108 @@ async fn wait_and_print(
         let rec = audit::recompute(&report)?;
         let mut mismatches = audit::compare_with_report(&rec, &report);
         mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, *id).await?);
-        println!("\n#{id} {question}");
-        println!(
-            "  {:<8} {:>20} {:>20} {:>20} {:>21}",
-            "", "YES", "NO", "NULL", "kappa"
+        print_block(
+            *id,
+            question,
+            &report,
+            &format!("{status:?}"),
+            &mismatches,
+            &path,
+            web,
         );
-        println!(
-            "  {:<8} {:>20} {:>20} {:>20} {:>21}",
-            "report", rec.p_fixed[0], rec.p_fixed[1], rec.p_fixed[2], rec.kappa_fixed
-        );
-        println!(
-            "  {:<8} {:>20} {:>20} {:>20} {:>21}",
-            "on-chain",
-            v.pYes,
-            v.pNo,
-            v.pNull,
-            v.fleissKappa.to_string()
-        );
-        println!(
-            "  status {status:?}, root {}, audit {}",
-            v.merkleRoot,
-            if mismatches.is_empty() {
-                "OK"
-            } else {
-                "FAILED"
-            }
-        );
-        for m in &mismatches {
-            println!("  MISMATCH {m}");
-        }
         failures += usize::from(!mismatches.is_empty());
     }
     if failures > 0 {
         bail!("{failures} verdict(s) failed the audit");
     }
     Ok(())
+}
+
+/// Landis and Koch's words for an agreement statistic.
+fn kappa_words(kappa: Option<f64>) -> &'static str {
+    match kappa {
+        None => "undefined (no iteration with two valid ballots)",
+        Some(k) if k < 0.0 => "poor (below chance)",
+        Some(k) if k <= 0.20 => "slight",
+        Some(k) if k <= 0.40 => "fair",
+        Some(k) if k <= 0.60 => "moderate",
+        Some(k) if k <= 0.80 => "substantial",
+        Some(_) => "almost perfect",
+    }
+}
+
+/// One question's verdict as a person reads it: probabilities in percent with their 95%
+/// intervals, agreement in words, the routing decision and its reasons, the audit, and where
+/// to look next.
+fn print_block(
+    id: U256,
+    question: &str,
+    report: &Value,
+    status: &str,
+    mismatches: &[String],
+    path: &std::path::Path,
+    web: &str,
+) {
+    let stats = &report["stats"];
+    let pct = |v: &Value| {
+        v.as_f64()
+            .map_or("?".to_owned(), |p| format!("{:.1}%", 100.0 * p))
+    };
+    let outcome = |k: usize, name: &str| {
+        format!(
+            "{name} {} [{}–{}]",
+            pct(&stats["posterior"][k]),
+            pct(&stats["ci95"][k][0]),
+            pct(&stats["ci95"][k][1])
+        )
+    };
+    let kappa = stats["kappa"].as_f64();
+    let routing = &report["routing"];
+    let reasons: Vec<&str> = routing["reasons"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    println!("\n#{id} {question}");
+    println!(
+        "  {}   {}   {}   (95% intervals)",
+        outcome(0, "YES"),
+        outcome(1, "NO"),
+        outcome(2, "NULL")
+    );
+    println!(
+        "  agreement: kappa {} — {}; {} valid ballots, n_eff {:.1}",
+        kappa.map_or("–".to_owned(), |k| format!("{k:.2}")),
+        kappa_words(kappa),
+        stats["valid"],
+        stats["n_eff"].as_f64().unwrap_or(0.0)
+    );
+    let decision = routing["decision"].as_str().unwrap_or("?");
+    if reasons.is_empty() {
+        println!("  routing: {decision}");
+    } else {
+        println!("  routing: {decision} — {}", reasons.join("; "));
+    }
+    if mismatches.is_empty() {
+        println!("  on-chain: {status}, the posted integers are the report's — audit OK");
+    } else {
+        println!("  on-chain: {status} — audit FAILED");
+        for m in mismatches {
+            println!("    MISMATCH {m}");
+        }
+    }
+    println!("  report {}   web {web}/#/q/{id}", path.display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::kappa_words;
+
+    #[test]
+    fn kappa_reads_in_landis_and_koch_words() {
+        assert_eq!(kappa_words(Some(-0.1)), "poor (below chance)");
+        assert_eq!(kappa_words(Some(0.2)), "slight");
+        assert_eq!(kappa_words(Some(0.41)), "moderate");
+        assert_eq!(kappa_words(Some(1.0)), "almost perfect");
+        assert!(kappa_words(None).starts_with("undefined"));
+    }
 }
