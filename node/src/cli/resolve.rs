@@ -33,7 +33,7 @@ use crate::jury::committee_seed;
 use crate::jury::pool::{JurorConfig, JurorKind, JuryConfig};
 use crate::llm::ChatModel;
 use crate::llm::openai::{OpenAiChat, OpenAiConfig};
-use crate::policy::{Decision, RoutingPolicy};
+use crate::policy::{Decision, RoutingInputs, RoutingPolicy, route};
 use crate::report::{QuestionInfo, Report};
 
 /// The settings read from `--config` (the `[jury]`, `[routing]`, `[evidence]` and
@@ -342,6 +342,13 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
         &mut on_iteration,
     )
     .await?;
+    // Routing hook (issue 14): a planner that classified the question as not yes/no adds
+    // that reason (the deterministic check already ran in `Report::build`).
+    if let Some(kind) = search.as_ref().and_then(|s| s.plan.question_kind) {
+        let mut inputs = RoutingInputs::from_bundle(&report.question.text, &report.evidence);
+        inputs.planner_kind = Some(kind);
+        report.routing = route(&report.stats, &inputs, &settings.routing);
+    }
     report.search = search;
     bar.finish_and_clear();
 
@@ -418,6 +425,18 @@ fn print_summary(r: &Report, elapsed: Duration, out: &Path) {
         "n_eff      {:.2}   entropy {:.3} bit",
         s.n_eff, s.entropy_bits
     );
+    if let Some(e) = &r.routing.effective {
+        println!(
+            "effective  counts scaled by n_eff/N = {:.3}: posterior [{:.3} {:.3} {:.3}]  lower 95% [{:.3} {:.3} {:.3}]",
+            e.scale,
+            e.posterior[0],
+            e.posterior[1],
+            e.posterior[2],
+            e.ci95[0][0],
+            e.ci95[1][0],
+            e.ci95[2][0]
+        );
+    }
     let decision = match r.routing.decision {
         Decision::Resolve => "RESOLVE",
         Decision::Escalate => "ESCALATE",
