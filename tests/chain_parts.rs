@@ -10,7 +10,7 @@ use std::{
 };
 
 use alloy::{
-    primitives::{B256, U256},
+    primitives::{B256, I256, U256},
     providers::Provider,
 };
 use serde_json::Value;
@@ -96,10 +96,10 @@ async fn watcher_shrinks_refused_ranges_waits_for_confirmations_and_rereads_over
     );
     assert!(proxy.count(Fault::RangeRefused) > 0);
     assert!(state.range.load(Ordering::Relaxed) <= 8);
-    assert!(store.job(&last[0].to_string()).unwrap().is_none());
+    assert!(store.job(last[0]).unwrap().is_none());
     mine(&chain, 2).await;
     assert_eq!(catch_up(&mut w).await, 1);
-    let job = store.job(&last[0].to_string()).unwrap().unwrap();
+    let job = store.job(last[0]).unwrap().unwrap();
     assert_eq!(
         (job.stage, job.question.question.as_str()),
         (Stage::Queued, "Third, in the head block?")
@@ -154,19 +154,20 @@ async fn an_empty_log_page_is_noticed_and_read_again() {
     assert_eq!(proxy.count(Fault::EmptyPage), 1);
     assert_eq!(catch_up(&mut w).await, 2, "read again, both stored");
     for id in ids {
-        assert!(store.job(&id.to_string()).unwrap().is_some());
+        assert!(store.job(id).unwrap().is_some());
     }
     assert_eq!(state.incomplete_pages.load(Ordering::Relaxed), 1);
 }
 
 fn intent(id: U256, root: u8) -> PostIntent {
     PostIntent {
-        question_id: id.to_string(),
-        merkle_root: B256::repeat_byte(root).to_string(),
-        p_yes: "500000000000000000".into(),
-        p_no: "300000000000000000".into(),
-        p_null: "200000000000000000".into(),
-        kappa: "-250000000000000000".into(),
+        question_id: id,
+        merkle_root: B256::repeat_byte(root),
+        p_yes: U256::from(500_000_000_000_000_000u64),
+        p_no: U256::from(300_000_000_000_000_000u64),
+        p_null: U256::from(200_000_000_000_000_000u64),
+        kappa: I256::try_from(-250_000_000_000_000_000i64).unwrap(),
+        counts: Some([4, 2, 1]),
         escalated: false,
         report_path: "unused.json".into(),
     }
@@ -205,7 +206,7 @@ async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
     for (i, id) in ids.iter().enumerate() {
         let (poster, store, id) = (Arc::clone(&poster), Arc::clone(&store), *id);
         handles.push(tokio::spawn(async move {
-            let job = store.job(&id.to_string()).unwrap().unwrap();
+            let job = store.job(id).unwrap().unwrap();
             let intent = store.save_intent(&intent(id, i as u8 + 1)).unwrap();
             poster.post(&job.question, &intent).await.unwrap()
         }));
@@ -215,7 +216,7 @@ async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
     }
     let mut nonces: Vec<u64> = ids
         .iter()
-        .flat_map(|id| store.txs_for(&id.to_string()).unwrap())
+        .flat_map(|id| store.txs_for(*id).unwrap())
         .inspect(|t| assert_eq!(t.status, TxStatus::Mined))
         .map(|t| t.nonce)
         .collect();
@@ -230,13 +231,13 @@ async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
     let (store2, poster2, _dir2) = setup_poster(&chain, Duration::from_secs(10)).await;
     let (mut w2, _) = watcher(&chain.anvil.url, &chain, &store2, 1, 1_000);
     catch_up(&mut w2).await;
-    let job = store2.job(&ids[0].to_string()).unwrap().unwrap();
+    let job = store2.job(ids[0]).unwrap().unwrap();
     let saved = store2.save_intent(&intent(ids[0], 1)).unwrap();
     assert_eq!(
         poster2.post(&job.question, &saved).await.unwrap(),
         Posted::AlreadyOnChain
     );
-    assert!(store2.txs_for(&ids[0].to_string()).unwrap().is_empty());
+    assert!(store2.txs_for(ids[0]).unwrap().is_empty());
     for id in &ids {
         assert_eq!(chain.verdict_events(*id).await, 1);
     }
@@ -249,8 +250,8 @@ async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
     let (store, poster, _dir) = setup_poster(&chain, Duration::from_millis(500)).await;
     let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
     catch_up(&mut w).await;
-    let qid = ids[0].to_string();
-    let job = store.job(&qid).unwrap().unwrap();
+    let qid = ids[0];
+    let job = store.job(qid).unwrap().unwrap();
     let saved = store.save_intent(&intent(ids[0], 9)).unwrap();
 
     let reader = chain.reader();
@@ -264,7 +265,7 @@ async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
         "{err}"
     );
     assert!(err.is_retryable());
-    let first = store.txs_for(&qid).unwrap();
+    let first = store.txs_for(qid).unwrap();
     assert_eq!((first.len(), first[0].status), (1, TxStatus::Pending));
 
     // The next attempt finds it stuck past receipt_timeout and replaces it at the same nonce.
@@ -285,7 +286,7 @@ async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
     let posted = poster.post(&job.question, &saved).await.unwrap();
     miner.await.unwrap();
     assert!(matches!(posted, Posted::Mined { .. }), "{posted:?}");
-    let txs = store.txs_for(&qid).unwrap();
+    let txs = store.txs_for(qid).unwrap();
     assert_eq!(txs.len(), 2);
     let (old, new) = (&txs[0], &txs[1]);
     assert_eq!(old.nonce, new.nonce);
@@ -293,7 +294,7 @@ async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
         (old.status, new.status),
         (TxStatus::Dropped, TxStatus::Mined)
     );
-    let fee = |s: &str| s.parse::<u128>().unwrap();
+    let fee = |f: &u128| *f;
     assert!(
         fee(&new.max_fee_per_gas) * 100 >= fee(&old.max_fee_per_gas) * 110,
         "bumped by at least 10%"
@@ -321,7 +322,7 @@ async fn a_question_reorged_out_before_its_confirmations_is_never_stored() {
     assert_eq!(gone, kept, "the rollback freed the id");
     mine(&chain, 5).await;
     assert_eq!(catch_up(&mut w).await, 1);
-    let job = store.job(&kept[0].to_string()).unwrap().unwrap();
+    let job = store.job(kept[0]).unwrap().unwrap();
     assert_eq!(job.question.question, "Included instead?");
     assert_eq!(store.counts().unwrap().total, 1);
 }

@@ -286,5 +286,5 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
         ids.len(),
         elapsed.as_secs_f64()
     );
-    node.terminate();
+    node.stop();
 }

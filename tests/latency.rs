@@ -54,13 +54,7 @@ async fn confirmation_to_verdict_p50_under_one_second() {
         // later: starting the clock here can only overstate the latency.
         let confirmed = Instant::now();
         let receipt = pending.get_receipt().await.unwrap();
-        let id = receipt
-            .inner
-            .logs()
-            .iter()
-            .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
-            .map(|l| l.inner.data.id)
-            .unwrap();
+        let id = veritas::chain::asked_id(&receipt).unwrap();
         let ids = [id];
         loop {
             let status = contract.verdictStatus(ids[0]).call().await.unwrap();
@@ -91,5 +85,5 @@ async fn confirmation_to_verdict_p50_under_one_second() {
         p50 <= Duration::from_secs(1),
         "p50 {p50:?} above the 1 s target"
     );
-    node.terminate();
+    node.stop();
 }

@@ -295,5 +295,5 @@ async fn burst_of_questions() {
         );
     }
     assert!(rate >= 20.0, "{rate:.1} verdicts/s < 20");
-    node.terminate();
+    node.stop();
 }

@@ -125,7 +125,7 @@ async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
             vec![]
         );
     }
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,7 +157,7 @@ async fn rpc_outage_recovers_and_misses_nothing() {
     }
     let log = node.log_text();
     assert!(log.contains("poll failed"), "the outage was noticed: {log}");
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -264,7 +264,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
             "the private key leaked into the {what}"
         );
     }
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -327,7 +327,7 @@ async fn veritas_ask_with_resolve_after_waits_then_posts() {
     let v = contract.getVerdict(id).call().await.unwrap();
     assert!(v.timestamp >= U256::from(q.resolveAfter));
     assert_eq!(chain.verdict_events(id).await, 1);
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -379,7 +379,7 @@ async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
         );
     }
     assert!(proxy.total_faults() > 10, "{:?}", proxy.counts());
-    node.terminate();
+    node.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -398,7 +398,7 @@ async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict(
     );
     assert_audits(&chain, &report, ids[0]).await;
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
-    node.terminate();
+    node.stop();
 }
 
 /// Poll the node's `/questions/{id}` until its job is `failed`; panics at `deadline`.
@@ -426,4 +426,58 @@ async fn wait_until_failed(
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// The planner's answer the chat-completions double gives (queries and rubric).
+const PLAN: &str = r#"{"queries": ["Harbour Street bike lane council vote", "Calderwick council minutes March 2026", "protected bike lane approval Calderwick"],
+  "rubric": [{"id": "council_vote", "description": "A recorded council vote approving the lane before 1 April 2026"}]}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_plans_with_the_configured_planner_and_resolve_reads_the_same_file() {
+    let (double, base_url) = support::chat_double::serve_with(|body, _| {
+        support::chat_double::completion(&body["model"], PLAN)
+    })
+    .await;
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure_committee(&chain, REPLAY);
+    let mut config = std::fs::read_to_string(&node.config).unwrap();
+    config.push_str(&format!(
+        "\n[planner_model]\nbase_url = \"{base_url}\"\nmodel = \"planner-double\"\napi_key_env = \"\"\n"
+    ));
+    std::fs::write(&node.config, config).unwrap();
+    node.start();
+    let question = "Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?";
+    let ids = chain.ask(&[question]).await;
+    chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
+
+    let report = node.report(ids[0]);
+    let plan = &report["search"]["plan"];
+    let expected: serde_json::Value = serde_json::from_str(PLAN).unwrap();
+    assert_eq!(plan["queries"], expected["queries"], "{report}");
+    assert_eq!(plan["rubric"]["criteria"], expected["rubric"], "{report}");
+    assert!(plan["fallback_reason"].is_null(), "{plan}");
+    assert_eq!(report["rubric"]["criteria"], expected["rubric"]);
+    assert_audits(&chain, &report, ids[0]).await;
+    let planner_calls = double.requests.lock().unwrap().len();
+    assert_eq!(planner_calls, 1, "one planning call for one question");
+    node.terminate();
+
+    // `veritas resolve` reads the very same file: same planner, same plan.
+    let out = node.dir.path().join("resolve.json");
+    let (code, stdout, stderr) = veritas(
+        &[
+            "resolve",
+            question,
+            "--config",
+            node.config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        node.dir.path(),
+    );
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let offline: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(offline["search"]["plan"]["queries"], expected["queries"]);
+    assert_eq!(double.requests.lock().unwrap().len(), 2);
 }

@@ -378,5 +378,5 @@ async fn the_http_api_binds_localhost_by_default() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let _ = node.terminate();
+    node.stop();
 }

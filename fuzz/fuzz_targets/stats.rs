@@ -41,7 +41,20 @@ fn check_summary(s: &Summary) {
     assert!(s.entropy_bits <= 3f64.log2() + 1e-12);
 }
 
+/// The gates' self-test (`scripts/test-gates.sh`) proves that a crashing input fails
+/// `make test-fuzz`: with `VERITAS_GATE_CANARY` set, this one input panics on purpose.
+/// Unarmed (every real run), it is an ordinary non-JSON line.
+fn gate_canary(data: &[u8]) {
+    static ARMED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let armed = *ARMED.get_or_init(|| std::env::var_os("VERITAS_GATE_CANARY").is_some());
+    assert!(
+        !(armed && data == b"VERITAS_GATE_CANARY"),
+        "gate canary: a crashing input, on purpose"
+    );
+}
+
 fuzz_target!(|data: &[u8]| {
+    gate_canary(data);
     let Ok(line) = std::str::from_utf8(data) else {
         return;
     };

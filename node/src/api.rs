@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `GET /healthz` | 200 while the process serves requests |
 //! | `GET /readyz` | 200 when the RPC answers and the cursor lags the confirmed head by at most `node.ready_max_lag` blocks, else 503 with the reason |
-//! | `GET /metrics` | Prometheus text format (see [`Metrics`]) |
+//! | `GET /metrics` | Prometheus text format (see [`crate::metrics::Metrics`]) |
 //! | `GET /questions/{id}` | the job, its post intent, its transactions and its report |
 //! | `GET /bundles/{root}` | the committed question, evidence and leaves for a Merkle root |
 //!
@@ -12,18 +12,20 @@
 //! Prometheus, and needs a reverse proxy (with its own auth) to go further.
 
 use std::{
-    collections::BTreeMap,
     fmt::Write as _,
     net::SocketAddr,
     path::PathBuf,
     sync::{
-        Arc, Mutex,
+        Arc,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
 };
 
-use alloy::providers::Provider;
+use alloy::{
+    primitives::{B256, U256},
+    providers::Provider,
+};
 use axum::{
     Json, Router,
     extract::{Path, State},
@@ -37,77 +39,9 @@ use tracing::info;
 
 use crate::{
     chain::{ChainProvider, poster::Poster, watcher::WatchState},
+    metrics::Metrics,
     store::Store,
 };
-
-/// Counters and latency summaries the node exports (besides the store's job counts).
-#[derive(Debug, Default)]
-pub struct Metrics {
-    /// Verdicts posted by this process and resolved automatically.
-    pub resolved: AtomicU64,
-    /// Verdicts posted by this process and escalated.
-    pub escalated: AtomicU64,
-    /// Questions marked failed by this process.
-    pub questions_failed: AtomicU64,
-    /// Attempts that failed and were scheduled for retry.
-    pub attempts_failed: AtomicU64,
-    /// Juror calls (ballots) made.
-    pub juror_calls: AtomicU64,
-    /// Juror calls that produced no vote.
-    pub juror_failures: AtomicU64,
-    /// Tokens used by jurors (prompt + completion).
-    pub tokens: AtomicU64,
-    /// Juror cost in micro-dollars.
-    pub cost_micro_usd: AtomicU64,
-    /// Stage → (sum of seconds, count).
-    latencies: Mutex<BTreeMap<&'static str, (f64, u64)>>,
-}
-
-impl Metrics {
-    /// Add one to a counter.
-    pub fn inc(&self, counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Record one duration of a stage (`resolve`, `post`, `confirmation_to_verdict`).
-    pub fn observe(&self, stage: &'static str, elapsed: Duration) {
-        let mut map = self.latencies.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = map.entry(stage).or_insert((0.0, 0));
-        entry.0 += elapsed.as_secs_f64();
-        entry.1 += 1;
-    }
-
-    /// Count the juror calls, failures, tokens and cost recorded in a report's `ballots`.
-    pub fn record_ballots(&self, report: &Value) {
-        let Some(ballots) = report.get("ballots").and_then(Value::as_array) else {
-            return;
-        };
-        for ballot in ballots {
-            self.inc(&self.juror_calls);
-            if ballot.get("vote").is_none_or(Value::is_null) {
-                self.inc(&self.juror_failures);
-            }
-            // The jury's ballot rows carry `prompt_tokens` and `completion_tokens`; a plain
-            // `tokens` (number or object of counts) is accepted too.
-            let field = |k: &str| ballot.get(k).and_then(Value::as_u64).unwrap_or(0);
-            let tokens = field("prompt_tokens")
-                + field("completion_tokens")
-                + match ballot.get("tokens") {
-                    Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
-                    Some(Value::Object(o)) => o.values().filter_map(Value::as_u64).sum(),
-                    _ => 0,
-                };
-            self.tokens.fetch_add(tokens, Ordering::Relaxed);
-            if let Some(cost) = ballot.get("cost_usd").and_then(Value::as_f64) {
-                // Rounded to micro-dollars; negative or absurd values are ignored.
-                if cost.is_finite() && cost >= 0.0 {
-                    self.cost_micro_usd
-                        .fetch_add((cost * 1e6).round() as u64, Ordering::Relaxed);
-                }
-            }
-        }
-    }
-}
 
 /// Everything the handlers read.
 #[derive(Clone)]
@@ -270,10 +204,7 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         "Juror cost in US dollars (this process).",
         &[("", load(&m.cost_micro_usd) as f64 / 1e6)],
     );
-    let latencies: Vec<(&'static str, (f64, u64))> = {
-        let map = m.latencies.lock().unwrap_or_else(|p| p.into_inner());
-        map.iter().map(|(k, v)| (*k, *v)).collect()
-    };
+    let latencies = m.latencies();
     let _ = writeln!(
         out,
         "# HELP veritas_stage_seconds Time spent per stage (this process).\n# TYPE veritas_stage_seconds summary"
@@ -346,15 +277,19 @@ fn read_report(path: &str) -> Option<Value> {
 }
 
 async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response {
-    let job = match s.store.job(&id) {
+    let unknown = || {
+        (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "unknown question"})),
+        )
+            .into_response()
+    };
+    let Ok(id) = id.parse::<U256>() else {
+        return unknown();
+    };
+    let job = match s.store.job(id) {
         Ok(Some(job)) => job,
-        Ok(None) => {
-            return (
-                StatusCode::NOT_FOUND,
-                Json(json!({"error": "unknown question"})),
-            )
-                .into_response();
-        }
+        Ok(None) => return unknown(),
         Err(e) => {
             return (
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -363,24 +298,35 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
                 .into_response();
         }
     };
-    let intent = s.store.intent(&id).ok().flatten();
-    let txs = s.store.txs_for(&id).unwrap_or_default();
+    let intent = s.store.intent(id).ok().flatten();
+    let txs = s.store.txs_for(id).unwrap_or_default();
     let txs: Vec<Value> = txs
         .into_iter()
-        .map(|t| json!({"hash": t.tx_hash, "nonce": t.nonce, "status": t.status, "block": t.block_number,
-                        "max_fee_per_gas": t.max_fee_per_gas, "max_priority_fee_per_gas": t.max_priority_fee_per_gas}))
+        .map(|t| {
+            json!({"hash": t.tx_hash, "nonce": t.nonce, "status": t.status, "block": t.block_number,
+                        "max_fee_per_gas": t.max_fee_per_gas.to_string(),
+                        "max_priority_fee_per_gas": t.max_priority_fee_per_gas.to_string()})
+        })
         .collect();
     let report = intent.as_ref().and_then(|i| read_report(&i.report_path));
     let intent = intent.map(|i| {
-        json!({"merkle_root": i.merkle_root, "p_yes": i.p_yes, "p_no": i.p_no, "p_null": i.p_null,
-               "kappa": i.kappa, "escalated": i.escalated})
+        json!({"merkle_root": i.merkle_root, "p_yes": i.p_yes.to_string(), "p_no": i.p_no.to_string(),
+               "p_null": i.p_null.to_string(), "kappa": i.kappa.to_string(), "counts": i.counts,
+               "escalated": i.escalated})
     });
     Json(json!({"job": job, "verdict": intent, "transactions": txs, "report": report}))
         .into_response()
 }
 
 async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response {
-    let intents = match s.store.intents_by_root(&root) {
+    let Ok(root) = root.parse::<B256>() else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "unknown root"})),
+        )
+            .into_response();
+    };
+    let intents = match s.store.intents_by_root(root) {
         Ok(i) => i,
         Err(e) => {
             return (
@@ -406,29 +352,4 @@ async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response
         Json(json!({"error": "unknown root"})),
     )
         .into_response()
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-    use super::*;
-
-    #[test]
-    fn ballots_feed_juror_counters() {
-        let m = Metrics::default();
-        m.record_ballots(&json!({"ballots": [
-            {"vote": "YES", "prompt_tokens": 100, "completion_tokens": 20, "cost_usd": 0.0015},
-            {"vote": null, "failure": "timeout", "prompt_tokens": 100, "completion_tokens": 0, "cost_usd": 0.001},
-            {"vote": "NO", "tokens": 7},
-        ]}));
-        assert_eq!(m.juror_calls.load(Ordering::Relaxed), 3);
-        assert_eq!(m.juror_failures.load(Ordering::Relaxed), 1);
-        assert_eq!(m.tokens.load(Ordering::Relaxed), 227);
-        assert_eq!(m.cost_micro_usd.load(Ordering::Relaxed), 2_500);
-        m.observe("post", Duration::from_millis(250));
-        m.observe("post", Duration::from_millis(750));
-        let map = m.latencies.lock().unwrap();
-        assert_eq!(map["post"], (1.0, 2));
-    }
 }

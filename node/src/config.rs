@@ -8,16 +8,18 @@
 //! 3. environment variables `VERITAS__<SECTION>__<KEY>`, e.g. `VERITAS__CHAIN__RPC_URL`;
 //! 4. command-line flags, passed as dotted-key overrides (`chain.rpc_url`).
 //!
-//! Every section the node owns denies unknown keys, so a typo fails at start with a message
-//! naming the key instead of being silently ignored. The `jury`, `evidence` and `routing`
-//! sections are the jury's, the evidence code's and the policy's own types.
+//! Every section denies unknown keys (the `jury`, `evidence`, `routing` and `planner_model`
+//! sections too, which are the jury's, the evidence code's, the policy's and the model
+//! client's own types), so a typo fails at start with a message naming the key instead of
+//! being silently ignored. The one exception is an embedded (`kind = "local"`) juror, whose
+//! model keys are flattened into it, which serde cannot check. Every command reads this one
+//! tree: `veritas run --config` and `veritas resolve --config` take the same file.
 //!
 //! Secrets never live in this tree: the operator key and API keys come from the environment
 //! (or an encrypted JSON keystore whose password comes from the environment or a file) and are
 //! held in [`Secret`], whose `Debug` and `Display` redact.
 
 use std::{
-    fmt,
     net::SocketAddr,
     path::{Path, PathBuf},
     time::Duration,
@@ -26,6 +28,8 @@ use std::{
 use alloy::primitives::Address;
 use alloy::signers::local::PrivateKeySigner;
 use serde::{Deserialize, Serialize};
+
+pub use crate::secret::Secret;
 
 /// The prefix of configuration environment variables (`VERITAS__CHAIN__RPC_URL`).
 pub const ENV_PREFIX: &str = "VERITAS";
@@ -80,6 +84,10 @@ pub struct Config {
     pub evidence: crate::evidence::EvidenceConfig,
     /// Routing thresholds; the policy's own type.
     pub routing: crate::policy::RoutingPolicy,
+    /// The OpenAI-compatible model that plans evidence searches (queries and rubric), set
+    /// like a juror's model; absent, the fallback plan (the question and its key terms) is
+    /// used. `veritas resolve` and the daemon read the same section.
+    pub planner_model: Option<crate::llm::openai::OpenAiConfig>,
 }
 
 /// The chain side: RPC, oracle contract, confirmations, polling.
@@ -388,42 +396,6 @@ pub fn read_deployment(path: &Path) -> Result<Address, ConfigError> {
         .map_err(|e| fail(format!("bad address {value:?}: {e}")))
 }
 
-/// A secret string (private key, API key, password) whose `Debug` and `Display` redact.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wrap a secret.
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// Read a secret from the environment; `None` when unset or empty.
-    pub fn from_env(name: &str) -> Option<Self> {
-        std::env::var(name)
-            .ok()
-            .filter(|v| !v.trim().is_empty())
-            .map(|v| Self(v.trim().to_owned()))
-    }
-
-    /// The secret itself: call only where it is used, never to log or format it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret([redacted])")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
 /// Load the operator's signing key: [`ENV_PRIVATE_KEY`] first, else the configured keystore
 /// with its password from [`ENV_KEYSTORE_PASSWORD`] or `keys.keystore_password_file`.
 ///
@@ -549,6 +521,44 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(err.contains("concurency"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_in_every_section() {
+        for (doc, key) in [
+            ("[jury]\njurorz = []\n", "jurorz"),
+            ("[jury.committee]\niteratons = 3\n", "iteratons"),
+            (
+                "[jury.committee.stopping]\nepsilon = 0.1\ntau = 2\nmin_ballots = 1\ntua = 1\n",
+                "tua",
+            ),
+            (
+                "[[jury.jurors]]\nkind = \"openai\"\nmodel_name = \"x\"\n",
+                "model_name",
+            ),
+            (
+                "[[jury.jurors]]\nkind = \"replay\"\nvotes = \"YES\"\n",
+                "votes",
+            ),
+            ("[evidence]\nplaner = {}\n", "planer"),
+            ("[evidence.planner]\nmax_querys = 3\n", "max_querys"),
+            ("[evidence.collectors.local]\ndirr = \"x\"\n", "dirr"),
+            ("[evidence.collectors.tavily]\napi_key = \"x\"\n", "api_key"),
+            ("[evidence.bundle]\nmax_item = 3\n", "max_item"),
+            ("[routing]\nmin_kapa = 0.2\n", "min_kapa"),
+            ("[planner_model]\nbase_ur = \"http://x\"\n", "base_ur"),
+        ] {
+            let err = Config::from_toml_str(doc)
+                .err()
+                .unwrap_or_else(|| panic!("accepted {doc:?}"))
+                .to_string();
+            assert!(err.contains(key), "{doc:?}: {err}");
+        }
+        let config = Config::from_toml_str(
+            "[planner_model]\nbase_url = \"http://127.0.0.1:1/v1\"\nmodel = \"planner\"\napi_key_env = \"\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.planner_model.unwrap().model, "planner");
     }
 
     #[test]

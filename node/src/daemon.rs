@@ -20,19 +20,23 @@ use std::{
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
-use alloy::{primitives::Address, signers::local::PrivateKeySigner};
+use alloy::{
+    primitives::{Address, U256},
+    signers::local::PrivateKeySigner,
+};
 use tokio::{sync::Notify, task::JoinSet};
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
 use crate::{
-    api::{self, ApiState, Metrics},
+    api::{self, ApiState},
     chain::{
         self, ChainError, ChainProvider, IVeritasOracle,
         poster::{Poster, PosterConfig},
         watcher::{WatchState, Watcher, WatcherConfig},
     },
     config::{Config, ConfigError},
+    metrics::Metrics,
     pipeline::{Pipeline, Resolver, RetryPolicy},
     store::{Store, StoreError, now_ms},
 };
@@ -99,8 +103,8 @@ pub fn build_resolver(config: &Config) -> Result<Arc<dyn Resolver>, DaemonError>
             Ok(Arc::new(replay::ReplayResolver::new(script)))
         }
         ResolverKind::Committee => {
-            let resolver = crate::pipeline::committee::CommitteeResolver::from_config(config)
-                .map_err(DaemonError::Resolver)?;
+            let resolver = crate::pipeline::CommitteeResolver::from_config(config)
+                .map_err(|e| DaemonError::Resolver(e.reason))?;
             Ok(Arc::new(resolver))
         }
     }
@@ -365,7 +369,7 @@ async fn check_operator(
     Ok(())
 }
 
-async fn drain(tasks: &mut JoinSet<String>, in_flight: usize, timeout: Duration) {
+async fn drain(tasks: &mut JoinSet<U256>, in_flight: usize, timeout: Duration) {
     if tasks.is_empty() {
         return;
     }
@@ -402,8 +406,8 @@ impl Scheduler {
     async fn run(
         &self,
         cancel: &CancellationToken,
-        tasks: &mut JoinSet<String>,
-        in_flight: &mut HashSet<String>,
+        tasks: &mut JoinSet<U256>,
+        in_flight: &mut HashSet<U256>,
     ) {
         loop {
             if cancel.is_cancelled() {
@@ -422,8 +426,8 @@ impl Scheduler {
                                 continue;
                             }
                             started += 1;
-                            let id = job.question.question_id.clone();
-                            in_flight.insert(id.clone());
+                            let id = job.question.question_id;
+                            in_flight.insert(id);
                             let pipeline = Arc::clone(&self.pipeline);
                             tasks.spawn(async move {
                                 pipeline.run_job(job).await;

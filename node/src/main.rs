@@ -11,7 +11,9 @@ async fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("VERITAS_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                // Third-party crates (llama.cpp's model dump, tantivy's commits, alloy, hyper)
+                // stay quiet unless they warn; `VERITAS_LOG=info` brings them back.
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,veritas=info")),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -18,8 +18,12 @@
 //! for a transient reason), the others mark the job failed with the reason. One job's failure never
 //! touches another job.
 
-pub mod committee;
 pub mod replay;
+pub mod resolve;
+
+pub use resolve::{
+    CommitteeResolver, Engine, Evidence, QuestionInput, ResolveError, Resolver, resolve,
+};
 
 use std::{
     path::{Path, PathBuf},
@@ -27,64 +31,26 @@ use std::{
     time::{Duration, Instant},
 };
 
-use alloy::primitives::Address;
-use async_trait::async_trait;
+use alloy::primitives::{Address, B256, I256, U256};
 use serde::Serialize;
-use serde_json::{Value, json};
 use sha2::Digest;
 use tracing::{Instrument, error, info, info_span, warn};
 
 use crate::{
-    api::Metrics,
     audit,
     chain::{
         ChainError, OracleError,
         poster::{Posted, Poster},
     },
+    metrics::Metrics,
+    report::{Report, TxInfo},
+    retry::Backoff,
     store::{Job, PostIntent, Stage, Store, StoreError, TxStatus, now_ms},
 };
 
-/// The question a resolver works on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct QuestionInput {
-    /// On-chain id (decimal).
-    pub id: String,
-    /// The text exactly as asked (Merkle leaf 0).
-    pub text: String,
-    /// Who asked (0x address).
-    pub asker: String,
-    /// Chain id of the oracle.
-    pub chain_id: u64,
-    /// The oracle address (0x, checksummed).
-    pub oracle: String,
-    /// The question's `resolveAfter` (unix seconds, 0 = at once): evidence cutoff.
-    pub resolve_after: u64,
-}
-
-/// Why a resolver could not produce a report.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{reason}")]
-pub struct ResolveError {
-    /// What went wrong.
-    pub reason: String,
-    /// Whether trying again later may succeed (a model server down, a rate limit).
-    pub retryable: bool,
-}
-
-/// Turns a question into its report: evidence, commitment, committee and routing.
-///
-/// The report must hold the DESIGN.md §5 keys [`audit::recompute`] reads; the pipeline posts
-/// exactly the integers those keys yield.
-#[async_trait]
-pub trait Resolver: Send + Sync {
-    /// Resolve one question.
-    ///
-    /// # Errors
-    /// [`ResolveError`], saying whether a retry may help.
-    async fn resolve(&self, question: &QuestionInput) -> Result<Value, ResolveError>;
-}
-
-/// Retry settings.
+/// Retry settings of jobs (and the daemon's start-up checks): how many attempts, and the
+/// [`Backoff`] between them. A job's retry time is persisted and the watcher spreads jobs
+/// over blocks, so the wait is the backoff's deterministic ceiling, not a jittered draw.
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {
     /// Attempts before a job is marked failed.
@@ -98,9 +64,7 @@ pub struct RetryPolicy {
 impl RetryPolicy {
     /// Delay before retry number `attempt` (1-based).
     pub fn delay(&self, attempt: u32) -> Duration {
-        self.base
-            .saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1).min(20)))
-            .min(self.max)
+        Backoff::new(self.base, self.max).ceiling(attempt.saturating_sub(1))
     }
 }
 
@@ -181,7 +145,7 @@ impl JobError {
 }
 
 /// The report file of a question inside `reports_dir`.
-pub fn report_path(reports_dir: &Path, question_id: &str) -> PathBuf {
+pub fn report_path(reports_dir: &Path, question_id: U256) -> PathBuf {
     reports_dir.join(format!("{question_id}.json"))
 }
 
@@ -189,7 +153,7 @@ pub fn report_path(reports_dir: &Path, question_id: &str) -> PathBuf {
 ///
 /// # Errors
 /// The I/O error.
-pub fn write_json_atomic(path: &Path, value: &Value) -> std::io::Result<()> {
+pub fn write_json_atomic(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -246,7 +210,7 @@ impl Pipeline {
                     let wait_s = e.resolveAfter.saturating_sub(u64::try_from(e.nowTimestamp).unwrap_or(u64::MAX)).max(1);
                     let until = now_ms() + i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX);
                     info!(target: "veritas::pipeline", wait_s, "chain clock before resolveAfter; deferring");
-                    self.record(|s| s.defer(&job.question.question_id, until));
+                    self.record(|s| s.defer(job.question.question_id, until));
                     JobOutcome::Deferred
                 }
                 Err(e) => self.fail(&job, &e),
@@ -265,7 +229,7 @@ impl Pipeline {
     fn fail(&self, job: &Job, err: &JobError) -> JobOutcome {
         let attempt = job.attempts + 1;
         let reason = err.to_string();
-        let qid = &job.question.question_id;
+        let qid = job.question.question_id;
         // Once the report is written and the intent saved, the verdict must reach the chain:
         // transient failures (RPC down, receipt late) never give such a job up.
         let has_intent = self.store.intent(qid).ok().flatten().is_some();
@@ -285,7 +249,7 @@ impl Pipeline {
     }
 
     async fn try_run(&self, job: &Job) -> Result<JobOutcome, JobError> {
-        let qid = job.question.question_id.as_str();
+        let qid = job.question.question_id;
         let intent = match self.store.intent(qid)? {
             Some(intent) => {
                 info!(target: "veritas::pipeline", "resuming from saved intent");
@@ -314,8 +278,7 @@ impl Pipeline {
                 gas_used,
             } => {
                 let path = PathBuf::from(&intent.report_path);
-                if let Err(e) = add_tx_to_report(&path, &tx_hash.to_string(), block, Some(gas_used))
-                {
+                if let Err(e) = add_tx_to_report(&path, tx_hash, block, Some(gas_used)) {
                     // The verdict is on-chain; the report without its tx key still audits.
                     warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
                 }
@@ -333,7 +296,7 @@ impl Pipeline {
                 if let Some(tx) = mined {
                     let path = PathBuf::from(&intent.report_path);
                     let block = tx.block_number.unwrap_or_default();
-                    if let Err(e) = add_tx_to_report(&path, &tx.tx_hash, block, None) {
+                    if let Err(e) = add_tx_to_report(&path, tx.tx_hash, block, None) {
                         warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
                     }
                 }
@@ -357,15 +320,8 @@ impl Pipeline {
         Ok(outcome)
     }
 
-    async fn already_on_chain(&self, qid: &str) -> Result<bool, JobError> {
-        use crate::chain::IVeritasOracle::VerdictStatus as S;
-        let id = qid
-            .parse()
-            .map_err(|_| JobError::Report(format!("bad question id {qid}")))?;
-        Ok(matches!(
-            self.poster.status(id).await?,
-            S::Resolved | S::Escalated | S::Arbitrated
-        ))
+    async fn already_on_chain(&self, qid: U256) -> Result<bool, JobError> {
+        Ok(crate::chain::has_verdict(&self.poster.status(qid).await?))
     }
 
     async fn resolve_and_report(&self, job: &Job) -> Result<PostIntent, JobError> {
@@ -374,20 +330,20 @@ impl Pipeline {
         // questionHash (invalid UTF-8 replaced while decoding), no honest root exists.
         let hash =
             alloy::primitives::B256::from_slice(&sha2::Sha256::digest(q.question.as_bytes()));
-        if !hash.to_string().eq_ignore_ascii_case(&q.question_hash) {
+        if hash != q.question_hash {
             return Err(JobError::Report(format!(
                 "question text does not hash to the on-chain questionHash {} (not valid UTF-8?)",
                 q.question_hash
             )));
         }
-        self.store.set_stage(&q.question_id, Stage::Resolving)?;
+        self.store.set_stage(q.question_id, Stage::Resolving)?;
         crate::crashpoint::hit("job.resolving");
         let input = QuestionInput {
-            id: q.question_id.clone(),
+            id: q.question_id,
             text: q.question.clone(),
-            asker: q.asker.clone(),
+            asker: q.asker,
             chain_id: self.chain_id,
-            oracle: self.oracle.to_checksum(None),
+            oracle: self.oracle,
             resolve_after: q.resolve_after,
         };
         let started = Instant::now();
@@ -397,21 +353,21 @@ impl Pipeline {
             .await
             .map_err(JobError::Resolve)?;
         self.metrics.observe("resolve", started.elapsed());
-        self.metrics.record_ballots(&report);
+        self.metrics.record_ballots(&report.ballots);
+        // The report names its question on-chain (DESIGN.md §5), whoever built it.
+        report.question = input.info();
 
-        // The report names its question on-chain (DESIGN.md §5).
-        if let Some(question) = report.get_mut("question").and_then(Value::as_object_mut) {
-            question.insert("id".into(), json!(q.question_id));
-            question.insert("chain_id".into(), json!(self.chain_id));
-            question.insert("oracle".into(), json!(input.oracle));
-        }
-        let rec = audit::recompute(&report).map_err(|e| JobError::Report(e.to_string()))?;
+        // The integers to post are what an auditor derives from the report file: the same
+        // function, on the same JSON, so a verdict is by construction what its report proves.
+        let json = serde_json::to_value(&report)
+            .map_err(|e| JobError::Report(format!("report does not serialise: {e}")))?;
+        let rec = audit::recompute(&json).map_err(|e| JobError::Report(e.to_string()))?;
         if rec.question != q.question {
             return Err(JobError::Report(
                 "the report's question text is not the one asked".into(),
             ));
         }
-        let mismatches = audit::compare_with_report(&rec, &report);
+        let mismatches = audit::compare_with_report(&rec, &json);
         if let Some(first) = mismatches.first() {
             return Err(JobError::Report(format!(
                 "report disagrees with itself: {first}"
@@ -422,19 +378,22 @@ impl Pipeline {
                 "no valid ballot: every juror failed, nothing to post".into(),
             ));
         }
-        let path = report_path(&self.reports_dir, &q.question_id);
+        let path = report_path(&self.reports_dir, q.question_id);
         write_json_atomic(&path, &report).map_err(|error| JobError::Io {
             path: path.clone(),
             error,
         })?;
         crate::crashpoint::hit("report.written");
         let intent = PostIntent {
-            question_id: q.question_id.clone(),
-            merkle_root: rec.root.to_string(),
-            p_yes: rec.p_fixed[0].to_string(),
-            p_no: rec.p_fixed[1].to_string(),
-            p_null: rec.p_fixed[2].to_string(),
-            kappa: rec.kappa_fixed.to_string(),
+            question_id: q.question_id,
+            merkle_root: rec.root,
+            p_yes: U256::from(rec.p_fixed[0]),
+            p_no: U256::from(rec.p_fixed[1]),
+            p_null: U256::from(rec.p_fixed[2]),
+            kappa: I256::try_from(rec.kappa_fixed).map_err(|e| {
+                JobError::Report(format!("kappa {} out of range: {e}", rec.kappa_fixed))
+            })?,
+            counts: Some(rec.counts),
             escalated: rec.escalated,
             report_path: path.display().to_string(),
         };
@@ -447,24 +406,25 @@ impl Pipeline {
 
 fn add_tx_to_report(
     path: &Path,
-    tx_hash: &str,
+    tx_hash: B256,
     block: u64,
     gas_used: Option<u64>,
 ) -> std::io::Result<()> {
     let text = std::fs::read_to_string(path)?;
-    let mut report: Value = serde_json::from_str(&text).map_err(std::io::Error::other)?;
-    if let Some(obj) = report.as_object_mut() {
-        obj.insert(
-            "tx".into(),
-            json!({"hash": tx_hash, "block": block, "gas_used": gas_used}),
-        );
-    }
+    let mut report: Report = serde_json::from_str(&text).map_err(std::io::Error::other)?;
+    report.tx = Some(TxInfo {
+        hash: tx_hash.to_string(),
+        block: Some(block),
+        gas_used,
+    });
     write_json_atomic(path, &report)
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -485,12 +445,23 @@ mod tests {
     #[test]
     fn atomic_write_replaces() {
         let dir = tempfile::tempdir().unwrap();
-        let path = report_path(dir.path(), "3");
+        let path = report_path(dir.path(), U256::from(3));
         write_json_atomic(&path, &json!({"a": 1})).unwrap();
         write_json_atomic(&path, &json!({"a": 2})).unwrap();
         let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(back, json!({"a": 2}));
-        add_tx_to_report(&path, "0xab", 5, Some(60_000)).unwrap();
+        let replayed = replay::ReplayResolver::default()
+            .report(&QuestionInput {
+                id: U256::from(3),
+                text: "Is it?".into(),
+                asker: Address::ZERO,
+                chain_id: 31337,
+                oracle: Address::ZERO,
+                resolve_after: 0,
+            })
+            .unwrap();
+        write_json_atomic(&path, &replayed).unwrap();
+        add_tx_to_report(&path, B256::with_last_byte(0xab), 5, Some(60_000)).unwrap();
         let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(back["tx"]["block"], 5);
         assert!(!dir.path().join("3.json.tmp").exists());

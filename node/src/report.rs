@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
-use crate::commitment::{CommitmentError, commit_bundle};
+use crate::commitment::{Commitment, CommitmentError, commit_bundle};
 use crate::evidence::SearchRecord;
 use crate::jury::BallotRow;
 use crate::jury::committee::{CommitteeInfo, CommitteeRun};
@@ -42,6 +42,9 @@ pub struct TxInfo {
     /// Block number it was mined in, when known.
     #[serde(default)]
     pub block: Option<u64>,
+    /// Gas the transaction used, when this process saw its receipt.
+    #[serde(default)]
+    pub gas_used: Option<u64>,
 }
 
 /// One question's report.
@@ -76,26 +79,24 @@ pub struct Report {
 }
 
 impl Report {
-    /// Assemble a report from a committee run: commits the bundle, summarises the ballots
-    /// with the same function as `veritas stats`, and routes.
-    ///
-    /// # Errors
-    /// [`CommitmentError`] when the bundle cannot be committed.
-    pub fn build(
+    /// Assemble a report from a committee run and the bundle's commitment (computed once by
+    /// the caller, the same one that seeded the committee): summarises the ballots with the
+    /// same function as `veritas stats`, and routes.
+    pub fn assemble(
         question: QuestionInfo,
         bundle: &Bundle,
         rubric: &Rubric,
+        commitment: &Commitment,
         run: CommitteeRun,
         policy: &RoutingPolicy,
-    ) -> Result<Self, CommitmentError> {
-        let commitment = commit_bundle(bundle)?;
+    ) -> Self {
         let records: Vec<BallotRecord> = run.ballots.iter().map(BallotRow::record).collect();
         let stats = summarize(&records);
         // Routing hook (issue 14): the question's kind and the bundle's relevance come from
         // the committed bundle alone, so `veritas audit` can recompute them.
         let inputs = RoutingInputs::from_bundle(&bundle.question, &bundle.evidence);
         let routing = route(&stats, &inputs, policy);
-        Ok(Self {
+        Self {
             question,
             evidence: bundle.evidence.clone(),
             rubric: rubric.clone(),
@@ -107,7 +108,29 @@ impl Report {
             committee: run.info,
             search: None,
             tx: None,
-        })
+        }
+    }
+
+    /// Commit `bundle`, then [`Report::assemble`] (for callers that did not commit it yet).
+    ///
+    /// # Errors
+    /// [`CommitmentError`] when the bundle cannot be committed.
+    pub fn build(
+        question: QuestionInfo,
+        bundle: &Bundle,
+        rubric: &Rubric,
+        run: CommitteeRun,
+        policy: &RoutingPolicy,
+    ) -> Result<Self, CommitmentError> {
+        let commitment = commit_bundle(bundle)?;
+        Ok(Self::assemble(
+            question,
+            bundle,
+            rubric,
+            &commitment,
+            run,
+            policy,
+        ))
     }
 
     /// The failed ballots and their reasons.

@@ -75,13 +75,7 @@ impl Chain {
                 .get_receipt()
                 .await
                 .unwrap();
-            let id = receipt
-                .inner
-                .logs()
-                .iter()
-                .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
-                .map(|l| l.inner.data.id)
-                .unwrap();
+            let id = veritas::chain::asked_id(&receipt).unwrap();
             ids.push(id);
         }
         ids
@@ -111,13 +105,7 @@ impl Chain {
             .await
             .unwrap();
         assert!(receipt.status(), "raw ask reverted");
-        receipt
-            .inner
-            .logs()
-            .iter()
-            .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
-            .map(|l| l.inner.data.id)
-            .unwrap()
+        veritas::chain::asked_id(&receipt).unwrap()
     }
 
     pub async fn status(&self, id: U256) -> IVeritasOracle::VerdictStatus {
@@ -131,7 +119,6 @@ impl Chain {
 
     /// Wait until every id has a verdict; panics after `timeout`.
     pub async fn wait_verdicts(&self, ids: &[U256], timeout: Duration) {
-        use IVeritasOracle::VerdictStatus as S;
         let deadline = Instant::now() + timeout;
         for id in ids {
             loop {
@@ -139,7 +126,7 @@ impl Chain {
                     .verdictStatus(*id)
                     .call()
                     .await
-                    && matches!(status, S::Resolved | S::Escalated)
+                    && veritas::chain::has_verdict(&status)
                 {
                     break;
                 }
@@ -230,7 +217,15 @@ drain_timeout = "5s"
         }
     }
 
+    /// SIGTERM, wait, and require a clean exit (status 0): a node that fails while shutting
+    /// down fails the test instead of going unnoticed.
+    pub fn stop(&mut self) {
+        let code = self.terminate();
+        assert_eq!(code, Some(0), "node exit on SIGTERM\n{}", self.log_text());
+    }
+
     /// SIGTERM and wait; returns the exit code.
+    #[must_use = "check the exit code, or call `stop`"]
     pub fn terminate(&mut self) -> Option<i32> {
         let mut c = self.child.take()?;
         Command::new("kill")

@@ -68,11 +68,14 @@ pub fn repo_root() -> Option<PathBuf> {
     None
 }
 
-/// Path of a pinned Foundry tool: `tools/node_modules/.bin/<name>` in the repo (installed by
-/// `make setup`), else the bare name (looked up on `PATH`).
+/// Path of a pinned Foundry tool: `tools/foundry/bin/<name>` in the repo (the platform binary
+/// that `make setup` links, see `tools/link-foundry`), else the bare name (looked up on `PATH`).
+///
+/// Never the npm launcher in `tools/node_modules/.bin`: it drops the tool's exit status, so a
+/// failed `forge build` would look like a success.
 pub fn tool(name: &str) -> PathBuf {
     repo_root()
-        .map(|root| root.join("tools/node_modules/.bin").join(name))
+        .map(|root| root.join("tools/foundry/bin").join(name))
         .filter(|p| p.is_file())
         .unwrap_or_else(|| PathBuf::from(name))
 }
@@ -225,9 +228,9 @@ impl Drop for Anvil {
     }
 }
 
-/// Signal anvil's whole process group: `tools/node_modules/.bin/anvil` is a Node.js launcher
-/// that runs the real binary as its child, so signalling the launcher alone would leave the
-/// real anvil running, orphaned.
+/// Signal anvil's whole process group: an anvil reached through a wrapper (the npm launcher on
+/// `PATH`, a shell script) runs the real binary as its child, and signalling the wrapper alone
+/// would leave the real anvil running, orphaned.
 fn signal_group(child: &Child, signal: &str) {
     let _ = Command::new("kill")
         .arg(signal)
@@ -237,8 +240,10 @@ fn signal_group(child: &Child, signal: &str) {
         .status();
 }
 
-/// The oracle's creation bytecode from forge's artifact, running `forge build` first when the
-/// artifact is missing.
+/// The oracle's creation bytecode from forge's artifact, after one `forge build` per process.
+///
+/// Always building (a no-op in under a second when nothing changed) keeps a stale `out/` from
+/// an older contract from ever being deployed by the demo or the tests.
 ///
 /// # Errors
 /// [`DevnetError`] when forge fails or the artifact has no bytecode.
@@ -248,10 +253,11 @@ pub fn oracle_bytecode() -> Result<Bytes, DevnetError> {
         reason: "no foundry.toml above the working directory: run from the repository".into(),
     })?;
     let path = root.join("out/VeritasOracle.sol/VeritasOracle.json");
-    // Parallel tests in one process must not run two `forge build`s into the same out/.
-    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
-    if !path.is_file() {
+    // Parallel tests in one process must not run two `forge build`s into the same out/; the
+    // flag records that this process has built once.
+    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if !*built {
         let status = Command::new(tool("forge"))
             .arg("build")
             .current_dir(&root)
@@ -268,6 +274,7 @@ pub fn oracle_bytecode() -> Result<Bytes, DevnetError> {
                 reason: status.to_string(),
             });
         }
+        *built = true;
     }
     let fail = |reason: String| DevnetError::Artifact {
         path: path.clone(),

@@ -16,6 +16,7 @@ pub mod watcher;
 use std::time::Duration;
 
 use alloy::{
+    primitives::{B256, U256},
     providers::{DynProvider, Provider, ProviderBuilder},
     transports::{RpcError, TransportErrorKind},
 };
@@ -129,15 +130,15 @@ pub enum ChainError {
     #[error("question {id} changed on-chain: expected hash {expected}, chain has {actual}")]
     QuestionMismatch {
         /// Question id.
-        id: String,
+        id: U256,
         /// Hash from the stored event.
-        expected: String,
+        expected: B256,
         /// Hash in contract storage.
-        actual: String,
+        actual: B256,
     },
     /// The question does not exist on-chain (yet, or any more).
     #[error("question {0} is unknown to the contract")]
-    UnknownQuestion(String),
+    UnknownQuestion(U256),
     /// An `eth_getLogs` page held fewer `QuestionAsked` logs than the contract counted in its
     /// range (a provider answering from a backend that lags behind); the range is read again.
     #[error(
@@ -157,7 +158,7 @@ pub enum ChainError {
     #[error("no receipt for {tx_hash} after {waited:?}")]
     ReceiptTimeout {
         /// The transaction.
-        tx_hash: String,
+        tx_hash: B256,
         /// How long we waited.
         waited: Duration,
     },
@@ -165,7 +166,7 @@ pub enum ChainError {
     #[error("transaction {tx_hash} reverted")]
     Reverted {
         /// The transaction.
-        tx_hash: String,
+        tx_hash: B256,
     },
     /// Signing failed (the message never contains key material).
     #[error("signing: {0}")]
@@ -227,6 +228,45 @@ impl ChainError {
         }
     }
 
+    /// The node's error message for a refused request, lowercased; `None` for other errors.
+    /// Transaction-pool refusals have no standard code, so the classifiers below match the
+    /// messages geth, reth, anvil and erigon use, in this one place.
+    fn refusal_message(&self) -> Option<String> {
+        match self {
+            ChainError::Rpc {
+                error: RpcError::ErrorResp(payload),
+                ..
+            } => Some(payload.message.to_lowercase()),
+            _ => None,
+        }
+    }
+
+    /// The node already has this very transaction (a retried broadcast whose first answer
+    /// was lost).
+    pub fn is_already_known(&self) -> bool {
+        self.refusal_message()
+            .is_some_and(|m| m.contains("already known") || m.contains("known transaction"))
+    }
+
+    /// Another transaction holds this nonce in the pool and ours does not pay the 10% more a
+    /// replacement must.
+    pub fn is_underpriced(&self) -> bool {
+        self.refusal_message()
+            .is_some_and(|m| m.contains("replacement transaction underpriced"))
+    }
+
+    /// The nonce was already used by a mined transaction.
+    pub fn is_nonce_too_low(&self) -> bool {
+        self.refusal_message()
+            .is_some_and(|m| m.contains("nonce too low"))
+    }
+
+    /// Any refusal about the nonce (too low, too high, gapped): the local counter disagrees
+    /// with the chain and must be read again.
+    pub fn is_nonce_error(&self) -> bool {
+        self.refusal_message().is_some_and(|m| m.contains("nonce"))
+    }
+
     /// Whether the RPC refused an `eth_getLogs` request itself (range too large, too many
     /// results), as opposed to being unreachable: the watcher shrinks its range then.
     pub fn is_range_refusal(&self) -> bool {
@@ -250,16 +290,33 @@ fn rpc_is_retryable(error: &RpcError<TransportErrorKind>) -> bool {
     match error {
         RpcError::Transport(kind) => !matches!(kind, TransportErrorKind::NonRetryable(_)),
         RpcError::ErrorResp(payload) => {
+            let message = payload.message.to_lowercase();
             payload.is_retry_err()
-                || payload.message.contains("timeout")
-                || payload.message.contains("nonce too low")
-                || payload
-                    .message
-                    .contains("replacement transaction underpriced")
+                || message.contains("timeout")
+                || message.contains("nonce too low")
+                || message.contains("replacement transaction underpriced")
         }
         RpcError::NullResp | RpcError::DeserError { .. } => true,
         _ => false,
     }
+}
+
+/// The id of the question whose `QuestionAsked` event `receipt` holds (the one answer of
+/// "ask and return the id", shared by `veritas ask`, the demo and the tests).
+pub fn asked_id(receipt: &alloy::rpc::types::TransactionReceipt) -> Option<U256> {
+    receipt
+        .inner
+        .logs()
+        .iter()
+        .find_map(|log| log.log_decode::<IVeritasOracle::QuestionAsked>().ok())
+        .map(|log| log.inner.data.id)
+}
+
+/// Whether a question's status means a verdict is on-chain (resolved, escalated or
+/// arbitrated).
+pub fn has_verdict(status: &IVeritasOracle::VerdictStatus) -> bool {
+    use IVeritasOracle::VerdictStatus as S;
+    matches!(status, S::Resolved | S::Escalated | S::Arbitrated)
 }
 
 /// Check the RPC's chain id against the configured one and return it.

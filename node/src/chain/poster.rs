@@ -80,31 +80,17 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// Parse a stored intent.
-    ///
-    /// # Errors
-    /// [`ChainError::Contract`] when a stored number does not parse (a corrupt store).
-    pub fn from_intent(intent: &PostIntent) -> Result<Self, ChainError> {
-        let bad = |what: &str, value: &str| ChainError::Contract {
-            op: "intent",
-            reason: format!("stored {what} {value:?} does not parse"),
-        };
-        let u = |what: &str, value: &str| value.parse::<U256>().map_err(|_| bad(what, value));
-        Ok(Self {
-            id: u("question id", &intent.question_id)?,
-            merkle_root: intent
-                .merkle_root
-                .parse()
-                .map_err(|_| bad("root", &intent.merkle_root))?,
-            p_yes: u("p_yes", &intent.p_yes)?,
-            p_no: u("p_no", &intent.p_no)?,
-            p_null: u("p_null", &intent.p_null)?,
-            kappa: intent
-                .kappa
-                .parse()
-                .map_err(|_| bad("kappa", &intent.kappa))?,
+    /// The verdict a saved intent holds (typed end to end: nothing to parse).
+    pub fn from_intent(intent: &PostIntent) -> Self {
+        Self {
+            id: intent.question_id,
+            merkle_root: intent.merkle_root,
+            p_yes: intent.p_yes,
+            p_no: intent.p_no,
+            p_null: intent.p_null,
+            kappa: intent.kappa,
             escalated: intent.escalated,
-        })
+        }
     }
 
     fn calldata(&self) -> Bytes {
@@ -211,8 +197,8 @@ impl Poster {
         question: &NewQuestion,
         intent: &PostIntent,
     ) -> Result<Posted, ChainError> {
-        let verdict = Verdict::from_intent(intent)?;
-        let qid = intent.question_id.as_str();
+        let verdict = Verdict::from_intent(intent);
+        let qid = intent.question_id;
         if self.on_chain(verdict.id).await? {
             self.reconcile_after_post(qid).await?;
             return Ok(Posted::AlreadyOnChain);
@@ -261,7 +247,7 @@ impl Poster {
         Ok(match self.status(id).await? {
             S::Resolved | S::Escalated | S::Arbitrated => true,
             S::Asked => false,
-            S::None => return Err(ChainError::UnknownQuestion(id.to_string())),
+            S::None => return Err(ChainError::UnknownQuestion(id)),
             // Future statuses are verdicts by construction (the enum only grows after Asked).
             _ => true,
         })
@@ -274,11 +260,11 @@ impl Poster {
             .call()
             .await
             .map_err(|e| ChainError::contract("getQuestion", e))?;
-        let actual = stored.questionHash.to_string();
-        if !actual.eq_ignore_ascii_case(&question.question_hash) {
+        let actual = stored.questionHash;
+        if actual != question.question_hash {
             return Err(ChainError::QuestionMismatch {
-                id: question.question_id.clone(),
-                expected: question.question_hash.clone(),
+                id: question.question_id,
+                expected: question.question_hash,
                 actual,
             });
         }
@@ -294,18 +280,14 @@ impl Poster {
     }
 
     /// The verdict is on-chain: settle our recorded transactions' statuses.
-    async fn reconcile_after_post(&self, qid: &str) -> Result<(), ChainError> {
+    async fn reconcile_after_post(&self, qid: U256) -> Result<(), ChainError> {
         for tx in self.store.txs_for(qid)? {
             if tx.status != TxStatus::Pending {
                 continue;
             }
-            let hash: B256 = tx.tx_hash.parse().map_err(|_| ChainError::Contract {
-                op: "sent_txs",
-                reason: format!("bad stored hash {}", tx.tx_hash),
-            })?;
             let receipt = self
                 .provider
-                .get_transaction_receipt(hash)
+                .get_transaction_receipt(tx.tx_hash)
                 .await
                 .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?;
             let (status, block) = match receipt {
@@ -313,7 +295,7 @@ impl Poster {
                 Some(r) => (TxStatus::Reverted, r.block_number),
                 None => (TxStatus::Dropped, None),
             };
-            self.store.set_tx_status(&tx.tx_hash, status, block)?;
+            self.store.set_tx_status(tx.tx_hash, status, block)?;
         }
         Ok(())
     }
@@ -322,7 +304,7 @@ impl Poster {
     /// same bytes, or a fee-bumped replacement at the same nonce once it is stuck.
     async fn resume_pending(
         &self,
-        qid: &str,
+        qid: U256,
         verdict: &Verdict,
     ) -> Result<Option<Posted>, ChainError> {
         let Some(tx) = self
@@ -334,13 +316,9 @@ impl Poster {
         else {
             return Ok(None);
         };
-        let hash: B256 = tx.tx_hash.parse().map_err(|_| ChainError::Contract {
-            op: "sent_txs",
-            reason: format!("bad stored hash {}", tx.tx_hash),
-        })?;
         if let Some(receipt) = self
             .provider
-            .get_transaction_receipt(hash)
+            .get_transaction_receipt(tx.tx_hash)
             .await
             .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?
         {
@@ -354,23 +332,23 @@ impl Poster {
             .map_err(|e| ChainError::rpc("eth_getTransactionCount", e))?;
         if mined_nonce > tx.nonce {
             // Its nonce went to another transaction; this one can never be mined.
-            info!(target: "veritas::post", question = qid, tx = %tx.tx_hash, nonce = tx.nonce, "recorded transaction dropped");
+            info!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, nonce = tx.nonce, "recorded transaction dropped");
             self.store
-                .set_tx_status(&tx.tx_hash, TxStatus::Dropped, None)?;
+                .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
             return Ok(None);
         }
         let age = Duration::from_millis(u64::try_from(now_ms() - tx.sent_at).unwrap_or(0));
         if age >= self.config.receipt_timeout {
             // Stuck: replace at the same nonce with bumped fees.
-            let bump = |fee: &str| bump_fee(fee.parse().unwrap_or(0));
+
             let fees = self
                 .provider
                 .estimate_eip1559_fees()
                 .await
                 .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
-            let max_fee = bump(&tx.max_fee_per_gas).max(fees.max_fee_per_gas);
-            let priority = bump(&tx.max_priority_fee_per_gas).max(fees.max_priority_fee_per_gas);
-            warn!(target: "veritas::post", question = qid, tx = %tx.tx_hash, nonce = tx.nonce, max_fee, "replacing stuck transaction");
+            let max_fee = bump_fee(tx.max_fee_per_gas).max(fees.max_fee_per_gas);
+            let priority = bump_fee(tx.max_priority_fee_per_gas).max(fees.max_priority_fee_per_gas);
+            warn!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, nonce = tx.nonce, max_fee, "replacing stuck transaction");
             let replacement = self
                 .sign_and_send(
                     qid,
@@ -382,16 +360,12 @@ impl Poster {
                 )
                 .await?;
             self.store
-                .set_tx_status(&tx.tx_hash, TxStatus::Dropped, None)?;
+                .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
             return self.wait(qid, &replacement).await.map(Some);
         }
         // Rebroadcast the same bytes (harmless if the node already has them).
-        let raw: Bytes = tx.raw.parse().map_err(|_| ChainError::Contract {
-            op: "sent_txs",
-            reason: format!("bad stored raw transaction for {}", tx.tx_hash),
-        })?;
-        if let Err(e) = self.provider.send_raw_transaction(&raw).await {
-            debug!(target: "veritas::post", question = qid, tx = %tx.tx_hash, error = %e, "rebroadcast refused");
+        if let Err(e) = self.provider.send_raw_transaction(&tx.raw).await {
+            debug!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, error = %e, "rebroadcast refused");
         }
         self.wait(qid, &tx).await.map(Some)
     }
@@ -409,7 +383,7 @@ impl Poster {
     /// be mined, after which "nonce too low" moves us to the next nonce.
     async fn sign_and_send(
         &self,
-        qid: &str,
+        qid: U256,
         request: TransactionRequest,
         reuse_nonce: Option<u64>,
         gas_limit: u64,
@@ -438,7 +412,7 @@ impl Poster {
                     if reuse_nonce.is_none() {
                         *next = Some(nonce + 1);
                     }
-                    info!(target: "veritas::post", question = qid, tx = %sent.tx_hash, nonce, "verdict transaction sent");
+                    info!(target: "veritas::post", question = %qid, tx = %sent.tx_hash, nonce, "verdict transaction sent");
                     return Ok(sent);
                 }
                 Err(e) => e,
@@ -447,9 +421,7 @@ impl Poster {
             let err = ChainError::rpc("eth_sendRawTransaction", e);
             // A retried broadcast whose first answer was lost comes back "already known"
             // or "nonce too low": ask the node whether it has our transaction.
-            let message = err.to_string().to_lowercase();
-            let known = message.contains("already known") || message.contains("known transaction");
-            if known
+            if err.is_already_known()
                 || matches!(
                     self.provider.get_transaction_by_hash(hash).await,
                     Ok(Some(_))
@@ -458,7 +430,7 @@ impl Poster {
                 if reuse_nonce.is_none() {
                     *next = Some(nonce + 1);
                 }
-                info!(target: "veritas::post", question = qid, tx = %sent.tx_hash, nonce, "verdict transaction sent (answer lost, node has it)");
+                info!(target: "veritas::post", question = %qid, tx = %sent.tx_hash, nonce, "verdict transaction sent (answer lost, node has it)");
                 return Ok(sent);
             }
             if !definite {
@@ -470,10 +442,8 @@ impl Poster {
             }
             // The node refused it: it will never be mined.
             self.store
-                .set_tx_status(&sent.tx_hash, TxStatus::Dropped, None)?;
-            if message.contains("replacement transaction underpriced")
-                && bumps < MAX_UNDERPRICED_BUMPS
-            {
+                .set_tx_status(sent.tx_hash, TxStatus::Dropped, None)?;
+            if err.is_underpriced() && bumps < MAX_UNDERPRICED_BUMPS {
                 match self.nonce_holder(nonce).await {
                     NonceHolder::Mined => {
                         // The nonce is spent after all: re-read it from the chain next time.
@@ -492,10 +462,10 @@ impl Poster {
                 bumps += 1;
                 max_fee = bump_fee(max_fee);
                 priority = bump_fee(priority).min(max_fee);
-                warn!(target: "veritas::post", question = qid, nonce, max_fee, priority, bumps, "another transaction holds this nonce; bumping fees");
+                warn!(target: "veritas::post", question = %qid, nonce, max_fee, priority, bumps, "another transaction holds this nonce; bumping fees");
                 continue;
             }
-            if message.contains("nonce") {
+            if err.is_nonce_error() {
                 // Our counter disagrees with the chain: read it again next time.
                 *next = None;
             }
@@ -543,7 +513,7 @@ impl Poster {
     /// raw bytes.
     async fn sign_and_record(
         &self,
-        qid: &str,
+        qid: U256,
         request: TransactionRequest,
         nonce: u64,
         gas_limit: u64,
@@ -561,13 +531,13 @@ impl Poster {
                 .map_err(|e| ChainError::Signing(e.to_string()))?;
         let raw = envelope.encoded_2718();
         let sent = SentTx {
-            tx_hash: envelope.tx_hash().to_string(),
-            question_id: qid.to_owned(),
+            tx_hash: *envelope.tx_hash(),
+            question_id: qid,
             nonce,
             gas_limit,
-            max_fee_per_gas: max_fee_per_gas.to_string(),
-            max_priority_fee_per_gas: max_priority_fee_per_gas.to_string(),
-            raw: alloy::primitives::hex::encode_prefixed(&raw),
+            max_fee_per_gas,
+            max_priority_fee_per_gas,
+            raw: Bytes::from(raw.clone()),
             status: TxStatus::Pending,
             block_number: None,
             sent_at: now_ms(),
@@ -576,11 +546,8 @@ impl Poster {
         Ok((sent, *envelope.tx_hash(), raw))
     }
 
-    async fn wait(&self, qid: &str, tx: &SentTx) -> Result<Posted, ChainError> {
-        let hash: B256 = tx.tx_hash.parse().map_err(|_| ChainError::Contract {
-            op: "sent_txs",
-            reason: format!("bad stored hash {}", tx.tx_hash),
-        })?;
+    async fn wait(&self, qid: U256, tx: &SentTx) -> Result<Posted, ChainError> {
+        let hash = tx.tx_hash;
         let start = Instant::now();
         loop {
             match self.provider.get_transaction_receipt(hash).await {
@@ -591,12 +558,12 @@ impl Poster {
                     if !err.is_retryable() {
                         return Err(err);
                     }
-                    debug!(target: "veritas::post", question = qid, error = %err, "receipt poll failed");
+                    debug!(target: "veritas::post", question = %qid, error = %err, "receipt poll failed");
                 }
             }
             if start.elapsed() >= self.config.receipt_timeout {
                 return Err(ChainError::ReceiptTimeout {
-                    tx_hash: tx.tx_hash.clone(),
+                    tx_hash: tx.tx_hash,
                     waited: start.elapsed(),
                 });
             }
@@ -606,14 +573,14 @@ impl Poster {
 
     async fn settle(
         &self,
-        qid: &str,
+        qid: U256,
         tx: &SentTx,
         receipt: alloy::rpc::types::TransactionReceipt,
     ) -> Result<Posted, ChainError> {
         if receipt.status() {
             self.store
-                .set_tx_status(&tx.tx_hash, TxStatus::Mined, receipt.block_number)?;
-            info!(target: "veritas::post", question = qid, tx = %tx.tx_hash, block = ?receipt.block_number, gas = receipt.gas_used, "verdict posted");
+                .set_tx_status(tx.tx_hash, TxStatus::Mined, receipt.block_number)?;
+            info!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, block = ?receipt.block_number, gas = receipt.gas_used, "verdict posted");
             return Ok(Posted::Mined {
                 tx_hash: receipt.transaction_hash,
                 block: receipt.block_number.unwrap_or_default(),
@@ -621,17 +588,13 @@ impl Poster {
             });
         }
         self.store
-            .set_tx_status(&tx.tx_hash, TxStatus::Reverted, receipt.block_number)?;
+            .set_tx_status(tx.tx_hash, TxStatus::Reverted, receipt.block_number)?;
         // A revert is most likely "already posted" by an earlier transaction of ours.
-        let id: U256 = qid.parse().map_err(|_| ChainError::Contract {
-            op: "sent_txs",
-            reason: format!("bad question id {qid}"),
-        })?;
-        if self.on_chain(id).await? {
+        if self.on_chain(qid).await? {
             return Ok(Posted::AlreadyOnChain);
         }
         Err(ChainError::Reverted {
-            tx_hash: tx.tx_hash.clone(),
+            tx_hash: tx.tx_hash,
         })
     }
 }

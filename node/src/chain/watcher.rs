@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
 use super::{ChainError, ChainProvider, IVeritasOracle};
+use crate::retry::Backoff;
 use crate::store::{NewQuestion, Store, now_ms};
 
 /// Watcher settings (from `[chain]`).
@@ -185,11 +186,8 @@ impl Watcher {
                 Err(e) => {
                     failures = failures.saturating_add(1);
                     self.state.rpc_errors.fetch_add(1, Ordering::Relaxed);
-                    let backoff = self
-                        .config
-                        .poll_interval
-                        .saturating_mul(2u32.saturating_pow(failures.min(6)))
-                        .min(MAX_ERROR_BACKOFF);
+                    let backoff = Backoff::new(self.config.poll_interval, MAX_ERROR_BACKOFF)
+                        .ceiling(failures.min(6));
                     warn!(target: "veritas::watcher", error = %e, failures, retry_in = ?backoff, "poll failed");
                     backoff
                 }
@@ -365,12 +363,12 @@ fn decode_logs(logs: &[Log], state: &WatchState) -> Vec<NewQuestion> {
             continue;
         };
         out.push(NewQuestion {
-            question_id: event.id.to_string(),
+            question_id: event.id,
             question: event.question.clone(),
-            asker: event.asker.to_checksum(None),
-            question_hash: event.questionHash.to_string(),
+            asker: event.asker,
+            question_hash: event.questionHash,
             block_number,
-            block_hash: block_hash.to_string(),
+            block_hash,
             tx_index: log.transaction_index.unwrap_or_default(),
             log_index: log.log_index.unwrap_or_default(),
             resolve_after: event.resolveAfter,

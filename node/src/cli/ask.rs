@@ -16,7 +16,7 @@ use clap::Args;
 
 use super::run::ConfigArgs;
 use crate::{
-    chain::{ChainError, IVeritasOracle},
+    chain::{self, ChainError, IVeritasOracle},
     config,
 };
 
@@ -61,12 +61,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<()> {
         .get_receipt()
         .await
         .context("waiting for the askQuestion receipt")?;
-    let id = receipt
-        .inner
-        .logs()
-        .iter()
-        .find_map(|log| log.log_decode::<IVeritasOracle::QuestionAsked>().ok())
-        .map(|log| log.inner.data.id)
+    let id = chain::asked_id(&receipt)
         .ok_or_else(|| anyhow::anyhow!("no QuestionAsked event in {}", receipt.transaction_hash))?;
     println!("{id}");
     eprintln!(

@@ -31,13 +31,14 @@ use crate::{
     },
     config::{Config, ResolverKind},
     daemon,
+    evidence::demo::{DEMO_CORPUS_DIR, QUESTIONS_FILE, load_questions_file},
     pipeline::report_path,
 };
 
 /// `veritas demo` arguments.
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// Questions file (TOML: `[[questions]] text = "..."`).
+    /// Questions file (the format of `corpus/demo/questions.toml`: `[[question]]` tables).
     #[arg(long)]
     pub questions: Option<PathBuf>,
     /// Use the scripted replay resolver instead of the committee (a smoke test of the chain path).
@@ -48,37 +49,22 @@ pub struct DemoArgs {
     pub timeout: Duration,
 }
 
-/// Read the demo questions: `[[questions]]` (or `[[question]]`) tables with `text`, or a
-/// `questions = ["..."]` array.
+/// The demo questions as (text, resolveAfter in unix seconds): `resolve_after` is the
+/// evidence cutoff, so later documents must not count.
 fn read_questions(path: &std::path::Path) -> anyhow::Result<Vec<(String, u64)>> {
-    let value: Value = config::Config::builder()
-        .add_source(config::File::from(path).format(config::FileFormat::Toml))
-        .build()
-        .and_then(|c| c.try_deserialize())
-        .with_context(|| format!("reading {}", path.display()))?;
-    let list = value
-        .get("questions")
-        .or_else(|| value.get("question"))
-        .and_then(Value::as_array)
-        .with_context(|| format!("{}: no `questions` array", path.display()))?;
-    let mut out = Vec::new();
-    for q in list {
-        let Some(text) = q.as_str().or_else(|| q.get("text").and_then(Value::as_str)) else {
-            continue;
-        };
-        // `resolve_after` (RFC 3339) is the evidence cutoff: later documents must not count.
-        let resolve_after = match q.get("resolve_after").and_then(Value::as_str) {
-            Some(t) => chrono::DateTime::parse_from_rfc3339(t)
-                .with_context(|| format!("{}: resolve_after {t:?}", path.display()))?
-                .timestamp(),
-            None => 0,
-        };
-        out.push((text.to_owned(), u64::try_from(resolve_after).unwrap_or(0)));
-    }
-    if out.is_empty() {
+    let questions = load_questions_file(path)?;
+    if questions.is_empty() {
         bail!("{}: no questions", path.display());
     }
-    Ok(out)
+    Ok(questions
+        .into_iter()
+        .map(|q| {
+            (
+                q.text,
+                u64::try_from(q.resolve_after.timestamp()).unwrap_or(0),
+            )
+        })
+        .collect())
 }
 
 /// Run the demo.
@@ -90,7 +76,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let questions_file = args
         .questions
         .clone()
-        .unwrap_or_else(|| root.join("corpus/demo/questions.toml"));
+        .unwrap_or_else(|| root.join(DEMO_CORPUS_DIR).join(QUESTIONS_FILE));
     let questions = read_questions(&questions_file)?;
 
     eprintln!("starting anvil ...");
@@ -184,13 +170,7 @@ async fn ask_all(
             .map_err(|e| chain::ChainError::contract("askQuestion", e))?
             .get_receipt()
             .await?;
-        let id = receipt
-            .inner
-            .logs()
-            .iter()
-            .find_map(|l| l.log_decode::<IVeritasOracle::QuestionAsked>().ok())
-            .map(|l| l.inner.data.id)
-            .context("no QuestionAsked event")?;
+        let id = chain::asked_id(&receipt).context("no QuestionAsked event")?;
         eprintln!("asked #{id}: {q}");
         ids.push(id);
     }
@@ -205,7 +185,6 @@ async fn wait_and_print(
     data_dir: &std::path::Path,
     timeout: Duration,
 ) -> anyhow::Result<()> {
-    use IVeritasOracle::VerdictStatus as S;
     let provider = chain::connect(url, Duration::from_secs(10))?;
     let contract = IVeritasOracle::new(oracle, &provider);
     let deadline = tokio::time::Instant::now() + timeout;
@@ -217,7 +196,7 @@ async fn wait_and_print(
                 .call()
                 .await
                 .map_err(|e| chain::ChainError::contract("verdictStatus", e))?;
-            if matches!(status, S::Resolved | S::Escalated | S::Arbitrated) {
+            if chain::has_verdict(&status) {
                 break;
             }
             if tokio::time::Instant::now() > deadline {
@@ -235,7 +214,7 @@ async fn wait_and_print(
             .call()
             .await
             .map_err(|e| chain::ChainError::contract("getVerdict", e))?;
-        let path = report_path(&data_dir.join("reports"), &id.to_string());
+        let path = report_path(&data_dir.join("reports"), *id);
         let report: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
         let rec = audit::recompute(&report)?;
         let mut mismatches = audit::compare_with_report(&rec, &report);

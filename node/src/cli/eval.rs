@@ -28,8 +28,9 @@ use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::resolve::{JuryArgs, read_evidence, resolve_bundle};
+use super::resolve::{JuryArgs, read_evidence};
 use crate::bundle::{Bundle, EvidenceItem, Rubric, Source};
+use crate::pipeline::{Engine, Evidence, resolve};
 use crate::policy::{Decision, route_plain};
 use crate::report::QuestionInfo;
 use crate::stats::Outcome;
@@ -187,7 +188,8 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         Some(path) => read_evidence(path)?,
         None => Vec::new(),
     };
-    let committee = settings.jury.build().context("cannot build the jury")?;
+    let engine = Engine::from_config(&settings, false).map_err(|e| anyhow::anyhow!(e))?;
+    let committee = engine.committee();
     let policy = settings.routing;
     let full_calls =
         u64::from(committee.config.iterations) * u64::from(committee.config.ballots_per_iteration);
@@ -206,21 +208,24 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
     for claim in &claims {
         let q0 = Instant::now();
         let g = gold(&claim.claim_label);
-        let report = resolve_bundle(
-            &committee,
-            &policy,
+        let report = resolve(
+            &engine,
             QuestionInfo {
                 text: claim.claim.clone(),
                 id: None,
                 chain_id: None,
                 oracle: None,
             },
-            bundle(claim, &injected),
-            Rubric::default(),
-            [0u8; 32],
+            alloy::primitives::U256::ZERO,
+            Evidence::Given {
+                items: bundle(claim, &injected).evidence,
+                rubric: Rubric::default(),
+            },
+            &mut |_| {},
             &mut |_| {},
         )
-        .await?;
+        .await
+        .map_err(|e| anyhow::anyhow!(e))?;
         let s = &report.stats;
         let resolved = report.routing.decision == Decision::Resolve;
         let plain_decision = route_plain(s, &policy);

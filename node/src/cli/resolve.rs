@@ -16,47 +16,31 @@
 //! ```
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
+use alloy::primitives::U256;
 use anyhow::{Context as _, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use crate::bundle::{Bundle, EvidenceItem, Rubric, Source};
-use crate::commitment::commit_bundle;
+use crate::bundle::{EvidenceItem, Rubric, Source};
+use crate::config::{Config, Sources};
+use crate::evidence::SearchRecord;
 use crate::evidence::normalize::parse_published;
-use crate::evidence::{EvidenceConfig, Gathered, Gatherer, SearchRecord};
-use crate::jury::committee::{Committee, IterationProgress, run_committee};
-use crate::jury::committee_seed;
-use crate::jury::pool::{JurorConfig, JurorKind, JuryConfig};
-use crate::llm::ChatModel;
-use crate::llm::openai::{OpenAiChat, OpenAiConfig};
-use crate::policy::{Decision, RoutingInputs, RoutingPolicy, route};
+use crate::jury::committee::IterationProgress;
+use crate::jury::pool::{JurorConfig, JurorKind};
+use crate::pipeline::{Engine, Evidence, resolve};
+use crate::policy::Decision;
 use crate::report::{QuestionInfo, Report};
-
-/// The settings read from `--config` (the `[jury]`, `[routing]`, `[evidence]` and
-/// `[planner_model]` sections of the node's TOML file; other sections are ignored).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct JuryFile {
-    /// `[jury]`.
-    pub jury: JuryConfig,
-    /// `[routing]`.
-    pub routing: RoutingPolicy,
-    /// `[evidence]`: planner limits, collectors and bundle rules (used without `--evidence`).
-    pub evidence: EvidenceConfig,
-    /// `[planner_model]`: the OpenAI-compatible model that plans searches; absent, the
-    /// fallback plan (the question and its key terms) is used.
-    pub planner_model: Option<OpenAiConfig>,
-}
 
 /// Committee options shared by `resolve` and `eval`.
 #[derive(Debug, Clone, Args)]
 pub struct JuryArgs {
-    /// TOML file with `[jury]` and `[routing]` sections (defaults: the embedded model).
-    #[arg(long, env = "VERITAS_CONFIG")]
+    /// The node's TOML config file (the same one `veritas run --config` reads; its `[jury]`,
+    /// `[routing]`, `[evidence]` and `[planner_model]` sections are used here). Default:
+    /// ./veritas.toml when it exists, else the built-in defaults (the embedded model).
+    #[arg(long, short = 'c', env = "VERITAS_CONFIG")]
     pub config: Option<PathBuf>,
     /// T: most iterations.
     #[arg(short = 'T', long)]
@@ -76,20 +60,18 @@ pub struct JuryArgs {
 }
 
 impl JuryArgs {
-    /// The effective settings: file, then flags.
+    /// The effective configuration: [`Config::load`] (defaults < file < `VERITAS__*` env),
+    /// then these flags.
     ///
     /// # Errors
-    /// An unreadable or invalid config file.
-    pub fn settings(&self) -> anyhow::Result<JuryFile> {
-        let mut file = match &self.config {
-            Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                toml::from_str(&text)
-                    .with_context(|| format!("invalid config {}", path.display()))?
-            }
-            None => JuryFile::default(),
-        };
+    /// An unreadable or invalid config file, naming the key.
+    pub fn settings(&self) -> anyhow::Result<Config> {
+        let mut file = Config::load(&Sources {
+            file: self.config.clone(),
+            env: None,
+            overrides: Vec::new(),
+        })
+        .context("loading configuration")?;
         let c = &mut file.jury.committee;
         if let Some(t) = self.iterations {
             c.iterations = t;
@@ -158,34 +140,6 @@ fn parse_time(text: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
     parse_published(text).map_err(|err| err.to_string())
 }
 
-/// Plan, search and bundle the evidence for `question` with the configured collectors and the
-/// optional planner model.
-///
-/// # Errors
-/// A collector that cannot start, a planner model that cannot be built, or every collector
-/// failing.
-pub async fn gather_evidence(
-    question: &str,
-    resolve_after: chrono::DateTime<chrono::Utc>,
-    config: &EvidenceConfig,
-    planner_model: Option<&OpenAiConfig>,
-) -> anyhow::Result<Gathered> {
-    let gatherer = Gatherer::from_config(config).context("cannot start the evidence collectors")?;
-    let planner = planner_model
-        .map(|c| OpenAiChat::new(c.clone()))
-        .transpose()
-        .context("cannot build the planner model")?;
-    let gathered = gatherer
-        .gather(
-            question,
-            Some(resolve_after),
-            planner.as_ref().map(|p| p as &dyn ChatModel),
-        )
-        .await
-        .context("cannot gather evidence")?;
-    Ok(gathered)
-}
-
 /// An evidence item as given on the command line; missing fields take defaults.
 #[derive(Debug, Clone, Deserialize)]
 struct EvidenceInput {
@@ -237,82 +191,44 @@ pub fn read_evidence(path: &Path) -> anyhow::Result<Vec<EvidenceItem>> {
         .collect()
 }
 
-/// Run the committee on one bundle and build its report.
-///
-/// `question_id` is the on-chain id as 32 bytes big-endian (zero off-chain).
-///
-/// # Errors
-/// The bundle cannot be committed or the committee cannot run.
-pub async fn resolve_bundle(
-    committee: &Committee,
-    policy: &RoutingPolicy,
-    question: QuestionInfo,
-    bundle: Bundle,
-    rubric: Rubric,
-    question_id: [u8; 32],
-    progress: &mut (dyn FnMut(&IterationProgress) + Send),
-) -> anyhow::Result<Report> {
-    let commitment = commit_bundle(&bundle).context("cannot commit the evidence")?;
-    let seed = committee_seed(&commitment.root, &question_id);
-    let bundle = Arc::new(bundle);
-    let rubric = Arc::new(rubric);
-    let run = run_committee(
-        committee,
-        bundle.clone(),
-        rubric.clone(),
-        seed,
-        commitment.root,
-        progress,
-    )
-    .await?;
-    Ok(Report::build(question, &bundle, &rubric, run, policy)?)
-}
-
 /// Run `veritas resolve`.
 ///
 /// # Errors
 /// Bad input, a jury that cannot be built, or an unwritable report.
 pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
-    let settings = args.jury.settings()?;
-    let (evidence, rubric, search) = match &args.evidence {
-        Some(path) => (read_evidence(path)?, Rubric::default(), None),
+    let mut config = args.jury.settings()?;
+    let evidence = match &args.evidence {
+        Some(path) => Evidence::Given {
+            items: read_evidence(path)?,
+            rubric: Rubric::default(),
+        },
         None => {
-            let mut config = settings.evidence.clone();
             if let Some(dir) = &args.corpus {
-                config.collectors.local.enabled = true;
-                config.collectors.local.dir = dir.clone();
+                config.evidence.collectors.local.enabled = true;
+                config.evidence.collectors.local.dir = dir.clone();
             }
             if let Some(file) = &args.submitted {
-                config.collectors.submitted.enabled = true;
-                config.collectors.submitted.file = Some(file.clone());
+                config.evidence.collectors.submitted.enabled = true;
+                config.evidence.collectors.submitted.file = Some(file.clone());
             }
-            let resolve_after = args.resolve_after.unwrap_or_else(chrono::Utc::now);
-            let gathered = gather_evidence(
-                &args.question,
-                resolve_after,
-                &config,
-                settings.planner_model.as_ref(),
-            )
-            .await?;
-            let search = gathered.record(Some(resolve_after));
-            print_search(&search);
-            (gathered.bundle, gathered.plan.rubric, Some(search))
+            Evidence::Gather {
+                resolve_after: Some(args.resolve_after.unwrap_or_else(chrono::Utc::now)),
+            }
         }
     };
-    let committee = settings.jury.build().context("cannot build the jury")?;
-    let bundle = Bundle {
-        question: args.question.clone(),
-        evidence,
-    };
-    let cfg = &committee.config;
-    let bar = ProgressBar::new(u64::from(cfg.iterations));
+    let gather = matches!(evidence, Evidence::Gather { .. });
+    let engine = Engine::from_config(&config, gather).map_err(|e| anyhow::anyhow!(e))?;
+    let bar = ProgressBar::new(u64::from(engine.committee().config.iterations));
     bar.set_style(
         ProgressStyle::with_template("{spinner} iteration {pos}/{len} {wide_msg} [{elapsed}]")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar.set_message("jurors reading the evidence…");
+    let mut on_search = |search: &SearchRecord| {
+        print_search(search);
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar.set_message("jurors reading the evidence…");
+    };
     let mut on_iteration = |p: &IterationProgress| {
         bar.set_position(u64::from(p.iteration));
         bar.set_message(format!(
@@ -327,29 +243,25 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
                 .unwrap_or_default()
         ));
     };
-    let mut report = resolve_bundle(
-        &committee,
-        &settings.routing,
+    if !gather {
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar.set_message("jurors reading the evidence…");
+    }
+    let report = resolve(
+        &engine,
         QuestionInfo {
             text: args.question,
             id: None,
             chain_id: None,
             oracle: None,
         },
-        bundle,
-        rubric,
-        [0u8; 32],
+        U256::ZERO,
+        evidence,
+        &mut on_search,
         &mut on_iteration,
     )
-    .await?;
-    // Routing hook (issue 14): a planner that classified the question as not yes/no adds
-    // that reason (the deterministic check already ran in `Report::build`).
-    if let Some(kind) = search.as_ref().and_then(|s| s.plan.question_kind) {
-        let mut inputs = RoutingInputs::from_bundle(&report.question.text, &report.evidence);
-        inputs.planner_kind = Some(kind);
-        report.routing = route(&report.stats, &inputs, &settings.routing);
-    }
-    report.search = search;
+    .await
+    .map_err(|e| anyhow::anyhow!(e))?;
     bar.finish_and_clear();
 
     let out = args.out.unwrap_or_else(|| {

@@ -47,8 +47,7 @@ pub async fn run(args: VerdictArgs) -> anyhow::Result<()> {
         .call()
         .await
         .map_err(|e| ChainError::contract("verdictStatus", e))?;
-    use IVeritasOracle::VerdictStatus as S;
-    let posted = matches!(status, S::Resolved | S::Escalated | S::Arbitrated);
+    let posted = chain::has_verdict(&status);
     let verdict = if posted {
         Some(
             contract

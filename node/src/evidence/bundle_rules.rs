@@ -29,7 +29,7 @@ use crate::evidence::normalize::{format_published, normalize_url, parse_publishe
 
 /// Bundle limits; defaults are the seed's (6 items, 200-word snippets).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct BundleRules {
     /// Most items in a bundle.
     pub max_items: usize,

@@ -79,9 +79,16 @@ pub enum DemoError {
 /// # Errors
 /// [`DemoError`] when the file is missing or malformed.
 pub fn load_questions(corpus_dir: &Path) -> Result<Vec<DemoQuestion>, DemoError> {
-    let path = corpus_dir.join(QUESTIONS_FILE);
+    load_questions_file(&corpus_dir.join(QUESTIONS_FILE))
+}
+
+/// Load demo questions from a file in the `questions.toml` format (`[[question]]` tables).
+///
+/// # Errors
+/// [`DemoError`] when the file is missing or malformed.
+pub fn load_questions_file(path: &Path) -> Result<Vec<DemoQuestion>, DemoError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|source| DemoError::Io {
+    let text = std::fs::read_to_string(path).map_err(|source| DemoError::Io {
         path: shown.clone(),
         source,
     })?;

@@ -41,7 +41,7 @@ pub use planner::{Plan, PlannerConfig};
 /// Evidence settings: planner, collectors and bundle rules. Every field has a default, so the
 /// node's config may embed this under `[evidence]` and set only what differs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct EvidenceConfig {
     /// The search planner.
     pub planner: PlannerConfig,

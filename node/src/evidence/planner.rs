@@ -20,7 +20,7 @@ use crate::policy::QuestionKind;
 
 /// Planner settings; every field has a default so a config file may omit any of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct PlannerConfig {
     /// Ask the model for a plan; when false the fallback plan is always used.
     pub enabled: bool,

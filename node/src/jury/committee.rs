@@ -22,7 +22,7 @@ use crate::stats::{EarlyStopping, counts, posterior_mean};
 
 /// The committee's shape and stopping rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CommitteeConfig {
     /// T: the most iterations run.
     pub iterations: u32,

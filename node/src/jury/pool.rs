@@ -36,7 +36,7 @@ use crate::stats::Outcome;
 
 /// The `[jury]` configuration section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct JuryConfig {
     /// A folder of archetype TOML files replacing the shipped five.
     pub archetypes_dir: Option<PathBuf>,
@@ -103,7 +103,7 @@ pub struct LocalJurorConfig {
 
 /// The replay juror's settings: a fixed `vote` or a JSONL `script`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct ReplayConfig {
     /// Label in ballots.
     pub label: String,

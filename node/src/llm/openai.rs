@@ -14,18 +14,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use crate::{
+    retry::{Backoff, parse_retry_after},
+    secret::Secret,
+};
 
 /// Longest server error body kept in an error, in characters.
 const BODY_EXCERPT: usize = 300;
 
 /// One OpenAI-compatible model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct OpenAiConfig {
     /// Base URL up to and including `/v1` (e.g. `http://127.0.0.1:11434/v1` for Ollama).
     pub base_url: String,
@@ -73,16 +76,6 @@ impl Default for OpenAiConfig {
     }
 }
 
-/// A secret that prints as `***`.
-#[derive(Clone)]
-struct Secret(String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("***")
-    }
-}
-
 /// The client.
 #[derive(Debug)]
 pub struct OpenAiChat {
@@ -115,7 +108,7 @@ impl OpenAiChat {
     /// # Errors
     /// [`LlmError::Unavailable`] when the HTTP client cannot be built.
     pub fn with_api_key(config: OpenAiConfig, key: Option<String>) -> Result<Self, LlmError> {
-        let key = key.map(Secret);
+        let key = key.map(Secret::new);
         let http = reqwest::Client::builder()
             .timeout(config.timeout)
             .build()
@@ -164,8 +157,8 @@ impl OpenAiChat {
     /// One HTTP attempt. `Err((error, retry_after))`.
     async fn attempt(&self, body: &Value) -> Result<Value, (LlmError, Option<Duration>)> {
         let mut req = self.http.post(&self.endpoint).json(body);
-        if let Some(Secret(key)) = &self.key {
-            req = req.bearer_auth(key);
+        if let Some(key) = &self.key {
+            req = req.bearer_auth(key.expose());
         }
         let response = req.send().await.map_err(|e| (self.transport(e), None))?;
         let status = response.status();
@@ -173,9 +166,7 @@ impl OpenAiChat {
             .headers()
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64);
+            .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
         let text = response
             .text()
             .await
@@ -203,8 +194,8 @@ impl OpenAiChat {
     /// logs or ballots; masking before truncation also hides a cut-off prefix of it.
     fn scrub(&self, text: &str) -> String {
         match &self.key {
-            Some(Secret(key)) if !key.is_empty() => text.replace(key.as_str(), "***"),
-            _ => text.to_owned(),
+            Some(key) => key.scrub(text, "***"),
+            None => text.to_owned(),
         }
     }
 
@@ -221,17 +212,7 @@ impl OpenAiChat {
     }
 
     fn backoff(&self, retry: u32, retry_after: Option<Duration>) -> Duration {
-        let exp = self
-            .config
-            .initial_backoff
-            .saturating_mul(2u32.saturating_pow(retry))
-            .min(self.config.max_backoff);
-        let jitter = rand::rng().random_range(0.0..=1.0);
-        let wait = exp.mul_f64(jitter);
-        match retry_after {
-            Some(ra) => wait.max(ra).min(self.config.max_backoff),
-            None => wait,
-        }
+        Backoff::new(self.config.initial_backoff, self.config.max_backoff).wait(retry, retry_after)
     }
 
     fn parse(&self, value: &Value, latency: Duration) -> Result<ChatResponse, LlmError> {

@@ -21,12 +21,19 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use super::{QuestionInput, ResolveError, Resolver};
+use super::resolve::{QuestionInput, ResolveError, Resolver};
 use crate::{
+    bundle::{Bundle, Rubric},
     commitment,
-    stats::{self, BallotRecord, Outcome},
+    jury::{
+        BallotRow,
+        committee::{CommitteeInfo, CommitteeRun},
+        committee_seed,
+    },
+    policy::{Decision, RoutingPolicy},
+    report::Report,
+    stats::{EarlyStopping, Outcome},
 };
 
 /// Ballots per iteration in replayed reports.
@@ -88,74 +95,103 @@ impl ReplayResolver {
 
     /// Build the report for one question (pure; exposed for tests).
     ///
+    /// The report is a [`Report`] like the committee's: an empty bundle committed with the
+    /// same code, the scripted ballots, their statistics, and the routing decision the
+    /// script names (a routing override: the policy's own decision is replaced, its reasons
+    /// say so).
+    ///
     /// # Errors
     /// [`ResolveError`] (not retryable) when the script's decision is not resolve/escalate.
-    pub fn report(&self, question: &QuestionInput) -> Result<Value, ResolveError> {
+    pub fn report(&self, question: &QuestionInput) -> Result<Report, ResolveError> {
         let script = self
             .script
             .questions
             .get(&question.text)
             .unwrap_or(&self.script.default);
-        if script.decision != "resolve" && script.decision != "escalate" {
-            return Err(ResolveError {
-                reason: format!("replay decision {:?}", script.decision),
-                retryable: false,
-            });
-        }
-        let evidence: Vec<Value> = Vec::new();
-        let commitment =
-            commitment::commit(&question.text, &evidence).map_err(|e| ResolveError {
-                reason: e.to_string(),
-                retryable: false,
-            })?;
-        let records: Vec<BallotRecord> = script
+        let decision = match script.decision.as_str() {
+            "resolve" => Decision::Resolve,
+            "escalate" => Decision::Escalate,
+            other => {
+                return Err(ResolveError::permanent(format!(
+                    "replay decision {other:?}"
+                )));
+            }
+        };
+        let bundle = Bundle {
+            question: question.text.clone(),
+            evidence: Vec::new(),
+        };
+        let commitment = commitment::commit_bundle(&bundle)
+            .map_err(|e| ResolveError::permanent(e.to_string()))?;
+        let mut slots = HashMap::<u32, u32>::new();
+        let ballots: Vec<BallotRow> = script
             .votes
             .iter()
             .enumerate()
-            .map(|(i, vote)| BallotRecord {
-                iteration: u32::try_from(i / BALLOTS_PER_ITERATION + 1).unwrap_or(u32::MAX),
-                model: "replay".into(),
-                archetype: "replay".into(),
-                vote: *vote,
+            .map(|(i, vote)| {
+                let iteration = u32::try_from(i / BALLOTS_PER_ITERATION + 1).unwrap_or(u32::MAX);
+                let next = slots.entry(iteration).or_insert(0);
+                *next += 1;
+                BallotRow {
+                    iteration,
+                    slot: *next - 1,
+                    model: "replay".into(),
+                    archetype: "replay".into(),
+                    vote: *vote,
+                    confidence: vote.map(|_| 1.0),
+                    supporting_evidence_ids: Vec::new(),
+                    refuting_evidence_ids: Vec::new(),
+                    rubric_scores: Default::default(),
+                    reasoning: vote.map(|_| "replayed vote (test resolver)".into()),
+                    latency_ms: 0,
+                    prompt_tokens: 0,
+                    completion_tokens: 0,
+                    cost_usd: 0.0,
+                    probabilities: None,
+                    failure: vote.is_none().then(|| "replayed failure".into()),
+                }
             })
             .collect();
-        let summary = stats::summarize(&records);
-        let mut slots = std::collections::HashMap::<u32, u32>::new();
-        let mut slot = |b: &BallotRecord| {
-            let next = slots.entry(b.iteration).or_insert(0);
-            *next += 1;
-            *next - 1
+        let iterations = ballots.last().map_or(0, |b| b.iteration);
+        let stopping = EarlyStopping::default();
+        let seed = committee_seed(&commitment.root, &question.id.to_be_bytes::<32>());
+        let info = CommitteeInfo {
+            iterations,
+            ballots_per_iteration: BALLOTS_PER_ITERATION as u32,
+            epsilon: stopping.epsilon,
+            tau: stopping.tau,
+            min_ballots: stopping.min_ballots,
+            early_stopping: false,
+            seed: format!("0x{}", hex::encode(seed)),
+            stop_iteration: iterations,
+            stopped_early: false,
+            calls: ballots.len() as u64,
+            divergences: Vec::new(),
+            archetype_weights: Vec::new(),
+            juror_weights: Vec::new(),
         };
-        let ballots: Vec<Value> = records
-            .iter()
-            .map(|b| {
-                json!({
-                    "iteration": b.iteration, "slot": slot(b), "model": b.model, "archetype": b.archetype,
-                    "vote": b.vote, "confidence": b.vote.map(|_| 1.0),
-                    "supporting_evidence_ids": [], "refuting_evidence_ids": [], "rubric_scores": {},
-                    "reasoning": b.vote.map(|_| "replayed vote (test resolver)"),
-                    "latency_ms": 0, "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0,
-                    "failure": if b.vote.is_none() { json!("replayed failure") } else { Value::Null },
-                })
-            })
-            .collect();
-        let iterations = records.last().map_or(0, |b| b.iteration);
-        Ok(json!({
-            "question": { "text": question.text, "id": question.id, "chain_id": question.chain_id, "oracle": question.oracle },
-            "evidence": evidence,
-            "leaves": commitment.leaves_hex(),
-            "root": commitment.root_hex(),
-            "ballots": ballots,
-            "stats": summary,
-            "routing": { "decision": script.decision, "reasons": ["replay script"] },
-            "committee": { "resolver": "replay", "M": BALLOTS_PER_ITERATION, "stop_iteration": iterations, "seed": null },
-        }))
+        let run = CommitteeRun {
+            ballots,
+            info,
+            elapsed: std::time::Duration::ZERO,
+        };
+        let mut report = Report::assemble(
+            question.info(),
+            &bundle,
+            &Rubric::default(),
+            &commitment,
+            run,
+            &RoutingPolicy::default(),
+        );
+        report.routing.decision = decision;
+        report.routing.reasons = vec!["replay script".into()];
+        Ok(report)
     }
 }
 
 #[async_trait]
 impl Resolver for ReplayResolver {
-    async fn resolve(&self, question: &QuestionInput) -> Result<Value, ResolveError> {
+    async fn resolve(&self, question: &QuestionInput) -> Result<Report, ResolveError> {
         let script = self
             .script
             .questions
@@ -177,11 +213,11 @@ mod tests {
 
     fn input(text: &str) -> QuestionInput {
         QuestionInput {
-            id: "1".into(),
+            id: alloy::primitives::U256::from(1),
             text: text.into(),
-            asker: "0x".into(),
+            asker: alloy::primitives::Address::ZERO,
             chain_id: 31337,
-            oracle: "0x".into(),
+            oracle: alloy::primitives::Address::ZERO,
             resolve_after: 0,
         }
     }
@@ -193,11 +229,11 @@ mod tests {
         )
         .unwrap();
         let r = ReplayResolver::new(script);
-        let report = r.report(&input("Is it?")).unwrap();
+        let report = serde_json::to_value(r.report(&input("Is it?")).unwrap()).unwrap();
         let rec = audit::recompute(&report).unwrap();
         assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
         assert_eq!(rec.valid_ballots, 4);
-        let bad = r.report(&input("bad")).unwrap();
+        let bad = serde_json::to_value(r.report(&input("bad")).unwrap()).unwrap();
         let rec = audit::recompute(&bad).unwrap();
         assert_eq!((rec.valid_ballots, rec.escalated), (0, true));
     }

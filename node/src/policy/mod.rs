@@ -33,7 +33,7 @@ pub use question::{QuestionCheck, QuestionKind, classify};
 
 /// Thresholds of the routing rule.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct RoutingPolicy {
     /// Minimum posterior mean of the leading outcome.
     pub min_posterior: f64,

@@ -10,6 +10,7 @@ use super::kl_bits;
 
 /// The stopping rule's parameters (part of the report's `committee` block).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EarlyStopping {
     /// KL threshold ε in bits; an iteration with D < ε counts as stable.
     pub epsilon: f64,

@@ -55,7 +55,7 @@ const WRITER_BUDGET_BYTES: usize = 20_000_000;
 
 /// Local corpus settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct LocalConfig {
     /// Search the folder.
     pub enabled: bool,

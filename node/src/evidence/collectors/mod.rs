@@ -185,7 +185,7 @@ impl CollectorError {
 /// Which collectors run, and their settings. The local corpus is on by default (offline);
 /// web search needs an API key and is opt-in; submitted evidence needs a file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct CollectorsConfig {
     /// Tavily web search.
     pub tavily: TavilyConfig,

@@ -22,7 +22,7 @@ use crate::bundle::Source;
 
 /// Submitted-evidence settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct SubmittedConfig {
     /// Read submissions when a file is given.
     pub enabled: bool,

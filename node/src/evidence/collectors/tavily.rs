@@ -6,7 +6,6 @@
 //! backoff (a 429's `Retry-After` wins over the backoff); 401/403 stop at once with an error
 //! that says to check the key.
 
-use std::fmt;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -19,12 +18,14 @@ use serde_json::json;
 use super::{Collector, CollectorError, Hit, SearchRequest};
 use crate::bundle::Source;
 use crate::evidence::normalize::truncate_chars;
+use crate::retry::{Backoff, parse_retry_after};
+use crate::secret::Secret;
 
 const SERVICE: &str = "tavily";
 
 /// Tavily settings; the key itself is not here, only the name of the variable holding it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TavilyConfig {
     /// Run web search (needs the API key in the environment).
     pub enabled: bool,
@@ -68,21 +69,11 @@ impl Default for TavilyConfig {
     }
 }
 
-/// An API key that never prints.
-#[derive(Clone)]
-struct ApiKey(String);
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey(<redacted>)")
-    }
-}
-
 /// The Tavily client.
 #[derive(Debug, Clone)]
 pub struct TavilyCollector {
     config: TavilyConfig,
-    api_key: ApiKey,
+    api_key: Secret,
     client: reqwest::Client,
 }
 
@@ -134,7 +125,7 @@ impl TavilyCollector {
             })?;
         Ok(Self {
             config,
-            api_key: ApiKey(api_key),
+            api_key: Secret::new(api_key),
             client,
         })
     }
@@ -148,23 +139,19 @@ impl TavilyCollector {
         query: &str,
         resolve_after: Option<DateTime<Utc>>,
     ) -> Result<Vec<Hit>, CollectorError> {
-        let mut backoff = self.config.initial_backoff;
+        let backoff = Backoff::new(self.config.initial_backoff, self.config.max_backoff);
         let mut attempt = 1u32;
         loop {
             match self.search_once(query, resolve_after).await {
                 Ok(hits) => return Ok(hits),
                 Err(err) if err.is_retryable() && attempt < self.config.max_attempts => {
-                    let wait = match &err {
-                        CollectorError::RateLimited {
-                            retry_after: Some(after),
-                            ..
-                        } => *after,
-                        _ => backoff,
-                    }
-                    .min(self.config.max_backoff);
+                    let retry_after = match &err {
+                        CollectorError::RateLimited { retry_after, .. } => *retry_after,
+                        _ => None,
+                    };
+                    let wait = backoff.wait(attempt - 1, retry_after);
                     tracing::warn!(target: "veritas::evidence::tavily", attempt, wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX), error = %err, "search failed, retrying");
                     tokio::time::sleep(wait).await;
-                    backoff = backoff.saturating_mul(2);
                     attempt += 1;
                 }
                 Err(err) => return Err(err),
@@ -194,7 +181,7 @@ impl TavilyCollector {
         let response = self
             .client
             .post(&url)
-            .header(AUTHORIZATION, format!("Bearer {}", self.api_key.0))
+            .header(AUTHORIZATION, format!("Bearer {}", self.api_key.expose()))
             .json(&body)
             .send()
             .await
@@ -220,11 +207,9 @@ impl TavilyCollector {
         }
         if !status.is_success() {
             // An error page that echoes the request must not carry the key into logs.
-            let body = response
-                .text()
-                .await
-                .unwrap_or_default()
-                .replace(&self.api_key.0, "<redacted>");
+            let body = self
+                .api_key
+                .scrub(&response.text().await.unwrap_or_default(), "<redacted>");
             return Err(CollectorError::Status {
                 service: SERVICE.to_owned(),
                 status: status.as_u16(),
@@ -275,18 +260,6 @@ impl TavilyCollector {
     }
 }
 
-/// Read a `Retry-After` value: delay-seconds or an HTTP date (RFC 9110 §10.2.3).
-fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
-    let value = value.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = DateTime::parse_from_rfc2822(value)
-        .ok()?
-        .with_timezone(&Utc);
-    Some((at - now).to_std().unwrap_or(Duration::ZERO))
-}
-
 #[async_trait]
 impl Collector for TavilyCollector {
     fn name(&self) -> &str {
@@ -305,23 +278,6 @@ impl Collector for TavilyCollector {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn retry_after_reads_seconds_and_http_dates() {
-        let now = DateTime::parse_from_rfc3339("2026-03-10T12:00:00Z")
-            .map(|d| d.with_timezone(&Utc))
-            .unwrap_or_default();
-        assert_eq!(parse_retry_after("7", now), Some(Duration::from_secs(7)));
-        assert_eq!(
-            parse_retry_after("Tue, 10 Mar 2026 12:00:30 GMT", now),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(
-            parse_retry_after("Tue, 10 Mar 2026 11:00:00 GMT", now),
-            Some(Duration::ZERO)
-        );
-        assert_eq!(parse_retry_after("soon", now), None);
-    }
 
     #[test]
     fn the_key_never_prints() {

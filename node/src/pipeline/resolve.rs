@@ -1,0 +1,293 @@
+//! One question to one typed [`Report`]: evidence → commitment → committee → stats → routing.
+//!
+//! [`resolve`] is the only place that turns a question into a verdict. `veritas resolve`,
+//! `veritas eval`, `veritas demo` and the daemon all call it (the daemon through
+//! [`CommitteeResolver`], the [`Resolver`] the job pipeline runs), so an off-chain report and
+//! an on-chain one are built by the same steps:
+//!
+//! 1. evidence: gathered (the planner model when configured, else the fallback plan; every
+//!    collector; the bundle rules) or given by the caller;
+//! 2. one RFC 6962 commitment of the bundle, passed on (never recomputed);
+//! 3. the committee, seeded from the root and the question id;
+//! 4. the report: statistics of the ballots and the routing decision ([`Report::assemble`]).
+
+use std::sync::Arc;
+
+use alloy::primitives::{Address, U256};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::{
+    bundle::{Bundle, EvidenceItem, Rubric},
+    commitment::commit_bundle,
+    config::Config,
+    evidence::{Gatherer, SearchRecord},
+    jury::{
+        committee::{Committee, IterationProgress, run_committee},
+        committee_seed,
+    },
+    llm::{ChatModel, openai::OpenAiChat},
+    policy::{RoutingInputs, RoutingPolicy, route},
+    report::{QuestionInfo, Report},
+};
+
+/// An on-chain question as the daemon hands it to a [`Resolver`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QuestionInput {
+    /// On-chain id.
+    pub id: U256,
+    /// The text exactly as asked (Merkle leaf 0).
+    pub text: String,
+    /// Who asked.
+    pub asker: Address,
+    /// Chain id of the oracle.
+    pub chain_id: u64,
+    /// The oracle address.
+    pub oracle: Address,
+    /// The question's `resolveAfter` (unix seconds, 0 = at once): evidence cutoff.
+    pub resolve_after: u64,
+}
+
+impl QuestionInput {
+    /// The report's `question` block: the text, and where it was asked.
+    pub fn info(&self) -> QuestionInfo {
+        QuestionInfo {
+            text: self.text.clone(),
+            id: Some(self.id.to_string()),
+            chain_id: Some(self.chain_id),
+            oracle: Some(self.oracle.to_checksum(None)),
+        }
+    }
+
+    /// The evidence cutoff: documents published after `resolveAfter` are not evidence.
+    pub fn cutoff(&self) -> Option<DateTime<Utc>> {
+        i64::try_from(self.resolve_after)
+            .ok()
+            .filter(|t| *t > 0)
+            .and_then(|t| DateTime::from_timestamp(t, 0))
+    }
+}
+
+/// Why a question could not be resolved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct ResolveError {
+    /// What went wrong.
+    pub reason: String,
+    /// Whether trying again later may succeed (a model server down, a rate limit).
+    pub retryable: bool,
+}
+
+impl ResolveError {
+    /// A failure that trying again will not fix.
+    pub fn permanent(reason: impl Into<String>) -> Self {
+        Self {
+            reason: reason.into(),
+            retryable: false,
+        }
+    }
+}
+
+/// Turns an on-chain question into its report; the job pipeline's only view of resolution.
+#[async_trait]
+pub trait Resolver: Send + Sync {
+    /// Resolve one question.
+    ///
+    /// # Errors
+    /// [`ResolveError`], saying whether a retry may help.
+    async fn resolve(&self, question: &QuestionInput) -> Result<Report, ResolveError>;
+}
+
+/// Where a question's evidence comes from.
+#[derive(Debug, Clone)]
+pub enum Evidence {
+    /// Plan, search and bundle with the engine's collectors; documents published after
+    /// `resolve_after` are excluded. The report records the search (`search`).
+    Gather {
+        /// The evidence cutoff.
+        resolve_after: Option<DateTime<Utc>>,
+    },
+    /// These items, as given (ids 1..n), scored on `rubric`; the report has no `search`.
+    Given {
+        /// The items in bundle order.
+        items: Vec<EvidenceItem>,
+        /// The rubric jurors score.
+        rubric: Rubric,
+    },
+}
+
+/// What [`resolve`] needs besides the question, built once (the local corpus index and the
+/// embedded model are loaded here, not per question).
+pub struct Engine {
+    gatherer: Option<Gatherer>,
+    planner: Option<OpenAiChat>,
+    committee: Committee,
+    policy: RoutingPolicy,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("gatherer", &self.gatherer)
+            .field(
+                "planner",
+                &self.planner.as_ref().map(|p| p.config().model.clone()),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// Build the jury, the routing policy, the planner model (`[planner_model]`) and, when
+    /// `gather` is set, the evidence collectors from one configuration.
+    ///
+    /// # Errors
+    /// A collector, planner or juror that cannot start, naming the section.
+    pub fn from_config(config: &Config, gather: bool) -> Result<Self, ResolveError> {
+        let gatherer = gather
+            .then(|| Gatherer::from_config(&config.evidence))
+            .transpose()
+            .map_err(|e| ResolveError::permanent(format!("evidence: {e}")))?;
+        let planner = config
+            .planner_model
+            .clone()
+            .map(OpenAiChat::new)
+            .transpose()
+            .map_err(|e| ResolveError::permanent(format!("planner_model: {e}")))?;
+        let committee = config
+            .jury
+            .build()
+            .map_err(|e| ResolveError::permanent(format!("jury: {e}")))?;
+        Ok(Self::new(gatherer, planner, committee, config.routing))
+    }
+
+    /// Assemble an engine from its parts (tests, embedding).
+    pub fn new(
+        gatherer: Option<Gatherer>,
+        planner: Option<OpenAiChat>,
+        committee: Committee,
+        policy: RoutingPolicy,
+    ) -> Self {
+        Self {
+            gatherer,
+            planner,
+            committee,
+            policy,
+        }
+    }
+
+    /// The committee (T and M feed progress bars and call budgets).
+    pub fn committee(&self) -> &Committee {
+        &self.committee
+    }
+}
+
+/// Resolve one question: evidence, one commitment, the seeded committee, statistics, routing.
+///
+/// `question_id` is the on-chain id (zero off-chain); with the root it seeds the committee.
+/// `on_search` sees the search record as soon as the evidence is gathered (before the
+/// committee, which can take a while); `progress` is called after every iteration.
+///
+/// # Errors
+/// [`ResolveError`]: evidence that cannot be gathered (retryable when every collector failed
+/// on a transient error), a bundle that cannot be committed, or a committee that cannot run
+/// at all (failing jurors are not errors: their ballots are in the report).
+pub async fn resolve(
+    engine: &Engine,
+    question: QuestionInfo,
+    question_id: U256,
+    evidence: Evidence,
+    on_search: &mut (dyn FnMut(&SearchRecord) + Send),
+    progress: &mut (dyn FnMut(&IterationProgress) + Send),
+) -> Result<Report, ResolveError> {
+    let (items, rubric, search) = match evidence {
+        Evidence::Given { items, rubric } => (items, rubric, None),
+        Evidence::Gather { resolve_after } => {
+            let gatherer = engine.gatherer.as_ref().ok_or_else(|| {
+                ResolveError::permanent("evidence: this engine was built without collectors")
+            })?;
+            let gathered = gatherer
+                .gather(
+                    &question.text,
+                    resolve_after,
+                    engine.planner.as_ref().map(|p| p as &dyn ChatModel),
+                )
+                .await
+                .map_err(|e| ResolveError {
+                    retryable: e.is_retryable(),
+                    reason: format!("evidence: {e}"),
+                })?;
+            let search = gathered.record(resolve_after);
+            on_search(&search);
+            (gathered.bundle, gathered.plan.rubric, Some(search))
+        }
+    };
+    let bundle = Bundle {
+        question: question.text.clone(),
+        evidence: items,
+    };
+    let commitment = commit_bundle(&bundle)
+        .map_err(|e| ResolveError::permanent(format!("cannot commit the evidence: {e}")))?;
+    let seed = committee_seed(&commitment.root, &question_id.to_be_bytes::<32>());
+    let bundle = Arc::new(bundle);
+    let rubric = Arc::new(rubric);
+    let run = run_committee(
+        &engine.committee,
+        Arc::clone(&bundle),
+        Arc::clone(&rubric),
+        seed,
+        commitment.root,
+        progress,
+    )
+    .await
+    // The committee could not run at all (bad shape, sampler); failing jurors are not errors.
+    .map_err(|e| ResolveError::permanent(format!("committee: {e}")))?;
+    let mut report = Report::assemble(question, &bundle, &rubric, &commitment, run, &engine.policy);
+    // Routing hook (issue 14): a planner that classified the question as not yes/no adds that
+    // reason (the deterministic check already ran in `Report::assemble`).
+    if let Some(kind) = search.as_ref().and_then(|s| s.plan.question_kind) {
+        let mut inputs = RoutingInputs::from_bundle(&report.question.text, &report.evidence);
+        inputs.planner_kind = Some(kind);
+        report.routing = route(&report.stats, &inputs, &engine.policy);
+    }
+    report.search = search;
+    Ok(report)
+}
+
+/// The daemon's resolver: gathers evidence and runs the committee on each on-chain question.
+#[derive(Debug)]
+pub struct CommitteeResolver {
+    engine: Engine,
+}
+
+impl CommitteeResolver {
+    /// Build the engine (collectors, planner model, jurors) once.
+    ///
+    /// # Errors
+    /// As [`Engine::from_config`].
+    pub fn from_config(config: &Config) -> Result<Self, ResolveError> {
+        Ok(Self {
+            engine: Engine::from_config(config, true)?,
+        })
+    }
+}
+
+#[async_trait]
+impl Resolver for CommitteeResolver {
+    async fn resolve(&self, q: &QuestionInput) -> Result<Report, ResolveError> {
+        resolve(
+            &self.engine,
+            q.info(),
+            q.id,
+            Evidence::Gather {
+                resolve_after: q.cutoff(),
+            },
+            &mut |_| {},
+            &mut |p| {
+                tracing::debug!(target: "veritas::pipeline", iteration = p.iteration, valid = p.valid, failed = p.failed, "committee iteration");
+            },
+        )
+        .await
+    }
+}

@@ -1,0 +1,173 @@
+//! Post intents: the exact verdict to post, saved once its report file is on disk.
+//!
+//! A job with an intent is never resolved again, so a restart posts the numbers the report
+//! holds. The integers are typed (`U256`, `B256`, `I256`) from the report to the poster and
+//! stored as exact text; the report's valid ballot counts ride along for the count-based
+//! `submitReport`.
+
+use alloy::primitives::{B256, I256, U256};
+use rusqlite::params;
+use serde::Serialize;
+
+use super::{
+    Store, StoreError,
+    jobs::decimal,
+    now_ms,
+    sql::{Dec, Hex, RowReader, collect},
+};
+
+/// The exact verdict to post, saved once the report file is on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PostIntent {
+    /// Question id.
+    #[serde(serialize_with = "decimal")]
+    pub question_id: U256,
+    /// Merkle root of the question and its evidence.
+    pub merkle_root: B256,
+    /// 1e18-scaled YES.
+    #[serde(serialize_with = "decimal")]
+    pub p_yes: U256,
+    /// 1e18-scaled NO.
+    #[serde(serialize_with = "decimal")]
+    pub p_no: U256,
+    /// 1e18-scaled NULL.
+    #[serde(serialize_with = "decimal")]
+    pub p_null: U256,
+    /// 1e18-scaled signed kappa.
+    #[serde(serialize_with = "signed")]
+    pub kappa: I256,
+    /// Valid ballots per outcome (n_YES, n_NO, n_NULL), as in the report's `stats.counts`;
+    /// `None` only for intents saved by a node older than store schema 2.
+    pub counts: Option<[u64; 3]>,
+    /// Whether routing escalated the verdict.
+    pub escalated: bool,
+    /// Path of the report file.
+    pub report_path: String,
+}
+
+fn signed<S: serde::Serializer>(value: &I256, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+const INTENT_COLUMNS: &[&str] = &[
+    "question_id",
+    "merkle_root",
+    "p_yes",
+    "p_no",
+    "p_null",
+    "kappa",
+    "escalated",
+    "report_path",
+    "n_yes",
+    "n_no",
+    "n_null",
+];
+
+fn intent_from_row(row: &rusqlite::Row<'_>) -> Result<PostIntent, StoreError> {
+    let r = RowReader::new(row, "post_intents", INTENT_COLUMNS);
+    let counts = match (
+        r.get::<Option<u64>>(8)?,
+        r.get::<Option<u64>>(9)?,
+        r.get::<Option<u64>>(10)?,
+    ) {
+        (Some(y), Some(n), Some(z)) => Some([y, n, z]),
+        (None, None, None) => None,
+        _ => {
+            return Err(StoreError::Corrupt {
+                table: "post_intents",
+                row: r.get::<String>(0)?,
+                column: "n_yes",
+                reason: "only some of n_yes, n_no, n_null are set".into(),
+            });
+        }
+    };
+    Ok(PostIntent {
+        question_id: r.get::<Dec<U256>>(0)?.0,
+        merkle_root: r.get::<Hex<B256>>(1)?.0,
+        p_yes: r.get::<Dec<U256>>(2)?.0,
+        p_no: r.get::<Dec<U256>>(3)?.0,
+        p_null: r.get::<Dec<U256>>(4)?.0,
+        kappa: r.get::<Dec<I256>>(5)?.0,
+        escalated: r.get(6)?,
+        report_path: r.get(7)?,
+        counts,
+    })
+}
+
+fn select(filter: &str) -> String {
+    format!(
+        "SELECT {} FROM post_intents WHERE {filter}",
+        INTENT_COLUMNS.join(", ")
+    )
+}
+
+impl Store {
+    /// Save the verdict to post and move the job to `posting`, atomically. The first intent
+    /// wins: a second call for the same question keeps the first one and returns it.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn save_intent(&self, intent: &PostIntent) -> Result<PostIntent, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let [n_yes, n_no, n_null] = intent.counts.map_or([None; 3], |c| c.map(Some));
+        tx.execute(
+            "INSERT OR IGNORE INTO post_intents (question_id, merkle_root, p_yes, p_no, p_null, kappa, \
+             escalated, report_path, created_at, n_yes, n_no, n_null) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![
+                Dec(intent.question_id),
+                Hex(intent.merkle_root),
+                Dec(intent.p_yes),
+                Dec(intent.p_no),
+                Dec(intent.p_null),
+                Dec(intent.kappa),
+                intent.escalated,
+                intent.report_path,
+                now_ms(),
+                n_yes,
+                n_no,
+                n_null,
+            ],
+        )?;
+        tx.execute(
+            "UPDATE jobs SET stage = 'posting', updated_at = ?2 WHERE question_id = ?1 \
+             AND stage IN ('queued', 'resolving')",
+            params![Dec(intent.question_id), now_ms()],
+        )?;
+        let saved = {
+            let mut stmt = tx.prepare_cached(&select("question_id = ?1"))?;
+            let rows = stmt.query([Dec(intent.question_id)])?;
+            collect(rows, intent_from_row)?
+                .into_iter()
+                .next()
+                .ok_or(rusqlite::Error::QueryReturnedNoRows)?
+        };
+        tx.commit()?;
+        Ok(saved)
+    }
+
+    /// The saved intent of a question.
+    ///
+    /// # Errors
+    /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
+    pub fn intent(&self, question_id: U256) -> Result<Option<PostIntent>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&select("question_id = ?1"))?;
+        let rows = stmt.query([Dec(question_id)])?;
+        Ok(collect(rows, intent_from_row)?.into_iter().next())
+    }
+
+    /// The intents committed to a Merkle root (normally one), for `/bundles/{root}`.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn intents_by_root(&self, merkle_root: B256) -> Result<Vec<PostIntent>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&select(
+            "lower(merkle_root) = lower(?1) ORDER BY created_at",
+        ))?;
+        let rows = stmt.query([Hex(merkle_root)])?;
+        collect(rows, intent_from_row)
+    }
+}

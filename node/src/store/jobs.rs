@@ -1,0 +1,379 @@
+//! The block cursor and the jobs: one row per confirmed `QuestionAsked`, and its stage.
+
+use alloy::primitives::{Address, B256, U256};
+use rusqlite::{
+    params,
+    types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef},
+};
+use serde::Serialize;
+
+use super::{
+    Store, StoreError, now_ms,
+    sql::{Dec, Hex, RowReader, collect},
+};
+
+/// Where a job is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// Waiting to be resolved (new, or retrying after a failure).
+    Queued,
+    /// Evidence, committee and report are being produced.
+    Resolving,
+    /// The report is written and the intent saved; the verdict is being posted.
+    Posting,
+    /// The verdict is on-chain.
+    Posted,
+    /// Gave up after the maximum attempts, or hit a permanent error; see `last_error`.
+    Failed,
+}
+
+impl Stage {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Queued => "queued",
+            Stage::Resolving => "resolving",
+            Stage::Posting => "posting",
+            Stage::Posted => "posted",
+            Stage::Failed => "failed",
+        }
+    }
+
+    /// Every stage, for metrics.
+    pub const ALL: [Stage; 5] = [
+        Stage::Queued,
+        Stage::Resolving,
+        Stage::Posting,
+        Stage::Posted,
+        Stage::Failed,
+    ];
+}
+
+impl ToSql for Stage {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for Stage {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let s = value.as_str()?;
+        Stage::ALL
+            .into_iter()
+            .find(|stage| stage.as_str() == s)
+            .ok_or_else(|| FromSqlError::Other(format!("unknown stage {s:?}").into()))
+    }
+}
+
+/// Serialise a number as decimal text (the API's and the reports' form of a question id).
+pub(crate) fn decimal<S: serde::Serializer>(value: &U256, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+/// A question as the watcher saw it in a confirmed `QuestionAsked` log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NewQuestion {
+    /// Question id.
+    #[serde(serialize_with = "decimal")]
+    pub question_id: U256,
+    /// The full text from the event.
+    pub question: String,
+    /// The asker.
+    pub asker: Address,
+    /// sha256 of the text as the contract computed it.
+    pub question_hash: B256,
+    /// Block of the log.
+    pub block_number: u64,
+    /// Hash of that block.
+    pub block_hash: B256,
+    /// Transaction index in the block.
+    pub tx_index: u64,
+    /// Log index in the block.
+    pub log_index: u64,
+    /// Earliest unix time a verdict may be posted (0 = at once).
+    pub resolve_after: u64,
+}
+
+/// A job row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Job {
+    /// The question as seen on-chain.
+    #[serde(flatten)]
+    pub question: NewQuestion,
+    /// Where it is.
+    pub stage: Stage,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// The last failure, if any.
+    pub last_error: Option<String>,
+    /// Unix ms before which the job is not retried.
+    pub next_attempt_at: i64,
+    /// Unix ms when the watcher stored it.
+    pub seen_at: i64,
+    /// Unix ms of the last change.
+    pub updated_at: i64,
+}
+
+/// Jobs per stage.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Every question seen.
+    pub total: u64,
+    /// Waiting to run or retry.
+    pub queued: u64,
+    /// Being resolved.
+    pub resolving: u64,
+    /// Report written, being posted.
+    pub posting: u64,
+    /// Verdict on-chain (resolved or escalated).
+    pub posted: u64,
+    /// Of the posted, how many were escalated.
+    pub escalated: u64,
+    /// Given up.
+    pub failed: u64,
+}
+
+const JOB_COLUMNS: &[&str] = &[
+    "question_id",
+    "question",
+    "asker",
+    "question_hash",
+    "block_number",
+    "block_hash",
+    "tx_index",
+    "log_index",
+    "resolve_after",
+    "stage",
+    "attempts",
+    "last_error",
+    "next_attempt_at",
+    "seen_at",
+    "updated_at",
+];
+
+fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job, StoreError> {
+    let r = RowReader::new(row, "jobs", JOB_COLUMNS);
+    Ok(Job {
+        question: NewQuestion {
+            question_id: r.get::<Dec<U256>>(0)?.0,
+            question: r.get(1)?,
+            asker: r.get::<Hex<Address>>(2)?.0,
+            question_hash: r.get::<Hex<B256>>(3)?.0,
+            block_number: r.get(4)?,
+            block_hash: r.get::<Hex<B256>>(5)?.0,
+            tx_index: r.get(6)?,
+            log_index: r.get(7)?,
+            resolve_after: r.get(8)?,
+        },
+        stage: r.get(9)?,
+        attempts: r.get(10)?,
+        last_error: r.get(11)?,
+        next_attempt_at: r.get(12)?,
+        seen_at: r.get(13)?,
+        updated_at: r.get(14)?,
+    })
+}
+
+impl Store {
+    /// The next block the watcher should scan, if it has scanned before.
+    ///
+    /// # Errors
+    /// [`StoreError::Sqlite`]; [`StoreError::Corrupt`] for a negative cursor.
+    pub fn cursor(&self) -> Result<Option<u64>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached("SELECT 1, next_block FROM cursor WHERE id = 1")?;
+        let rows = stmt.query([])?;
+        let next = collect(rows, |row| {
+            RowReader::new(row, "cursor", &["id", "next_block"]).get::<u64>(1)
+        })?;
+        Ok(next.into_iter().next())
+    }
+
+    /// Store the questions found in a scanned range and move the cursor past it, atomically.
+    /// Questions already known (same id) are ignored. Returns how many were new.
+    ///
+    /// # Errors
+    /// [`StoreError::Sqlite`]; nothing is written then.
+    pub fn record_scan(
+        &self,
+        questions: &[NewQuestion],
+        next_block: u64,
+    ) -> Result<usize, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let now = now_ms();
+        let mut inserted = 0;
+        {
+            let mut stmt = tx.prepare_cached(
+                "INSERT OR IGNORE INTO jobs (question_id, question, asker, question_hash, block_number, \
+                 block_hash, tx_index, log_index, resolve_after, stage, seen_at, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'queued', ?10, ?10)",
+            )?;
+            for q in questions {
+                inserted += stmt.execute(params![
+                    Dec(q.question_id),
+                    q.question,
+                    Hex(q.asker),
+                    Hex(q.question_hash),
+                    q.block_number,
+                    Hex(q.block_hash),
+                    q.tx_index,
+                    q.log_index,
+                    q.resolve_after,
+                    now,
+                ])?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO cursor (id, next_block) VALUES (1, ?1) \
+             ON CONFLICT (id) DO UPDATE SET next_block = excluded.next_block",
+            params![next_block],
+        )?;
+        tx.commit()?;
+        if inserted > 0 {
+            crate::crashpoint::hit("scan.recorded");
+        }
+        Ok(inserted)
+    }
+
+    /// One job by question id.
+    ///
+    /// # Errors
+    /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
+    pub fn job(&self, question_id: U256) -> Result<Option<Job>, StoreError> {
+        let sql = format!(
+            "SELECT {} FROM jobs WHERE question_id = ?1",
+            JOB_COLUMNS.join(", ")
+        );
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let rows = stmt.query([Dec(question_id)])?;
+        Ok(collect(rows, job_from_row)?.into_iter().next())
+    }
+
+    /// Jobs that may run now: not posted or failed, retry time reached, `resolve_after` reached
+    /// (`now_secs`, the chain's idea of time), oldest first, at most `limit`.
+    ///
+    /// Jobs left in `resolving` or `posting` by a crash are due again: `posting` ones resume
+    /// from their saved intent.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn due_jobs(
+        &self,
+        now_ms: i64,
+        now_secs: u64,
+        limit: usize,
+    ) -> Result<Vec<Job>, StoreError> {
+        let sql = format!(
+            "SELECT {} FROM jobs WHERE stage IN ('queued', 'resolving', 'posting') \
+             AND next_attempt_at <= ?1 AND resolve_after <= ?2 \
+             ORDER BY block_number, log_index LIMIT ?3",
+            JOB_COLUMNS.join(", ")
+        );
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // The chain's clock fits i64 for billions of years; clamp rather than fail a poll.
+        let now_secs = i64::try_from(now_secs).unwrap_or(i64::MAX);
+        let rows = stmt.query(params![now_ms, now_secs, limit])?;
+        collect(rows, job_from_row)
+    }
+
+    /// Move a job to `stage` (clearing its retry delay).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn set_stage(&self, question_id: U256, stage: Stage) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE jobs SET stage = ?2, updated_at = ?3 WHERE question_id = ?1",
+            params![Dec(question_id), stage, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Record a failed attempt: bump `attempts`, keep the reason, and either schedule a retry
+    /// at `retry_at_ms` (the stage is kept, so a job with an intent stays in `posting`) or,
+    /// when `retry_at_ms` is `None`, mark the job failed for good.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn record_failure(
+        &self,
+        question_id: U256,
+        reason: &str,
+        retry_at_ms: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let now = now_ms();
+        match retry_at_ms {
+            Some(at) => self.conn().execute(
+                "UPDATE jobs SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3, \
+                 updated_at = ?4 WHERE question_id = ?1",
+                params![Dec(question_id), reason, at, now],
+            )?,
+            None => self.conn().execute(
+                "UPDATE jobs SET attempts = attempts + 1, last_error = ?2, stage = 'failed', \
+                 updated_at = ?3 WHERE question_id = ?1",
+                params![Dec(question_id), reason, now],
+            )?,
+        };
+        Ok(())
+    }
+
+    /// Delay a job without counting an attempt (e.g. the chain's clock is before `resolveAfter`).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn defer(&self, question_id: U256, until_ms: i64) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE jobs SET next_attempt_at = ?2, updated_at = ?3 WHERE question_id = ?1",
+            params![Dec(question_id), until_ms, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Mark a job posted (its verdict is on-chain).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn mark_posted(&self, question_id: U256) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE jobs SET stage = 'posted', last_error = NULL, updated_at = ?2 WHERE question_id = ?1",
+            params![Dec(question_id), now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Number of jobs per stage, plus posted verdicts split by escalation, for metrics.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn counts(&self) -> Result<Counts, StoreError> {
+        let conn = self.conn();
+        let mut counts = Counts::default();
+        let mut stmt = conn.prepare_cached("SELECT stage, COUNT(*) FROM jobs GROUP BY stage")?;
+        let rows = stmt.query([])?;
+        let rows = collect(rows, |row| {
+            let r = RowReader::new(row, "jobs", &["stage", "count"]);
+            Ok((r.get::<Stage>(0)?, r.get::<u64>(1)?))
+        })?;
+        for (stage, n) in rows {
+            counts.total += n;
+            match stage {
+                Stage::Queued => counts.queued = n,
+                Stage::Resolving => counts.resolving = n,
+                Stage::Posting => counts.posting = n,
+                Stage::Posted => counts.posted = n,
+                Stage::Failed => counts.failed = n,
+            }
+        }
+        counts.escalated = conn.query_row(
+            "SELECT COUNT(*) FROM jobs j JOIN post_intents i USING (question_id) \
+             WHERE j.stage = 'posted' AND i.escalated = 1",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(counts)
+    }
+}

@@ -1,0 +1,88 @@
+//! The database schema and its migrations (`PRAGMA user_version`).
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// Current schema version (`PRAGMA user_version`).
+pub(crate) const SCHEMA_VERSION: i64 = 2;
+
+/// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: cursor, jobs, post intents, sent transactions.
+    r#"
+CREATE TABLE cursor (
+    id          INTEGER PRIMARY KEY CHECK (id = 1),
+    next_block  INTEGER NOT NULL
+);
+CREATE TABLE jobs (
+    question_id     TEXT PRIMARY KEY,          -- decimal uint256
+    question        TEXT NOT NULL,
+    asker           TEXT NOT NULL,
+    question_hash   TEXT NOT NULL,             -- 0x sha256 from the event
+    block_number    INTEGER NOT NULL,
+    block_hash      TEXT NOT NULL,
+    tx_index        INTEGER NOT NULL,
+    log_index       INTEGER NOT NULL,
+    resolve_after   INTEGER NOT NULL,          -- unix seconds (0 = at once)
+    stage           TEXT NOT NULL,             -- queued | resolving | posting | posted | failed
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    last_error      TEXT,
+    next_attempt_at INTEGER NOT NULL DEFAULT 0, -- unix ms
+    seen_at         INTEGER NOT NULL,           -- unix ms
+    updated_at      INTEGER NOT NULL            -- unix ms
+);
+CREATE INDEX jobs_due ON jobs (stage, next_attempt_at);
+CREATE TABLE post_intents (
+    question_id   TEXT PRIMARY KEY REFERENCES jobs (question_id),
+    merkle_root   TEXT NOT NULL,               -- 0x bytes32
+    p_yes         TEXT NOT NULL,               -- decimal, 1e18 scale
+    p_no          TEXT NOT NULL,
+    p_null        TEXT NOT NULL,
+    kappa         TEXT NOT NULL,               -- signed decimal, 1e18 scale
+    escalated     INTEGER NOT NULL,
+    report_path   TEXT NOT NULL,
+    created_at    INTEGER NOT NULL
+);
+CREATE INDEX post_intents_root ON post_intents (merkle_root);
+CREATE TABLE sent_txs (
+    tx_hash                  TEXT PRIMARY KEY,
+    question_id              TEXT NOT NULL REFERENCES jobs (question_id),
+    nonce                    INTEGER NOT NULL,
+    gas_limit                INTEGER NOT NULL,
+    max_fee_per_gas          TEXT NOT NULL,
+    max_priority_fee_per_gas TEXT NOT NULL,
+    raw                      TEXT NOT NULL,    -- 0x signed transaction, for rebroadcast
+    status                   TEXT NOT NULL,    -- pending | mined | reverted | dropped
+    block_number             INTEGER,
+    sent_at                  INTEGER NOT NULL
+);
+CREATE INDEX sent_txs_question ON sent_txs (question_id);
+"#,
+    // 2: the report's valid ballot counts (n_YES, n_NO, n_NULL) in the intent, for the
+    // count-based `submitReport`. NULL in intents saved before this version.
+    r#"
+ALTER TABLE post_intents ADD COLUMN n_yes INTEGER;
+ALTER TABLE post_intents ADD COLUMN n_no INTEGER;
+ALTER TABLE post_intents ADD COLUMN n_null INTEGER;
+"#,
+];
+
+/// Bring the database to [`SCHEMA_VERSION`], one transaction per migration.
+///
+/// # Errors
+/// [`StoreError::TooNew`] for a database from a newer node; SQLite errors.
+pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::TooNew(version));
+    }
+    let done = usize::try_from(version).unwrap_or(0);
+    for (from, sql) in MIGRATIONS.iter().enumerate().skip(done) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", from as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,313 @@
+//! The live committee view: a read-only web page served by the node at `/`, and the
+//! server-sent event stream it follows (`GET /events`, see [`crate::live`]).
+//!
+//! Every asset is embedded in the binary (`node/web/`: plain HTML, CSS and JavaScript, no
+//! framework, no CDN), so the page works offline and is exactly as reviewed. The page reads the
+//! same JSON routes as any client (`/questions`, `/questions/{id}`) and recomputes each evidence
+//! commitment in the browser (`verify.js`: RFC 8785 + RFC 6962 over WebCrypto's SHA-256).
+//!
+//! Stream protocol: each event has an id (see [`LiveEvents`]); a client resumes with the
+//! `Last-Event-ID` header (browsers send it when they reconnect) or `?after=<id>` (the id a
+//! JSON answer carried in `event_id`, so nothing published between the two requests is
+//! missed); without either it starts with the next event. A client that fell behind the
+//! bounded buffer gets a `resync` event. A comment line is sent every `heartbeat` so proxies
+//! keep the connection open and clients notice a dead one.
+
+use std::{convert::Infallible, sync::Arc, time::Duration};
+
+use axum::{
+    Router,
+    extract::{Path, Query, State},
+    http::{HeaderMap, StatusCode, header},
+    response::{
+        IntoResponse, Response,
+        sse::{Event, KeepAlive, Sse},
+    },
+    routing::get,
+};
+use futures::Stream;
+use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::live::{LiveEvent, LiveEvents, Since};
+
+/// Default interval of the SSE heartbeat comment.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// Events sent to one client per read of the buffer.
+const BATCH: usize = 256;
+
+/// The embedded assets: (path, content type, body).
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("../web/index.html"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/app.js"),
+    ),
+    (
+        "verify.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/verify.js"),
+    ),
+    (
+        "charts.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/charts.js"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("../web/style.css"),
+    ),
+];
+
+/// What the web routes need.
+#[derive(Clone)]
+pub struct WebState {
+    /// The node's event log.
+    pub live: Arc<LiveEvents>,
+    /// Interval of the heartbeat comment.
+    pub heartbeat: Duration,
+    /// Ends every open stream (so a graceful shutdown is not held up by browsers).
+    pub cancel: CancellationToken,
+}
+
+/// The page, its assets and the event stream.
+pub fn router(state: WebState) -> Router {
+    Router::new()
+        .route("/", get(|| async { asset("index.html") }))
+        .route(
+            "/assets/{file}",
+            get(|Path(file): Path<String>| async move { asset(&file) }),
+        )
+        .route("/events", get(events))
+        .with_state(state)
+}
+
+/// Total size of the embedded assets in bytes (the page weight).
+pub fn page_weight() -> usize {
+    ASSETS.iter().map(|(_, _, body)| body.len()).sum()
+}
+
+fn asset(name: &str) -> Response {
+    match ASSETS.iter().find(|(path, _, _)| *path == name) {
+        Some((_, kind, body)) => (
+            [
+                (header::CONTENT_TYPE, *kind),
+                (header::CACHE_CONTROL, "no-cache"),
+            ],
+            *body,
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "no such asset\n").into_response(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct After {
+    after: Option<u64>,
+}
+
+async fn events(
+    State(s): State<WebState>,
+    headers: HeaderMap,
+    Query(query): Query<After>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let start = resume.or(query.after).unwrap_or_else(|| s.live.latest());
+    Sse::new(stream(s.live.clone(), start, s.cancel.clone()))
+        .keep_alive(KeepAlive::new().interval(s.heartbeat))
+}
+
+/// The events after `last` for one client, until `cancel`.
+fn stream(
+    live: Arc<LiveEvents>,
+    last: u64,
+    cancel: CancellationToken,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    let rx = live.subscribe();
+    let pending = std::collections::VecDeque::<LiveEvent>::new();
+    futures::stream::unfold(
+        (live, rx, last, pending, cancel),
+        |(live, mut rx, mut last, mut pending, cancel)| async move {
+            loop {
+                if let Some(e) = pending.pop_front() {
+                    last = e.id;
+                    let event = Event::default()
+                        .id(e.id.to_string())
+                        .event(e.kind)
+                        .data(e.data);
+                    return Some((Ok(event), (live, rx, last, pending, cancel)));
+                }
+                match live.since(last, BATCH) {
+                    Since::Events(events) if !events.is_empty() => pending.extend(events),
+                    Since::Events(_) => {
+                        // Mark what we have seen first, so a publish in between wakes us.
+                        rx.borrow_and_update();
+                        if live.latest() > last {
+                            continue;
+                        }
+                        tokio::select! {
+                            changed = rx.changed() => if changed.is_err() { return None },
+                            () = cancel.cancelled() => return None,
+                        }
+                    }
+                    Since::Resync { oldest } => {
+                        last = oldest - 1;
+                        let event = Event::default()
+                            .id(last.to_string())
+                            .event("resync")
+                            .data(format!("{{\"from\":{oldest}}}"));
+                        return Some((Ok(event), (live, rx, last, pending, cancel)));
+                    }
+                }
+            }
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// Serve the web routes on 127.0.0.1:0; returns the base URL.
+    async fn serve(live: Arc<LiveEvents>, heartbeat: Duration) -> (String, CancellationToken) {
+        let cancel = CancellationToken::new();
+        let app = router(WebState {
+            live,
+            heartbeat,
+            cancel: cancel.clone(),
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (format!("http://{addr}"), cancel)
+    }
+
+    /// Read the stream until `until` holds for the text so far (or 5 s pass).
+    async fn read_until(mut response: reqwest::Response, until: impl Fn(&str) -> bool) -> String {
+        let mut text = String::new();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while !until(&text) {
+            let chunk = tokio::time::timeout_at(deadline, response.chunk())
+                .await
+                .expect("stream stalled")
+                .unwrap()
+                .expect("stream ended");
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        text
+    }
+
+    fn ids(text: &str) -> Vec<u64> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("id: "))
+            .map(|id| id.parse().unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn events_arrive_in_order_with_their_ids_and_names() {
+        let live = Arc::new(LiveEvents::default());
+        let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
+        let response = reqwest::get(format!("{url}/events?after=0")).await.unwrap();
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/event-stream",
+            "an SSE stream"
+        );
+        live.publish("question", &serde_json::json!({"id": "1"}));
+        live.publish(
+            "ballot",
+            &serde_json::json!({"question": "1", "vote": "YES"}),
+        );
+        live.publish("report", &serde_json::json!({"question": "1"}));
+        let text = read_until(response, |t| ids(t).len() == 3).await;
+        assert_eq!(ids(&text), vec![1, 2, 3]);
+        assert!(text.contains("event: ballot\ndata: {\"question\":\"1\",\"vote\":\"YES\"}"));
+    }
+
+    #[tokio::test]
+    async fn last_event_id_resumes_right_after_it() {
+        let live = Arc::new(LiveEvents::default());
+        for i in 0..5 {
+            live.publish("ballot", &i);
+        }
+        let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
+        // The header wins over `after` (a reconnecting browser keeps its original URL).
+        let response = reqwest::Client::new()
+            .get(format!("{url}/events?after=1"))
+            .header("Last-Event-ID", "3")
+            .send()
+            .await
+            .unwrap();
+        let text = read_until(response, |t| ids(t).len() == 2).await;
+        assert_eq!(ids(&text), vec![4, 5]);
+        // Without an id a client starts with the next event, not with the history.
+        let response = reqwest::get(format!("{url}/events")).await.unwrap();
+        live.publish("ballot", &5);
+        let text = read_until(response, |t| !ids(t).is_empty()).await;
+        assert_eq!(ids(&text), vec![6]);
+    }
+
+    #[tokio::test]
+    async fn a_client_behind_the_bounded_buffer_is_told_to_resync() {
+        let live = Arc::new(LiveEvents::with_capacity(4));
+        for i in 0..20 {
+            live.publish("ballot", &i);
+        }
+        let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
+        let response = reqwest::Client::new()
+            .get(format!("{url}/events"))
+            .header("Last-Event-ID", "2")
+            .send()
+            .await
+            .unwrap();
+        let text = read_until(response, |t| ids(t).len() >= 5).await;
+        assert!(
+            text.contains("event: resync\ndata: {\"from\":17}"),
+            "{text}"
+        );
+        // The resync marker carries id 16, then the buffered events follow in order.
+        assert_eq!(ids(&text), vec![16, 17, 18, 19, 20]);
+    }
+
+    #[tokio::test]
+    async fn an_idle_stream_gets_heartbeats_and_ends_on_shutdown() {
+        let live = Arc::new(LiveEvents::default());
+        let (url, cancel) = serve(live, Duration::from_millis(50)).await;
+        let mut response = reqwest::get(format!("{url}/events")).await.unwrap();
+        let mut text = String::new();
+        while !text.starts_with(':') && !text.contains("\n:") {
+            let chunk = tokio::time::timeout(Duration::from_secs(5), response.chunk())
+                .await
+                .expect("no heartbeat")
+                .unwrap()
+                .unwrap();
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        cancel.cancel();
+        let end = tokio::time::timeout(Duration::from_secs(5), async {
+            while let Ok(Some(_)) = response.chunk().await {}
+        })
+        .await;
+        assert!(end.is_ok(), "the stream outlived the shutdown");
+    }
+
+    #[test]
+    fn the_page_weighs_at_most_300_kb() {
+        // The budget for all embedded assets.
+        assert!(page_weight() <= 300 * 1024, "{} bytes", page_weight());
+        assert!(page_weight() > 1000, "the assets are embedded");
+    }
+}

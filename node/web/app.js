@@ -1,0 +1,217 @@
+// The live committee view: a questions list and a question page, fed by the node's read-only
+// JSON API and its server-sent events (`/events`). No framework: the page is small and works
+// offline; every asset is embedded in the node binary.
+"use strict";
+
+const view = document.getElementById("view");
+const live = document.getElementById("live");
+const state = { questions: new Map(), current: null, detail: null };
+
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+const pct = (p) => (p === null || p === undefined ? "–" : (100 * p).toFixed(1) + "%");
+const ago = (ms) => {
+  if (!ms) return "–";
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  return s < 90 ? `${s} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+};
+const pill = (status) => `<span class="pill st-${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>`;
+
+async function getJson(path) {
+  const r = await fetch(path, { headers: { accept: "application/json" } });
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+  return r.json();
+}
+
+// ---- questions list --------------------------------------------------------------------------
+
+function rowHtml(q) {
+  const lead = q.outcome ? `<span class="${esc(q.outcome)}">${esc(q.outcome)}</span> ${pct(q.p_leading)}` : "–";
+  return `<td><a href="#/q/${esc(q.id)}">${esc(q.id)}</a></td><td>${esc(q.text)}</td><td>${pill(q.status)}</td>` +
+    `<td>${lead}</td><td class="muted" data-ago="${q.asked_at_ms || ""}">${ago(q.asked_at_ms)}</td>`;
+}
+
+function renderList() {
+  const rows = [...state.questions.values()].sort((a, b) => Number(BigInt(b.id) - BigInt(a.id)));
+  view.innerHTML = `<h1>Questions</h1>` + auditCard() + (rows.length
+    ? `<table id="questions"><thead><tr><th>id</th><th>question</th><th>status</th><th>leading</th><th>asked</th></tr></thead><tbody>` +
+      rows.map((q) => `<tr id="q-${esc(q.id)}">${rowHtml(q)}</tr>`).join("") + `</tbody></table>`
+    : `<p class="muted">No question seen yet. Ask one on-chain (<code>veritas ask "…"</code>); it appears here live.</p>`);
+}
+
+// An auditor's check of any report file (a node's `.veritas/reports/*.json`, a copy someone
+// sent): the leaves and the root are recomputed here, nothing is sent to the node.
+function auditCard() {
+  return `<div class="card"><b>Check a report file</b> <input type="file" id="report-file" accept=".json,application/json">
+    <div id="file-check" class="muted">Leaves and root are recomputed in this browser.</div></div><h2>On this node</h2>`;
+}
+
+async function checkFile(file) {
+  const out = document.getElementById("file-check");
+  try {
+    const report = JSON.parse(await file.text());
+    const r = await Verify.check(report, null);
+    out.innerHTML = r.verified
+      ? `<p class="ok" id="file-status" data-verified="true">verified: ${report.evidence.length} items, root ${esc(r.root)}</p>`
+      : `<div id="file-status" data-verified="false"><p class="bad">MISMATCH</p><ul>${r.problems.map((p) => `<li class="mono">${esc(p)}</li>`).join("")}</ul></div>`;
+  } catch (e) {
+    out.innerHTML = `<p class="bad" id="file-status" data-verified="error">not a report: ${esc(e.message)}</p>`;
+  }
+}
+
+document.addEventListener("change", (e) => {
+  if (e.target && e.target.id === "report-file" && e.target.files.length) checkFile(e.target.files[0]);
+});
+
+function upsertQuestion(q) {
+  state.questions.set(q.id, Object.assign(state.questions.get(q.id) || {}, q));
+  if (state.current !== null) return;
+  const tr = document.getElementById(`q-${q.id}`);
+  if (!tr) return renderList();
+  tr.innerHTML = rowHtml(state.questions.get(q.id));
+  tr.classList.remove("new"); void tr.offsetWidth; tr.classList.add("new");
+}
+
+// ---- question page ---------------------------------------------------------------------------
+
+function ballotRow(b) {
+  const vote = b.vote ? `<span class="${esc(b.vote)}">${esc(b.vote)}</span>` : `<span class="bad">failed</span>`;
+  const cited = [...(b.supporting_evidence_ids || []).map((i) => `+${i}`), ...(b.refuting_evidence_ids || []).map((i) => `−${i}`)].join(" ");
+  return `<tr class="ballot"><td>${b.iteration}</td><td>${esc(b.archetype)}</td><td class="mono">${esc(b.model)}</td><td>${vote}</td>` +
+    `<td>${b.confidence === null || b.confidence === undefined ? "–" : b.confidence.toFixed(2)}</td><td>${esc(cited) || "–"}</td>` +
+    `<td class="reason">${esc(b.failure || b.reasoning)}</td></tr>`;
+}
+
+function routingHtml(routing) {
+  if (!routing) return `<p class="muted">The committee has not finished.</p>`;
+  const reasons = routing.reasons && routing.reasons.length ? `<ul class="reasons">${routing.reasons.map((r) => `<li>${esc(r)}</li>`).join("")}</ul>` : "";
+  return `<p id="decision"><b>${esc(routing.decision)}</b>${routing.outcome ? ` — leading outcome <span class="${esc(routing.outcome)}">${esc(routing.outcome)}</span>` : ""}</p>${reasons}`;
+}
+
+function statsHtml(stats) {
+  if (!stats) return "";
+  const kappa = stats.kappa === null ? "undefined (no iteration with 2 ballots)" : stats.kappa.toFixed(3);
+  return `<div class="kv"><div>P(YES / NO / NULL)</div><div>${stats.posterior.map(pct).join(" / ")}</div>` +
+    `<div>95% interval of YES</div><div>${pct(stats.ci95[0][0])} – ${pct(stats.ci95[0][1])}</div>` +
+    `<div>Fleiss' kappa</div><div>${kappa}</div><div>n_eff</div><div>${stats.n_eff.toFixed(2)} of ${stats.valid} valid ballots</div>` +
+    `<div>entropy</div><div>${stats.entropy_bits.toFixed(3)} bits</div></div>`;
+}
+
+function chainHtml(d) {
+  const txs = (d.transactions || []).map((t) => `<tr><td class="mono">${esc(t.hash)}</td><td>${esc(t.status)}</td><td>${t.block ?? "–"}</td><td>${t.nonce}</td></tr>`).join("");
+  const chain = d.chain ? `<div class="kv"><div>on-chain status</div><div>${esc(d.chain.status)}</div><div>on-chain root</div><div class="mono">${esc(d.chain.merkle_root || "–")}</div></div>` : "";
+  return chain + (txs ? `<table><thead><tr><th>transaction</th><th>status</th><th>block</th><th>nonce</th></tr></thead><tbody>${txs}</tbody></table>` : `<p class="muted">No transaction yet.</p>`);
+}
+
+async function renderMerkle(report, chainRoot) {
+  const box = document.getElementById("merkle");
+  if (!box || !report) return;
+  try {
+    const r = await Verify.check(report, chainRoot);
+    box.innerHTML = r.verified
+      ? `<p class="ok" id="merkle-status" data-verified="true">verified: root ${esc(r.root)} recomputed in this browser matches the report${r.chainOk ? " and the chain" : ""}</p>`
+      : `<div id="merkle-status" data-verified="false"><p class="bad">MISMATCH</p><ul>${r.problems.map((p) => `<li class="mono">${esc(p)}</li>`).join("")}</ul></div>`;
+    r.items.forEach((it) => {
+      const cell = document.getElementById(`leaf-${it.index}`);
+      if (cell) cell.innerHTML = `<span class="mono">${esc(it.computed)}</span> ${it.ok ? `<span class="ok leaf-ok">verified</span>` : `<span class="bad leaf-bad">differs</span>`}`;
+    });
+  } catch (e) {
+    box.innerHTML = `<p class="bad" id="merkle-status" data-verified="error">${esc(e.message)}</p>`;
+  }
+}
+
+function renderCharts(report, ballots) {
+  const post = document.getElementById("chart-posterior");
+  if (post) { post.innerHTML = ""; post.appendChild(Charts.posterior(ballots).svg); }
+  const kl = document.getElementById("chart-kl");
+  if (kl && report) { kl.innerHTML = ""; kl.appendChild(Charts.divergence(report.committee)); }
+}
+
+async function renderQuestion(id) {
+  let d;
+  try {
+    d = await getJson(`/questions/${encodeURIComponent(id)}`);
+  } catch (e) {
+    view.innerHTML = `<p class="bad">${esc(e.message)}</p><p><a href="#/">all questions</a></p>`;
+    return;
+  }
+  if (state.current !== id) return;
+  state.detail = d;
+  const rep = d.report;
+  const q = d.job;
+  const ballots = rep ? rep.ballots : (d.live_ballots || []);
+  const evidence = rep ? rep.evidence : [];
+  view.innerHTML = `<p><a href="#/">← all questions</a></p>
+    <h1 id="question-text">${esc(q.text)}</h1>
+    <p>${pill(d.status || q.stage)} · id ${esc(q.id)} · resolveAfter ${q.resolve_after ? new Date(q.resolve_after * 1000).toISOString() : "at once"}</p>
+    <h2>Evidence bundle</h2><div id="merkle" class="card"><p class="muted">${rep ? "checking…" : "no report yet"}</p></div>
+    <table id="evidence"><thead><tr><th>#</th><th>item</th><th>source</th><th>leaf hash (recomputed)</th></tr></thead><tbody>
+      ${rep ? `<tr><td>0</td><td><i>the question text</i></td><td>–</td><td id="leaf-0">…</td></tr>` : ""}
+      ${evidence.map((e, i) => `<tr><td>${i + 1}</td><td><a href="${esc(e.url)}" rel="noreferrer">${esc(e.title)}</a><br><span class="muted">${esc(e.snippet)}</span></td>
+        <td>${esc(e.source)}${e.submitter ? `<br><span class="mono">${esc(e.submitter)}</span>` : ""}</td><td id="leaf-${i + 1}">…</td></tr>`).join("")}
+    </tbody></table>
+    <div class="grid">
+      <div class="card"><h2>Posterior per iteration (95% band)</h2><div id="chart-posterior"></div></div>
+      <div class="card"><h2>KL divergence per iteration</h2><div id="chart-kl"></div></div>
+    </div>
+    <div class="grid"><div class="card"><h2>Statistics</h2><div id="stats">${statsHtml(rep && rep.stats)}</div></div>
+      <div class="card"><h2>Routing</h2><div id="routing">${routingHtml(rep && rep.routing)}</div></div></div>
+    <h2>Ballots <span class="muted" id="ballot-count">(${ballots.length})</span></h2>
+    <table id="ballots"><thead><tr><th>iter.</th><th>persona</th><th>juror</th><th>vote</th><th>conf.</th><th>cited</th><th>reasoning</th></tr></thead>
+      <tbody>${ballots.map(ballotRow).join("")}</tbody></table>
+    <h2>On-chain</h2><div id="chain">${chainHtml(d)}</div>`;
+  renderCharts(rep, ballots);
+  renderMerkle(rep, d.chain && d.chain.merkle_root);
+}
+
+function onBallot(b) {
+  if (state.current !== String(b.question)) return;
+  const body = document.querySelector("#ballots tbody");
+  if (!body) return;
+  body.insertAdjacentHTML("beforeend", ballotRow(b));
+  body.lastElementChild.classList.add("new");
+  const all = (state.detail.live_ballots = (state.detail.live_ballots || []).concat([b]));
+  document.getElementById("ballot-count").textContent = `(${body.children.length})`;
+  if (!state.detail.report) renderCharts(null, all);
+}
+
+// ---- routing and live events -----------------------------------------------------------------
+
+async function route() {
+  const m = location.hash.match(/^#\/q\/([0-9]+)$/);
+  state.current = m ? m[1] : null;
+  if (state.current) return renderQuestion(state.current);
+  const list = await getJson("/questions").catch(() => ({ questions: [], event_id: 0 }));
+  list.questions.forEach((q) => state.questions.set(q.id, q));
+  if (state.after === undefined) state.after = list.event_id;
+  renderList();
+}
+
+// Arrival times of events (kind, payload, ms): the browser test reads the verdict's latency
+// from the node's `published_ms` stamp; a bounded list, so a long-open page stays small.
+window.__veritasEvents = [];
+function record(kind, e) {
+  const data = JSON.parse(e.data);
+  window.__veritasEvents.push({ kind, data, received_ms: Date.now() });
+  if (window.__veritasEvents.length > 500) window.__veritasEvents.shift();
+  return data;
+}
+
+function connect() {
+  const es = new EventSource(`/events${state.after ? `?after=${state.after}` : ""}`);
+  es.onopen = () => { live.textContent = "live"; live.className = "live on"; };
+  es.onerror = () => { live.textContent = "reconnecting"; live.className = "live off"; };
+  es.addEventListener("question", (e) => {
+    const q = record("question", e);
+    upsertQuestion(q);
+    if (state.current === q.id && state.detail && !state.detail.report && q.has_report) renderQuestion(q.id);
+  });
+  es.addEventListener("ballot", (e) => onBallot(record("ballot", e)));
+  es.addEventListener("report", (e) => { const r = record("report", e); if (state.current === String(r.question)) renderQuestion(state.current); });
+  // The server dropped events for this browser (it was too slow): reload what is shown.
+  es.addEventListener("resync", () => route());
+}
+
+setInterval(() => document.querySelectorAll("[data-ago]").forEach((td) => { td.textContent = ago(Number(td.dataset.ago)); }), 5000);
+window.addEventListener("hashchange", route);
+// The first list carries the event id it reflects; the stream continues right after it.
+route().then(connect);

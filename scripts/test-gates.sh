@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The gates' self-test (part of `make test`): every check must be able to fail. For each gate
+# it breaks the guarded thing on purpose and expects the gate's own `make` target to exit
+# non-zero, then (for the forge gates) shows the untouched copy passing:
+#
+#   1. a failing forge test            -> make test-forge   (scratch copy + Zz.t.sol)
+#   2. a failing invariant             -> make test-forge   (scratch copy + ZzInvariant.t.sol)
+#   3. a wrong .gas-snapshot line      -> make test-forge   (scratch copy, one number edited)
+#   4. a failing cargo test            -> make test-rust    (the armed `gate_canary` test)
+#   5. a crashing fuzz input           -> make test-fuzz    (the armed canary input of `stats`)
+#
+# The forge gates run in a scratch copy of the contracts (the repository is never edited);
+# the Rust and fuzz gates reuse the built test and fuzz binaries: a canary test and a canary
+# fuzz input, armed only by VERITAS_GATE_CANARY, so no rebuild is needed (seconds, not
+# minutes). Needs `make setup`; run after `make test-rust` and `make test-fuzz` have built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/veritas-gates.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+log=$scratch/log
+failures=0
+start=$(date +%s)
+
+# expect_fail NAME PATTERN CMD...: CMD must exit non-zero, and for the intended reason: its
+# output must match PATTERN (a compile error or a missing tool must not pass for the gate).
+expect_fail() {
+    local name=$1 pattern=$2
+    shift 2
+    local t0 status=0
+    t0=$(date +%s)
+    "$@" >"$log" 2>&1 || status=$?
+    if ((status == 0)); then
+        echo "gates: FAIL: $name: the gate passed although the check was broken" >&2
+        tail -n 20 "$log" >&2
+        failures=$((failures + 1))
+    elif ! grep -qE "$pattern" "$log"; then
+        echo "gates: FAIL: $name: exit $status, but not for the planted reason (/$pattern/)" >&2
+        tail -n 30 "$log" >&2
+        failures=$((failures + 1))
+    else
+        echo "gates: ok: $name -> exit $status ($(($(date +%s) - t0)) s)"
+    fi
+}
+
+# expect_pass NAME CMD...: CMD must exit zero (the same gate, nothing broken).
+expect_pass() {
+    local name=$1
+    shift
+    if ! "$@" >"$log" 2>&1; then
+        echo "gates: FAIL: $name: the unbroken copy does not pass" >&2
+        tail -n 40 "$log" >&2
+        failures=$((failures + 1))
+    else
+        echo "gates: ok: $name passes unbroken"
+    fi
+}
+
+# --- forge gates: a scratch copy of the Foundry project, sharing the installed tools --------
+copy=$scratch/repo
+mkdir -p "$copy"
+cp -a Makefile foundry.toml .gas-snapshot contracts script "$copy"/
+mkdir -p "$copy/deployments"
+# Compiled artifacts and the compiler cache, when present, so forge recompiles only what changed.
+for d in out cache; do [[ -d $d ]] && cp -a "$d" "$copy"/; done
+ln -s "$root/tools" "$copy/tools"
+forge_gate() { make -C "$copy" --no-print-directory test-forge "$@"; }
+
+cat >"$copy/contracts/test/Zz.t.sol" <<'SOL'
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+/// A test that fails on purpose (gates self-test).
+contract ZzGateTest {
+    function test_GateFailsOnPurpose() public pure {
+        require(false, "gate: failing on purpose");
+    }
+}
+SOL
+expect_fail "failing forge test -> make test-forge" "gate: failing on purpose" forge_gate FORGE_ARGS="--match-contract ZzGateTest"
+rm "$copy/contracts/test/Zz.t.sol"
+
+cat >"$copy/contracts/test/ZzInvariant.t.sol" <<'SOL'
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {Test} from "forge-std/Test.sol";
+
+contract ZzCounter {
+    uint256 public count;
+
+    function bump() external {
+        count += 1;
+    }
+}
+
+/// An invariant that breaks on purpose: the fuzzer calls `bump`, the invariant says it never did.
+contract ZzGateInvariantTest is Test {
+    ZzCounter internal counter;
+
+    function setUp() public {
+        counter = new ZzCounter();
+        targetContract(address(counter));
+    }
+
+    function invariant_GateNeverBumped() public view {
+        assertEq(counter.count(), 0, "gate: invariant broken on purpose");
+    }
+}
+SOL
+expect_fail "failing invariant -> make test-forge" "gate: invariant broken on purpose" forge_gate FORGE_ARGS="--match-contract ZzGateInvariantTest"
+rm "$copy/contracts/test/ZzInvariant.t.sol"
+
+# One deterministic test's recorded gas, off by one. First the same contract untouched: the
+# copy passes its forge tests and its snapshot check.
+line=$(grep -m1 -E '^[A-Za-z0-9_]+Test:test_[A-Za-z0-9_]+\(\) \(gas: [0-9]+\)$' "$copy/.gas-snapshot")
+contract=${line%%:*}
+expect_pass "make test-forge on $contract (scratch copy)" forge_gate FORGE_ARGS="--match-contract $contract"
+gas=$(grep -o 'gas: [0-9]*' <<<"$line" | grep -o '[0-9]*')
+wrong=${line/"gas: $gas"/"gas: $((gas + 1))"}
+awk -v old="$line" -v new="$wrong" '$0 == old { $0 = new } { print }' "$copy/.gas-snapshot" \
+    >"$scratch/snapshot" && mv "$scratch/snapshot" "$copy/.gas-snapshot"
+grep -qxF "$wrong" "$copy/.gas-snapshot" || { echo "gates: could not edit the snapshot line" >&2; exit 1; }
+expect_fail "wrong .gas-snapshot line ($contract) -> make test-forge" "Diff in \"$contract::" forge_gate FORGE_ARGS="--match-contract $contract"
+
+# --- Rust and fuzz gates: armed canaries in the real suite ----------------------------------
+export VERITAS_GATE_CANARY=armed
+expect_fail "failing cargo test -> make test-rust" "gate canary: failing on purpose" \
+    make --no-print-directory test-rust TEST_FILTER="gate_canary::gate_canary --exact"
+corpus=$scratch/fuzz-corpus
+mkdir -p "$corpus/stats"
+printf 'VERITAS_GATE_CANARY' >"$corpus/stats/canary"
+expect_fail "crashing fuzz input -> make test-fuzz" "gate canary: a crashing input, on purpose" \
+    make --no-print-directory test-fuzz FUZZ_TARGETS=stats FUZZ_SECONDS=5 FUZZ_SCRATCH="$corpus"
+# The crash artifact libFuzzer wrote for the canary is not a finding: remove it.
+rm -f "$root/fuzz/artifacts/stats/crash-$(printf 'VERITAS_GATE_CANARY' | sha1sum | cut -d' ' -f1)"
+unset VERITAS_GATE_CANARY
+expect_pass "make test-rust (canary unarmed)" \
+    make --no-print-directory test-rust TEST_FILTER="gate_canary::gate_canary --exact"
+
+echo "gates: $((5 - failures)) of 5 gates fail when broken; $(($(date +%s) - start)) s"
+((failures == 0))
