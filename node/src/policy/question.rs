@@ -7,8 +7,9 @@
 //! one through; a planner that classifies the question can only add a reason, never remove one.
 //!
 //! The rules, on the lowercased text:
-//! - **open**: the question (or its part after a `:`) starts with an interrogative word
-//!   (what, which, who, whom, whose, when, where, why, how) or with "name"/"list";
+//! - **open**: the question (or its part after a `:`) ends with `?` and starts with an
+//!   interrogative word (what, which, who, whom, whose, when, where, why, how), or starts with
+//!   "name"/"list";
 //! - **multi-outcome**: as above and it names alternatives (`vs`, `versus`, ` or `), or it
 //!   starts with an auxiliary ("will", "is"…) and offers alternatives joined by ` or ` that
 //!   are not a yes/no tail ("or not", "or more", "or later"…);
@@ -100,7 +101,10 @@ pub fn classify(question: &str) -> QuestionCheck {
     for part in &parts {
         let w = words(part);
         let Some(first) = w.first() else { continue };
-        if INTERROGATIVES.contains(&first.as_str()) {
+        // "When the council met, it voted…" is a claim: a wh-word opens a question only when
+        // the text asks one; "name"/"list" are imperatives and ask without a question mark.
+        let asks = text.ends_with('?') || matches!(first.as_str(), "name" | "list");
+        if asks && INTERROGATIVES.contains(&first.as_str()) {
             return if alternatives {
                 QuestionCheck {
                     kind: QuestionKind::MultiOutcome,
@@ -184,6 +188,8 @@ mod tests {
             "The council, which met on Monday, approved the plan.",
             "Will Bitcoin close above $100k on 31 December 2026?",
             "Will the Millbrook vs Oster match be postponed?",
+            // CLIMATE-FEVER dev claims that open with a subordinate "When…" are claims.
+            "When the Emergency Leaders for Climate Action approached the Federal Government in April they were drawing on decades of data showing that fire conditions are getting worse.",
         ] {
             assert_eq!(kind(q), QuestionKind::YesNo, "{q}: {:?}", classify(q));
         }
