@@ -130,9 +130,38 @@ async fn unanimous_committee_stops_early_counted() {
             t * m,
             ratio * 100.0
         );
-        // Twelve (or more) agreeing ballots clear every routing threshold.
-        assert_eq!(report.routing.decision, Decision::Resolve);
+        // Twelve (or more) agreeing ballots clear every plain threshold, but they come from
+        // one model: n_eff = 1, so only the correlation guard escalates (issue 14).
+        assert_eq!(report.routing.decision, Decision::Escalate);
+        assert_eq!(report.stats.n_eff, 1.0);
+        assert_eq!(
+            report.routing.reasons.len(),
+            1,
+            "{:?}",
+            report.routing.reasons
+        );
+        assert!(report.routing.reasons[0].starts_with("effective lower 95% bound of YES"));
     }
+
+    // Three different models agreeing are three judgements: resolved.
+    let three: Vec<_> = ["replay/a", "replay/b", "replay/c"]
+        .into_iter()
+        .map(|name| {
+            Arc::new(ReplayJuror::new(
+                name,
+                Script::Fixed(Outcome::Yes),
+                Duration::ZERO,
+            ))
+        })
+        .collect();
+    let report = run(&committee(three, CommitteeConfig::default())).await;
+    assert_eq!(
+        report.routing.decision,
+        Decision::Resolve,
+        "{:?}",
+        report.routing.reasons
+    );
+    assert!(report.stats.n_eff >= 2.9, "{}", report.stats.n_eff);
 
     // Without early stopping every one of the T × M calls is made.
     let juror = yes_juror();
@@ -176,12 +205,21 @@ async fn thirty_percent_failing_calls_still_give_a_verdict_and_list_failures() {
     assert_eq!(report.stats.failed, 9, "30% of 30 calls");
     assert_eq!(report.stats.valid, 21);
     assert_eq!(report.routing.outcome, Some(Outcome::Yes));
+    // A verdict all the same; one model's agreement is escalated by the correlation guard
+    // alone (issue 14), not by the failures.
     assert_eq!(
         report.routing.decision,
-        Decision::Resolve,
+        Decision::Escalate,
         "{:?}",
         report.routing.reasons
     );
+    assert_eq!(
+        report.routing.reasons.len(),
+        1,
+        "{:?}",
+        report.routing.reasons
+    );
+    assert!(report.routing.reasons[0].starts_with("effective lower 95% bound of YES"));
     let failures: Vec<_> = report.failures().collect();
     assert_eq!(failures.len(), 9);
     assert!(failures.iter().all(|f| f.vote.is_none()));

@@ -15,7 +15,7 @@ use crate::commitment::{Commitment, CommitmentError, commit_bundle};
 use crate::evidence::SearchRecord;
 use crate::jury::BallotRow;
 use crate::jury::committee::{CommitteeInfo, CommitteeRun};
-use crate::policy::{Routing, RoutingPolicy, route};
+use crate::policy::{Routing, RoutingInputs, RoutingPolicy, route};
 use crate::stats::{BallotRecord, Summary, summarize};
 
 /// The question block.
@@ -92,7 +92,10 @@ impl Report {
     ) -> Self {
         let records: Vec<BallotRecord> = run.ballots.iter().map(BallotRow::record).collect();
         let stats = summarize(&records);
-        let routing = route(&stats, policy);
+        // Routing hook (issue 14): the question's kind and the bundle's relevance come from
+        // the committed bundle alone, so `veritas audit` can recompute them.
+        let inputs = RoutingInputs::from_bundle(&bundle.question, &bundle.evidence);
+        let routing = route(&stats, &inputs, policy);
         Self {
             question,
             evidence: bundle.evidence.clone(),

@@ -4,7 +4,9 @@
 //! `article` and `evidence`); the five sentences form the bundle. Labels map SUPPORTS → YES,
 //! REFUTES → NO, NOT_ENOUGH_INFO → NULL; DISPUTED has no right answer, so resolving it counts
 //! as an error and escalating it does not. Writes one JSON line per claim to `--out` and
-//! prints the totals: accuracy on auto-resolved claims, coverage, accuracy at the
+//! prints the totals: precision (accuracy on auto-resolved claims) and coverage — for the
+//! routing rule in force and, on the same ballots, for the seed's plain rule (no correlation,
+//! relevance or yes/no guard) so a run shows both before and after — accuracy at the
 //! unanimous-and-confident point, Brier score, the leading outcome's accuracy whatever the
 //! routing, confusion matrix, juror calls per claim with
 //! and without early stopping, and wall time.
@@ -29,7 +31,7 @@ use serde_json::json;
 use super::resolve::{JuryArgs, read_evidence};
 use crate::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use crate::pipeline::{Engine, Evidence, resolve};
-use crate::policy::Decision;
+use crate::policy::{Decision, route_plain};
 use crate::report::QuestionInfo;
 use crate::stats::Outcome;
 
@@ -113,11 +115,14 @@ struct Line {
     label: String,
     gold: Option<Outcome>,
     decision: Decision,
+    /// What the seed's plain rule would have decided on the same ballots.
+    plain_decision: Decision,
     outcome: Option<Outcome>,
     correct: Option<bool>,
     unanimous_confident: bool,
     posterior: [f64; 3],
     kappa: Option<f64>,
+    n_eff: f64,
     valid: u64,
     failed: u64,
     calls: u64,
@@ -133,6 +138,13 @@ struct Totals {
     n: u64,
     resolved: u64,
     resolved_correct: u64,
+    /// The seed's plain rule on the same ballots.
+    plain_resolved: u64,
+    plain_resolved_correct: u64,
+    /// Escalations by guard (a claim may count under several).
+    no_relevant_evidence: u64,
+    not_yes_no: u64,
+    effective_bound: u64,
     uc: u64,
     uc_correct: u64,
     brier_sum: f64,
@@ -216,6 +228,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!(e))?;
         let s = &report.stats;
         let resolved = report.routing.decision == Decision::Resolve;
+        let plain_decision = route_plain(s, &policy);
         let outcome = report.routing.outcome;
         let correct = resolved.then(|| g.is_some() && outcome == g);
         let n = s.counts.as_array();
@@ -236,6 +249,15 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             t.resolved += 1;
             t.resolved_correct += u64::from(correct == Some(true));
         }
+        if plain_decision == Decision::Resolve {
+            t.plain_resolved += 1;
+            t.plain_resolved_correct += u64::from(g.is_some() && outcome == g);
+        }
+        let reasons = &report.routing.reasons;
+        let any = |prefix: &str| u64::from(reasons.iter().any(|r| r.starts_with(prefix)));
+        t.no_relevant_evidence += any("no relevant evidence");
+        t.not_yes_no += any("not a yes/no question");
+        t.effective_bound += any("effective lower 95% bound");
         if unanimous_confident {
             t.uc += 1;
             t.uc_correct += u64::from(g.is_some() && outcome == g);
@@ -256,11 +278,13 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             label: claim.claim_label.clone(),
             gold: g,
             decision: report.routing.decision,
+            plain_decision,
             outcome,
             correct,
             unanimous_confident,
             posterior: s.posterior,
             kappa: s.kappa,
+            n_eff: s.n_eff,
             valid: s.valid,
             failed: s.failed,
             calls: report.committee.calls,
@@ -292,9 +316,20 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
     let summary = json!({
         "summary": true,
         "claims": t.n,
+        "precision": ratio(t.resolved_correct, t.resolved),
         "accuracy_resolved": ratio(t.resolved_correct, t.resolved),
         "resolved": t.resolved,
         "coverage": ratio(t.resolved, t.n),
+        "plain_rule": {
+            "precision": ratio(t.plain_resolved_correct, t.plain_resolved),
+            "resolved": t.plain_resolved,
+            "coverage": ratio(t.plain_resolved, t.n),
+        },
+        "escalated_by": {
+            "no_relevant_evidence": t.no_relevant_evidence,
+            "not_yes_no": t.not_yes_no,
+            "effective_lower_bound": t.effective_bound,
+        },
         "unanimous_confident": t.uc,
         "accuracy_unanimous_confident": ratio(t.uc_correct, t.uc),
         "brier": if t.brier_n == 0 { None } else { Some(t.brier_sum / t.brier_n as f64) },

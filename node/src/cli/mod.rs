@@ -11,6 +11,7 @@ pub mod jsonl;
 pub mod prove;
 pub mod resolve;
 pub mod run;
+pub mod simulate;
 pub mod stats;
 pub mod verdict;
 pub mod verify_proof;
@@ -63,6 +64,11 @@ pub enum Command {
     ///
     /// Example: `veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
     Eval(eval::EvalArgs),
+    /// Precision and coverage of the old and new routing rule on synthetic juror pools with
+    /// correlated errors.
+    ///
+    /// Example: `veritas simulate --svg docs/routing-simulation.svg`
+    Simulate(simulate::SimulateArgs),
 }
 
 impl Cli {
@@ -83,6 +89,7 @@ impl Cli {
             Command::VerifyProof(args) => verify_proof::run(args),
             Command::Resolve(args) => resolve::run(args).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Simulate(args) => simulate::run_command(args),
         }
     }
 }

@@ -337,6 +337,18 @@ fn print_summary(r: &Report, elapsed: Duration, out: &Path) {
         "n_eff      {:.2}   entropy {:.3} bit",
         s.n_eff, s.entropy_bits
     );
+    if let Some(e) = &r.routing.effective {
+        println!(
+            "effective  counts scaled by n_eff/N = {:.3}: posterior [{:.3} {:.3} {:.3}]  lower 95% [{:.3} {:.3} {:.3}]",
+            e.scale,
+            e.posterior[0],
+            e.posterior[1],
+            e.posterior[2],
+            e.ci95[0][0],
+            e.ci95[1][0],
+            e.ci95[2][0]
+        );
+    }
     let decision = match r.routing.decision {
         Decision::Resolve => "RESOLVE",
         Decision::Escalate => "ESCALATE",

@@ -9,6 +9,8 @@
 //!   evidence, behind one trait, run together; one failing collector does not stop the rest.
 //! - [`bundle_rules`]: normalise URLs, deduplicate, drop documents published after the
 //!   resolution time, rank, cap and trim — producing the items that are committed.
+//! - [`relevance`]: how much of the question each committed item speaks to (routing's
+//!   evidence-relevance floor; pure, recomputable from a report).
 //!
 //! [`Gatherer::gather`] runs all three and returns everything the report needs: the plan, every
 //! collector's raw hits before deduplication, what was dropped and why, and the bundle.
@@ -20,6 +22,7 @@ pub mod collectors;
 pub mod demo;
 pub mod normalize;
 pub mod planner;
+pub mod relevance;
 pub mod terms;
 
 use chrono::{DateTime, Utc};

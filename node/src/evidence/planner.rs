@@ -16,6 +16,7 @@ use crate::bundle::{Criterion, Rubric};
 use crate::evidence::normalize::{format_published, truncate_chars};
 use crate::evidence::terms::key_terms;
 use crate::llm::{ChatModel, ChatRequest, JsonSchema, LlmError};
+use crate::policy::QuestionKind;
 
 /// Planner settings; every field has a default so a config file may omit any of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +68,11 @@ pub struct Plan {
     pub fallback_reason: Option<String>,
     /// Wall time of the planning call, in milliseconds (0 without a call).
     pub latency_ms: u64,
+    /// The model's classification of the question (yes/no, multi-outcome, open); routing
+    /// escalates anything but yes/no. `None` for the fallback plan, which leaves the call to
+    /// the deterministic check in [`crate::policy::question`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_kind: Option<QuestionKind>,
 }
 
 /// Why a model plan was rejected (the text lands in [`Plan::fallback_reason`]).
@@ -106,6 +112,8 @@ pub enum PlanError {
 struct RawPlan {
     queries: Vec<String>,
     rubric: Vec<RawCriterion>,
+    #[serde(default)]
+    question_type: Option<QuestionKind>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -118,7 +126,10 @@ const SYSTEM_PROMPT: &str = "You plan evidence searches for an oracle that resol
 about real-world events as YES, NO or NULL (not enough evidence). Write short, specific search \
 queries that would find reports settling the question, including queries that could find \
 evidence against the obvious answer. Then write a rubric: the few criteria a careful juror \
-should score when reading the evidence. Answer only with JSON matching the schema.";
+should score when reading the evidence. Finally classify the question: question_type is yes_no \
+when it can be answered YES or NO, multi_outcome when it asks which of several named outcomes \
+happens (a winner, a candidate), open when it asks for a value, a name, a time or an \
+explanation. Answer only with JSON matching the schema.";
 
 /// The JSON Schema of a plan (OpenAI structured-output dialect: every object closed, every
 /// property required).
@@ -128,8 +139,9 @@ pub fn plan_schema(config: &PlannerConfig) -> JsonSchema {
         schema: json!({
             "type": "object",
             "additionalProperties": false,
-            "required": ["queries", "rubric"],
+            "required": ["queries", "rubric", "question_type"],
             "properties": {
+                "question_type": {"type": "string", "enum": ["yes_no", "multi_outcome", "open"]},
                 "queries": {
                     "type": "array",
                     "minItems": config.min_queries,
@@ -186,7 +198,7 @@ pub async fn plan(
     };
     let latency_ms = duration_ms(started.elapsed());
     match outcome {
-        Ok((queries, rubric)) => {
+        Ok((queries, rubric, question_kind)) => {
             tracing::info!(target: "veritas::evidence::planner", model = model.label(), queries = queries.len(), criteria = rubric.criteria.len(), latency_ms, "search planned");
             Plan {
                 queries,
@@ -194,6 +206,7 @@ pub async fn plan(
                 model: Some(model.label().to_owned()),
                 fallback_reason: None,
                 latency_ms,
+                question_kind,
             }
         }
         Err(err) => {
@@ -236,7 +249,10 @@ fn user_prompt(
 ///
 /// # Errors
 /// [`PlanError`] naming the first broken rule.
-pub fn validate(answer: &str, config: &PlannerConfig) -> Result<(Vec<String>, Rubric), PlanError> {
+pub fn validate(
+    answer: &str,
+    config: &PlannerConfig,
+) -> Result<(Vec<String>, Rubric, Option<QuestionKind>), PlanError> {
     let raw: RawPlan = serde_json::from_str(strip_code_fence(answer))
         .map_err(|err| PlanError::Json(err.to_string()))?;
 
@@ -294,7 +310,7 @@ pub fn validate(answer: &str, config: &PlannerConfig) -> Result<(Vec<String>, Ru
         }
         criteria.push(Criterion { id, description });
     }
-    Ok((queries, Rubric { criteria }))
+    Ok((queries, Rubric { criteria }, raw.question_type))
 }
 
 /// Small models often wrap JSON in a Markdown fence even when asked not to.
@@ -336,6 +352,7 @@ pub fn fallback_plan(question: &str, reason: &str) -> Plan {
         model: None,
         fallback_reason: Some(truncate_chars(reason, 500)),
         latency_ms: 0,
+        question_kind: None,
     }
 }
 

@@ -30,7 +30,7 @@ use crate::{
     },
     live::LiveEvents,
     llm::{ChatModel, openai::OpenAiChat},
-    policy::RoutingPolicy,
+    policy::{RoutingInputs, RoutingPolicy, route},
     report::{QuestionInfo, Report},
 };
 
@@ -246,6 +246,13 @@ pub async fn resolve(
     // The committee could not run at all (bad shape, sampler); failing jurors are not errors.
     .map_err(|e| ResolveError::permanent(format!("committee: {e}")))?;
     let mut report = Report::assemble(question, &bundle, &rubric, &commitment, run, &engine.policy);
+    // Routing hook (issue 14): a planner that classified the question as not yes/no adds that
+    // reason (the deterministic check already ran in `Report::assemble`).
+    if let Some(kind) = search.as_ref().and_then(|s| s.plan.question_kind) {
+        let mut inputs = RoutingInputs::from_bundle(&report.question.text, &report.evidence);
+        inputs.planner_kind = Some(kind);
+        report.routing = route(&report.stats, &inputs, &engine.policy);
+    }
     report.search = search;
     Ok(report)
 }

@@ -12,10 +12,12 @@
 //!
 //! Submodules, one formula each: [`posterior`] (means and the 1e18 split), [`interval`]
 //! (credible intervals, exact and Monte Carlo), [`kappa`], [`neff`], `info` ([`kl_bits`],
-//! [`entropy_bits`]) and [`stopping`] (the KL early-stopping rule). Every statistic is
+//! [`entropy_bits`]), [`stopping`] (the KL early-stopping rule) and [`effective`] (the posterior
+//! of counts scaled to n_eff, which routing reads; never posted). Every statistic is
 //! generic over the [`Ballot`] trait, so owned records, borrowed views and the daemon's own
 //! ballot type all work.
 
+pub mod effective;
 pub mod interval;
 pub mod kappa;
 pub mod neff;
@@ -27,6 +29,7 @@ mod info;
 mod summary;
 
 pub use ballot::{Ballot, BallotRecord, BallotRef, Outcome};
+pub use effective::{EffectiveSample, effective_sample};
 pub use info::{entropy_bits, kl_bits};
 pub use interval::{credible_intervals, monte_carlo_intervals};
 pub use kappa::{Kappa, fleiss_kappa, kappa_wad, subject_counts};

@@ -1,0 +1,91 @@
+//! Routing guards end to end (issue 14): real prediction-market questions asked against a
+//! corpus that says nothing about them — the demo corpus (Calderwick bike lanes, a ferry, a
+//! festival) — through the real `veritas resolve` binary: fallback planner, local BM25 corpus,
+//! bundle rules, the one embedded juror (gemma-3-270m GGUF) and routing. A small model agrees
+//! with itself about anything, so the votes may look decisive; no question may auto-resolve,
+//! and each must say why.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
+#![cfg(feature = "llama")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn resolve(question: &str, out: &Path) -> Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_veritas"))
+        .args(["resolve", question, "--corpus", "corpus/demo"])
+        .args(["--resolve-after", "2026-06-01T00:00:00Z", "--out"])
+        .arg(out)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "veritas resolve failed for {question:?}:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{stdout}");
+    serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
+}
+
+#[test]
+fn one_embedded_model_and_irrelevant_evidence_never_auto_resolve() {
+    let dir = tempfile::tempdir().unwrap();
+    // (question, is it a yes/no question?)
+    let markets = [
+        ("Who will win UFC 310: Pantoja vs Asakura?", false),
+        (
+            "Will Bitcoin close above $100,000 on 31 December 2025?",
+            true,
+        ),
+        ("Will the Kansas City Chiefs win Super Bowl LIX?", true),
+        (
+            "How many seats will Labour win at the next UK general election?",
+            false,
+        ),
+    ];
+    for (i, (question, yes_no)) in markets.iter().enumerate() {
+        let report = resolve(question, &dir.path().join(format!("{i}.json")));
+        let routing = &report["routing"];
+        let reasons: Vec<&str> = routing["reasons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(routing["decision"], "escalate", "{question}: {reasons:?}");
+        assert!(
+            reasons
+                .iter()
+                .any(|r| r.starts_with("no relevant evidence")),
+            "{question}: {reasons:?}"
+        );
+        assert_eq!(
+            reasons
+                .iter()
+                .any(|r| r.starts_with("not a yes/no question")),
+            !yes_no,
+            "{question}: {reasons:?}"
+        );
+        // One model: its agreeing ballots are one judgement, and the report says so.
+        let n_eff = report["stats"]["n_eff"].as_f64().unwrap();
+        let effective = routing["effective"]["n_eff"].as_f64().unwrap();
+        assert!((n_eff - effective).abs() < 1e-9);
+        assert!(
+            n_eff < report["stats"]["valid"].as_f64().unwrap() || n_eff <= 1.0,
+            "{question}: one model, n_eff {n_eff}"
+        );
+        // The committed bundle is what the relevance floor read.
+        assert_eq!(
+            routing["relevance"]["items"].as_array().unwrap().len(),
+            report["evidence"].as_array().unwrap().len()
+        );
+    }
+}
