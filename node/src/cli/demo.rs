@@ -276,7 +276,7 @@ fn print_block(
     question: &str,
     report: &Value,
     status: &str,
-    mismatches: &[String],
+    mismatches: &[audit::Mismatch],
     path: &std::path::Path,
     web: &str,
 ) {
