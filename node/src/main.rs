@@ -3,17 +3,22 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use veritas::cli::Cli;
+use veritas::cli::{Cli, Command};
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Third-party crates (llama.cpp's model dump and its tokenizer warnings, tantivy's
+    // commits, alloy, hyper) stay quiet unless they warn; the demo prints its own summary, so
+    // the node inside it only speaks up on trouble. `VERITAS_LOG=info` brings everything back.
+    let default = match cli.command {
+        Command::Demo(_) => "warn,llama-cpp-2=error",
+        _ => "warn,veritas=info,llama-cpp-2=error",
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("VERITAS_LOG")
-                // Third-party crates (llama.cpp's model dump, tantivy's commits, alloy, hyper)
-                // stay quiet unless they warn; `VERITAS_LOG=info` brings them back.
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,veritas=info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default)),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -141,6 +141,9 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         );
         let ids = ask_all(&anvil.url, oracle, &questions).await?;
         let web = format!("http://{}", started.http_addr);
+        eprintln!(
+            "the committee is at work (follow it live at {web}/); each verdict prints when it settles"
+        );
         wait_and_print(
             &anvil.url,
             oracle,
