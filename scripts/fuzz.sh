@@ -53,6 +53,9 @@ for target in $targets; do
         echo "fuzz: $target ok: $runs executions in $(($(date +%s) - t0)) s"
     else
         failed+=("$target")
+        # The panic's own message first: libFuzzer's report and the backtrace after it can
+        # push it out of the tail.
+        grep -m 3 -A 2 "panicked at" "$log" >&2 || true
         tail -n 40 "$log" >&2
         artifact=$(ls -t "$root/fuzz/artifacts/$target"/* 2>/dev/null | head -n 1 || true)
         echo "fuzz: $target FAILED (full log: $log)" >&2
