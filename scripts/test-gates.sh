@@ -63,7 +63,17 @@ cp -a Makefile foundry.toml .gas-snapshot contracts script "$copy"/
 mkdir -p "$copy/deployments"
 # Compiled artifacts and the compiler cache, when present, so forge recompiles only what changed.
 for d in out cache; do [[ -d $d ]] && cp -a "$d" "$copy"/; done
-ln -s "$root/tools" "$copy/tools"
+# The installed tools by symlink, but the Solidity libraries as real files (1 MB): forge
+# resolves symlinks, and library sources outside the copy would miss the copied compiler cache
+# and rebuild every contract (minutes with via_ir).
+mkdir -p "$copy/tools/node_modules"
+for entry in "$root"/tools/* "$root"/tools/.stamp-*; do
+    [[ $(basename "$entry") == node_modules ]] || ln -s "$entry" "$copy/tools/"
+done
+for entry in "$root"/tools/node_modules/* "$root"/tools/node_modules/.bin; do
+    [[ $(basename "$entry") == @layerzerolabs ]] || ln -s "$entry" "$copy/tools/node_modules/"
+done
+cp -a "$root/tools/node_modules/@layerzerolabs" "$copy/tools/node_modules/"
 forge_gate() { make -C "$copy" --no-print-directory test-forge "$@"; }
 
 cat >"$copy/contracts/test/Zz.t.sol" <<'SOL'
