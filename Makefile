@@ -5,7 +5,7 @@ SHELL := /bin/bash
 # Every recipe line fails on its first failing command, pipelines included.
 .SHELLFLAGS := -eu -o pipefail -c
 TOOLS := $(CURDIR)/tools
-# The real Foundry binaries (tools/link-foundry), never the npm launchers in node_modules/.bin:
+# The real Foundry binaries (tools/link-foundry), never the npm launcher scripts of @foundry-rs:
 # those drop the tool's exit status, so a failing test would pass.
 FOUNDRY_BIN := $(TOOLS)/foundry/bin
 export PATH := $(FOUNDRY_BIN):$(PATH)

@@ -70,7 +70,9 @@ mkdir -p "$copy/tools/node_modules"
 for entry in "$root"/tools/* "$root"/tools/.stamp-*; do
     [[ $(basename "$entry") == node_modules ]] || ln -s "$entry" "$copy/tools/"
 done
-for entry in "$root"/tools/node_modules/* "$root"/tools/node_modules/.bin; do
+# The launcher directory (.bin) is left out on purpose: a recipe that still used a launcher
+# would fail here.
+for entry in "$root"/tools/node_modules/*; do
     [[ $(basename "$entry") == @layerzerolabs ]] || ln -s "$entry" "$copy/tools/node_modules/"
 done
 cp -a "$root/tools/node_modules/@layerzerolabs" "$copy/tools/node_modules/"

@@ -209,6 +209,16 @@ mod tests {
         text
     }
 
+    /// Open `url` as a reconnecting browser does, with `Last-Event-ID: last`.
+    async fn resume(url: &str, last: u64) -> reqwest::Response {
+        reqwest::Client::new()
+            .get(url)
+            .header("Last-Event-ID", last.to_string())
+            .send()
+            .await
+            .unwrap()
+    }
+
     fn ids(text: &str) -> Vec<u64> {
         text.lines()
             .filter_map(|l| l.strip_prefix("id: "))
@@ -245,12 +255,7 @@ mod tests {
         }
         let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
         // The header wins over `after` (a reconnecting browser keeps its original URL).
-        let response = reqwest::Client::new()
-            .get(format!("{url}/events?after=1"))
-            .header("Last-Event-ID", "3")
-            .send()
-            .await
-            .unwrap();
+        let response = resume(&format!("{url}/events?after=1"), 3).await;
         let text = read_until(response, |t| ids(t).len() == 2).await;
         assert_eq!(ids(&text), vec![4, 5]);
         // Without an id a client starts with the next event, not with the history.
@@ -267,12 +272,7 @@ mod tests {
             live.publish("ballot", &i);
         }
         let (url, _cancel) = serve(live.clone(), DEFAULT_HEARTBEAT).await;
-        let response = reqwest::Client::new()
-            .get(format!("{url}/events"))
-            .header("Last-Event-ID", "2")
-            .send()
-            .await
-            .unwrap();
+        let response = resume(&format!("{url}/events"), 2).await;
         let text = read_until(response, |t| ids(t).len() >= 5).await;
         assert!(
             text.contains("event: resync\ndata: {\"from\":17}"),

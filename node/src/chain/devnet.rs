@@ -71,7 +71,7 @@ pub fn repo_root() -> Option<PathBuf> {
 /// Path of a pinned Foundry tool: `tools/foundry/bin/<name>` in the repo (the platform binary
 /// that `make setup` links, see `tools/link-foundry`), else the bare name (looked up on `PATH`).
 ///
-/// Never the npm launcher in `tools/node_modules/.bin`: it drops the tool's exit status, so a
+/// Never the npm launcher script of `@foundry-rs/<tool>`: it drops the tool's exit status, so a
 /// failed `forge build` would look like a success.
 pub fn tool(name: &str) -> PathBuf {
     repo_root()
