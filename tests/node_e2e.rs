@@ -214,6 +214,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         IVeritasOracle::VerdictStatus::Asked
     );
     assert_eq!(chain.verdict_events(ids[0]).await, 0);
+    wait_until_stage(&client, &addr, ids[1], "posted", deadline).await;
     // Metrics and health answer.
     let metrics = client
         .get(format!("http://{addr}/metrics"))
@@ -408,6 +409,18 @@ async fn wait_until_failed(
     id: impl std::fmt::Display,
     deadline: std::time::Instant,
 ) -> serde_json::Value {
+    wait_until_stage(client, addr, id, "failed", deadline).await
+}
+
+/// Polls the API until the question's job reaches `stage`: the chain can show a verdict a
+/// moment before the node has read its receipt and recorded it.
+async fn wait_until_stage(
+    client: &reqwest::Client,
+    addr: &impl std::fmt::Display,
+    id: impl std::fmt::Display,
+    stage: &str,
+    deadline: std::time::Instant,
+) -> serde_json::Value {
     loop {
         let body: serde_json::Value = client
             .get(format!("http://{addr}/questions/{id}"))
@@ -417,12 +430,12 @@ async fn wait_until_failed(
             .json()
             .await
             .unwrap();
-        if body["job"]["stage"] == "failed" {
+        if body["job"]["stage"] == stage {
             return body;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "never marked failed: {body}"
+            "never reached stage {stage}: {body}"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
