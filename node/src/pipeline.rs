@@ -346,6 +346,8 @@ impl Pipeline {
             chain_id: self.chain_id,
             oracle: self.oracle,
             resolve_after: q.resolve_after,
+            block_hash: q.block_hash,
+            operator: self.poster.address(),
         };
         let started = Instant::now();
         let mut report = self
@@ -459,6 +461,8 @@ mod tests {
                 chain_id: 31337,
                 oracle: Address::ZERO,
                 resolve_after: 0,
+                block_hash: B256::ZERO,
+                operator: Address::ZERO,
             })
             .unwrap();
         write_json_atomic(&path, &replayed).unwrap();
