@@ -13,7 +13,7 @@
 //!   question's `QuestionAsked` (confirmed: the node runs with 1 confirmation) and of its
 //!   `VerdictPosted`. Block timestamps are not used: they have 1 s resolution. The same in
 //!   blocks (verdict block − ask block), and the node's own view from SQLite (`jobs.updated_at`
-//!   when marked posted − `jobs.seen_at` when the watcher stored it) are printed alongside;
+//!   when marked reported (`jobs.reported_at`) − `jobs.seen_at` when the watcher stored it) are printed alongside;
 //! - pipelining: most verdict txs in one block, nonces contiguous, and the most transactions in
 //!   flight at once (recorded in SQLite at signing, `sent_txs.sent_at`, until the test saw their
 //!   verdict on-chain);
@@ -196,7 +196,7 @@ async fn burst_of_questions() {
     let conn = node.sqlite();
     let mut node_ms: Vec<i64> = conn
         .prepare(
-            "SELECT updated_at - seen_at FROM jobs WHERE stage = 'posted' AND question_id != '1'",
+            "SELECT reported_at - seen_at FROM jobs WHERE reported_at IS NOT NULL AND question_id != '1'",
         )
         .unwrap()
         .query_map([], |r| r.get(0))
@@ -261,7 +261,7 @@ async fn burst_of_questions() {
          ({:.1} s); {rate_all:.1} from the first ask sent\n\
          confirmation -> verdict p50 {} ms, p99 {} ms, max {} ms (test-observed chain events, 20 ms polls)\n\
          \x20                       p50 {} blocks, p99 {} blocks (verdict block - ask block)\n\
-         \x20                       node's own (SQLite posted - seen): p50 {} ms, p99 {} ms\n\
+         \x20                       node's own (SQLite reported - seen): p50 {} ms, p99 {} ms\n\
          pipelining              {} verdict txs in {} blocks, at most {max_per_block} in one block; \
          nonces {}..={} contiguous: {contiguous}; at most {max_in_flight} in flight\n\
          peak RSS                {:.1} MB (VmHWM)\n\

@@ -42,7 +42,7 @@ use crate::{
     chain::{ChainProvider, IVeritasOracle, poster::Poster, watcher::WatchState},
     live::LiveEvents,
     metrics::Metrics,
-    store::Store,
+    store::{Stage, Store},
 };
 
 /// Everything the handlers read.
@@ -136,6 +136,11 @@ async fn metrics(State(s): State<ApiState>) -> Response {
     };
     let m = &s.metrics;
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let by_stage: Vec<(String, f64)> = Stage::ALL
+        .iter()
+        .zip(counts.by_stage)
+        .map(|(stage, n)| (format!("{{stage=\"{}\"}}", stage.as_str()), n as f64))
+        .collect();
     let mut put = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
         for (labels, value) in samples {
@@ -152,13 +157,10 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         "veritas_questions",
         "gauge",
         "Stored questions by stage.",
-        &[
-            ("{stage=\"queued\"}", counts.queued as f64),
-            ("{stage=\"resolving\"}", counts.resolving as f64),
-            ("{stage=\"posting\"}", counts.posting as f64),
-            ("{stage=\"posted\"}", counts.posted as f64),
-            ("{stage=\"failed\"}", counts.failed as f64),
-        ],
+        &by_stage
+            .iter()
+            .map(|(labels, n)| (labels.as_str(), *n))
+            .collect::<Vec<_>>(),
     );
     put(
         "veritas_questions_resolved_total",
@@ -166,7 +168,7 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         "Verdicts posted as resolved (all time, from the store).",
         &[(
             "",
-            (counts.posted - counts.escalated.min(counts.posted)) as f64,
+            (counts.reported - counts.escalated.min(counts.reported)) as f64,
         )],
     );
     put(
