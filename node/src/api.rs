@@ -325,9 +325,18 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
                "p_null": i.p_null.to_string(), "kappa": i.kappa.to_string(), "counts": i.counts,
                "escalated": i.escalated})
     });
+    // After the reports: the chain's lifecycle as the watcher read it, every operator's report,
+    // and on a dispute the committee's second opinion for the arbiter.
+    let lifecycle = s.store.lifecycle(id).ok().flatten();
+    let second_opinion = lifecycle
+        .as_ref()
+        .and_then(|l| l.second_opinion.as_deref())
+        .and_then(read_report);
+    let operator_reports = s.store.operator_reports(id).unwrap_or_default();
     Json(
         json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
-                "report": report, "chain": chain}),
+                "report": report, "chain": chain, "lifecycle": lifecycle,
+                "operator_reports": operator_reports, "second_opinion": second_opinion}),
     )
     .into_response()
 }

@@ -12,7 +12,7 @@
 //! - **second opinion**: on a dispute the committee runs again on the current evidence and
 //!   its report is written for the arbiter (`reports/<id>.dispute.json`, served by the API).
 //!
-//! Time is the chain's (the latest block's timestamp), as the contract sees it. Jobs the
+//! Time is the chain's (the latest block's timestamp, or the wall clock when later). Jobs the
 //! pipeline still owns (not yet reported) are left alone, except that an expired question
 //! ends as `expired` whatever its stage.
 
@@ -270,19 +270,26 @@ impl Follower {
         });
     }
 
-    /// The latest block's timestamp: the contract's clock.
+    /// The contract's clock as the next transaction would see it: the latest block's
+    /// timestamp, or the wall clock when that is later (a chain that mines only on demand,
+    /// like anvil, has no newer block until someone sends one; the next one is stamped now).
     async fn chain_time(&self) -> Result<u64, ChainError> {
         let block = self
             .provider
             .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
             .await
             .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
-        block
+        let latest = block
             .map(|b| b.header.timestamp)
             .ok_or(ChainError::Contract {
                 op: "eth_getBlockByNumber",
                 reason: "no latest block".into(),
-            })
+            })?;
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        Ok(latest.max(wall))
     }
 
     fn contract(&self) -> IVeritasOracle::IVeritasOracleInstance<&ChainProvider> {
