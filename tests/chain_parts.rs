@@ -183,10 +183,10 @@ fn intent(id: U256, root: u8, dir: &std::path::Path) -> PostIntent {
 async fn setup_poster(
     chain: &Chain,
     receipt_timeout: Duration,
-) -> (Arc<Store>, Poster, tempfile::TempDir) {
+) -> (Arc<Store>, Arc<Poster>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open_in(dir.path()).unwrap());
-    let poster = Poster::new(
+    let poster = Arc::new(Poster::new(
         chain.reader(),
         operator(),
         Arc::clone(&store),
@@ -195,8 +195,10 @@ async fn setup_poster(
             chain_id: 31337,
             receipt_timeout,
             receipt_poll: Duration::from_millis(20),
+            batch_window: Duration::from_millis(20),
+            max_batch: 50,
         },
-    );
+    ));
     (store, poster, dir)
 }
 
