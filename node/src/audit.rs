@@ -7,6 +7,10 @@
 //! Only the report keys DESIGN.md §5 fixes are read: `question.text` (and `question.id`),
 //! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `model`, `archetype`, `vote`),
 //! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`.
+//!
+//! [`pooled`] rebuilds a verdict pooled from several operators' reports (version 2).
+
+pub mod pooled;
 
 use alloy::primitives::{B256, I256, U256};
 use serde_json::Value;
