@@ -344,6 +344,22 @@ async fn two_reports_pool_audit_show_and_pay() {
     );
     assert_ne!(code, 0);
     assert!(err.contains("no contract at"), "{err}");
+    let (code, _, err) = run(
+        vec![
+            "verdict".into(),
+            id.to_string(),
+            "--rpc".into(),
+            "http://127.0.0.1:1".into(),
+            "--oracle".into(),
+            chain.oracle.to_string(),
+        ],
+        None,
+    );
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("cannot use the RPC at http://127.0.0.1:1"),
+        "{err}"
+    );
 
     // Past the window: final; settle credits the fee, the first reporter gets the odd wei.
     advance(&chain, u64::from(CHALLENGE) + 1).await;
