@@ -18,7 +18,7 @@ use std::{
 
 use alloy::{
     network::EthereumWallet,
-    primitives::{Address, I256, U256, aliases::U96},
+    primitives::{Address, B256, I256, U256, aliases::U96},
     providers::{DynProvider, Provider, ProviderBuilder},
     rpc::types::Filter,
     signers::local::PrivateKeySigner,
@@ -37,6 +37,7 @@ use veritas::{
         devnet::{ANVIL_KEYS, AnvilOptions},
     },
     commitment,
+    jury::SeedInputs,
     stats::{self, BallotRecord},
 };
 
@@ -105,8 +106,16 @@ async fn ask(chain: &Chain, text: &str, fee: u64) -> U256 {
 }
 
 /// A report file as a node writes one (the keys `veritas audit` reads), for `votes` in
-/// iterations of three.
-fn hand_report(chain: &Chain, id: U256, votes: &[&str], snippet: &str) -> Value {
+/// iterations of three, by `operator` with the committee seeded from the chain (`block_hash`:
+/// of the question's block).
+fn hand_report(
+    chain: &Chain,
+    id: U256,
+    votes: &[&str],
+    snippet: &str,
+    operator: Address,
+    block_hash: B256,
+) -> Value {
     let evidence = json!([{"id": 1, "url": "https://example.org/a", "title": "A", "snippet": snippet,
         "published_at": null, "source": "local", "submitter": null}]);
     let c = commitment::commit(QUESTION, evidence.as_array().unwrap()).unwrap();
@@ -119,7 +128,16 @@ fn hand_report(chain: &Chain, id: U256, votes: &[&str], snippet: &str) -> Value 
         })
         .collect();
     let records: Vec<BallotRecord> = serde_json::from_value(json!(ballots)).unwrap();
+    let inputs = SeedInputs {
+        chain_id: 31337,
+        oracle: chain.oracle,
+        question_id: id,
+        operator,
+        block_hash,
+    };
     json!({
+        "committee": {"seed": format!("0x{}", hex::encode(inputs.seed())),
+                      "seed_inputs": inputs},
         "question": {"text": QUESTION, "id": id.to_string(), "chain_id": 31337,
                      "oracle": chain.oracle.to_string()},
         "evidence": evidence,
@@ -228,7 +246,13 @@ async fn two_reports_pool_audit_show_and_pay() {
     // Operator A: the node. Operator B: a hand-built report from key 0, which finalises.
     wait_reported(&chain, id, operator().address()).await;
     let api = node.api_addr(Duration::from_secs(10)).await;
-    let b = hand_report(&chain, id, &["YES", "YES", "NO", "YES", "YES", "NULL"], "b");
+    let block_hash: B256 = node.report(id)["committee"]["seed_inputs"]["block_hash"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let b_votes = ["YES", "YES", "NO", "YES", "YES", "NULL"];
+    let b = hand_report(&chain, id, &b_votes, "b", key(0).address(), block_hash);
     submit(&chain, 0, id, &claim_of(&b)).await;
     assert_eq!(
         chain.status(id).await,
@@ -282,12 +306,7 @@ async fn two_reports_pool_audit_show_and_pay() {
     assert!(out.contains(&format!("MISMATCH {b_label}.nNo")), "{out}");
 
     // B with other evidence: its root differs from its event (matched by operator here).
-    let other = hand_report(
-        &chain,
-        id,
-        &["YES", "YES", "NO", "YES", "YES", "NULL"],
-        "edited",
-    );
+    let other = hand_report(&chain, id, &b_votes, "edited", key(0).address(), block_hash);
     let o_path = dir.join("other-root.json");
     std::fs::write(&o_path, other.to_string()).unwrap();
     let explicit = format!("{}={}", key(0).address(), o_path.display());
@@ -303,6 +322,28 @@ async fn two_reports_pool_audit_show_and_pay() {
     );
     assert_ne!(code, 0, "{out}");
     assert!(out.contains(&format!("MISMATCH {b_label}.root")), "{out}");
+
+    // B's committee seeded from another block than the question's: the chain says which.
+    let reseeded = hand_report(&chain, id, &b_votes, "b", key(0).address(), B256::ZERO);
+    let r_path = dir.join("reseeded.json");
+    std::fs::write(&r_path, reseeded.to_string()).unwrap();
+    let (code, out, _) = run(
+        on(&[
+            "audit",
+            "--question",
+            &id.to_string(),
+            "--report",
+            r_path.to_str().unwrap(),
+        ]),
+        None,
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "MISMATCH {b_label}.committee.seed_inputs.block_hash"
+        )),
+        "{out}"
+    );
 
     // `veritas verdict`: both reports and the time left in the challenge window.
     let (code, out, err) = run(on(&["verdict", &id.to_string()]), None);
@@ -362,18 +403,21 @@ async fn two_reports_pool_audit_show_and_pay() {
     );
 
     // Past the window: final; settle credits the fee, the first reporter gets the odd wei.
+    // The node settles final verdicts too, so ours may find it done (`VeritasAlreadySettled`).
     advance(&chain, u64::from(CHALLENGE) + 1).await;
     let p = sender(&chain, 2);
-    let receipt = IVeritasOracle::new(chain.oracle, &p)
+    let _ = IVeritasOracle::new(chain.oracle, &p)
         .settle(id)
         .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
-    assert!(receipt.status());
+        .await;
     let credited = U256::from(FEE / 2 + FEE % 2);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let reader = chain.reader();
+    let view = IVeritasOracle::new(chain.oracle, &reader);
+    while view.credits(operator().address()).call().await.unwrap() != credited {
+        assert!(Instant::now() < deadline, "fee never credited");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let (_, out, _) = run(on(&["verdict", &id.to_string()]), None);
     assert!(out.contains("(isFinal true): final"), "{out}");
 
@@ -394,7 +438,6 @@ async fn two_reports_pool_audit_show_and_pay() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(&format!("credits  {credited} wei")), "{out}");
 
-    let reader = chain.reader();
     let me = operator().address();
     let before = reader.get_balance(me).await.unwrap();
     let (code, out, err) = run(on(&["operator", "withdraw", "--json"]), Some(1));

@@ -141,11 +141,15 @@ dir = "{}"
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut bodies = Vec::new();
     for id in &ids {
-        let want = if bodies.len() < 2 { "posted" } else { "failed" };
+        let want: &[&str] = if bodies.len() < 2 {
+            &["reported", "finalised", "final"]
+        } else {
+            &["failed"]
+        };
         loop {
             let (_, text) = get(&client, format!("http://{addr}/questions/{id}")).await;
             let body: Value = serde_json::from_str(&text).unwrap();
-            if body["job"]["stage"] == want {
+            if want.iter().any(|w| body["job"]["stage"] == *w) {
                 bodies.push((text, body));
                 break;
             }

@@ -6,15 +6,17 @@
 //!
 //! Only the report keys DESIGN.md §5 fixes are read: `question.text` (and `question.id`),
 //! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `model`, `archetype`, `vote`),
-//! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`.
+//! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`,
+//! and the committee's `seed`, `seed_inputs`, `M` and weights ([`seed`]: the draw).
 //!
 //! [`pooled`] rebuilds a verdict pooled from several operators' reports (version 2).
-
-pub mod pooled;
 
 use alloy::primitives::{B256, I256, U256};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+pub mod pooled;
+pub mod seed;
 
 use crate::chain::{ChainError, ChainProvider, IVeritasOracle};
 use crate::commitment;
@@ -209,6 +211,7 @@ pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
             text(report.pointer(&pointer)),
         );
     }
+    out.extend(seed::check(report, &rec.root));
     out
 }
 
@@ -294,8 +297,10 @@ mod tests {
         let c = commitment::commit("Is it?", evidence.as_array().unwrap()).unwrap();
         let records: Vec<BallotRecord> = serde_json::from_value(ballots.clone()).unwrap();
         let s = stats::summarize(&records);
+        let seed = crate::jury::committee_seed(&c.root, &U256::from(7).to_be_bytes::<32>());
         json!({
             "question": {"text": "Is it?", "id": "7"},
+            "committee": {"M": 2, "seed": format!("0x{}", hex::encode(seed))},
             "evidence": evidence,
             "leaves": c.leaves_hex(),
             "root": c.root_hex(),

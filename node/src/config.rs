@@ -174,6 +174,12 @@ pub struct NodeConfig {
     pub resolver: ResolverKind,
     /// The replay script (JSON) when `resolver = "replay"`; `None` replays YES, YES, NO.
     pub replay_file: Option<PathBuf>,
+    /// Call `finalize(id)` when the report window of a question this node reported on ran
+    /// out before the quorum (the contract then posts it escalated).
+    pub finalize_expired: bool,
+    /// Call `settle(id)` when a Resolved verdict this node reported on is final, so the fee
+    /// reaches the operators' credits (`veritas operator withdraw` pays them out).
+    pub settle_final: bool,
 }
 
 /// Which resolver the daemon runs.
@@ -201,6 +207,8 @@ impl Default for NodeConfig {
             ready_max_lag: 64,
             resolver: ResolverKind::Committee,
             replay_file: None,
+            finalize_expired: true,
+            settle_final: true,
         }
     }
 }

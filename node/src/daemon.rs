@@ -38,7 +38,10 @@ use crate::{
     config::{Config, ConfigError},
     live::LiveEvents,
     metrics::Metrics,
-    pipeline::{Pipeline, Resolver, RetryPolicy},
+    pipeline::{
+        Pipeline, Resolver, RetryPolicy,
+        lifecycle::{FollowConfig, Follower},
+    },
     store::{Store, StoreError, now_ms},
     web,
 };
@@ -246,12 +249,25 @@ pub async fn run(
         metrics,
         watch: watch_state,
         provider: provider.clone(),
-        poster,
+        poster: Arc::clone(&poster),
         confirmations: config.chain.confirmations,
         ready_max_lag: config.node.ready_max_lag,
         live: Arc::clone(&live),
         oracle,
     };
+    let follower = Follower::new(
+        Arc::clone(&store),
+        Arc::clone(&poster),
+        Arc::clone(&pipeline),
+        provider.clone(),
+        oracle,
+        FollowConfig {
+            finalize_expired: config.node.finalize_expired,
+            settle_final: config.node.settle_final,
+            tick: config.chain.poll_interval.min(Duration::from_secs(1)),
+        },
+    );
+    let follower_task = tokio::spawn(follower.run(cancel.child_token()));
     let mut watcher_task = tokio::spawn(watcher.run(cancel.child_token()));
     let api_cancel = cancel.child_token();
     let mut api_task = tokio::spawn(async move {
@@ -320,6 +336,7 @@ pub async fn run(
         if !api_done {
             let _ = (&mut api_task).await;
         }
+        let _ = follower_task.await;
     })
     .await;
     info!(target: "veritas::node", "stopped");

@@ -289,6 +289,82 @@ impl Poster {
         self.wait(qid, &sent).await
     }
 
+    /// Send a housekeeping call about question `qid` (`finalize`, `settle`) through the same
+    /// nonce counter as reports. Gas is estimated first, so a call the contract would refuse
+    /// (another node got there first) costs nothing and returns `None`.
+    ///
+    /// # Errors
+    /// [`ChainError`] from the RPC, or a mined transaction that reverted.
+    pub async fn send_call(
+        &self,
+        qid: U256,
+        what: &'static str,
+        calldata: Bytes,
+    ) -> Result<Option<B256>, ChainError> {
+        let request = TransactionRequest::default()
+            .with_from(self.from)
+            .with_to(self.config.oracle)
+            .with_input(calldata)
+            .with_chain_id(self.config.chain_id);
+        let gas = match self.provider.estimate_gas(request.clone()).await {
+            Ok(gas) => gas,
+            Err(e) => {
+                let err = ChainError::rpc("estimateGas", e);
+                if matches!(err, ChainError::Revert { .. }) {
+                    debug!(target: "veritas::post", question = %qid, what, error = %err, "not needed");
+                    return Ok(None);
+                }
+                return Err(err);
+            }
+        };
+        let fees = self
+            .provider
+            .estimate_eip1559_fees()
+            .await
+            .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
+        let sent = self
+            .sign_and_send(
+                qid,
+                request,
+                None,
+                gas.saturating_mul(GAS_HEADROOM_PERCENT) / 100,
+                fees.max_fee_per_gas,
+                fees.max_priority_fee_per_gas,
+            )
+            .await?;
+        let start = Instant::now();
+        loop {
+            let receipt = self
+                .provider
+                .get_transaction_receipt(sent.tx_hash)
+                .await
+                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?;
+            if let Some(receipt) = receipt {
+                let status = if receipt.status() {
+                    TxStatus::Mined
+                } else {
+                    TxStatus::Reverted
+                };
+                self.store
+                    .set_tx_status(sent.tx_hash, status, receipt.block_number)?;
+                if !receipt.status() {
+                    return Err(ChainError::Reverted {
+                        tx_hash: sent.tx_hash,
+                    });
+                }
+                info!(target: "veritas::post", question = %qid, what, tx = %sent.tx_hash, "sent");
+                return Ok(Some(sent.tx_hash));
+            }
+            if start.elapsed() >= self.config.receipt_timeout {
+                return Err(ChainError::ReceiptTimeout {
+                    tx_hash: sent.tx_hash,
+                    waited: start.elapsed(),
+                });
+            }
+            tokio::time::sleep(self.config.receipt_poll).await;
+        }
+    }
+
     /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
     /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired).
     ///

@@ -180,6 +180,9 @@ pub struct QuestionView {
     pub asked_at: u64,
     /// Earliest report time.
     pub resolve_after: u64,
+    /// Hash of the block holding the question's `QuestionAsked` log (a committee seed input),
+    /// when the log is within the scanned range.
+    pub asked_block_hash: Option<B256>,
     /// When the report window closes (max(resolveAfter, askedAt) + reportWindow).
     pub report_window_closes_at: u64,
     /// The question's parameters.
@@ -446,6 +449,11 @@ pub async fn question_view(
         None
     };
     let reports = report_events(provider, oracle, id, from_block, block).await?;
+    let asked = question_filter(oracle, IVeritasOracle::QuestionAsked::SIGNATURE_HASH, id);
+    let asked_block_hash = logs(provider, &asked, from_block, block)
+        .await?
+        .first()
+        .and_then(|l| l.block_hash);
     let mut posted = None;
     if verdict.is_some() {
         let filter = question_filter(oracle, IVeritasOracle::VerdictPosted::SIGNATURE_HASH, id);
@@ -507,6 +515,7 @@ pub async fn question_view(
         asker: question.asker,
         asked_at: question.askedAt,
         resolve_after: question.resolveAfter,
+        asked_block_hash,
         report_window_closes_at: opens.saturating_add(u64::from(p.reportWindow)),
         parameters: ParametersView {
             quorum: p.quorum,

@@ -10,8 +10,10 @@
 //! `questionParameters` and the `VerdictPosted` event are read at one block. Each report given
 //! (a file, or a node's API: a base URL gets `/reports/ID` appended) is audited on its own
 //! (bundle root, integers, routing: [`audit::recompute`]) and must equal its operator's event;
-//! a report is matched to its event by an explicit `0xOPERATOR=SOURCE`, else by its `tx.hash`,
-//! else by its recomputed root, else by the root it claims. Events without a report are used as
+//! a report is matched to its event by an explicit `0xOPERATOR=SOURCE`, else by the operator of
+//! its committee seed inputs, else by its `tx.hash`, else by its recomputed root, else by the
+//! root it claims. The seed inputs that only the chain can confirm (the operator, the hash of
+//! the block holding the question) are compared with it. Events without a report are used as
 //! they stand (the output says so). The pooled verdict ([`pooled::pool`]) must then equal the
 //! chain. Exit status 0 when everything matches, 1 with every difference named otherwise.
 
@@ -120,7 +122,10 @@ fn match_event(
     let find = |pred: &dyn Fn(&reader::ReportEvent) -> bool| {
         (0..events.len()).filter(free).find(|&i| pred(&events[i]))
     };
-    if let Some(op) = loaded.operator {
+    if let Some(op) = loaded
+        .operator
+        .or_else(|| seed_input(&loaded.report, "operator"))
+    {
         return find(&|e| e.operator == op);
     }
     let tx = loaded
@@ -140,6 +145,14 @@ fn match_event(
         .and_then(Value::as_str)
         .and_then(|h| h.parse::<B256>().ok())?;
     find(&|e| e.merkle_root == claimed)
+}
+
+/// A field of the report's `committee.seed_inputs` (absent in off-chain reports).
+fn seed_input<T: std::str::FromStr>(report: &Value, field: &str) -> Option<T> {
+    report
+        .pointer(&format!("/committee/seed_inputs/{field}"))
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
 }
 
 fn short(a: Address) -> String {
@@ -214,6 +227,24 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
                     &rec,
                     &view.reports[i].claim(),
                 ));
+                // The seed's chain-fixed inputs: the operator that reported, the question's block.
+                if let Some(op) = seed_input::<Address>(&l.report, "operator") {
+                    checks.push(Check::new(
+                        format!("{label}.committee.seed_inputs.operator"),
+                        view.reports[i].operator,
+                        op,
+                    ));
+                }
+                if let (Some(hash), Some(chain_hash)) = (
+                    seed_input::<B256>(&l.report, "block_hash"),
+                    view.asked_block_hash,
+                ) {
+                    checks.push(Check::new(
+                        format!("{label}.committee.seed_inputs.block_hash"),
+                        chain_hash,
+                        hash,
+                    ));
+                }
             }
             None => problems.push(format!(
                 "{}: matches no ReportSubmitted event of question {id} (root {}); name its \
