@@ -155,7 +155,7 @@ dir = "{}"
             }
             assert!(
                 Instant::now() < deadline,
-                "question {id} never {want}: {body}"
+                "question {id} never {want:?}: {body}"
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

@@ -120,6 +120,13 @@ pub struct ChainConfig {
     /// Per-request RPC timeout.
     #[serde(with = "humantime_serde")]
     pub rpc_timeout: Duration,
+    /// How long a ready report waits for others to share one `submitReports` transaction
+    /// (a stale report in a batch is skipped instead of reverting, and a report costs
+    /// ~40% less gas in a batch of 20; see the README's gas table).
+    #[serde(with = "humantime_serde")]
+    pub batch_window: Duration,
+    /// Most reports in one transaction.
+    pub max_batch: usize,
 }
 
 impl Default for ChainConfig {
@@ -138,6 +145,8 @@ impl Default for ChainConfig {
             restart_overlap: 32,
             receipt_timeout: Duration::from_secs(120),
             rpc_timeout: Duration::from_secs(15),
+            batch_window: Duration::from_millis(100),
+            max_batch: 50,
         }
     }
 }
@@ -197,7 +206,7 @@ impl Default for NodeConfig {
     fn default() -> Self {
         Self {
             concurrency: 4,
-            max_in_flight: 64,
+            max_in_flight: 256,
             data_dir: PathBuf::from("veritas-data"),
             http_addr: SocketAddr::from(([127, 0, 0, 1], 9464)),
             max_attempts: 5,

@@ -215,6 +215,8 @@ pub async fn run(
             receipt_timeout: config.chain.receipt_timeout,
             receipt_poll: (config.chain.poll_interval / 4)
                 .clamp(Duration::from_millis(50), Duration::from_secs(2)),
+            batch_window: config.chain.batch_window,
+            max_batch: config.chain.max_batch.max(1),
         },
     ));
     let metrics = Arc::new(Metrics::default());

@@ -104,6 +104,26 @@ CREATE TABLE operator_reports (
     tx_hash       TEXT NOT NULL,
     PRIMARY KEY (question_id, operator)
 );
+-- One row per (transaction, question): a `submitReports` batch carries several questions'
+-- reports, and each question's job finds it by its own id.
+CREATE TABLE sent_txs_v3 (
+    tx_hash                  TEXT NOT NULL,
+    question_id              TEXT NOT NULL REFERENCES jobs (question_id),
+    nonce                    INTEGER NOT NULL,
+    gas_limit                INTEGER NOT NULL,
+    max_fee_per_gas          TEXT NOT NULL,
+    max_priority_fee_per_gas TEXT NOT NULL,
+    raw                      TEXT NOT NULL,
+    status                   TEXT NOT NULL,    -- pending | mined | skipped | reverted | dropped
+    block_number             INTEGER,
+    sent_at                  INTEGER NOT NULL,
+    PRIMARY KEY (tx_hash, question_id)
+);
+INSERT INTO sent_txs_v3 SELECT tx_hash, question_id, nonce, gas_limit, max_fee_per_gas,
+    max_priority_fee_per_gas, raw, status, block_number, sent_at FROM sent_txs;
+DROP TABLE sent_txs;
+ALTER TABLE sent_txs_v3 RENAME TO sent_txs;
+CREATE INDEX sent_txs_question ON sent_txs (question_id);
 "#,
 ];
 
