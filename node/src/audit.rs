@@ -8,11 +8,14 @@
 //! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `model`, `archetype`, `vote`),
 //! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`,
 //! and the committee's `seed`, `seed_inputs`, `M` and weights ([`seed`]: the draw).
+//!
+//! [`pooled`] rebuilds a verdict pooled from several operators' reports (version 2).
 
 use alloy::primitives::{B256, I256, U256};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub mod pooled;
 pub mod seed;
 
 use crate::chain::{ChainError, ChainProvider, IVeritasOracle};
