@@ -170,6 +170,16 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
                 .archetype_weights
                 .insert(archetype.to_owned(), 3);
         }
+        if nodes > 1 {
+            // Several embedded models share the cores: one committee per node at a time, one
+            // decoding thread per model, so no ballot waits past its deadline for a core.
+            config.node.concurrency = 1;
+            for juror in &mut config.jury.jurors {
+                if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind {
+                    local.model.threads = 1;
+                }
+            }
+        }
         let live = Arc::new(LiveEvents::default());
         let resolver = daemon::build_resolver(&config, &live)?;
         let (started_tx, started_rx) = tokio::sync::oneshot::channel();
