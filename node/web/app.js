@@ -111,6 +111,20 @@ function windowHtml(l) {
 
 const wadPct = (w) => (w === null || w === undefined ? "–" : (Number(BigInt(w) / 10n ** 12n) / 1e4).toFixed(1) + "%");
 
+// Evidence submitted on-chain while the question is open, and how each provisional committee
+// run (never posted) moved the posterior.
+function provisionalHtml(d) {
+  const subs = d.submissions || [];
+  const runs = d.provisional || [];
+  if (!subs.length && !runs.length) return "";
+  const subRows = subs.map((s) => `<tr><td>${esc(s.index)}</td><td class="mono">${esc(s.submitter)}</td><td><a href="${esc(s.url)}" rel="noreferrer">${esc(s.title || s.url)}</a></td></tr>`).join("");
+  const runRows = runs.map((r) => { const p = (r.summary && r.summary.posterior) || [];
+    return `<tr><td>${r.run}</td><td>${r.submissions}</td><td>${pct(p[0])}</td><td>${pct(p[1])}</td><td>${pct(p[2])}</td><td>${esc(r.summary && r.summary.decision)}</td><td class="muted" data-ago="${r.created_at}">${ago(r.created_at)}</td></tr>`; }).join("");
+  return `<h3>Submitted evidence (${subs.length})</h3>` + (subRows ? `<table id="submissions"><thead><tr><th>#</th><th>submitter</th><th>item</th></tr></thead><tbody>${subRows}</tbody></table>` : "") +
+    `<h3>Provisional runs (${runs.length}) <span class="muted">— never posted; how the submissions move the committee</span></h3>` +
+    (runRows ? `<table id="provisional"><thead><tr><th>run</th><th>submissions</th><th>YES</th><th>NO</th><th>NULL</th><th>routing</th><th>when</th></tr></thead><tbody>${runRows}</tbody></table>` : `<p class="muted">none yet</p>`);
+}
+
 function chainHtml(d) {
   const txs = (d.transactions || []).map((t) => `<tr><td class="mono">${esc(t.hash)}</td><td>${esc(t.status)}</td><td>${t.block ?? "–"}</td><td>${t.nonce}</td></tr>`).join("");
   const l = d.lifecycle;
@@ -127,7 +141,7 @@ function chainHtml(d) {
   const so = d.second_opinion;
   const second = so ? `<h3>Second opinion for the arbiter</h3><div class="card" id="second-opinion"><p>The committee ran again on the current evidence after the dispute:
     YES ${pct(so.stats.posterior[0])} · NO ${pct(so.stats.posterior[1])} · NULL ${pct(so.stats.posterior[2])}; routing ${esc(so.routing.decision)}; root <span class="mono">${esc(so.root)}</span></p></div>` : "";
-  return chain + ops + second + (txs ? `<h3>This node's transactions</h3><table><thead><tr><th>transaction</th><th>status</th><th>block</th><th>nonce</th></tr></thead><tbody>${txs}</tbody></table>` : `<p class="muted">No transaction from this node.</p>`);
+  return chain + ops + second + provisionalHtml(d) + (txs ? `<h3>This node's transactions</h3><table><thead><tr><th>transaction</th><th>status</th><th>block</th><th>nonce</th></tr></thead><tbody>${txs}</tbody></table>` : `<p class="muted">No transaction from this node.</p>`);
 }
 
 async function renderMerkle(report, chainRoot) {
@@ -242,6 +256,11 @@ function connect() {
     if (state.current === q.id && changed) renderQuestion(q.id);
   });
   es.addEventListener("ballot", (e) => onBallot(record("ballot", e)));
+  // A provisional run finished for the question on screen: show its posterior.
+  es.addEventListener("provisional", (e) => {
+    const p = record("provisional", e);
+    if (state.current === String(p.question)) renderQuestion(state.current);
+  });
   // The server dropped events for this browser (it was too slow): reload what is shown.
   es.addEventListener("resync", () => route());
 }
