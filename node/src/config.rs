@@ -174,6 +174,15 @@ pub struct NodeConfig {
     pub resolver: ResolverKind,
     /// The replay script (JSON) when `resolver = "replay"`; `None` replays YES, YES, NO.
     pub replay_file: Option<PathBuf>,
+    /// Shortest time between two provisional runs of one question (re-runs of the committee
+    /// on evidence submitted on-chain while the question is open; never posted). Submissions
+    /// that arrive meanwhile are coalesced into the next run. `0s` turns provisional runs off.
+    #[serde(with = "humantime_serde")]
+    pub provisional_interval: Duration,
+    /// After `resolveAfter`, how long the final run waits for a block at or past it before
+    /// trusting that no more evidence can be submitted (chains that mine only on demand).
+    #[serde(with = "humantime_serde")]
+    pub evidence_settle: Duration,
 }
 
 /// Which resolver the daemon runs.
@@ -201,6 +210,12 @@ impl Default for NodeConfig {
             ready_max_lag: 64,
             resolver: ResolverKind::Committee,
             replay_file: None,
+            // One committee run per question per minute at most: a flood of submissions costs
+            // at most 60 runs an hour, and each run sees every submission so far.
+            provisional_interval: Duration::from_secs(60),
+            // Longer than a Sepolia/mainnet slot (12 s), so a live chain always shows its first
+            // block past `resolveAfter` first.
+            evidence_settle: Duration::from_secs(15),
         }
     }
 }

@@ -18,8 +18,10 @@
 //! for a transient reason), the others mark the job failed with the reason. One job's failure never
 //! touches another job.
 
+pub mod provisional;
 pub mod replay;
 pub mod resolve;
+pub mod submissions;
 
 pub use resolve::{
     CommitteeResolver, Engine, Evidence, QuestionInput, ResolveError, Resolver, resolve,
@@ -102,8 +104,11 @@ pub struct Pipeline {
     chain_id: u64,
     oracle: Address,
     retry: RetryPolicy,
-    /// `node.concurrency` permits for the committee stage (see [`Pipeline::new`]).
-    resolving: tokio::sync::Semaphore,
+    /// `node.concurrency` permits for the committee stage (see [`Pipeline::new`]); shared
+    /// with the provisional runs.
+    resolving: Arc<tokio::sync::Semaphore>,
+    /// Holds final runs until the question's on-chain submissions are complete.
+    evidence_gate: Option<submissions::EvidenceGate>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -195,8 +200,22 @@ impl Pipeline {
             chain_id,
             oracle,
             retry,
-            resolving: tokio::sync::Semaphore::new(resolve_slots.max(1)),
+            resolving: Arc::new(tokio::sync::Semaphore::new(resolve_slots.max(1))),
+            evidence_gate: None,
         }
+    }
+
+    /// Check each question's on-chain submissions are complete before its final run (see
+    /// [`submissions`]).
+    pub fn with_evidence_gate(mut self, gate: submissions::EvidenceGate) -> Self {
+        self.evidence_gate = Some(gate);
+        self
+    }
+
+    /// The committee permits (`node.concurrency`), for runs outside the job flow (provisional
+    /// runs take one only when it is free, so they never delay a final run).
+    pub fn committee_slots(&self) -> Arc<tokio::sync::Semaphore> {
+        Arc::clone(&self.resolving)
     }
 
     /// Run one job to its next resting state; every failure is recorded in the store.
@@ -262,6 +281,14 @@ impl Pipeline {
                     self.store.mark_posted(qid)?;
                     info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
                     return Ok(JobOutcome::AlreadyOnChain);
+                }
+                if let Some(gate) = &self.evidence_gate
+                    && let submissions::Gate::Wait { until_ms, reason } =
+                        gate.check(&self.store, job).await?
+                {
+                    info!(target: "veritas::pipeline", reason, "submissions not complete yet; deferring");
+                    self.store.defer(qid, until_ms)?;
+                    return Ok(JobOutcome::Deferred);
                 }
                 // The semaphore is never closed, so acquiring cannot fail.
                 let _slot = self.resolving.acquire().await.ok();
@@ -346,6 +373,7 @@ impl Pipeline {
             chain_id: self.chain_id,
             oracle: self.oracle,
             resolve_after: q.resolve_after,
+            submissions: submissions::for_question(&self.store, q.question_id)?,
         };
         let started = Instant::now();
         let mut report = self
@@ -357,6 +385,7 @@ impl Pipeline {
         self.metrics.record_ballots(&report.ballots);
         // The report names its question on-chain (DESIGN.md §5), whoever built it.
         report.question = input.info();
+        report.submissions = Some(submissions::record(&input.submissions, &report));
 
         // The integers to post are what an auditor derives from the report file: the same
         // function, on the same JSON, so a verdict is by construction what its report proves.
@@ -459,6 +488,7 @@ mod tests {
                 chain_id: 31337,
                 oracle: Address::ZERO,
                 resolve_after: 0,
+                submissions: Vec::new(),
             })
             .unwrap();
         write_json_atomic(&path, &replayed).unwrap();

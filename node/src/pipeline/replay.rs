@@ -219,6 +219,7 @@ mod tests {
             chain_id: 31337,
             oracle: alloy::primitives::Address::ZERO,
             resolve_after: 0,
+            submissions: Vec::new(),
         }
     }
 

@@ -19,7 +19,8 @@
 //! runtime for long, and one connection keeps SQLite's locking trivial.
 //!
 //! The module is split by concern: [`schema`] (tables and migrations), [`jobs`] (cursor,
-//! jobs, stages), [`intents`] (post intents) and [`txs`] (sent transactions); [`sql`] holds
+//! jobs, stages), [`intents`] (post intents), [`txs`] (sent transactions) and [`submissions`]
+//! (evidence submitted on-chain, provisional runs); [`sql`] holds
 //! the typed column encodings (ids, roots and 1e18 values as `U256`/`B256`/`I256`).
 
 mod intents;
@@ -27,6 +28,7 @@ mod jobs;
 mod overview;
 mod schema;
 pub(crate) mod sql;
+mod submissions;
 mod txs;
 
 use std::{
@@ -41,6 +43,7 @@ pub use intents::PostIntent;
 pub use jobs::{Counts, Job, NewQuestion, Stage, decimal as serialize_decimal};
 pub use overview::QuestionRow;
 use schema::{SCHEMA_VERSION, migrate};
+pub use submissions::{ProvisionalCandidate, ProvisionalRun, ScanStored, StoredSubmission};
 pub use txs::{SentTx, TxStatus};
 
 /// Why a store operation failed.
