@@ -395,7 +395,9 @@ pub fn check_submissions(report: &Value) -> Result<Vec<Mismatch>, AuditError> {
                 .and_then(|i| i.get("url"))
                 .and_then(Value::as_str)
                 .unwrap_or("(no such evidence item)");
-            if found_url != expected_url {
+            // Bundle items hold normalised URLs; compare both sides normalised.
+            let found_norm = normalize_url(found_url).unwrap_or_else(|e| e.url);
+            if found_norm != expected_url {
                 push(
                     format!("{field}.item"),
                     expected_url.clone(),
@@ -605,6 +607,86 @@ mod tests {
             .map(|m| m.field)
             .collect();
         assert_eq!(fields, ["report.stats.ballots", "report.stats.failed"]);
+    }
+
+    /// A report whose `submissions` hold two linked items (one bundled as item 1).
+    fn report_with_submissions() -> Value {
+        use crate::evidence::onchain::{ChainSubmission, SubmissionsRecord};
+        let id = U256::from(7);
+        let oracle = Address::with_last_byte(0xaa);
+        let submitter = Address::with_last_byte(0x51);
+        let h0 = evidence_chain::head0(31337, oracle);
+        let h1 = evidence_chain::link(h0, id, submitter, b"https://a", b"A", b"s");
+        let h2 = evidence_chain::link(h1, id, submitter, b"https://b", b"B", b"t");
+        let entry = |index, url: &str, title: &str, snippet: &str, prev, head, status, item| {
+            SubmissionEntry {
+                submission: ChainSubmission::from_bytes(
+                    index,
+                    submitter,
+                    url.as_bytes(),
+                    title.as_bytes(),
+                    snippet.as_bytes(),
+                    prev,
+                    head,
+                    5,
+                    index,
+                ),
+                status,
+                item,
+                dropped: None,
+            }
+        };
+        let record = SubmissionsRecord {
+            count: 2,
+            items: vec![
+                entry(1, "https://a", "A", "s", h0, h1, Status::Merged, Some(1)),
+                entry(2, "https://b", "B", "t", h1, h2, Status::NotConsidered, None),
+            ],
+        };
+        let mut r = report();
+        r["submissions"] = serde_json::to_value(record).unwrap();
+        r
+    }
+
+    #[test]
+    fn submission_links_are_recomputed() {
+        let r = report_with_submissions();
+        assert_eq!(check_submissions(&r).unwrap(), vec![]);
+        // An edited snippet breaks its link, and the mismatch names the item.
+        let mut edited = r.clone();
+        edited["submissions"]["items"][1]["snippet"] = json!("edited");
+        let m = check_submissions(&edited).unwrap();
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].field.contains("submissions[2]") && m[0].field.contains("https://b"),
+            "{}",
+            m[0]
+        );
+        // A removed item leaves a gap in the indexes and the count.
+        let mut removed = r.clone();
+        removed["submissions"]["items"]
+            .as_array_mut()
+            .unwrap()
+            .remove(0);
+        let fields: Vec<String> = check_submissions(&removed)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        assert!(
+            fields.contains(&"report.submissions.count".to_string())
+                && fields.contains(&"report.submissions[2].index".to_string()),
+            "{fields:?}"
+        );
+        // An item claimed as bundled must be in the evidence.
+        let mut wrong = r;
+        wrong["submissions"]["items"][0]["item"] = json!(4);
+        let fields: Vec<String> = check_submissions(&wrong)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        assert_eq!(fields, ["report.submissions[1].item"]);
     }
 
     #[test]
