@@ -6,7 +6,9 @@
 //!   `veritas audit --rpc` passes, and a report with one submission removed fails naming it;
 //! - while the question is open, a submission triggers a provisional run served by the API,
 //!   rate-limited (submissions arriving within the interval are coalesced into one run);
-//! - more submissions than the reserved room: the extra ones are dropped with their reason.
+//! - more submissions than the reserved room: the extra ones are dropped with their reason;
+//! - the watcher notices an `eth_getLogs` page that hides submissions (the hash chain does not
+//!   reach `evidenceHead()`), reads it again, and a restart's overlap stores nothing twice.
 //!
 //! Anvil mines a block every second here, so the chain's clock moves past `resolveAfter`.
 
@@ -76,7 +78,12 @@ async fn submit(chain: &Chain, who: usize, id: U256, url: &str, title: &str, sni
         .wallet(EthereumWallet::from(signer))
         .connect_http(chain.anvil.url.parse().unwrap());
     let oracle = IVeritasOracle::new(chain.oracle, &provider);
-    let fee = oracle.questionParameters(id).call().await.unwrap().evidenceFee;
+    let fee = oracle
+        .questionParameters(id)
+        .call()
+        .await
+        .unwrap()
+        .evidenceFee;
     let receipt = oracle
         .submitEvidence(id, url.into(), title.into(), snippet.into())
         .value(U256::from(fee))
@@ -90,7 +97,10 @@ async fn submit(chain: &Chain, who: usize, id: U256, url: &str, title: &str, sni
 }
 
 fn address(who: usize) -> Address {
-    SUBMITTERS[who].parse::<PrivateKeySigner>().unwrap().address()
+    SUBMITTERS[who]
+        .parse::<PrivateKeySigner>()
+        .unwrap()
+        .address()
 }
 
 async fn get_json(url: &str) -> Value {
@@ -120,7 +130,11 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
     })
     .await;
     let (mut node, api) = start_node(&chain, "provisional_interval = \"6s\"", "").await;
-    let id = ask_open(&chain, "Did the harbor street bike lane open before April 2026?").await;
+    let id = ask_open(
+        &chain,
+        "Did the harbor street bike lane open before April 2026?",
+    )
+    .await;
 
     // One submission: a provisional run follows, served by the API.
     submit(
@@ -138,7 +152,11 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
         if let Some(run) = v["runs"].as_array().and_then(|r| r.first()) {
             break run.clone();
         }
-        assert!(Instant::now() < deadline, "no provisional run: {v}\n{}", node.log_text());
+        assert!(
+            Instant::now() < deadline,
+            "no provisional run: {v}\n{}",
+            node.log_text()
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert_eq!(first["submissions"], 1, "{first}");
@@ -221,7 +239,14 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
             )
             .unwrap();
         stmt.query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            ))
         })
         .unwrap()
         .map(Result::unwrap)
@@ -253,7 +278,12 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
     let edited_path = node.dir.path().join("dropped-one.json");
     std::fs::write(&edited_path, serde_json::to_string(&edited).unwrap()).unwrap();
     let (code, out, _) = veritas(
-        &["audit", edited_path.to_str().unwrap(), "--rpc", &chain.anvil.url],
+        &[
+            "audit",
+            edited_path.to_str().unwrap(),
+            "--rpc",
+            &chain.anvil.url,
+        ],
         node.dir.path(),
     );
     assert_eq!(code, 1, "{out}");
@@ -282,7 +312,11 @@ async fn submissions_beyond_the_reserved_room_are_dropped_with_their_reason() {
         "[evidence.bundle]\nmax_submitted = 2",
     )
     .await;
-    let id = ask_open(&chain, "Did the harbor street bike lane open before April 2026?").await;
+    let id = ask_open(
+        &chain,
+        "Did the harbor street bike lane open before April 2026?",
+    )
+    .await;
     for i in 1..=4 {
         submit(
             &chain,
@@ -297,7 +331,10 @@ async fn submissions_beyond_the_reserved_room_are_dropped_with_their_reason() {
     chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
     let report = node.report_with_tx(id, Duration::from_secs(10)).await;
     let items = report["submissions"]["items"].as_array().unwrap();
-    let statuses: Vec<&str> = items.iter().map(|i| i["status"].as_str().unwrap()).collect();
+    let statuses: Vec<&str> = items
+        .iter()
+        .map(|i| i["status"].as_str().unwrap())
+        .collect();
     assert_eq!(
         statuses,
         ["included", "included", "dropped", "dropped"],
@@ -339,4 +376,78 @@ async fn submissions_beyond_the_reserved_room_are_dropped_with_their_reason() {
     );
     assert_eq!(code, 0, "{out}\n{err}");
     node.stop();
+}
+
+/// Poll until caught up.
+async fn catch_up(w: &mut veritas::chain::watcher::Watcher) {
+    while w.poll_once().await.unwrap().behind {}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_log_page_hiding_submissions_is_noticed_and_read_again() {
+    use std::sync::{Arc, atomic::Ordering};
+    use support::proxy::{Fault, FaultPlan, start_faulty_proxy};
+    use veritas::{
+        chain::watcher::{WatchState, Watcher, WatcherConfig},
+        store::Store,
+    };
+
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let (url, proxy) = start_faulty_proxy(&chain.anvil.url, FaultPlan::quiet(1_000)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open_in(dir.path()).unwrap());
+    let watcher = |store: &Arc<Store>| {
+        let state = Arc::new(WatchState::default());
+        let w = Watcher::new(
+            veritas::chain::connect(&url, Duration::from_secs(5)).unwrap(),
+            Arc::clone(store),
+            WatcherConfig {
+                oracle: chain.oracle,
+                confirmations: 1,
+                poll_interval: Duration::from_millis(50),
+                max_log_range: 1_000,
+                start_block: 0,
+                restart_overlap: 40,
+            },
+            Arc::clone(&state),
+            Arc::new(tokio::sync::Notify::new()),
+        )
+        .unwrap();
+        (w, state)
+    };
+    let (mut w, state) = watcher(&store);
+    let id = ask_open(&chain, "Hidden evidence?").await;
+    catch_up(&mut w).await;
+    assert!(store.job(id).unwrap().is_some());
+
+    // The next page that holds logs (the two submissions) is answered `[]`.
+    proxy.set_plan(FaultPlan {
+        empty_pages: 1,
+        ..FaultPlan::quiet(1_000)
+    });
+    submit(&chain, 0, id, "https://a.example/1", "One", "First item.").await;
+    submit(&chain, 1, id, "https://a.example/2", "Two", "Second item.").await;
+    let cursor = store.cursor().unwrap();
+    let err = w.poll_once().await.unwrap_err();
+    assert!(
+        matches!(err, veritas::chain::ChainError::IncompleteEvidence { .. }),
+        "{err}"
+    );
+    assert!(err.is_retryable());
+    assert_eq!(proxy.count(Fault::EmptyPage), 1);
+    assert_eq!(store.cursor().unwrap(), cursor, "the cursor stays");
+    assert!(store.submissions(id).unwrap().is_empty());
+    assert_eq!(state.broken_evidence_pages.load(Ordering::Relaxed), 1);
+
+    catch_up(&mut w).await;
+    let stored = store.submissions(id).unwrap();
+    assert_eq!(stored.iter().map(|s| s.index).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(stored[1].prev_head, stored[0].evidence_head);
+    assert_eq!(state.submissions_seen.load(Ordering::Relaxed), 2);
+    drop(w);
+
+    // A restart re-reads the overlap from `evidenceHead()` at the block before it.
+    let (mut w, _) = watcher(&store);
+    catch_up(&mut w).await;
+    assert_eq!(store.submissions(id).unwrap(), stored);
 }
