@@ -107,6 +107,27 @@ async fn get_json(url: &str) -> Value {
     reqwest::get(url).await.unwrap().json().await.unwrap()
 }
 
+/// The live event stream from its start until a line containing `needle` (10 s at most);
+/// returns that line.
+async fn read_events_until(api: &str, needle: &str) -> String {
+    let mut response = reqwest::get(format!("{api}/events?after=0")).await.unwrap();
+    let mut text = String::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let chunk = tokio::time::timeout_at(deadline.into(), response.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("no {needle:?} event in: {text}"))
+            .unwrap();
+        text.push_str(&String::from_utf8_lossy(&chunk.unwrap_or_default()));
+        if let Some(at) = text.find(needle) {
+            let rest = &text[at..];
+            if let Some(end) = rest.find("\n\n") {
+                return rest[..end].to_owned();
+            }
+        }
+    }
+}
+
 /// Start a committee node (replay juror, demo corpus) with `node_keys` added to `[node]` and
 /// `tail` appended to the config.
 async fn start_node(chain: &Chain, node_keys: &str, tail: &str) -> (Node, String) {
@@ -162,6 +183,12 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
     assert_eq!(first["submissions"], 1, "{first}");
     assert_eq!(first["summary"]["included"], serde_json::json!([1]));
     assert!(first["summary"]["p_fixed"].is_array(), "{first}");
+    // ... and announced on the live event stream.
+    let provisional_event = read_events_until(&api, "event: provisional").await;
+    assert!(
+        provisional_event.contains(&format!("\"question\":\"{id}\"")),
+        "{provisional_event}"
+    );
 
     // Two more inside the interval: coalesced into one second run that sees all three.
     submit(

@@ -640,7 +640,16 @@ mod tests {
             count: 2,
             items: vec![
                 entry(1, "https://a", "A", "s", h0, h1, Status::Merged, Some(1)),
-                entry(2, "https://b", "B", "t", h1, h2, Status::NotConsidered, None),
+                entry(
+                    2,
+                    "https://b",
+                    "B",
+                    "t",
+                    h1,
+                    h2,
+                    Status::NotConsidered,
+                    None,
+                ),
             ],
         };
         let mut r = report();
