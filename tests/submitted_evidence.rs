@@ -134,7 +134,7 @@ async fn start_node(chain: &Chain, node_keys: &str, tail: &str) -> (Node, String
     let mut node = Node::configure_committee(chain, "{}");
     node.edit_config(
         "drain_timeout = \"5s\"",
-        &format!("drain_timeout = \"5s\"\nevidence_settle = \"2s\"\n{node_keys}"),
+        &format!("drain_timeout = \"5s\"\n{node_keys}"),
     );
     let text = std::fs::read_to_string(&node.config).unwrap();
     std::fs::write(&node.config, format!("{text}\n{tail}\n")).unwrap();
