@@ -257,7 +257,8 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
     let reader = chain.reader();
     let oracle = IVeritasOracle::new(chain.oracle, &reader);
     let chain_id = reader.get_chain_id().await.unwrap();
-    let rows: Vec<(String, String, String, Vec<u8>, Vec<u8>, Vec<u8>)> = {
+    type Link = (String, String, String, Vec<u8>, Vec<u8>, Vec<u8>);
+    let rows: Vec<Link> = {
         let conn = node.sqlite();
         let mut stmt = conn
             .prepare(
