@@ -183,10 +183,10 @@ fn intent(id: U256, root: u8, dir: &std::path::Path) -> PostIntent {
 async fn setup_poster(
     chain: &Chain,
     receipt_timeout: Duration,
-) -> (Arc<Store>, Poster, tempfile::TempDir) {
+) -> (Arc<Store>, Arc<Poster>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open_in(dir.path()).unwrap());
-    let poster = Poster::new(
+    let poster = Arc::new(Poster::new(
         chain.reader(),
         operator(),
         Arc::clone(&store),
@@ -195,20 +195,21 @@ async fn setup_poster(
             chain_id: 31337,
             receipt_timeout,
             receipt_poll: Duration::from_millis(20),
+            batch_window: Duration::from_millis(20),
+            max_batch: 50,
         },
-    );
+    ));
     (store, poster, dir)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
+async fn poster_batches_reports_and_treats_an_existing_verdict_as_done() {
     let chain = Chain::start(AnvilOptions::default()).await;
     let ids = chain.ask(&["A?", "B?", "C?", "D?", "E?"]).await;
     let (store, poster, dir) = setup_poster(&chain, Duration::from_secs(10)).await;
     let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
     catch_up(&mut w).await;
 
-    let poster = Arc::new(poster);
     let mut handles = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let (poster, store, id) = (Arc::clone(&poster), Arc::clone(&store), *id);
@@ -224,17 +225,17 @@ async fn poster_pipelines_nonces_and_treats_an_existing_verdict_as_done() {
     for h in handles {
         assert!(matches!(h.await.unwrap(), Posted::Mined { .. }));
     }
-    let mut nonces: Vec<u64> = ids
+    // Ready together, the five reports went out in one `submitReports` transaction.
+    let txs: Vec<_> = ids
         .iter()
         .flat_map(|id| store.txs_for(*id).unwrap())
         .inspect(|t| assert_eq!(t.status, TxStatus::Mined))
-        .map(|t| t.nonce)
+        .map(|t| (t.tx_hash, t.nonce))
         .collect();
-    nonces.sort();
-    assert_eq!(
-        nonces,
-        vec![0, 1, 2, 3, 4],
-        "one transaction each, consecutive nonces"
+    assert_eq!(txs.len(), 5, "one row per question");
+    assert!(
+        txs.iter().all(|t| *t == txs[0]) && txs[0].1 == 0,
+        "one batch transaction at nonce 0: {txs:?}"
     );
 
     // A second node (fresh store) with the same verdicts: the chain says done, nothing sent.

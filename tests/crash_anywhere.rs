@@ -1,5 +1,5 @@
 //! Crash-anywhere: SIGKILL the real node at 20 seeded points of the pipeline, restarting it
-//! each time; afterwards every question has exactly one verdict, every job is `posted`, no
+//! each time; afterwards every question has exactly one verdict, every job is reported, no
 //! transaction is left pending and every report audits against the chain.
 //!
 //! The kill points, spread over the pipeline (each kind at least twice, then shuffled):
@@ -9,7 +9,7 @@
 //!   questions just stored by the watcher, a job marked resolving, the report written but no
 //!   intent, the intent saved but nothing signed, the signed tx recorded but not broadcast,
 //!   the receipt seen but the store not updated, the report holding its tx but the job not
-//!   marked posted;
+//!   marked reported;
 //! - `tx.in_flight` (external): anvil's automine is turned off, the test waits until a
 //!   verdict transaction is recorded *and* in anvil's mempool, then SIGKILLs the node and mines;
 //! - `random` (external): a SIGKILL after a seeded random delay, wherever the node is.
@@ -242,7 +242,7 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
         let unsettled: i64 = node
             .sqlite()
             .query_row(
-                "SELECT (SELECT count(*) FROM jobs WHERE stage != 'posted') + \
+                "SELECT (SELECT count(*) FROM jobs WHERE reported_at IS NULL) + \
                  (SELECT count(*) FROM sent_txs WHERE status = 'pending')",
                 [],
                 |r| r.get(0),
@@ -282,7 +282,7 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
         .unwrap();
     println!(
         "crash-anywhere: {} questions, {KILLS} SIGKILLs, {:.1} s: exactly one VerdictPosted each, \
-         every job posted, 0 pending txs ({txs} signed, {dropped} not mined), every report audits",
+         every job reported, 0 pending txs ({txs} signed, {dropped} not mined), every report audits",
         ids.len(),
         elapsed.as_secs_f64()
     );

@@ -1,30 +1,34 @@
-//! Load: a burst of questions on anvil, the real node with the instant replay resolver (the
-//! scripted test resolver, never the default).
+//! Load: a burst of questions on anvil, real nodes with the instant replay resolver (the
+//! scripted test resolver, never the default): one node, and three nodes at quorum 2.
 //!
 //! Anvil mines a block every `LOAD_BLOCK_TIME` seconds (default 1), like a real chain, so
-//! verdict transactions wait in the mempool and pipelining shows on-chain: several `submitReport`
-//! transactions of the operator in one block, with consecutive nonces.
+//! reports wait in the mempool and batching and pipelining show on-chain: many reports of an
+//! operator in one block, in few `submitReports` transactions with consecutive nonces.
 //!
 //! Figures, printed in one block:
-//! - verdicts per second: questions / (last verdict seen − first question confirmed), and over
-//!   the whole run from the first ask sent;
+//! - final verdicts per second: questions / (last verdict seen − first question confirmed), and
+//!   over the whole run from the first ask sent (the challenge window is 0, so a posted
+//!   verdict is final);
 //! - confirmation → verdict per question, p50/p99. Both ends are chain events observed by this
 //!   test: it polls `eth_getLogs` every 20 ms and timestamps the first sighting of each
-//!   question's `QuestionAsked` (confirmed: the node runs with 1 confirmation) and of its
+//!   question's `QuestionAsked` (confirmed: the nodes run with 1 confirmation) and of its
 //!   `VerdictPosted`. Block timestamps are not used: they have 1 s resolution. The same in
-//!   blocks (verdict block − ask block), and the node's own view from SQLite (`jobs.updated_at`
-//!   when marked posted − `jobs.seen_at` when the watcher stored it) are printed alongside;
-//! - pipelining: most verdict txs in one block, nonces contiguous, and the most transactions in
-//!   flight at once (recorded in SQLite at signing, `sent_txs.sent_at`, until the test saw their
-//!   verdict on-chain);
-//! - peak RSS of the node (`VmHWM` in `/proc/<pid>/status`), SQLite size with its WAL.
+//!   blocks (verdict block − ask block), and the first node's own view from SQLite
+//!   (`jobs.reported_at` − `jobs.seen_at`) are printed alongside;
+//! - batching and pipelining: the first node's report transactions, its reports per block,
+//!   nonces contiguous, and the most reports in flight at once (recorded in SQLite at signing,
+//!   `sent_txs.sent_at`, until the test saw their verdict on-chain); every operator's
+//!   transactions in all;
+//! - peak RSS of the nodes (`VmHWM` in `/proc/<pid>/status`), SQLite size with its WAL.
 //!
-//! Asserted: 0 lost, 0 duplicated, contiguous nonces, several verdicts in one block, and at
-//! least 20 verdicts/s (from the first confirmation).
+//! Asserted: 0 lost, 0 duplicated verdicts, 0 duplicated reports, exactly the quorum's reports
+//! per question, contiguous nonces, several reports in one block, at most one transaction per
+//! question, and at least 20 (one node) / 60 (three nodes) verdicts/s from the first
+//! confirmation, with p50 confirmation → final verdict ≤ 4 s for three nodes.
 //!
 //! `cargo test -p veritas-node --test load -- --ignored --nocapture` (`LOAD_QUESTIONS`, default
 //! 200; `LOAD_CONCURRENCY` = `node.concurrency`, default 4; `LOAD_IN_FLIGHT` =
-//! `node.max_in_flight`, default 64 — the node's defaults; `LOAD_BLOCK_TIME` seconds, default 1).
+//! `node.max_in_flight`, default 256 — the node's defaults; `LOAD_BLOCK_TIME` seconds, default 1).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -43,7 +47,7 @@ use alloy::{
     signers::local::PrivateKeySigner,
     sol_types::SolEvent,
 };
-use support::{Chain, Node, operator};
+use support::{Chain, Node};
 use veritas::chain::{
     IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
@@ -79,22 +83,46 @@ struct Seen {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "long: load measurement, 200 questions in a burst (~15 s); asserts a throughput"]
 async fn burst_of_questions() {
+    burst(&[1], 1, 20.0, None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "long: load measurement, 200 questions, 3 nodes, quorum 2 (~15 s); asserts a throughput"]
+async fn burst_three_nodes_quorum_two() {
+    burst(&[1, 3, 4], 2, 60.0, Some(4000)).await;
+}
+
+/// Run the burst against one node per key in `keys` (quorum `quorum`), print the figures and
+/// assert at least `min_rate` final verdicts/s and, when given, a p50 latency bound in ms.
+async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64>) {
     let n = env_or("LOAD_QUESTIONS", 200) as usize;
-    // The node's defaults: 4 committees at once, 64 questions in flight.
+    // The node's defaults: 4 committees at once, 256 questions in flight.
     let concurrency = env_or("LOAD_CONCURRENCY", 4);
-    let max_in_flight = env_or("LOAD_IN_FLIGHT", 64);
+    let max_in_flight = env_or("LOAD_IN_FLIGHT", 256);
     let block_time = env_or("LOAD_BLOCK_TIME", 1);
-    let chain = Chain::start(AnvilOptions {
-        block_time: (block_time > 0).then_some(block_time),
-        ..Default::default()
-    })
+    let chain = Chain::start_with(
+        AnvilOptions {
+            block_time: (block_time > 0).then_some(block_time),
+            ..Default::default()
+        },
+        keys,
+        |p| p.quorum = quorum,
+    )
     .await;
-    let mut node = Node::configure(
-        &chain,
-        r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#,
-        &format!("concurrency = {concurrency}\nmax_in_flight = {max_in_flight}"),
-    );
-    node.start();
+    let mut nodes: Vec<Node> = keys
+        .iter()
+        .map(|key| {
+            Node::configure_as(
+                &chain,
+                *key,
+                r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#,
+                &format!("concurrency = {concurrency}\nmax_in_flight = {max_in_flight}"),
+            )
+        })
+        .collect();
+    for node in &mut nodes {
+        node.start();
+    }
     let warm = chain.ask(&["Warm-up?"]).await;
     chain.wait_verdicts(&warm, Duration::from_secs(60)).await;
     let reader = chain.reader();
@@ -154,15 +182,45 @@ async fn burst_of_questions() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let last_sent = asking.await.unwrap();
-    // Peak resident set of the node over its whole life (the kernel's high-water mark).
-    let pid = node.child.as_ref().unwrap().id();
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let peak_kb: u64 = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
+    // Peak resident set of each node over its whole life (the kernel's high-water mark).
+    let peak_kb: u64 = nodes
+        .iter()
+        .map(|node| {
+            let pid = node.child.as_ref().unwrap().id();
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+            status
+                .lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap()
+        })
+        .max()
         .unwrap();
+    // Every report: at most one per (question, operator), exactly the quorum per question.
+    let mut reports: BTreeMap<(U256, alloy::primitives::Address), usize> = BTreeMap::new();
+    let mut per_block: BTreeMap<u64, usize> = BTreeMap::new();
+    let first_operator = support::address(keys[0]);
+    let filter = Filter::new()
+        .address(chain.oracle)
+        .event_signature(IVeritasOracle::ReportSubmitted::SIGNATURE_HASH)
+        .from_block(first_block);
+    for log in reader.get_logs(&filter).await.unwrap() {
+        let e = log
+            .log_decode::<IVeritasOracle::ReportSubmitted>()
+            .unwrap()
+            .inner
+            .data;
+        *reports.entry((e.id, e.operator)).or_default() += 1;
+        if e.operator == first_operator {
+            *per_block.entry(log.block_number.unwrap()).or_default() += 1;
+        }
+    }
+    let duplicated_reports = reports.values().filter(|c| **c > 1).count();
+    for id in seen.asked.keys() {
+        let k = reports.keys().filter(|(q, _)| q == id).count();
+        assert_eq!(k, usize::from(quorum), "reports on question {id}");
+    }
 
     // 0 lost, 0 duplicated (a second pass over the whole range, in case a poll raced a block).
     let counts = chain.verdict_counts().await;
@@ -192,11 +250,12 @@ async fn burst_of_questions() {
     let rate = n as f64 / ((last_verdict - first_confirmed) as f64 / 1000.0);
     let rate_all = n as f64 / ((last_verdict - first_sent) as f64 / 1000.0);
 
-    // The node's own view, and pipelining, from its SQLite store.
+    // The first node's own view, and pipelining, from its SQLite store.
+    let node = &nodes[0];
     let conn = node.sqlite();
     let mut node_ms: Vec<i64> = conn
         .prepare(
-            "SELECT updated_at - seen_at FROM jobs WHERE stage = 'posted' AND question_id != '1'",
+            "SELECT reported_at - seen_at FROM jobs WHERE reported_at IS NOT NULL AND question_id != '1'",
         )
         .unwrap()
         .query_map([], |r| r.get(0))
@@ -218,17 +277,17 @@ async fn burst_of_questions() {
         events.push((seen.verdicts[&id][0].0, -1));
     }
     events.sort_unstable();
-    let (mut in_flight, mut max_in_flight) = (0, 0);
+    let (mut in_flight, mut peak_in_flight) = (0, 0);
     for (_, delta) in events {
         in_flight += delta;
-        max_in_flight = max_in_flight.max(in_flight);
+        peak_in_flight = peak_in_flight.max(in_flight);
     }
 
-    // Pipelining on-chain: the operator's submitReport transactions, block by block.
+    // Pipelining on-chain: each operator's transactions (every node's nonces must be
+    // contiguous); the first node's reports per block are counted above.
     let last_block = reader.get_block_number().await.unwrap();
-    let from = operator().address();
-    let mut per_block: BTreeMap<u64, usize> = BTreeMap::new();
-    let mut nonces: Vec<u64> = Vec::new();
+    let operators: Vec<_> = keys.iter().map(|k| support::address(*k)).collect();
+    let mut by_operator: BTreeMap<alloy::primitives::Address, Vec<u64>> = BTreeMap::new();
     for b in first_block..=last_block {
         let block = reader
             .get_block_by_number(BlockNumberOrTag::Number(b))
@@ -237,15 +296,22 @@ async fn burst_of_questions() {
             .unwrap()
             .unwrap();
         for tx in block.transactions.txns() {
-            if tx.inner.signer() == from {
+            let signer = tx.inner.signer();
+            if operators.contains(&signer) {
                 use alloy::consensus::Transaction;
-                *per_block.entry(b).or_default() += 1;
-                nonces.push(tx.inner.nonce());
+                by_operator
+                    .entry(signer)
+                    .or_default()
+                    .push(tx.inner.nonce());
             }
         }
     }
-    nonces.sort_unstable();
-    let contiguous = nonces.windows(2).all(|w| w[1] == w[0] + 1);
+    let all_txs: usize = by_operator.values().map(Vec::len).sum();
+    let contiguous = by_operator.values_mut().all(|nonces| {
+        nonces.sort_unstable();
+        nonces.windows(2).all(|w| w[1] == w[0] + 1)
+    });
+    let nonces = by_operator.remove(&operators[0]).unwrap_or_default();
     let max_per_block = per_block.values().copied().max().unwrap_or(0);
 
     let db = node.data_dir().join("veritas.sqlite");
@@ -253,20 +319,22 @@ async fn burst_of_questions() {
     let (db_bytes, wal_bytes) = (size(&db), size(&db.with_extension("sqlite-wal")));
     drop(conn);
     println!(
-        "\n== load: {n} questions in a burst, replay resolver, concurrency {concurrency}, \
-         max_in_flight {max_in_flight}, \
+        "\n== load: {n} questions in a burst, {} node(s), quorum {quorum}, replay resolver, \
+         concurrency {concurrency}, max_in_flight {max_in_flight}, \
          anvil block time {block_time} s ==\n\
          asks sent in            {:.1} s (test client, one at a time without waiting for receipts)\n\
          verdicts/s              {rate:.1} from the first confirmation to the last verdict \
          ({:.1} s); {rate_all:.1} from the first ask sent\n\
          confirmation -> verdict p50 {} ms, p99 {} ms, max {} ms (test-observed chain events, 20 ms polls)\n\
          \x20                       p50 {} blocks, p99 {} blocks (verdict block - ask block)\n\
-         \x20                       node's own (SQLite posted - seen): p50 {} ms, p99 {} ms\n\
-         pipelining              {} verdict txs in {} blocks, at most {max_per_block} in one block; \
-         nonces {}..={} contiguous: {contiguous}; at most {max_in_flight} in flight\n\
+         \x20                       node's own (SQLite reported - seen): p50 {} ms, p99 {} ms\n\
+         pipelining              first node: {} report txs, its reports in {} blocks, at most {max_per_block} \
+         in one block; nonces {}..={} contiguous: {contiguous}; at most {peak_in_flight} in flight\n\
          peak RSS                {:.1} MB (VmHWM)\n\
          sqlite                  {:.2} MB ({:.2} MB db + {:.2} MB WAL)\n\
-         lost {lost}, duplicated {duplicated}\n",
+         operators' txs          {all_txs} in all ({} reports accepted, the rest refused or reverted as stale)\n\
+         lost {lost}, duplicated verdicts {duplicated}, duplicated reports {duplicated_reports}\n",
+        keys.len(),
         (last_sent - first_sent) as f64 / 1000.0,
         (last_verdict - first_confirmed) as f64 / 1000.0,
         pct(&latency_ms, 50.0),
@@ -284,16 +352,31 @@ async fn burst_of_questions() {
         (db_bytes + wal_bytes) as f64 / 1e6,
         db_bytes as f64 / 1e6,
         wal_bytes as f64 / 1e6,
+        reports.len(),
     );
-    assert_eq!((lost, duplicated), (0, 0));
-    assert_eq!(nonces.len(), n, "one verdict transaction per question");
-    assert!(contiguous, "nonces {nonces:?}");
+    assert_eq!((lost, duplicated, duplicated_reports), (0, 0, 0));
+    // Batched: fewer transactions than reports, never more.
+    assert!(
+        nonces.len() <= n,
+        "{} report transactions for {n} questions",
+        nonces.len()
+    );
+    assert!(contiguous, "nonces not contiguous");
     if block_time > 0 {
         assert!(
             max_per_block > 1,
-            "verdicts were not pipelined: {per_block:?}"
+            "reports were not pipelined: {per_block:?}"
         );
     }
-    assert!(rate >= 20.0, "{rate:.1} verdicts/s < 20");
-    node.stop();
+    assert!(rate >= min_rate, "{rate:.1} verdicts/s < {min_rate}");
+    if let Some(bound) = max_p50_ms {
+        let p50 = pct(&latency_ms, 50.0);
+        assert!(
+            p50 <= bound,
+            "p50 confirmation -> final verdict {p50} ms > {bound} ms"
+        );
+    }
+    for node in &mut nodes {
+        node.stop();
+    }
 }

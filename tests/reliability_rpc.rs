@@ -305,7 +305,11 @@ async fn a_nonce_gap_from_a_dropped_pending_verdict_is_closed() {
     let chain = Chain::start(AnvilOptions::default()).await;
     let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 1500}}"#;
     let mut node = Node::configure(&chain, replay, "");
-    node.edit_config("receipt_timeout = \"10s\"", "receipt_timeout = \"2s\"");
+    // One report per transaction (no batching), so the two reports hold consecutive nonces.
+    node.edit_config(
+        "receipt_timeout = \"10s\"",
+        "receipt_timeout = \"2s\"\nmax_batch = 1",
+    );
     node.start();
     node.api_addr(Duration::from_secs(20)).await;
     let ids = chain.ask(&["Gap one?", "Gap two?"]).await;

@@ -141,17 +141,21 @@ dir = "{}"
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut bodies = Vec::new();
     for id in &ids {
-        let want = if bodies.len() < 2 { "posted" } else { "failed" };
+        let want: &[&str] = if bodies.len() < 2 {
+            &["reported", "finalised", "final"]
+        } else {
+            &["failed"]
+        };
         loop {
             let (_, text) = get(&client, format!("http://{addr}/questions/{id}")).await;
             let body: Value = serde_json::from_str(&text).unwrap();
-            if body["job"]["stage"] == want {
+            if want.iter().any(|w| body["job"]["stage"] == *w) {
                 bodies.push((text, body));
                 break;
             }
             assert!(
                 Instant::now() < deadline,
-                "question {id} never {want}: {body}"
+                "question {id} never {want:?}: {body}"
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

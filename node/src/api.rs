@@ -43,7 +43,7 @@ use crate::{
     chain::{ChainProvider, IVeritasOracle, poster::Poster, watcher::WatchState},
     live::LiveEvents,
     metrics::Metrics,
-    store::Store,
+    store::{Stage, Store},
 };
 
 /// Everything the handlers read.
@@ -138,6 +138,11 @@ async fn metrics(State(s): State<ApiState>) -> Response {
     };
     let m = &s.metrics;
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let by_stage: Vec<(String, f64)> = Stage::ALL
+        .iter()
+        .zip(counts.by_stage)
+        .map(|(stage, n)| (format!("{{stage=\"{}\"}}", stage.as_str()), n as f64))
+        .collect();
     let mut put = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
         for (labels, value) in samples {
@@ -154,13 +159,10 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         "veritas_questions",
         "gauge",
         "Stored questions by stage.",
-        &[
-            ("{stage=\"queued\"}", counts.queued as f64),
-            ("{stage=\"resolving\"}", counts.resolving as f64),
-            ("{stage=\"posting\"}", counts.posting as f64),
-            ("{stage=\"posted\"}", counts.posted as f64),
-            ("{stage=\"failed\"}", counts.failed as f64),
-        ],
+        &by_stage
+            .iter()
+            .map(|(labels, n)| (labels.as_str(), *n))
+            .collect::<Vec<_>>(),
     );
     put(
         "veritas_questions_resolved_total",
@@ -168,7 +170,7 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         "Verdicts posted as resolved (all time, from the store).",
         &[(
             "",
-            (counts.posted - counts.escalated.min(counts.posted)) as f64,
+            (counts.reported - counts.escalated.min(counts.reported)) as f64,
         )],
     );
     put(
@@ -337,12 +339,22 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
                "p_null": i.p_null.to_string(), "kappa": i.kappa.to_string(), "counts": i.counts,
                "escalated": i.escalated})
     });
+    // After the reports: the chain's lifecycle as the watcher read it, every operator's report,
+    // and on a dispute the committee's second opinion for the arbiter.
+    let lifecycle = s.store.lifecycle(id).ok().flatten();
+    let second_opinion = lifecycle
+        .as_ref()
+        .and_then(|l| l.second_opinion.as_deref())
+        .and_then(read_report);
+    let operator_reports = s.store.operator_reports(id).unwrap_or_default();
+    // While open: the on-chain submissions and the provisional runs they triggered.
     let submissions = submissions_of(&s, id);
     let provisional = s.store.provisional_runs(id).unwrap_or_default();
     Json(
         json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
-                "report": report, "chain": chain, "submissions": submissions,
-                "provisional": provisional}),
+                "report": report, "chain": chain, "lifecycle": lifecycle,
+                "operator_reports": operator_reports, "second_opinion": second_opinion,
+                "submissions": submissions, "provisional": provisional}),
     )
     .into_response()
 }

@@ -6,7 +6,8 @@
 //!
 //! Only the report keys DESIGN.md §5 fixes are read: `question.text` (and `question.id`),
 //! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `model`, `archetype`, `vote`),
-//! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`.
+//! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`,
+//! and the committee's `seed`, `seed_inputs`, `M` and weights ([`seed`]: the draw).
 //!
 //! On-chain evidence ([`check_submissions`], [`compare_submissions_with_chain`]): the report's
 //! `submissions` key lists every item submitted for the question with its link of the
@@ -24,6 +25,8 @@ use alloy::{
 };
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+pub mod seed;
 
 use crate::chain::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
 use crate::commitment;
@@ -222,6 +225,7 @@ pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
             text(report.pointer(&pointer)),
         );
     }
+    out.extend(seed::check(report, &rec.root));
     out
 }
 
@@ -554,8 +558,10 @@ mod tests {
         let c = commitment::commit("Is it?", evidence.as_array().unwrap()).unwrap();
         let records: Vec<BallotRecord> = serde_json::from_value(ballots.clone()).unwrap();
         let s = stats::summarize(&records);
+        let seed = crate::jury::committee_seed(&c.root, &U256::from(7).to_be_bytes::<32>());
         json!({
             "question": {"text": "Is it?", "id": "7"},
+            "committee": {"M": 2, "seed": format!("0x{}", hex::encode(seed))},
             "evidence": evidence,
             "leaves": c.leaves_hex(),
             "root": c.root_hex(),

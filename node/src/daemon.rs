@@ -42,7 +42,10 @@ use crate::{
     live::LiveEvents,
     metrics::Metrics,
     pipeline::{
-        Pipeline, Resolver, RetryPolicy, provisional::ProvisionalRunner, submissions::EvidenceGate,
+        Pipeline, Resolver, RetryPolicy,
+        lifecycle::{FollowConfig, Follower},
+        provisional::ProvisionalRunner,
+        submissions::EvidenceGate,
     },
     store::{Store, StoreError, now_ms},
     web,
@@ -219,6 +222,8 @@ pub async fn run(
             receipt_timeout: config.chain.receipt_timeout,
             receipt_poll: (config.chain.poll_interval / 4)
                 .clamp(Duration::from_millis(50), Duration::from_secs(2)),
+            batch_window: config.chain.batch_window,
+            max_batch: config.chain.max_batch.max(1),
         },
     ));
     let metrics = Arc::new(Metrics::default());
@@ -253,6 +258,7 @@ pub async fn run(
             config.node.data_dir.join("reports"),
             chain_id,
             oracle,
+            operator,
             config.node.provisional_interval,
             new_submissions,
         )
@@ -274,12 +280,25 @@ pub async fn run(
         metrics,
         watch: watch_state,
         provider: provider.clone(),
-        poster,
+        poster: Arc::clone(&poster),
         confirmations: config.chain.confirmations,
         ready_max_lag: config.node.ready_max_lag,
         live: Arc::clone(&live),
         oracle,
     };
+    let follower = Follower::new(
+        Arc::clone(&store),
+        Arc::clone(&poster),
+        Arc::clone(&pipeline),
+        provider.clone(),
+        oracle,
+        FollowConfig {
+            finalize_expired: config.node.finalize_expired,
+            settle_final: config.node.settle_final,
+            tick: config.chain.poll_interval.min(Duration::from_secs(1)),
+        },
+    );
+    let follower_task = tokio::spawn(follower.run(cancel.child_token()));
     let mut watcher_task = tokio::spawn(watcher.run(cancel.child_token()));
     let provisional_task = provisional.map(|runner| tokio::spawn(runner.run(cancel.child_token())));
     let api_cancel = cancel.child_token();
@@ -353,6 +372,7 @@ pub async fn run(
         if !api_done {
             let _ = (&mut api_task).await;
         }
+        let _ = follower_task.await;
     })
     .await;
     info!(target: "veritas::node", "stopped");

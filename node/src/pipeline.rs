@@ -18,6 +18,7 @@
 //! for a transient reason), the others mark the job failed with the reason. One job's failure never
 //! touches another job.
 
+pub mod lifecycle;
 pub mod provisional;
 pub mod replay;
 pub mod resolve;
@@ -47,7 +48,7 @@ use crate::{
     metrics::Metrics,
     report::{Report, TxInfo},
     retry::Backoff,
-    store::{Job, PostIntent, Stage, Store, StoreError, TxStatus, now_ms},
+    store::{Job, NewQuestion, PostIntent, Stage, Store, StoreError, TxStatus, now_ms},
 };
 
 /// Retry settings of jobs (and the daemon's start-up checks): how many attempts, and the
@@ -278,7 +279,7 @@ impl Pipeline {
                 // A verdict may already be on-chain (another operator, or a lost data dir):
                 // one cheap call saves a whole committee run.
                 if self.already_on_chain(qid).await? {
-                    self.store.mark_posted(qid)?;
+                    self.store.mark_reported(qid)?;
                     info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
                     return Ok(JobOutcome::AlreadyOnChain);
                 }
@@ -331,7 +332,7 @@ impl Pipeline {
             }
         };
         crate::crashpoint::hit("report.tx_added");
-        self.store.mark_posted(qid)?;
+        self.store.mark_reported(qid)?;
         if matches!(outcome, JobOutcome::Posted { .. }) {
             let counter = if intent.escalated {
                 &self.metrics.escalated
@@ -345,6 +346,50 @@ impl Pipeline {
         }
         info!(target: "veritas::pipeline", outcome = ?outcome, "question done");
         Ok(outcome)
+    }
+
+    /// What the resolver gets for a stored question.
+    fn input(&self, q: &NewQuestion) -> QuestionInput {
+        QuestionInput {
+            id: q.question_id,
+            text: q.question.clone(),
+            asker: q.asker,
+            chain_id: self.chain_id,
+            oracle: self.oracle,
+            resolve_after: q.resolve_after,
+            block_hash: q.block_hash,
+            operator: self.poster.address(),
+            submissions: Vec::new(),
+        }
+    }
+
+    /// On a dispute: run the committee again on the question's current evidence and write
+    /// the result to `reports/<id>.dispute.json` for the arbiter (served by the API, never
+    /// posted). It holds a committee slot like any resolution.
+    ///
+    /// # Errors
+    /// The resolver's failure, or the report file or store write that failed.
+    pub async fn second_opinion(&self, job: &Job) -> Result<PathBuf, String> {
+        let q = &job.question;
+        let mut input = self.input(q);
+        // The current evidence includes every submission made while the question was open.
+        input.submissions =
+            submissions::for_question(&self.store, q.question_id).map_err(|e| e.to_string())?;
+        let mut report = {
+            let _slot = self.resolving.acquire().await.ok();
+            self.resolver.resolve(&input).await.map_err(|e| e.reason)?
+        };
+        report.question = input.info();
+        report.submissions = Some(submissions::record(&input.submissions, &report));
+        let path = self
+            .reports_dir
+            .join(format!("{}.dispute.json", q.question_id));
+        write_json_atomic(&path, &report).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.store
+            .set_second_opinion(q.question_id, &path.display().to_string())
+            .map_err(|e| e.to_string())?;
+        info!(target: "veritas::pipeline", question = %q.question_id, path = %path.display(), "second opinion written");
+        Ok(path)
     }
 
     async fn already_on_chain(&self, qid: U256) -> Result<bool, JobError> {
@@ -366,15 +411,8 @@ impl Pipeline {
         }
         self.store.set_stage(q.question_id, Stage::Resolving)?;
         crate::crashpoint::hit("job.resolving");
-        let input = QuestionInput {
-            id: q.question_id,
-            text: q.question.clone(),
-            asker: q.asker,
-            chain_id: self.chain_id,
-            oracle: self.oracle,
-            resolve_after: q.resolve_after,
-            submissions: submissions::for_question(&self.store, q.question_id)?,
-        };
+        let mut input = self.input(q);
+        input.submissions = submissions::for_question(&self.store, q.question_id)?;
         let started = Instant::now();
         let mut report = self
             .resolver
@@ -488,6 +526,8 @@ mod tests {
                 chain_id: 31337,
                 oracle: Address::ZERO,
                 resolve_after: 0,
+                block_hash: B256::ZERO,
+                operator: Address::ZERO,
                 submissions: Vec::new(),
             })
             .unwrap();

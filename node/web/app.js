@@ -96,10 +96,38 @@ function statsHtml(stats) {
     `<div>entropy</div><div>${stats.entropy_bits.toFixed(3)} bits</div></div>`;
 }
 
+// Seconds as "2 h 05 min" / "3 min 20 s" / "12 s".
+const span = (s) => s >= 3600 ? `${Math.floor(s / 3600)} h ${String(Math.floor(s % 3600 / 60)).padStart(2, "0")} min`
+  : s >= 60 ? `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s` : `${s} s`;
+
+// The challenge window of a Resolved verdict: when it becomes final, and the time left.
+function windowHtml(l) {
+  if (!l || l.status !== "Resolved" || !l.final_at) return "";
+  const left = l.final_at - Math.floor(Date.now() / 1000);
+  return `<div>challenge window</div><div id="challenge" data-final-at="${l.final_at}">${left > 0
+    ? `${span(left)} left (final at ${new Date(l.final_at * 1000).toISOString()})`
+    : `over: final since ${new Date(l.final_at * 1000).toISOString()}`}</div>`;
+}
+
+const wadPct = (w) => (w === null || w === undefined ? "–" : (Number(BigInt(w) / 10n ** 12n) / 1e4).toFixed(1) + "%");
+
 function chainHtml(d) {
   const txs = (d.transactions || []).map((t) => `<tr><td class="mono">${esc(t.hash)}</td><td>${esc(t.status)}</td><td>${t.block ?? "–"}</td><td>${t.nonce}</td></tr>`).join("");
-  const chain = d.chain ? `<div class="kv"><div>on-chain status</div><div>${esc(d.chain.status)}</div><div>on-chain root</div><div class="mono">${esc(d.chain.merkle_root || "–")}</div></div>` : "";
-  return chain + (txs ? `<table><thead><tr><th>transaction</th><th>status</th><th>block</th><th>nonce</th></tr></thead><tbody>${txs}</tbody></table>` : `<p class="muted">No transaction yet.</p>`);
+  const l = d.lifecycle;
+  const chain = d.chain ? `<div class="kv"><div>on-chain status</div><div id="chain-status">${esc(l ? l.status : d.chain.status)}</div>
+    <div>on-chain root</div><div class="mono">${esc(d.chain.merkle_root || "–")}</div>${windowHtml(l)}
+    ${l && l.disputer ? `<div>disputed by</div><div class="mono" id="disputer">${esc(l.disputer)} (bond ${esc(l.bond)} wei)</div>` : ""}
+    ${l && l.settled ? `<div>fees</div><div>settled</div>` : ""}</div>` : "";
+  const reports = d.operator_reports || [];
+  const mine = new Set((d.transactions || []).map((t) => t.hash));
+  const ops = reports.length ? `<h3>Operators' reports (${reports.length})</h3><table id="operator-reports"><thead><tr><th>operator</th><th>YES / NO / NULL ballots</th><th>kappa</th><th>routing</th><th>root</th><th>block</th></tr></thead><tbody>` +
+    reports.map((r) => `<tr${mine.has(r.tx_hash) ? ` class="mine"` : ""}><td class="mono">${esc(r.operator)}${mine.has(r.tx_hash) ? " (this node)" : ""}</td>
+      <td>${r.counts.join(" / ")}</td><td>${(Number(BigInt(r.kappa) / 10n ** 12n) / 1e6).toFixed(3)}</td><td>${r.escalated ? "escalate" : "resolve"}</td>
+      <td class="mono">${esc(r.merkle_root.slice(0, 18))}…</td><td>${r.block_number}</td></tr>`).join("") + `</tbody></table>` : "";
+  const so = d.second_opinion;
+  const second = so ? `<h3>Second opinion for the arbiter</h3><div class="card" id="second-opinion"><p>The committee ran again on the current evidence after the dispute:
+    YES ${pct(so.stats.posterior[0])} · NO ${pct(so.stats.posterior[1])} · NULL ${pct(so.stats.posterior[2])}; routing ${esc(so.routing.decision)}; root <span class="mono">${esc(so.root)}</span></p></div>` : "";
+  return chain + ops + second + (txs ? `<h3>This node's transactions</h3><table><thead><tr><th>transaction</th><th>status</th><th>block</th><th>nonce</th></tr></thead><tbody>${txs}</tbody></table>` : `<p class="muted">No transaction from this node.</p>`);
 }
 
 async function renderMerkle(report, chainRoot) {
@@ -160,7 +188,10 @@ async function renderQuestion(id) {
       <tbody>${ballots.map(ballotRow).join("")}</tbody></table>
     <h2>On-chain</h2><div id="chain">${chainHtml(d)}</div>`;
   renderCharts(rep, ballots);
-  renderMerkle(rep, d.chain && d.chain.merkle_root);
+  // With several reports the chain's root is their digest: check ours against our own report.
+  const ours = (d.operator_reports || []).find((r) => (d.transactions || []).some((t) => t.hash === r.tx_hash));
+  const chainRoot = (d.operator_reports || []).length > 1 ? (ours ? ours.merkle_root : null) : d.chain && d.chain.merkle_root;
+  renderMerkle(rep, chainRoot);
 }
 
 function onBallot(b) {

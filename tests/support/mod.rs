@@ -152,6 +152,8 @@ impl Chain {
 
 /// The `veritas run` child process with its own data directory and config file.
 pub struct Node {
+    /// The operator key it runs with (`ANVIL_KEYS[1]` unless configured otherwise).
+    pub key: &'static str,
     pub child: Option<Child>,
     pub dir: tempfile::TempDir,
     pub config: PathBuf,
@@ -195,6 +197,7 @@ evidence_settle = "1s"
         std::fs::write(&config, text).unwrap();
         let log = dir.path().join("node.log");
         Self {
+            key: ANVIL_KEYS[1],
             child: None,
             dir,
             config,
@@ -348,7 +351,7 @@ impl Node {
             .arg("run")
             .arg("--config")
             .arg(&self.config)
-            .env("VERITAS_PRIVATE_KEY", ANVIL_KEYS[1])
+            .env("VERITAS_PRIVATE_KEY", self.key)
             .env("VERITAS_LOG", "info")
             .env("NO_COLOR", "1");
         for (key, value) in env {
@@ -417,5 +420,181 @@ impl Chain {
             *counts.entry(id).or_insert(0) += 1;
         }
         counts
+    }
+}
+
+/// Several operators on one oracle (contract v2): quorums, windows, fees and disputes.
+impl Chain {
+    /// Deploy with `ANVIL_KEYS[i]` for each `i` in `operators` authorised, then let `set`
+    /// change the parameters new questions get (the owner, key 0, is also the arbiter).
+    pub async fn start_with(
+        options: AnvilOptions,
+        operators: &[usize],
+        set: impl FnOnce(&mut IVeritasOracle::Parameters),
+    ) -> Self {
+        let anvil = Anvil::spawn(options)
+            .await
+            .expect("anvil starts (run `make setup`)");
+        let addresses: Vec<Address> = operators.iter().map(|i| address(*i)).collect();
+        let (oracle, deploy_block) = deploy_oracle(&anvil.url, ANVIL_KEYS[0], &addresses)
+            .await
+            .expect("deploy");
+        let chain = Self {
+            anvil,
+            oracle,
+            deploy_block,
+        };
+        let owner = chain.wallet(0);
+        let contract = IVeritasOracle::new(oracle, &owner);
+        let mut parameters = contract.parameters().call().await.unwrap();
+        set(&mut parameters);
+        let receipt = contract
+            .setParameters(parameters)
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "setParameters reverted");
+        chain
+    }
+
+    /// A provider signing with `ANVIL_KEYS[key]`.
+    pub fn wallet(&self, key: usize) -> DynProvider {
+        let signer: PrivateKeySigner = ANVIL_KEYS[key].parse().unwrap();
+        ProviderBuilder::new()
+            .wallet(EthereumWallet::from(signer))
+            .connect_http(self.anvil.url.parse().unwrap())
+            .erased()
+    }
+
+    /// Ask `question` from key 2 paying `fee` wei, answerable after `resolve_after`.
+    pub async fn ask_paying(&self, question: &str, fee: U256, resolve_after: u64) -> U256 {
+        let asker = self.wallet(2);
+        let receipt = IVeritasOracle::new(self.oracle, &asker)
+            .askQuestion(question.to_string(), resolve_after)
+            .value(fee)
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "ask reverted");
+        veritas::chain::asked_id(&receipt).unwrap()
+    }
+
+    /// Wait until `id` has `status`; panics after `timeout`.
+    pub async fn wait_status(
+        &self,
+        id: U256,
+        status: IVeritasOracle::VerdictStatus,
+        timeout: Duration,
+    ) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let now = self.status(id).await;
+            if now == status {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "question {id} is {now:?}, not {status:?}, after {timeout:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Every `ReportSubmitted` of `id`: (operator, nYes, nNo, nNull, escalated).
+    pub async fn reports(&self, id: U256) -> Vec<(Address, [U256; 3], bool)> {
+        let filter = Filter::new()
+            .address(self.oracle)
+            .event_signature(IVeritasOracle::ReportSubmitted::SIGNATURE_HASH)
+            .topic1(id)
+            .from_block(0u64);
+        self.reader()
+            .get_logs(&filter)
+            .await
+            .unwrap()
+            .iter()
+            .map(|log| {
+                let e = log
+                    .log_decode::<IVeritasOracle::ReportSubmitted>()
+                    .unwrap()
+                    .inner
+                    .data;
+                (e.operator, [e.nYes, e.nNo, e.nNull], e.escalated)
+            })
+            .collect()
+    }
+
+    /// Wei `account` can withdraw from the oracle.
+    pub async fn credits(&self, account: Address) -> U256 {
+        IVeritasOracle::new(self.oracle, &self.reader())
+            .credits(account)
+            .call()
+            .await
+            .unwrap()
+    }
+
+    /// Let the chain's clock pass `seconds` and mine a block.
+    pub async fn advance(&self, seconds: u64) {
+        let p = self.reader();
+        let _: serde_json::Value = p
+            .raw_request("evm_increaseTime".into(), (seconds,))
+            .await
+            .unwrap();
+        let _: serde_json::Value = p.raw_request("evm_mine".into(), ()).await.unwrap();
+    }
+}
+
+/// The address of `ANVIL_KEYS[key]`.
+pub fn address(key: usize) -> Address {
+    ANVIL_KEYS[key]
+        .parse::<PrivateKeySigner>()
+        .unwrap()
+        .address()
+}
+
+impl Node {
+    /// [`Node::configure`] for the operator `ANVIL_KEYS[key]`.
+    pub fn configure_as(chain: &Chain, key: usize, replay: &str, extra: &str) -> Self {
+        let mut node = Self::configure(chain, replay, extra);
+        node.key = ANVIL_KEYS[key];
+        node
+    }
+
+    /// The stage of every job, by question id (from the node's store).
+    pub fn stages(&self) -> std::collections::BTreeMap<U256, String> {
+        if !self.data_dir().join("veritas.sqlite").exists() {
+            return Default::default();
+        }
+        let conn = self.sqlite();
+        let mut stmt = conn.prepare("SELECT question_id, stage FROM jobs").unwrap();
+        stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .unwrap()
+            .map(|r| {
+                let (id, stage) = r.unwrap();
+                (id.parse().unwrap(), stage)
+            })
+            .collect()
+    }
+
+    /// Wait until the job of `id` is at `stage`; panics after `timeout`.
+    pub async fn wait_stage(&self, id: U256, stage: &str, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let now = self.stages().get(&id).cloned();
+            if now.as_deref() == Some(stage) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "job {id} is {now:?}, not {stage}, after {timeout:?}\n{}",
+                self.log_text()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 }

@@ -190,6 +190,15 @@ pub enum ChainError {
     /// Bad configuration (URL, address).
     #[error("chain configuration: {0}")]
     Config(String),
+    /// The `submitReports` batch a report rode in failed; every report of it gets this copy of
+    /// the error (RPC errors cannot be cloned), keeping whether a retry may help.
+    #[error("report batch: {reason}")]
+    Batch {
+        /// The batch's error, as text.
+        reason: String,
+        /// Whether the batch's error was transient.
+        retryable: bool,
+    },
 }
 
 impl ChainError {
@@ -234,11 +243,20 @@ impl ChainError {
             | ChainError::UnknownQuestion(_)
             | ChainError::Reverted { .. } => true,
             ChainError::Store(e) => e.is_retryable(),
+            ChainError::Batch { retryable, .. } => *retryable,
             ChainError::Contract { .. }
             | ChainError::WrongChain { .. }
             | ChainError::QuestionMismatch { .. }
             | ChainError::Signing(_)
             | ChainError::Config(_) => false,
+        }
+    }
+
+    /// A copy for every report of a batch that failed with `self`.
+    pub fn clone_for_batch(&self) -> Self {
+        ChainError::Batch {
+            reason: self.to_string(),
+            retryable: self.is_retryable(),
         }
     }
 

@@ -37,7 +37,7 @@ use alloy::{
     signers::local::PrivateKeySigner,
     sol_types::SolCall,
 };
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, oneshot};
 use tracing::{debug, info, warn};
 
 use super::{ChainError, ChainProvider, IVeritasOracle, OracleError};
@@ -62,6 +62,10 @@ pub struct PosterConfig {
     pub receipt_timeout: Duration,
     /// How often the receipt is polled.
     pub receipt_poll: Duration,
+    /// How long a ready report waits for others to share its `submitReports` transaction.
+    pub batch_window: Duration,
+    /// Most reports in one transaction.
+    pub max_batch: usize,
 }
 
 /// The operator's report as the contract (v2, `submitReport`) takes it.
@@ -170,6 +174,9 @@ pub enum Posted {
     AlreadyOnChain,
 }
 
+/// A report waiting for the next batch, and where its transaction goes.
+type Queued = (Verdict, oneshot::Sender<Result<Option<SentTx>, ChainError>>);
+
 /// Sends verdicts.
 #[derive(Debug)]
 pub struct Poster {
@@ -180,6 +187,8 @@ pub struct Poster {
     config: PosterConfig,
     /// Next nonce to use; `None` until read from the chain (and after a nonce error).
     nonce: Mutex<Option<u64>>,
+    /// Reports waiting for the next `submitReports` batch.
+    queue: Mutex<Vec<Queued>>,
 }
 
 impl Poster {
@@ -198,6 +207,7 @@ impl Poster {
             store,
             config,
             nonce: Mutex::new(None),
+            queue: Mutex::new(Vec::new()),
         }
     }
 
@@ -239,7 +249,7 @@ impl Poster {
     /// [`ChainError`]: check [`ChainError::is_retryable`]. A [`ChainError::ReceiptTimeout`]
     /// leaves the transaction recorded; the next call picks it up.
     pub async fn post(
-        &self,
+        self: &Arc<Self>,
         question: &NewQuestion,
         intent: &PostIntent,
     ) -> Result<Posted, ChainError> {
@@ -256,7 +266,71 @@ impl Poster {
             return Ok(outcome);
         }
 
-        let request = self.request(&verdict);
+        // Join the next batch: reports ready within `batch_window` of each other go out in
+        // one `submitReports` transaction.
+        let (reply, answer) = oneshot::channel();
+        let leader = {
+            let mut queue = self.queue.lock().await;
+            queue.push((verdict, reply));
+            queue.len() == 1
+        };
+        if leader {
+            // Spawned, so a job cancelled while waiting never strands the others' reports.
+            let poster = Arc::clone(self);
+            tokio::spawn(async move {
+                tokio::time::sleep(poster.config.batch_window).await;
+                let queued = std::mem::take(&mut *poster.queue.lock().await);
+                let mut queued = queued.into_iter().peekable();
+                while queued.peek().is_some() {
+                    let chunk: Vec<Queued> =
+                        queued.by_ref().take(poster.config.max_batch).collect();
+                    poster.send_batch(chunk).await;
+                }
+            });
+        }
+        let sent = answer.await.map_err(|_| ChainError::Contract {
+            op: "submitReports",
+            reason: "the batch was dropped before it was sent".into(),
+        })??;
+        match sent {
+            Some(sent) => self.wait(qid, &sent).await,
+            None => Ok(Posted::AlreadyOnChain),
+        }
+    }
+
+    /// Send the queued reports: alone as `submitReport`, together as `submitReports` (stale
+    /// ones are skipped by the contract, not reverted). Each report's sender gets the recorded
+    /// transaction, or `None` when its question no longer takes reports. A batch the contract
+    /// would revert as a whole (one report invalid for a reason other than staleness) is split
+    /// and each report sent alone, so one bad report never holds the others back.
+    async fn send_batch(&self, queued: Vec<Queued>) {
+        let verdicts: Vec<Verdict> = queued.iter().map(|q| q.0).collect();
+        let result = self.send_reports(&verdicts).await;
+        match result {
+            Err(e) if verdicts.len() > 1 && matches!(e, ChainError::Revert { .. }) => {
+                warn!(target: "veritas::post", reports = verdicts.len(), error = %e, "batch refused; sending each report alone");
+                for (verdict, reply) in queued {
+                    let one = self.send_reports(&[verdict]).await;
+                    let _ = reply.send(one);
+                }
+            }
+            result => {
+                for (_, reply) in queued {
+                    let _ = reply.send(match &result {
+                        Ok(sent) => Ok(sent.clone()),
+                        Err(e) => Err(e.clone_for_batch()),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Estimate, sign, record (one row per question) and broadcast the reports of `verdicts`.
+    async fn send_reports(&self, verdicts: &[Verdict]) -> Result<Option<SentTx>, ChainError> {
+        let request = match verdicts {
+            [one] => self.request(one),
+            many => self.batch_request(many),
+        };
         let gas = match self.provider.estimate_gas(request.clone()).await {
             Ok(gas) => gas,
             Err(e) => {
@@ -265,7 +339,7 @@ impl Poster {
                         error:
                             OracleError::VeritasAlreadyReported(_) | OracleError::VeritasNotOpen(_),
                         ..
-                    } => Ok(Posted::AlreadyOnChain),
+                    } if verdicts.len() == 1 => Ok(None),
                     other => Err(other),
                 };
             }
@@ -276,9 +350,10 @@ impl Poster {
             .estimate_eip1559_fees()
             .await
             .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
+        let questions: Vec<U256> = verdicts.iter().map(|v| v.id).collect();
         let sent = self
             .sign_and_send(
-                qid,
+                &questions,
                 request,
                 None,
                 gas_limit,
@@ -286,7 +361,83 @@ impl Poster {
                 fees.max_priority_fee_per_gas,
             )
             .await?;
-        self.wait(qid, &sent).await
+        Ok(Some(sent))
+    }
+
+    /// Send a housekeeping call about question `qid` (`finalize`, `settle`) through the same
+    /// nonce counter as reports. Gas is estimated first, so a call the contract would refuse
+    /// (another node got there first) costs nothing and returns `None`.
+    ///
+    /// # Errors
+    /// [`ChainError`] from the RPC, or a mined transaction that reverted.
+    pub async fn send_call(
+        &self,
+        qid: U256,
+        what: &'static str,
+        calldata: Bytes,
+    ) -> Result<Option<B256>, ChainError> {
+        let request = TransactionRequest::default()
+            .with_from(self.from)
+            .with_to(self.config.oracle)
+            .with_input(calldata)
+            .with_chain_id(self.config.chain_id);
+        let gas = match self.provider.estimate_gas(request.clone()).await {
+            Ok(gas) => gas,
+            Err(e) => {
+                let err = ChainError::rpc("estimateGas", e);
+                if matches!(err, ChainError::Revert { .. }) {
+                    debug!(target: "veritas::post", question = %qid, what, error = %err, "not needed");
+                    return Ok(None);
+                }
+                return Err(err);
+            }
+        };
+        let fees = self
+            .provider
+            .estimate_eip1559_fees()
+            .await
+            .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
+        let sent = self
+            .sign_and_send(
+                &[qid],
+                request,
+                None,
+                gas.saturating_mul(GAS_HEADROOM_PERCENT) / 100,
+                fees.max_fee_per_gas,
+                fees.max_priority_fee_per_gas,
+            )
+            .await?;
+        let start = Instant::now();
+        loop {
+            let receipt = self
+                .provider
+                .get_transaction_receipt(sent.tx_hash)
+                .await
+                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?;
+            if let Some(receipt) = receipt {
+                let status = if receipt.status() {
+                    TxStatus::Mined
+                } else {
+                    TxStatus::Reverted
+                };
+                self.store
+                    .set_tx_status(sent.tx_hash, status, receipt.block_number)?;
+                if !receipt.status() {
+                    return Err(ChainError::Reverted {
+                        tx_hash: sent.tx_hash,
+                    });
+                }
+                info!(target: "veritas::post", question = %qid, what, tx = %sent.tx_hash, "sent");
+                return Ok(Some(sent.tx_hash));
+            }
+            if start.elapsed() >= self.config.receipt_timeout {
+                return Err(ChainError::ReceiptTimeout {
+                    tx_hash: sent.tx_hash,
+                    waited: start.elapsed(),
+                });
+            }
+            tokio::time::sleep(self.config.receipt_poll).await;
+        }
     }
 
     /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
@@ -325,6 +476,28 @@ impl Poster {
             });
         }
         Ok(())
+    }
+
+    fn batch_request(&self, verdicts: &[Verdict]) -> TransactionRequest {
+        let reports = verdicts
+            .iter()
+            .map(|v| IVeritasOracle::Report {
+                id: v.id,
+                merkleRoot: v.merkle_root,
+                nYes: v.counts[0],
+                nNo: v.counts[1],
+                nNull: v.counts[2],
+                fleissKappa: v.kappa,
+                escalated: v.escalated,
+            })
+            .collect();
+        TransactionRequest::default()
+            .with_from(self.from)
+            .with_to(self.config.oracle)
+            .with_input(Bytes::from(
+                IVeritasOracle::submitReportsCall { reports }.abi_encode(),
+            ))
+            .with_chain_id(self.config.chain_id)
     }
 
     fn request(&self, verdict: &Verdict) -> TransactionRequest {
@@ -407,7 +580,7 @@ impl Poster {
             warn!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, nonce = tx.nonce, max_fee, "replacing stuck transaction");
             let replacement = self
                 .sign_and_send(
-                    qid,
+                    &[qid],
                     self.request(verdict),
                     Some(tx.nonce),
                     tx.gas_limit,
@@ -439,7 +612,7 @@ impl Poster {
     /// be mined, after which "nonce too low" moves us to the next nonce.
     async fn sign_and_send(
         &self,
-        qid: U256,
+        questions: &[U256],
         request: TransactionRequest,
         reuse_nonce: Option<u64>,
         gas_limit: u64,
@@ -461,14 +634,21 @@ impl Poster {
         let mut bumps = 0;
         loop {
             let (sent, hash, raw) = self
-                .sign_and_record(qid, request.clone(), nonce, gas_limit, max_fee, priority)
+                .sign_and_record(
+                    questions,
+                    request.clone(),
+                    nonce,
+                    gas_limit,
+                    max_fee,
+                    priority,
+                )
                 .await?;
             let e = match self.provider.send_raw_transaction(&raw).await {
                 Ok(_) => {
                     if reuse_nonce.is_none() {
                         *next = Some(nonce + 1);
                     }
-                    info!(target: "veritas::post", question = %qid, tx = %sent.tx_hash, nonce, "verdict transaction sent");
+                    info!(target: "veritas::post", questions = ?questions, tx = %sent.tx_hash, nonce, "report transaction sent");
                     return Ok(sent);
                 }
                 Err(e) => e,
@@ -486,7 +666,7 @@ impl Poster {
                 if reuse_nonce.is_none() {
                     *next = Some(nonce + 1);
                 }
-                info!(target: "veritas::post", question = %qid, tx = %sent.tx_hash, nonce, "verdict transaction sent (answer lost, node has it)");
+                info!(target: "veritas::post", questions = ?questions, tx = %sent.tx_hash, nonce, "report transaction sent (answer lost, node has it)");
                 return Ok(sent);
             }
             if !definite {
@@ -518,7 +698,7 @@ impl Poster {
                 bumps += 1;
                 max_fee = bump_fee(max_fee);
                 priority = bump_fee(priority).min(max_fee);
-                warn!(target: "veritas::post", question = %qid, nonce, max_fee, priority, bumps, "another transaction holds this nonce; bumping fees");
+                warn!(target: "veritas::post", questions = ?questions, nonce, max_fee, priority, bumps, "another transaction holds this nonce; bumping fees");
                 continue;
             }
             if err.is_nonce_error() {
@@ -569,7 +749,7 @@ impl Poster {
     /// raw bytes.
     async fn sign_and_record(
         &self,
-        qid: U256,
+        questions: &[U256],
         request: TransactionRequest,
         nonce: u64,
         gas_limit: u64,
@@ -588,7 +768,7 @@ impl Poster {
         let raw = envelope.encoded_2718();
         let sent = SentTx {
             tx_hash: *envelope.tx_hash(),
-            question_id: qid,
+            question_id: questions.first().copied().unwrap_or_default(),
             nonce,
             gas_limit,
             max_fee_per_gas,
@@ -598,7 +778,7 @@ impl Poster {
             block_number: None,
             sent_at: now_ms(),
         };
-        self.store.record_tx(&sent)?;
+        self.store.record_batch_tx(&sent, questions)?;
         Ok((sent, *envelope.tx_hash(), raw))
     }
 
@@ -636,6 +816,17 @@ impl Poster {
         if receipt.status() {
             self.store
                 .set_tx_status(tx.tx_hash, TxStatus::Mined, receipt.block_number)?;
+            // In a batch, a stale report is skipped (`ReportSkipped`), not reverted: ours is
+            // on-chain only if the receipt holds its `ReportSubmitted`.
+            let ours = receipt.inner.logs().iter().any(|log| {
+                log.log_decode::<IVeritasOracle::ReportSubmitted>()
+                    .is_ok_and(|e| e.inner.data.id == qid && e.inner.data.operator == self.from)
+            });
+            if !ours {
+                self.store.mark_skipped(tx.tx_hash, qid)?;
+                info!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, "report skipped as stale (the question stopped taking reports)");
+                return Ok(Posted::AlreadyOnChain);
+            }
             info!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, block = ?receipt.block_number, gas = receipt.gas_used, "verdict posted");
             return Ok(Posted::Mined {
                 tx_hash: receipt.transaction_hash,

@@ -1,4 +1,9 @@
-//! The `QuestionAsked` watcher: `eth_getLogs` in bounded ranges behind a confirmation depth.
+//! The oracle watcher: `eth_getLogs` in bounded ranges behind a confirmation depth.
+//!
+//! One scan reads the questions (`QuestionAsked`, which become jobs) and what happens to them
+//! after the reports (`ReportSubmitted`, `VerdictPosted`, `VerdictDisputed`,
+//! `VerdictArbitrated`, `QuestionExpired`, `QuestionSettled`, stored as the question's
+//! lifecycle for the follower in [`crate::pipeline::lifecycle`]), so one cursor covers both.
 //!
 //! Polling `eth_getLogs` (instead of a subscription) works on every HTTP endpoint and makes
 //! recovery simple: the only state is the next block to scan, persisted in the store in the
@@ -49,7 +54,19 @@ use tracing::{debug, info, warn};
 
 use super::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
 use crate::retry::Backoff;
-use crate::store::{NewQuestion, Store, StoredSubmission, now_ms};
+use crate::store::{
+    EventAt, LifecycleEvent, NewQuestion, OperatorReport, Store, StoredSubmission, now_ms,
+};
+
+/// The lifecycle events a scan reads besides `QuestionAsked`.
+const LIFECYCLE_EVENTS: [alloy::primitives::B256; 6] = [
+    IVeritasOracle::ReportSubmitted::SIGNATURE_HASH,
+    IVeritasOracle::VerdictPosted::SIGNATURE_HASH,
+    IVeritasOracle::VerdictDisputed::SIGNATURE_HASH,
+    IVeritasOracle::VerdictArbitrated::SIGNATURE_HASH,
+    IVeritasOracle::QuestionExpired::SIGNATURE_HASH,
+    IVeritasOracle::QuestionSettled::SIGNATURE_HASH,
+];
 
 /// Watcher settings (from `[chain]`).
 #[derive(Debug, Clone)]
@@ -249,28 +266,41 @@ impl Watcher {
         }
         loop {
             let to = safe.min(self.next_block.saturating_add(self.range - 1));
+            let mut topics = vec![
+                IVeritasOracle::QuestionAsked::SIGNATURE_HASH,
+                IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
+            ];
+            topics.extend(LIFECYCLE_EVENTS);
             let filter = Filter::new()
                 .address(self.config.oracle)
-                .event_signature(vec![
-                    IVeritasOracle::QuestionAsked::SIGNATURE_HASH,
-                    IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
-                ])
+                .event_signature(topics)
                 .from_block(self.next_block)
                 .to_block(to);
             match self.provider.get_logs(&filter).await {
-                Ok(all) => {
-                    let (logs, evidence): (Vec<Log>, Vec<Log>) = all.into_iter().partition(|l| {
-                        l.topic0() != Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
+                Ok(logs) => {
+                    let (asked, later): (Vec<Log>, Vec<Log>) = logs.into_iter().partition(|l| {
+                        l.topic0() == Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH)
                     });
-                    self.check_complete(&logs, to).await?;
-                    let questions = decode_logs(&logs, &self.state);
-                    // `check_complete` already moved `count_below` to `to`: if the rest of the
-                    // scan fails, the cursor stays and the count must be read again.
+                    let (evidence, later): (Vec<Log>, Vec<Log>) =
+                        later.into_iter().partition(|l| {
+                            l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
+                        });
+                    self.check_complete(&asked, to).await?;
+                    let questions = decode_logs(&asked, &self.state);
+                    // Jobs and submissions first (one transaction with the cursor): a question
+                    // asked and settled in one range has its row before its events are
+                    // applied. Both steps are idempotent, so a crash between them is repaired
+                    // by reading the range again. `check_complete` already moved `count_below`
+                    // to `to`: if the rest of the scan fails, the count must be read again.
                     let scanned = match self.chain_evidence(evidence, to).await {
                         Ok((submissions, head_after)) => self
                             .store
                             .record_scan_with(&questions, &submissions, to + 1)
-                            .map(|stored| (submissions, head_after, stored))
+                            .and_then(|stored| {
+                                self.store
+                                    .record_lifecycle(&decode_lifecycle(&later, &self.state))?;
+                                Ok((submissions, head_after, stored))
+                            })
                             .map_err(ChainError::Store),
                         Err(e) => Err(e),
                     };
@@ -281,6 +311,7 @@ impl Watcher {
                             return Err(e);
                         }
                     };
+                    let logs = asked;
                     let new_questions = stored.questions;
                     self.head_below = Some(head_after);
                     debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), submissions = submissions.len(), new_questions, "scanned");
@@ -535,6 +566,95 @@ fn decode_logs(logs: &[Log], state: &WatchState) -> Vec<NewQuestion> {
             log_index: log.log_index.unwrap_or_default(),
             resolve_after: event.resolveAfter,
         });
+    }
+    out
+}
+
+/// Turn lifecycle logs into events, in chain order, skipping removed and undecodable ones.
+fn decode_lifecycle(logs: &[Log], state: &WatchState) -> Vec<EventAt> {
+    use IVeritasOracle as O;
+    let mut out = Vec::with_capacity(logs.len());
+    for log in logs {
+        let (false, Some(block), Some(log_index)) = (log.removed, log.block_number, log.log_index)
+        else {
+            continue;
+        };
+        let decoded = match log.topic0() {
+            Some(&O::ReportSubmitted::SIGNATURE_HASH) => {
+                log.log_decode::<O::ReportSubmitted>().map(|d| {
+                    let e = d.inner.data;
+                    let count = |n: alloy::primitives::U256| u64::try_from(n).unwrap_or(u64::MAX);
+                    (
+                        e.id,
+                        LifecycleEvent::Report(OperatorReport {
+                            question_id: e.id,
+                            operator: e.operator,
+                            merkle_root: e.merkleRoot,
+                            counts: [count(e.nYes), count(e.nNo), count(e.nNull)],
+                            kappa: e.fleissKappa,
+                            escalated: e.escalated,
+                            block_number: block,
+                            log_index,
+                            tx_hash: log.transaction_hash.unwrap_or_default(),
+                        }),
+                    )
+                })
+            }
+            Some(&O::VerdictPosted::SIGNATURE_HASH) => {
+                log.log_decode::<O::VerdictPosted>().map(|d| {
+                    let e = d.inner.data;
+                    (
+                        e.id,
+                        LifecycleEvent::Posted {
+                            escalated: e.escalated,
+                            p: [e.pYes, e.pNo, e.pNull],
+                        },
+                    )
+                })
+            }
+            Some(&O::VerdictDisputed::SIGNATURE_HASH) => {
+                log.log_decode::<O::VerdictDisputed>().map(|d| {
+                    let e = d.inner.data;
+                    (
+                        e.id,
+                        LifecycleEvent::Disputed {
+                            disputer: e.disputer,
+                            bond: e.bond,
+                        },
+                    )
+                })
+            }
+            Some(&O::VerdictArbitrated::SIGNATURE_HASH) => {
+                log.log_decode::<O::VerdictArbitrated>().map(|d| {
+                    let e = d.inner.data;
+                    (
+                        e.id,
+                        LifecycleEvent::Arbitrated {
+                            p: [e.pYes, e.pNo, e.pNull],
+                        },
+                    )
+                })
+            }
+            Some(&O::QuestionExpired::SIGNATURE_HASH) => log
+                .log_decode::<O::QuestionExpired>()
+                .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),
+            Some(&O::QuestionSettled::SIGNATURE_HASH) => log
+                .log_decode::<O::QuestionSettled>()
+                .map(|d| (d.inner.data.id, LifecycleEvent::Settled)),
+            _ => continue,
+        };
+        match decoded {
+            Ok((question_id, event)) => out.push(EventAt {
+                question_id,
+                event,
+                block,
+                log_index,
+            }),
+            Err(e) => {
+                state.undecodable_logs.fetch_add(1, Ordering::Relaxed);
+                warn!(target: "veritas::watcher", error = %e, block, "undecodable lifecycle log skipped");
+            }
+        }
     }
     out
 }

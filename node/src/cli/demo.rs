@@ -5,8 +5,15 @@
 //! waits for their verdicts, and prints each report's numbers beside the on-chain
 //! `getVerdict`, audited. `make demo` runs it.
 //!
+//! With `--nodes N --quorum Q` it runs N nodes (up to 3) on the one anvil, each with its own
+//! operator key, data directory (`.veritas/demo/node-<i>`) and juror settings (node 1 the
+//! defaults, node 2 weighs the Skeptic ×3, node 3 the Strict Empiricist ×3), as independent
+//! daemons in this process; the oracle pools their reports and a verdict needs Q of them. Each
+//! question then prints every node's report, the pooled verdict, and its audit.
+//!
 //! ```text
 //! veritas demo
+//! veritas demo --nodes 3 --quorum 2
 //! veritas demo --replay        # scripted instant votes instead of the committee (smoke test)
 //! ```
 
@@ -14,7 +21,7 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use alloy::{
     network::EthereumWallet,
-    primitives::{Address, U256},
+    primitives::{Address, I256, U256},
     providers::ProviderBuilder,
     signers::local::PrivateKeySigner,
 };
@@ -52,7 +59,20 @@ pub struct DemoArgs {
     /// Give up waiting for verdicts after this long.
     #[arg(long, default_value = "20m", value_parser = humantime::parse_duration)]
     pub timeout: Duration,
+    /// Nodes to run (1 to 3), each with its own key, data directory and juror settings.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub nodes: u8,
+    /// Reports that finalise a verdict (1 to `--nodes`).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub quorum: u8,
 }
+
+/// The operator keys of the demo's nodes (`ANVIL_KEYS` indices; 2 asks, 0 deploys).
+const NODE_KEYS: [usize; 3] = [1, 3, 4];
+
+/// Each node's juror settings: the archetype it weighs ×3 (node 1 keeps the defaults), so
+/// the nodes are different committees, not copies.
+const NODE_EMPHASIS: [Option<&str>; 3] = [None, Some("Skeptic"), Some("Strict Empiricist")];
 
 /// The demo questions as (text, resolveAfter in unix seconds): `resolve_after` is the
 /// evidence cutoff, so later documents must not count.
@@ -83,14 +103,31 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| root.join(DEMO_CORPUS_DIR).join(QUESTIONS_FILE));
     let questions = read_questions(&questions_file)?;
+    if args.quorum > args.nodes {
+        bail!(
+            "--quorum {} needs at least as many nodes (--nodes {})",
+            args.quorum,
+            args.nodes
+        );
+    }
+    let nodes = usize::from(args.nodes);
 
     eprintln!("starting anvil ...");
     let mut anvil = Anvil::spawn(AnvilOptions::default()).await?;
-    let operator: PrivateKeySigner = ANVIL_KEYS[1].parse()?;
+    let signers: Vec<PrivateKeySigner> = NODE_KEYS[..nodes]
+        .iter()
+        .map(|k| ANVIL_KEYS[*k].parse())
+        .collect::<Result<_, _>>()?;
+    let operators: Vec<Address> = signers.iter().map(PrivateKeySigner::address).collect();
     eprintln!("deploying VeritasOracle (forge artifact) ...");
-    let (oracle, deploy_block) =
-        deploy_oracle(&anvil.url, ANVIL_KEYS[0], &[operator.address()]).await?;
-    eprintln!("oracle {oracle} on {} (block {deploy_block})", anvil.url);
+    let (oracle, deploy_block) = deploy_oracle(&anvil.url, ANVIL_KEYS[0], &operators).await?;
+    if args.quorum > 1 {
+        set_quorum(&anvil.url, oracle, args.quorum).await?;
+    }
+    eprintln!(
+        "oracle {oracle} on {} (block {deploy_block}); {nodes} node(s), quorum {}",
+        anvil.url, args.quorum
+    );
 
     // Reports stay after the demo (`.veritas/` is ignored by git); each run starts afresh.
     let data = root.join(".veritas/demo");
@@ -118,29 +155,55 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     if args.replay {
         config.node.resolver = ResolverKind::Replay;
     }
-    let live = Arc::new(LiveEvents::default());
-    let resolver = daemon::build_resolver(&config, &live)?;
 
     let cancel = CancellationToken::new();
-    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    let node = tokio::spawn(daemon::run(
-        config,
-        operator,
-        resolver,
-        live,
-        cancel.clone(),
-        move |s| {
-            let _ = started_tx.send(s);
-        },
-    ));
+    let mut tasks = Vec::new();
+    let mut started = Vec::new();
+    for (i, signer) in signers.into_iter().enumerate() {
+        let mut config = config.clone();
+        if nodes > 1 {
+            config.node.data_dir = data.join(format!("node-{}", i + 1));
+        }
+        if let Some(archetype) = NODE_EMPHASIS[i] {
+            config
+                .jury
+                .archetype_weights
+                .insert(archetype.to_owned(), 3);
+        }
+        let live = Arc::new(LiveEvents::default());
+        let resolver = daemon::build_resolver(&config, &live)?;
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        let data_dir = config.node.data_dir.clone();
+        tasks.push(tokio::spawn(daemon::run(
+            config,
+            signer,
+            resolver,
+            live,
+            cancel.clone(),
+            move |s| {
+                let _ = started_tx.send(s);
+            },
+        )));
+        started.push((started_rx, data_dir));
+    }
     let outcome = async {
-        let started = started_rx.await.context("the node did not start")?;
-        eprintln!(
-            "node up: operator {}, API http://{}",
-            started.operator, started.http_addr
-        );
+        let mut running = Vec::new();
+        for (i, (rx, data_dir)) in started.into_iter().enumerate() {
+            let s = rx.await.context("a node did not start")?;
+            eprintln!(
+                "node {} up: operator {}, API http://{}",
+                i + 1,
+                s.operator,
+                s.http_addr
+            );
+            running.push(DemoNode {
+                operator: s.operator,
+                reports: data_dir.join("reports"),
+                web: format!("http://{}", s.http_addr),
+            });
+        }
         let ids = ask_all(&anvil.url, oracle, &questions).await?;
-        let web = format!("http://{}", started.http_addr);
+        let web = running[0].web.clone();
         eprintln!(
             "the committee is at work (follow it live at {web}/); each verdict prints when it settles"
         );
@@ -149,27 +212,62 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
             oracle,
             &ids,
             &questions,
-            &data,
+            &running,
             args.timeout,
-            &web,
         )
         .await?;
         if args.serve {
-            println!("\nchain and node stay up: open {web}/ (Ctrl-C to stop)");
+            println!("\nchain and node(s) stay up: open {web}/ (Ctrl-C to stop)");
             daemon::shutdown_signal().await;
         }
         Ok::<(), anyhow::Error>(())
     }
     .await;
     cancel.cancel();
-    let node_result = node.await;
+    let mut results = Vec::new();
+    for task in tasks {
+        results.push(task.await);
+    }
     anvil.stop();
     outcome?;
-    match node_result {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(e)) => Err(e.into()),
-        Err(e) => Err(anyhow::anyhow!("node task: {e}")),
+    for result in results {
+        match result {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e.into()),
+            Err(e) => return Err(anyhow::anyhow!("node task: {e}")),
+        }
     }
+    Ok(())
+}
+
+/// A running demo node, as the printout needs it.
+struct DemoNode {
+    operator: Address,
+    reports: PathBuf,
+    web: String,
+}
+
+/// New questions need `quorum` reports (the owner, key 0, sets it).
+async fn set_quorum(url: &str, oracle: Address, quorum: u8) -> anyhow::Result<()> {
+    let owner: PrivateKeySigner = ANVIL_KEYS[0].parse()?;
+    let provider = ProviderBuilder::new()
+        .wallet(EthereumWallet::from(owner))
+        .connect_http(url.parse()?);
+    let contract = IVeritasOracle::new(oracle, &provider);
+    let mut parameters = contract
+        .parameters()
+        .call()
+        .await
+        .map_err(|e| chain::ChainError::contract("parameters", e))?;
+    parameters.quorum = quorum;
+    contract
+        .setParameters(parameters)
+        .send()
+        .await
+        .map_err(|e| chain::ChainError::contract("setParameters", e))?
+        .get_receipt()
+        .await?;
+    Ok(())
 }
 
 async fn ask_all(
@@ -203,9 +301,8 @@ async fn wait_and_print(
     oracle: Address,
     ids: &[U256],
     questions: &[(String, u64)],
-    data_dir: &std::path::Path,
+    nodes: &[DemoNode],
     timeout: Duration,
-    web: &str,
 ) -> anyhow::Result<()> {
     let provider = chain::connect(url, Duration::from_secs(10))?;
     let contract = IVeritasOracle::new(oracle, &provider);
@@ -231,27 +328,198 @@ async fn wait_and_print(
             .call()
             .await
             .map_err(|e| chain::ChainError::contract("verdictStatus", e))?;
-        // The on-chain integers are compared with the report's by the audit below.
-        let path = report_path(&data_dir.join("reports"), *id);
-        let report: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
-        let rec = audit::recompute(&report)?;
-        let mut mismatches = audit::compare_with_report(&rec, &report);
-        mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, *id).await?);
-        print_block(
-            *id,
-            question,
-            &report,
-            &format!("{status:?}"),
-            &mismatches,
-            &path,
-            web,
-        );
-        failures += usize::from(!mismatches.is_empty());
+        if let [node] = nodes {
+            // The on-chain integers are compared with the report's by the audit below.
+            let path = report_path(&node.reports, *id);
+            let report: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+            let rec = audit::recompute(&report)?;
+            let mut mismatches = audit::compare_with_report(&rec, &report);
+            mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, *id).await?);
+            print_block(
+                *id,
+                question,
+                &report,
+                &format!("{status:?}"),
+                &mismatches,
+                &path,
+                &node.web,
+            );
+            failures += usize::from(!mismatches.is_empty());
+        } else {
+            let ok = print_pooled(*id, question, &status, nodes, &provider, oracle).await?;
+            failures += usize::from(!ok);
+        }
     }
     if failures > 0 {
         bail!("{failures} verdict(s) failed the audit");
     }
     Ok(())
+}
+
+/// One question settled by several nodes: each node's report (audited against itself and
+/// against its `ReportSubmitted` event), then the pooled verdict rebuilt from the events the
+/// contract pooled and compared with `getVerdict`. Returns whether every check passed.
+async fn print_pooled(
+    id: U256,
+    question: &str,
+    status: &IVeritasOracle::VerdictStatus,
+    nodes: &[DemoNode],
+    provider: &chain::ChainProvider,
+    oracle: Address,
+) -> anyhow::Result<bool> {
+    use alloy::{providers::Provider, rpc::types::Filter, sol_types::SolEvent};
+    let filter = Filter::new()
+        .address(oracle)
+        .event_signature(IVeritasOracle::ReportSubmitted::SIGNATURE_HASH)
+        .topic1(id)
+        .from_block(0u64);
+    let events: Vec<IVeritasOracle::ReportSubmitted> = provider
+        .get_logs(&filter)
+        .await
+        .map_err(|e| chain::ChainError::rpc("eth_getLogs", e))?
+        .iter()
+        .filter_map(|log| log.log_decode::<IVeritasOracle::ReportSubmitted>().ok())
+        .map(|log| log.inner.data)
+        .collect();
+    let mut problems: Vec<String> = Vec::new();
+    println!("\n#{id} {question}");
+    for (i, node) in nodes.iter().enumerate() {
+        let path = report_path(&node.reports, id);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            println!("  node {} {}: no report", i + 1, short(node.operator));
+            continue;
+        };
+        let report: Value = serde_json::from_str(&text)?;
+        let rec = audit::recompute(&report)?;
+        let mismatches = audit::compare_with_report(&rec, &report);
+        problems.extend(mismatches.iter().map(|m| format!("node {}: {m}", i + 1)));
+        let event = events.iter().find(|e| e.operator == node.operator);
+        let pooled = match event {
+            Some(e) => {
+                let same = e.merkleRoot == rec.root
+                    && [e.nYes, e.nNo, e.nNull] == rec.counts.map(U256::from)
+                    && e.escalated == rec.escalated
+                    && I256::try_from(rec.kappa_fixed).ok() == Some(e.fleissKappa);
+                if !same {
+                    problems.push(format!(
+                        "node {}: its ReportSubmitted differs from its report",
+                        i + 1
+                    ));
+                }
+                if same {
+                    "pooled, event matches"
+                } else {
+                    "pooled, event DIFFERS"
+                }
+            }
+            None => "not pooled (the quorum was reached first)",
+        };
+        let p = &report["stats"]["posterior"];
+        let pct = |k: usize| {
+            p[k].as_f64()
+                .map_or("?".to_owned(), |v| format!("{:.1}%", 100.0 * v))
+        };
+        println!(
+            "  node {} {}: YES {} NO {} NULL {} — {} valid ballots [{}], routing {}; {}",
+            i + 1,
+            short(node.operator),
+            pct(0),
+            pct(1),
+            pct(2),
+            rec.valid_ballots,
+            rec.counts
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join("/"),
+            report["routing"]["decision"].as_str().unwrap_or("?"),
+            pooled
+        );
+    }
+    // The pooled verdict: α = Σ counts + 1 over the reports the contract took, in order.
+    let pooled: [u64; 3] = std::array::from_fn(|k| {
+        events
+            .iter()
+            .map(|e| u64::try_from([e.nYes, e.nNo, e.nNull][k]).unwrap_or(u64::MAX))
+            .sum()
+    });
+    let wad = crate::stats::to_wad(pooled);
+    let contract = IVeritasOracle::new(oracle, provider);
+    let v = contract
+        .getVerdict(id)
+        .call()
+        .await
+        .map_err(|e| chain::ChainError::contract("getVerdict", e))?;
+    let arbitrated = matches!(status, IVeritasOracle::VerdictStatus::Arbitrated);
+    if !arbitrated && [v.pYes, v.pNo, v.pNull] != wad.map(U256::from) {
+        problems.push(format!(
+            "pooled triple: recomputed {wad:?} from counts {pooled:?}, chain has [{}, {}, {}]",
+            v.pYes, v.pNo, v.pNull
+        ));
+    }
+    let kappa = events.iter().map(|e| e.fleissKappa).min();
+    if kappa != Some(v.fleissKappa) {
+        problems.push(format!(
+            "kappa: the reports' minimum {kappa:?}, chain has {}",
+            v.fleissKappa
+        ));
+    }
+    let roots: Vec<_> = events.iter().map(|e| e.merkleRoot).collect();
+    let digest = match roots.as_slice() {
+        [one] => Some(*one),
+        _ => roots_digest(&roots),
+    };
+    if digest != Some(v.merkleRoot) {
+        problems.push(format!(
+            "merkleRoot: recomputed {digest:?}, chain has {}",
+            v.merkleRoot
+        ));
+    }
+    let share = |k: usize| wad[k] as f64 / 1e16;
+    println!(
+        "  pooled on-chain: {status:?} — YES {:.1}% NO {:.1}% NULL {:.1}% from {} reports \
+         (counts {}), kappa {:.2} (the lowest)",
+        share(0),
+        share(1),
+        share(2),
+        events.len(),
+        pooled
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join("/"),
+        i128::try_from(v.fleissKappa).unwrap_or(0) as f64 / 1e18
+    );
+    if problems.is_empty() {
+        println!(
+            "  audit OK: every report rebuilds from its file, matches its event, and the pooled triple, kappa and root are the chain's"
+        );
+    } else {
+        println!("  audit FAILED");
+        for p in &problems {
+            println!("    MISMATCH {p}");
+        }
+    }
+    println!("  web {}/#/q/{id}", nodes[0].web);
+    Ok(problems.is_empty())
+}
+
+/// The README's digest of several reports' roots: d1 = root1, di = sha256(d(i-1) ‖ rooti).
+fn roots_digest(roots: &[alloy::primitives::B256]) -> Option<alloy::primitives::B256> {
+    use sha2::Digest;
+    let (first, rest) = roots.split_first()?;
+    Some(rest.iter().fold(*first, |d, r| {
+        let mut h = sha2::Sha256::new();
+        h.update(d);
+        h.update(r);
+        alloy::primitives::B256::from_slice(&h.finalize())
+    }))
+}
+
+/// An address shortened for display.
+fn short(a: Address) -> String {
+    let s = a.to_checksum(None);
+    format!("{}…{}", &s[..6], &s[s.len() - 4..])
 }
 
 /// Landis and Koch's words for an agreement statistic.

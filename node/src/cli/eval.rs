@@ -216,7 +216,9 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
                 chain_id: None,
                 oracle: None,
             },
-            alloy::primitives::U256::ZERO,
+            crate::jury::SeedSource::Offline {
+                question_id: alloy::primitives::U256::ZERO,
+            },
             Evidence::Given {
                 items: bundle(claim, &injected).evidence,
                 rubric: Rubric::default(),

@@ -28,6 +28,7 @@ use crate::bundle::{EvidenceItem, Rubric, Source};
 use crate::config::{Config, Sources};
 use crate::evidence::SearchRecord;
 use crate::evidence::normalize::parse_published;
+use crate::jury::SeedSource;
 use crate::jury::committee::IterationProgress;
 use crate::jury::pool::{JurorConfig, JurorKind};
 use crate::pipeline::{Engine, Evidence, resolve};
@@ -257,7 +258,9 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
             chain_id: None,
             oracle: None,
         },
-        U256::ZERO,
+        SeedSource::Offline {
+            question_id: U256::ZERO,
+        },
         evidence,
         &mut on_search,
         &mut on_iteration,

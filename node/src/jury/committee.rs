@@ -127,6 +127,10 @@ pub struct CommitteeInfo {
     pub early_stopping: bool,
     /// The ChaCha20 seed, 0x-hex.
     pub seed: String,
+    /// The chain-fixed inputs the seed was derived from (on-chain questions only; off-chain
+    /// the seed is sha256(root ‖ question id)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed_inputs: Option<super::SeedInputs>,
     /// The iteration the committee stopped after.
     pub stop_iteration: u32,
     /// Whether it stopped before T by the KL rule.
@@ -297,6 +301,7 @@ pub async fn run_committee(
         min_ballots: cfg.stopping.min_ballots,
         early_stopping: cfg.early_stopping,
         seed: format!("0x{}", hex::encode(seed)),
+        seed_inputs: None,
         stop_iteration,
         stopped_early,
         calls: ballots.len() as u64,

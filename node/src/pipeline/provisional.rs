@@ -55,6 +55,7 @@ pub struct ProvisionalRunner {
     reports_dir: PathBuf,
     chain_id: u64,
     oracle: Address,
+    operator: Address,
     interval: Duration,
     wake: Arc<Notify>,
 }
@@ -84,8 +85,9 @@ enum RunError {
 }
 
 impl ProvisionalRunner {
-    /// A runner sharing the pipeline's store, resolver and committee permits; `wake` is
-    /// notified by the watcher when it stores submissions.
+    /// A runner sharing the pipeline's store, resolver and committee permits; `operator` is
+    /// the node's address (it seeds the committee, as in the final run); `wake` is notified by
+    /// the watcher when it stores submissions.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         store: Arc<Store>,
@@ -96,6 +98,7 @@ impl ProvisionalRunner {
         reports_dir: PathBuf,
         chain_id: u64,
         oracle: Address,
+        operator: Address,
         interval: Duration,
         wake: Arc<Notify>,
     ) -> Self {
@@ -108,6 +111,7 @@ impl ProvisionalRunner {
             reports_dir,
             chain_id,
             oracle,
+            operator,
             interval,
             wake,
         }
@@ -195,6 +199,8 @@ impl ProvisionalRunner {
             chain_id: self.chain_id,
             oracle: self.oracle,
             resolve_after: q.resolve_after,
+            block_hash: q.block_hash,
+            operator: self.operator,
             submissions: submissions::for_question(&self.store, q.question_id)?,
         };
         let seen = input.submissions.len() as u64;

@@ -29,7 +29,6 @@ use crate::{
     jury::{
         BallotRow,
         committee::{CommitteeInfo, CommitteeRun},
-        committee_seed,
     },
     policy::{Decision, RoutingPolicy},
     report::Report,
@@ -154,7 +153,8 @@ impl ReplayResolver {
             .collect();
         let iterations = ballots.last().map_or(0, |b| b.iteration);
         let stopping = EarlyStopping::default();
-        let seed = committee_seed(&commitment.root, &question.id.to_be_bytes::<32>());
+        let source = question.seed_source();
+        let seed = source.seed(&commitment.root);
         let info = CommitteeInfo {
             iterations,
             ballots_per_iteration: BALLOTS_PER_ITERATION as u32,
@@ -163,6 +163,7 @@ impl ReplayResolver {
             min_ballots: stopping.min_ballots,
             early_stopping: false,
             seed: format!("0x{}", hex::encode(seed)),
+            seed_inputs: source.inputs(),
             stop_iteration: iterations,
             stopped_early: false,
             calls: ballots.len() as u64,
@@ -219,6 +220,8 @@ mod tests {
             chain_id: 31337,
             oracle: alloy::primitives::Address::ZERO,
             resolve_after: 0,
+            block_hash: alloy::primitives::B256::repeat_byte(0x42),
+            operator: alloy::primitives::Address::repeat_byte(0x07),
             submissions: Vec::new(),
         }
     }

@@ -8,12 +8,13 @@
 //! 1. evidence: gathered (the planner model when configured, else the fallback plan; every
 //!    collector; the bundle rules) or given by the caller;
 //! 2. one RFC 6962 commitment of the bundle, passed on (never recomputed);
-//! 3. the committee, seeded from the root and the question id;
+//! 3. the committee, seeded from values the chain fixed before the evidence existed
+//!    ([`SeedSource`]; off-chain from the root and the question id);
 //! 4. the report: statistics of the ballots and the routing decision ([`Report::assemble`]).
 
 use std::sync::Arc;
 
-use alloy::primitives::{Address, U256};
+use alloy::primitives::{Address, B256, U256};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -24,9 +25,8 @@ use crate::{
     config::Config,
     evidence::{Gatherer, SearchRecord, onchain::ChainSubmission},
     jury::{
-        BallotRow,
+        BallotRow, SeedInputs, SeedSource,
         committee::{Committee, IterationProgress, run_committee},
-        committee_seed,
     },
     live::LiveEvents,
     llm::{ChatModel, openai::OpenAiChat},
@@ -49,6 +49,10 @@ pub struct QuestionInput {
     pub oracle: Address,
     /// The question's `resolveAfter` (unix seconds, 0 = at once): evidence cutoff.
     pub resolve_after: u64,
+    /// Hash of the block holding the `QuestionAsked` log (seeds the committee).
+    pub block_hash: B256,
+    /// The operator this node reports as (seeds the committee: each node draws its own).
+    pub operator: Address,
     /// The question's confirmed on-chain submissions, by index (the job pipeline fills them
     /// from the store); they enter the bundle as `source: "submitted"` hits.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -64,6 +68,17 @@ impl QuestionInput {
             chain_id: Some(self.chain_id),
             oracle: Some(self.oracle.to_checksum(None)),
         }
+    }
+
+    /// The committee seed's source: the chain's values, fixed before any evidence is gathered.
+    pub fn seed_source(&self) -> SeedSource {
+        SeedSource::Chain(SeedInputs {
+            chain_id: self.chain_id,
+            oracle: self.oracle,
+            question_id: self.id,
+            operator: self.operator,
+            block_hash: self.block_hash,
+        })
     }
 
     /// The evidence cutoff: documents published after `resolveAfter` are not evidence.
@@ -193,7 +208,8 @@ impl Engine {
 
 /// Resolve one question: evidence, one commitment, the seeded committee, statistics, routing.
 ///
-/// `question_id` is the on-chain id (zero off-chain); with the root it seeds the committee.
+/// `seed` says where the committee's randomness comes from: the chain for an on-chain question
+/// (the evidence cannot move it), the root and the id off-chain.
 /// `on_search` sees the search record as soon as the evidence is gathered (before the
 /// committee, which can take a while); `progress` is called after every iteration.
 ///
@@ -204,7 +220,7 @@ impl Engine {
 pub async fn resolve(
     engine: &Engine,
     question: QuestionInfo,
-    question_id: U256,
+    seed: SeedSource,
     evidence: Evidence,
     on_search: &mut (dyn FnMut(&SearchRecord) + Send),
     progress: &mut (dyn FnMut(&IterationProgress<'_>) + Send),
@@ -246,7 +262,8 @@ pub async fn resolve(
     };
     let commitment = commit_bundle(&bundle)
         .map_err(|e| ResolveError::permanent(format!("cannot commit the evidence: {e}")))?;
-    let seed = committee_seed(&commitment.root, &question_id.to_be_bytes::<32>());
+    let source = seed;
+    let seed = source.seed(&commitment.root);
     let bundle = Arc::new(bundle);
     let rubric = Arc::new(rubric);
     let run = run_committee(
@@ -260,6 +277,8 @@ pub async fn resolve(
     .await
     // The committee could not run at all (bad shape, sampler); failing jurors are not errors.
     .map_err(|e| ResolveError::permanent(format!("committee: {e}")))?;
+    let mut run = run;
+    run.info.seed_inputs = source.inputs();
     let mut report = Report::assemble(question, &bundle, &rubric, &commitment, run, &engine.policy);
     // Routing hook (issue 14): a planner that classified the question as not yes/no adds that
     // reason (the deterministic check already ran in `Report::assemble`).
@@ -314,7 +333,7 @@ impl Resolver for CommitteeResolver {
         resolve(
             &self.engine,
             q.info(),
-            q.id,
+            q.seed_source(),
             Evidence::Gather {
                 resolve_after: q.cutoff(),
                 submissions: q.submissions.clone(),
@@ -330,5 +349,164 @@ impl Resolver for CommitteeResolver {
             },
         )
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::time::Duration;
+
+    use alloy::primitives::B256;
+    use serde_json::Value;
+
+    use super::*;
+    use crate::{
+        audit,
+        bundle::Source,
+        jury::{
+            Archetype, CommitteeConfig,
+            committee::PoolMember,
+            replay::{ReplayJuror, Script},
+        },
+        stats::Outcome,
+    };
+
+    /// Three replay jurors with unequal weights, so the draw shows in the ballots.
+    fn engine() -> Engine {
+        let juror = |label: &str, vote, weight| PoolMember {
+            juror: Arc::new(ReplayJuror::new(label, Script::Fixed(vote), Duration::ZERO)),
+            weight,
+        };
+        let archetypes = Archetype::shipped();
+        let archetype_weights = (1..=archetypes.len() as u64).collect();
+        let committee = Committee {
+            archetypes,
+            archetype_weights,
+            jurors: vec![
+                juror("a", Outcome::Yes, 1),
+                juror("b", Outcome::No, 2),
+                juror("c", Outcome::Yes, 3),
+            ],
+            config: CommitteeConfig {
+                early_stopping: false,
+                iterations: 4,
+                ..CommitteeConfig::default()
+            },
+        };
+        Engine::new(None, None, committee, RoutingPolicy::default())
+    }
+
+    fn item(id: u32, snippet: &str) -> EvidenceItem {
+        EvidenceItem {
+            id,
+            url: format!("https://example.org/{id}"),
+            title: format!("Item {id}"),
+            snippet: snippet.into(),
+            published_at: None,
+            source: Source::Local,
+            submitter: None,
+        }
+    }
+
+    fn question() -> QuestionInput {
+        QuestionInput {
+            id: U256::from(9),
+            text: "Did the council approve the lane?".into(),
+            asker: Address::repeat_byte(1),
+            chain_id: 31337,
+            oracle: Address::repeat_byte(2),
+            resolve_after: 0,
+            block_hash: B256::repeat_byte(3),
+            operator: Address::repeat_byte(4),
+            submissions: Vec::new(),
+        }
+    }
+
+    async fn report(q: &QuestionInput, items: Vec<EvidenceItem>) -> Value {
+        let evidence = Evidence::Given {
+            items,
+            rubric: Rubric::default(),
+        };
+        let r = resolve(
+            &engine(),
+            q.info(),
+            q.seed_source(),
+            evidence,
+            &mut |_| {},
+            &mut |_| {},
+        )
+        .await
+        .unwrap();
+        serde_json::to_value(r).unwrap()
+    }
+
+    fn draws(report: &Value) -> Vec<(String, String)> {
+        report["ballots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                let s = |k: &str| b[k].as_str().unwrap().to_owned();
+                (s("archetype"), s("model"))
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn editing_the_evidence_cannot_change_the_committee() {
+        let q = question();
+        let one = report(&q, vec![item(1, "The council approved it.")]).await;
+        let other = report(
+            &q,
+            vec![item(1, "Reordered."), item(2, "Padded to move the root.")],
+        )
+        .await;
+        assert_ne!(one["root"], other["root"]);
+        assert_eq!(one["committee"]["seed"], other["committee"]["seed"]);
+        assert_eq!(draws(&one), draws(&other));
+        assert_eq!(draws(&one).len(), 12);
+        let inputs = &one["committee"]["seed_inputs"];
+        assert_eq!(inputs["question_id"], "9");
+        assert_eq!(
+            one["committee"]["seed"],
+            format!("0x{}", hex::encode(q.seed_source().seed(&[0; 32])))
+        );
+        // Another operator (or another block) draws another committee.
+        let mut q2 = q.clone();
+        q2.operator = Address::repeat_byte(5);
+        let theirs = report(&q2, vec![item(1, "The council approved it.")]).await;
+        assert_ne!(draws(&one), draws(&theirs));
+    }
+
+    #[tokio::test]
+    async fn the_audit_recomputes_the_seed_and_every_draw() {
+        let q = question();
+        let r = report(&q, vec![item(1, "The council approved it.")]).await;
+        let mismatches = |r: &Value| -> Vec<String> {
+            let rec = audit::recompute(r).unwrap();
+            audit::compare_with_report(&rec, r)
+                .into_iter()
+                .map(|m| m.field)
+                .collect()
+        };
+        assert_eq!(mismatches(&r), Vec::<String>::new());
+        // A seed claimed from other inputs, inputs naming another question, a swapped juror.
+        let mut bad = r.clone();
+        bad["committee"]["seed_inputs"]["block_hash"] = Value::String(B256::ZERO.to_string());
+        assert_eq!(mismatches(&bad), ["report.committee.seed"]);
+        let mut bad = r.clone();
+        bad["committee"]["seed_inputs"]["question_id"] = "10".into();
+        assert!(
+            mismatches(&bad).contains(&"report.committee.seed_inputs.question_id".to_owned()),
+            "{:?}",
+            mismatches(&bad)
+        );
+        let mut bad = r.clone();
+        let first = bad["ballots"][0]["model"].as_str().unwrap().to_owned();
+        let other = if first == "a" { "b" } else { "a" };
+        bad["ballots"][0]["model"] = other.into();
+        assert_eq!(mismatches(&bad), ["report.ballots[0].model"]);
     }
 }

@@ -22,8 +22,20 @@ pub enum Stage {
     Resolving,
     /// The report is written and the intent saved; the verdict is being posted.
     Posting,
-    /// The verdict is on-chain.
-    Posted,
+    /// Our report is on-chain, or the question no longer takes reports (the quorum's verdict
+    /// was posted first); waiting for the pooled verdict.
+    Reported,
+    /// The pooled verdict is posted: in its challenge window (Resolved) or waiting for the
+    /// arbiter (Escalated).
+    Finalised,
+    /// Resolved and past its challenge window: it will never change.
+    Final,
+    /// Disputed within the challenge window; waiting for the arbiter.
+    Disputed,
+    /// The arbiter ruled: final.
+    Arbitrated,
+    /// The report window closed without a report: no verdict, the fee went back to the asker.
+    Expired,
     /// Gave up after the maximum attempts, or hit a permanent error; see `last_error`.
     Failed,
 }
@@ -35,19 +47,50 @@ impl Stage {
             Stage::Queued => "queued",
             Stage::Resolving => "resolving",
             Stage::Posting => "posting",
-            Stage::Posted => "posted",
+            Stage::Reported => "reported",
+            Stage::Finalised => "finalised",
+            Stage::Final => "final",
+            Stage::Disputed => "disputed",
+            Stage::Arbitrated => "arbitrated",
+            Stage::Expired => "expired",
             Stage::Failed => "failed",
         }
     }
 
-    /// Every stage, for metrics.
-    pub const ALL: [Stage; 5] = [
+    /// Every stage, for metrics, in the order a question passes them.
+    pub const ALL: [Stage; 10] = [
         Stage::Queued,
         Stage::Resolving,
         Stage::Posting,
-        Stage::Posted,
+        Stage::Reported,
+        Stage::Finalised,
+        Stage::Final,
+        Stage::Disputed,
+        Stage::Arbitrated,
+        Stage::Expired,
         Stage::Failed,
     ];
+
+    /// Whether this node's part is done: its report is on-chain (or no longer needed).
+    pub fn is_reported(self) -> bool {
+        matches!(
+            self,
+            Stage::Reported
+                | Stage::Finalised
+                | Stage::Final
+                | Stage::Disputed
+                | Stage::Arbitrated
+                | Stage::Expired
+        )
+    }
+
+    /// Whether nothing about the question can change any more.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            Stage::Final | Stage::Arbitrated | Stage::Expired | Stage::Failed
+        )
+    }
 }
 
 impl ToSql for Stage {
@@ -126,10 +169,12 @@ pub struct Counts {
     pub resolving: u64,
     /// Report written, being posted.
     pub posting: u64,
-    /// Verdict on-chain (resolved or escalated).
-    pub posted: u64,
-    /// Of the posted, how many were escalated.
+    /// Our part done: report on-chain, in any later stage.
+    pub reported: u64,
+    /// Of the reported, how many our routing escalated.
     pub escalated: u64,
+    /// Jobs per stage, in [`Stage::ALL`] order.
+    pub by_stage: [u64; 10],
     /// Given up.
     pub failed: u64,
 }
@@ -353,14 +398,16 @@ impl Store {
         Ok(())
     }
 
-    /// Mark a job posted (its verdict is on-chain).
+    /// Mark a job reported (our report is on-chain, or the question takes no more reports).
     ///
     /// # Errors
     /// [`StoreError`].
-    pub fn mark_posted(&self, question_id: U256) -> Result<(), StoreError> {
+    pub fn mark_reported(&self, question_id: U256) -> Result<(), StoreError> {
+        let now = now_ms();
         self.conn().execute(
-            "UPDATE jobs SET stage = 'posted', last_error = NULL, updated_at = ?2 WHERE question_id = ?1",
-            params![Dec(question_id), now_ms()],
+            "UPDATE jobs SET stage = 'reported', last_error = NULL, updated_at = ?2, \
+             reported_at = COALESCE(reported_at, ?2) WHERE question_id = ?1",
+            params![Dec(question_id), now],
         )?;
         self.announce(question_id);
         Ok(())
@@ -381,17 +428,21 @@ impl Store {
         })?;
         for (stage, n) in rows {
             counts.total += n;
+            if let Some(i) = Stage::ALL.iter().position(|s| *s == stage) {
+                counts.by_stage[i] = n;
+            }
             match stage {
                 Stage::Queued => counts.queued = n,
                 Stage::Resolving => counts.resolving = n,
                 Stage::Posting => counts.posting = n,
-                Stage::Posted => counts.posted = n,
                 Stage::Failed => counts.failed = n,
+                s if s.is_reported() => counts.reported += n,
+                _ => {}
             }
         }
         counts.escalated = conn.query_row(
             "SELECT COUNT(*) FROM jobs j JOIN post_intents i USING (question_id) \
-             WHERE j.stage = 'posted' AND i.escalated = 1",
+             WHERE j.reported_at IS NOT NULL AND i.escalated = 1",
             [],
             |r| r.get(0),
         )?;

@@ -19,12 +19,14 @@
 //! runtime for long, and one connection keeps SQLite's locking trivial.
 //!
 //! The module is split by concern: [`schema`] (tables and migrations), [`jobs`] (cursor,
-//! jobs, stages), [`intents`] (post intents), [`txs`] (sent transactions) and [`submissions`]
+//! jobs, stages), [`intents`] (post intents), [`txs`] (sent transactions), [`lifecycle`]
+//! (the chain's view after the reports: verdict, dispute, ruling, expiry) and [`submissions`]
 //! (evidence submitted on-chain, provisional runs); [`sql`] holds
 //! the typed column encodings (ids, roots and 1e18 values as `U256`/`B256`/`I256`).
 
 mod intents;
 mod jobs;
+mod lifecycle;
 mod overview;
 mod schema;
 pub(crate) mod sql;
@@ -41,6 +43,7 @@ use rusqlite::Connection;
 
 pub use intents::PostIntent;
 pub use jobs::{Counts, Job, NewQuestion, Stage, decimal as serialize_decimal};
+pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};
 pub use overview::QuestionRow;
 use schema::{SCHEMA_VERSION, migrate};
 pub use submissions::{ProvisionalCandidate, ProvisionalRun, ScanStored, StoredSubmission};
@@ -352,7 +355,7 @@ mod tests {
                 ..tx
             }
         );
-        store.mark_posted(id(1)).unwrap();
+        store.mark_reported(id(1)).unwrap();
         let counts = store.counts().unwrap();
         assert_eq!(
             counts,
@@ -361,9 +364,10 @@ mod tests {
                 queued: 1,
                 resolving: 0,
                 posting: 0,
-                posted: 1,
+                reported: 1,
                 escalated: 1,
-                failed: 0
+                failed: 0,
+                by_stage: [1, 0, 0, 1, 0, 0, 0, 0, 0, 0],
             }
         );
     }

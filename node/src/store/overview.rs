@@ -7,7 +7,7 @@ use std::sync::Arc;
 use alloy::primitives::U256;
 use serde::Serialize;
 
-use super::{Stage, Store, StoreError, jobs::decimal, sql::Dec};
+use super::{ChainStatus, Stage, Store, StoreError, jobs::decimal, sql::Dec};
 use crate::{live::LiveEvents, stats::WAD};
 
 /// Questions the list shows (the most recent first).
@@ -21,10 +21,12 @@ pub struct QuestionRow {
     pub id: U256,
     /// The question text.
     pub text: String,
-    /// `queued`, `resolving`, `reported` (our verdict is on-chain), `escalated` (posted and
-    /// flagged for the arbiter) or `failed`.
+    /// `queued`, `resolving`, `reported` (our report is on-chain), `finalised` (the pooled
+    /// verdict is posted, its challenge window open), `escalated` (posted and flagged for the
+    /// arbiter), `final`, `disputed`, `arbitrated`, `expired` or `failed`.
     pub status: &'static str,
-    /// The leading outcome of the posted triple (YES, NO, NULL), once there is one.
+    /// The leading outcome (YES, NO, NULL) of the verdict on-chain, or of our report before
+    /// the pooled verdict is posted.
     pub outcome: Option<&'static str>,
     /// Its probability (the posted 1e18 integer over 1e18).
     pub p_leading: Option<f64>,
@@ -68,17 +70,22 @@ impl Store {
             return Ok(None);
         };
         let intent = self.intent(question_id)?;
-        let posted = job.stage == Stage::Posted;
-        let status = match (job.stage, &intent) {
+        let chain = self.lifecycle(question_id)?;
+        let status = match (job.stage, chain.as_ref().map(|c| c.status)) {
             (Stage::Queued, _) => "queued",
             (Stage::Resolving | Stage::Posting, _) => "resolving",
-            (Stage::Posted, Some(i)) if i.escalated => "escalated",
-            (Stage::Posted, _) => "reported",
-            (Stage::Failed, _) => "failed",
+            (Stage::Finalised, Some(ChainStatus::Escalated)) => "escalated",
+            (stage, _) => stage.as_str(),
         };
-        let (outcome, p_leading) = match intent.as_ref().filter(|_| posted) {
-            Some(i) => {
-                let triple = [("YES", i.p_yes), ("NO", i.p_no), ("NULL", i.p_null)];
+        let posted = chain.as_ref().and_then(|c| c.p).or_else(|| {
+            intent
+                .as_ref()
+                .filter(|_| job.stage.is_reported())
+                .map(|i| [i.p_yes, i.p_no, i.p_null])
+        });
+        let (outcome, p_leading) = match posted {
+            Some([p_yes, p_no, p_null]) => {
+                let triple = [("YES", p_yes), ("NO", p_no), ("NULL", p_null)];
                 // Ties go to the earlier outcome in K order, as in routing.
                 let (name, p) = triple
                     .iter()

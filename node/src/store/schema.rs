@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Current schema version (`PRAGMA user_version`).
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -66,7 +66,66 @@ ALTER TABLE post_intents ADD COLUMN n_yes INTEGER;
 ALTER TABLE post_intents ADD COLUMN n_no INTEGER;
 ALTER TABLE post_intents ADD COLUMN n_null INTEGER;
 "#,
-    // 3: evidence submitted on-chain (`EvidenceSubmitted`, one row per (question, index), with
+    // 3: the question's life after the reports (contract v2). `posted` becomes `reported`
+    // (later stages: finalised, final, disputed, arbitrated, expired); `reported_at` keeps
+    // when our part was done. `lifecycle` is the chain's view of each question from its
+    // events (the last event applied wins, by block and log index, so re-reading an overlap
+    // never moves a question back); `operator_reports` holds every `ReportSubmitted`.
+    r#"
+ALTER TABLE jobs ADD COLUMN reported_at INTEGER;   -- unix ms
+UPDATE jobs SET stage = 'reported', reported_at = updated_at WHERE stage = 'posted';
+CREATE TABLE lifecycle (
+    question_id     TEXT PRIMARY KEY,           -- decimal uint256
+    status          TEXT NOT NULL,              -- Resolved | Escalated | Disputed | Arbitrated | Expired
+    event_block     INTEGER NOT NULL,           -- position of the last event applied
+    event_log       INTEGER NOT NULL,
+    verdict_block   INTEGER,                    -- block of VerdictPosted
+    final_at        INTEGER,                    -- unix s from finalAt(id); NULL until read
+    p_yes           TEXT,                       -- the posted (or arbitrated) triple, 1e18 scale
+    p_no            TEXT,
+    p_null          TEXT,
+    settled         INTEGER NOT NULL DEFAULT 0, -- QuestionSettled seen
+    disputer        TEXT,
+    bond            TEXT,                       -- decimal wei
+    second_opinion  TEXT,                       -- report file of the re-run on a dispute
+    updated_at      INTEGER NOT NULL            -- unix ms
+);
+CREATE TABLE operator_reports (
+    question_id   TEXT NOT NULL,
+    operator      TEXT NOT NULL,
+    merkle_root   TEXT NOT NULL,
+    n_yes         INTEGER NOT NULL,
+    n_no          INTEGER NOT NULL,
+    n_null        INTEGER NOT NULL,
+    kappa         TEXT NOT NULL,                -- signed decimal, 1e18 scale
+    escalated     INTEGER NOT NULL,
+    block_number  INTEGER NOT NULL,
+    log_index     INTEGER NOT NULL,
+    tx_hash       TEXT NOT NULL,
+    PRIMARY KEY (question_id, operator)
+);
+-- One row per (transaction, question): a `submitReports` batch carries several questions'
+-- reports, and each question's job finds it by its own id.
+CREATE TABLE sent_txs_v3 (
+    tx_hash                  TEXT NOT NULL,
+    question_id              TEXT NOT NULL REFERENCES jobs (question_id),
+    nonce                    INTEGER NOT NULL,
+    gas_limit                INTEGER NOT NULL,
+    max_fee_per_gas          TEXT NOT NULL,
+    max_priority_fee_per_gas TEXT NOT NULL,
+    raw                      TEXT NOT NULL,
+    status                   TEXT NOT NULL,    -- pending | mined | skipped | reverted | dropped
+    block_number             INTEGER,
+    sent_at                  INTEGER NOT NULL,
+    PRIMARY KEY (tx_hash, question_id)
+);
+INSERT INTO sent_txs_v3 SELECT tx_hash, question_id, nonce, gas_limit, max_fee_per_gas,
+    max_priority_fee_per_gas, raw, status, block_number, sent_at FROM sent_txs;
+DROP TABLE sent_txs;
+ALTER TABLE sent_txs_v3 RENAME TO sent_txs;
+CREATE INDEX sent_txs_question ON sent_txs (question_id);
+"#,
+    // 4: evidence submitted on-chain (`EvidenceSubmitted`, one row per (question, index), with
     // the contract's hash-chain link) and the provisional runs they trigger. No foreign key to
     // `jobs`: a submission for a question asked before `start_block` is still recorded.
     r#"

@@ -22,6 +22,9 @@ pub enum TxStatus {
     Pending,
     /// Mined and succeeded.
     Mined,
+    /// Mined in a `submitReports` batch that skipped this question's report as stale (the
+    /// question stopped taking reports meanwhile).
+    Skipped,
     /// Mined and reverted.
     Reverted,
     /// Never mined: its nonce was used by another transaction, or it was never broadcast.
@@ -29,9 +32,10 @@ pub enum TxStatus {
 }
 
 impl TxStatus {
-    const ALL: [TxStatus; 4] = [
+    const ALL: [TxStatus; 5] = [
         TxStatus::Pending,
         TxStatus::Mined,
+        TxStatus::Skipped,
         TxStatus::Reverted,
         TxStatus::Dropped,
     ];
@@ -40,6 +44,7 @@ impl TxStatus {
         match self {
             TxStatus::Pending => "pending",
             TxStatus::Mined => "mined",
+            TxStatus::Skipped => "skipped",
             TxStatus::Reverted => "reverted",
             TxStatus::Dropped => "dropped",
         }
@@ -123,24 +128,53 @@ impl Store {
     /// # Errors
     /// [`StoreError`].
     pub fn record_tx(&self, tx: &SentTx) -> Result<(), StoreError> {
-        self.conn().execute(
-            "INSERT OR REPLACE INTO sent_txs (tx_hash, question_id, nonce, gas_limit, max_fee_per_gas, \
-             max_priority_fee_per_gas, raw, status, block_number, sent_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                Hex(tx.tx_hash),
-                Dec(tx.question_id),
-                tx.nonce,
-                tx.gas_limit,
-                Dec(tx.max_fee_per_gas),
-                Dec(tx.max_priority_fee_per_gas),
-                Hex(tx.raw.clone()),
-                tx.status,
-                tx.block_number,
-                tx.sent_at
-            ],
-        )?;
+        self.record_batch_tx(tx, &[tx.question_id])
+    }
+
+    /// Record a signed transaction carrying the reports of `questions` (one row each, in one
+    /// SQLite transaction) before it is broadcast.
+    ///
+    /// # Errors
+    /// [`StoreError`]; nothing is written then.
+    pub fn record_batch_tx(&self, tx: &SentTx, questions: &[U256]) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let db = conn.transaction()?;
+        {
+            let mut stmt = db.prepare_cached(
+                "INSERT OR REPLACE INTO sent_txs (tx_hash, question_id, nonce, gas_limit, \
+                 max_fee_per_gas, max_priority_fee_per_gas, raw, status, block_number, sent_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?;
+            for question in questions {
+                stmt.execute(params![
+                    Hex(tx.tx_hash),
+                    Dec(*question),
+                    tx.nonce,
+                    tx.gas_limit,
+                    Dec(tx.max_fee_per_gas),
+                    Dec(tx.max_priority_fee_per_gas),
+                    Hex(tx.raw.clone()),
+                    tx.status,
+                    tx.block_number,
+                    tx.sent_at
+                ])?;
+            }
+        }
+        db.commit()?;
+        drop(conn);
         crate::crashpoint::hit("tx.recorded");
+        Ok(())
+    }
+
+    /// Mark one question's row of a mined batch as skipped (its report was stale).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn mark_skipped(&self, tx_hash: B256, question_id: U256) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE sent_txs SET status = 'skipped' WHERE tx_hash = ?1 AND question_id = ?2",
+            params![Hex(tx_hash), Dec(question_id)],
+        )?;
         Ok(())
     }
 
@@ -157,8 +191,10 @@ impl Store {
         if status == TxStatus::Mined {
             crate::crashpoint::hit("tx.mined");
         }
+        // Every question's row of the transaction, except one already marked skipped.
         self.conn().execute(
-            "UPDATE sent_txs SET status = ?2, block_number = COALESCE(?3, block_number) WHERE tx_hash = ?1",
+            "UPDATE sent_txs SET status = ?2, block_number = COALESCE(?3, block_number) \
+             WHERE tx_hash = ?1 AND status != 'skipped'",
             params![Hex(tx_hash), status, block_number],
         )?;
         Ok(())

@@ -1,0 +1,298 @@
+//! After the report: following each question to its end.
+//!
+//! The watcher stores what the chain says happened (the pooled verdict, a dispute, the
+//! arbiter's ruling, expiry, settlement). Each tick the follower moves this node's jobs along
+//! `reported → finalised → final / disputed / arbitrated / expired` and does the node's part:
+//!
+//! - **finalize**: a question this node reported on whose report window ran out before the
+//!   quorum is closed with `finalize(id)` (posted escalated by the contract);
+//! - **settle**: a Resolved verdict this node reported on that became final gets `settle(id)`,
+//!   so the fee reaches the reporting operators' credits. Reporters take turns (by report
+//!   order, [`SETTLE_STAGGER_SECS`] apart) so a quorum does not race to send the same call;
+//! - **second opinion**: on a dispute the committee runs again on the current evidence and
+//!   its report is written for the arbiter (`reports/<id>.dispute.json`, served by the API).
+//!
+//! Time is the chain's (the latest block's timestamp, or the wall clock when later). Jobs the
+//! pipeline still owns (not yet reported) are left alone, except that an expired question
+//! ends as `expired` whatever its stage.
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::Arc,
+    time::Duration,
+};
+
+use alloy::{
+    primitives::{Address, U256},
+    providers::Provider,
+    sol_types::SolCall,
+};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use tracing::{info, warn};
+
+use super::Pipeline;
+use crate::{
+    chain::{ChainError, ChainProvider, IVeritasOracle, poster::Poster},
+    store::{ChainStatus, Job, Lifecycle, Stage, Store},
+};
+
+/// Seconds between two reporters' turns to send `settle`.
+pub const SETTLE_STAGGER_SECS: u64 = 2;
+
+/// What the follower may send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FollowConfig {
+    /// Call `finalize` on reported questions whose report window ran out.
+    pub finalize_expired: bool,
+    /// Call `settle` on final Resolved verdicts this node reported on.
+    pub settle_final: bool,
+    /// Time between ticks.
+    pub tick: Duration,
+}
+
+/// Follows reported questions to their end (see the module docs).
+pub struct Follower {
+    store: Arc<Store>,
+    poster: Arc<Poster>,
+    pipeline: Arc<Pipeline>,
+    provider: ChainProvider,
+    oracle: Address,
+    config: FollowConfig,
+    /// Report deadlines (unix s) read once per question: max(resolveAfter, askedAt) +
+    /// reportWindow, as the contract computes it.
+    deadlines: HashMap<U256, u64>,
+    /// Second opinions running.
+    opinions: JoinSet<()>,
+    opining: HashSet<U256>,
+}
+
+impl std::fmt::Debug for Follower {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Follower")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Follower {
+    /// A follower for this node's jobs.
+    pub fn new(
+        store: Arc<Store>,
+        poster: Arc<Poster>,
+        pipeline: Arc<Pipeline>,
+        provider: ChainProvider,
+        oracle: Address,
+        config: FollowConfig,
+    ) -> Self {
+        Self {
+            store,
+            poster,
+            pipeline,
+            provider,
+            oracle,
+            config,
+            deadlines: HashMap::new(),
+            opinions: JoinSet::new(),
+            opining: HashSet::new(),
+        }
+    }
+
+    /// Tick until cancelled; a failed tick is logged and tried again on the next one.
+    pub async fn run(mut self, cancel: CancellationToken) {
+        loop {
+            if let Err(e) = self.tick().await {
+                warn!(target: "veritas::lifecycle", error = %e, "lifecycle tick failed");
+            }
+            while let Some(done) = self.opinions.try_join_next() {
+                if let Err(e) = done {
+                    warn!(target: "veritas::lifecycle", error = %e, "second opinion task died");
+                }
+            }
+            tokio::select! {
+                () = cancel.cancelled() => break,
+                () = tokio::time::sleep(self.config.tick) => {}
+            }
+        }
+        self.opinions.abort_all();
+    }
+
+    /// One pass over the open jobs.
+    ///
+    /// # Errors
+    /// [`ChainError`] from the chain or the store; jobs already handled keep their stage.
+    pub async fn tick(&mut self) -> Result<(), ChainError> {
+        let jobs = self.store.open_jobs()?;
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let now = self.chain_time().await?;
+        for (job, chain) in jobs {
+            let qid = job.question.question_id;
+            let next = match chain.as_ref().map(|c| c.status) {
+                None => {
+                    if job.stage == Stage::Reported && self.config.finalize_expired {
+                        self.finalize_if_due(qid, now).await?;
+                    }
+                    continue;
+                }
+                Some(ChainStatus::Expired)
+                    if !matches!(job.stage, Stage::Resolving | Stage::Posting) =>
+                {
+                    Stage::Expired
+                }
+                // Not reported yet: the pipeline owns the job (it sees the verdict on-chain
+                // and marks it reported without running the committee).
+                _ if !job.stage.is_reported() => continue,
+                Some(ChainStatus::Resolved) => match chain.as_ref() {
+                    Some(c) => self.resolved(&job, c, now).await?,
+                    None => continue,
+                },
+                Some(ChainStatus::Escalated) => Stage::Finalised,
+                Some(ChainStatus::Disputed) => {
+                    if chain.as_ref().is_some_and(|c| c.second_opinion.is_none()) {
+                        self.second_opinion(&job);
+                    }
+                    Stage::Disputed
+                }
+                Some(ChainStatus::Arbitrated) => Stage::Arbitrated,
+                Some(ChainStatus::Expired) => continue,
+            };
+            if next != job.stage {
+                info!(target: "veritas::lifecycle", question = %qid, from = job.stage.as_str(), to = next.as_str(), "stage");
+                self.store.set_stage(qid, next)?;
+                if next.is_terminal() {
+                    self.deadlines.remove(&qid);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A Resolved verdict: final once its challenge window is over (then settle, in turn).
+    async fn resolved(&self, job: &Job, c: &Lifecycle, now: u64) -> Result<Stage, ChainError> {
+        let qid = job.question.question_id;
+        let final_at = match c.final_at {
+            Some(t) => t,
+            None => {
+                let t = self
+                    .contract()
+                    .finalAt(qid)
+                    .call()
+                    .await
+                    .map_err(|e| ChainError::contract("finalAt", e))?;
+                let t = u64::try_from(t).unwrap_or(u64::MAX);
+                self.store.set_final_at(qid, t)?;
+                t
+            }
+        };
+        if now < final_at {
+            return Ok(Stage::Finalised);
+        }
+        if !self.config.settle_final || c.settled {
+            return Ok(Stage::Final);
+        }
+        let me = self.poster.address();
+        let reports = self.store.operator_reports(qid)?;
+        let Some(turn) = reports.iter().position(|r| r.operator == me) else {
+            // Not one of the reporters: nothing is owed to this node.
+            return Ok(Stage::Final);
+        };
+        if now < final_at.saturating_add(turn as u64 * SETTLE_STAGGER_SECS) {
+            // An earlier reporter's turn; ours comes if it does not settle.
+            return Ok(Stage::Finalised);
+        }
+        let pending = self
+            .contract()
+            .pendingFee(qid)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("pendingFee", e))?;
+        if !pending.is_zero() {
+            let call = IVeritasOracle::settleCall { id: qid }.abi_encode();
+            self.poster.send_call(qid, "settle", call.into()).await?;
+        }
+        Ok(Stage::Final)
+    }
+
+    /// `finalize(id)` once the report window of a question we reported on has closed.
+    async fn finalize_if_due(&mut self, qid: U256, now: u64) -> Result<(), ChainError> {
+        let deadline = match self.deadlines.get(&qid) {
+            Some(d) => *d,
+            None => {
+                let contract = self.contract();
+                let q = contract
+                    .getQuestion(qid)
+                    .call()
+                    .await
+                    .map_err(|e| ChainError::contract("getQuestion", e))?;
+                let p = contract
+                    .questionParameters(qid)
+                    .call()
+                    .await
+                    .map_err(|e| ChainError::contract("questionParameters", e))?;
+                let d = q
+                    .resolveAfter
+                    .max(q.askedAt)
+                    .saturating_add(u64::from(p.reportWindow));
+                self.deadlines.insert(qid, d);
+                d
+            }
+        };
+        if now < deadline {
+            return Ok(());
+        }
+        let call = IVeritasOracle::finalizeCall { id: qid }.abi_encode();
+        if self
+            .poster
+            .send_call(qid, "finalize", call.into())
+            .await?
+            .is_some()
+        {
+            info!(target: "veritas::lifecycle", question = %qid, "report window over before the quorum: finalized");
+        }
+        Ok(())
+    }
+
+    /// Start the committee's second opinion on a disputed question (once per process; a
+    /// restart retries one that did not finish, since none was recorded).
+    fn second_opinion(&mut self, job: &Job) {
+        let qid = job.question.question_id;
+        if !self.opining.insert(qid) {
+            return;
+        }
+        let pipeline = Arc::clone(&self.pipeline);
+        let job = job.clone();
+        self.opinions.spawn(async move {
+            if let Err(e) = pipeline.second_opinion(&job).await {
+                warn!(target: "veritas::lifecycle", question = %qid, error = %e, "second opinion failed");
+            }
+        });
+    }
+
+    /// The contract's clock as the next transaction would see it: the latest block's
+    /// timestamp, or the wall clock when that is later (a chain that mines only on demand,
+    /// like anvil, has no newer block until someone sends one; the next one is stamped now).
+    async fn chain_time(&self) -> Result<u64, ChainError> {
+        let block = self
+            .provider
+            .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
+            .await
+            .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
+        let latest = block
+            .map(|b| b.header.timestamp)
+            .ok_or(ChainError::Contract {
+                op: "eth_getBlockByNumber",
+                reason: "no latest block".into(),
+            })?;
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        Ok(latest.max(wall))
+    }
+
+    fn contract(&self) -> IVeritasOracle::IVeritasOracleInstance<&ChainProvider> {
+        IVeritasOracle::new(self.oracle, &self.provider)
+    }
+}
