@@ -7,6 +7,8 @@
 //! - while the question is open, a submission triggers a provisional run served by the API,
 //!   rate-limited (submissions arriving within the interval are coalesced into one run);
 //! - more submissions than the reserved room: the extra ones are dropped with their reason;
+//! - a submission mined just before `resolveAfter` but confirmed after it still enters the
+//!   final bundle (the final run waits until the store holds `evidenceCount(id)` items);
 //! - the watcher notices an `eth_getLogs` page that hides submissions (the hash chain does not
 //!   reach `evidenceHead()`), reads it again, and a restart's overlap stores nothing twice.
 //!
@@ -478,4 +480,55 @@ async fn a_log_page_hiding_submissions_is_noticed_and_read_again() {
     let (mut w, _) = watcher(&store);
     catch_up(&mut w).await;
     assert_eq!(store.submissions(id).unwrap(), stored);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_last_minute_submission_confirmed_after_resolve_after_is_not_missed() {
+    let chain = Chain::start(AnvilOptions {
+        block_time: Some(1),
+        ..AnvilOptions::default()
+    })
+    .await;
+    let (mut node, _api) = start_node(&chain, "provisional_interval = \"0s\"", "").await;
+    // Five confirmations: an item mined a second before `resolveAfter` is stored ~3 s after
+    // the job is due.
+    node.edit_config("confirmations = 1", "confirmations = 5");
+    node.stop();
+    node.start();
+    let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
+    let provider = ProviderBuilder::new()
+        .wallet(EthereumWallet::from(asker))
+        .connect_http(chain.anvil.url.parse().unwrap());
+    let resolve_after = chain_time(&chain).await + 10;
+    let receipt = IVeritasOracle::new(chain.oracle, &provider)
+        .askQuestion("Did the lane open?".to_string(), resolve_after)
+        .send()
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+    let id = veritas::chain::asked_id(&receipt).unwrap();
+    while chain_time(&chain).await + 3 < resolve_after {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    submit(
+        &chain,
+        0,
+        id,
+        "https://late.example/news",
+        "Late news",
+        "The lane opened on the last day.",
+    )
+    .await;
+    chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
+    let report = node.report_with_tx(id, Duration::from_secs(10)).await;
+    assert_eq!(report["submissions"]["count"], 1, "{}", node.log_text());
+    assert_eq!(report["submissions"]["items"][0]["status"], "included");
+    assert!(
+        node.log_text()
+            .contains("submissions not complete yet; deferring"),
+        "the final run waited for the watcher"
+    );
+    node.stop();
 }
