@@ -13,8 +13,10 @@
 //!
 //! **Bounded.** One task runs them one at a time. A question gets at most one run per
 //! `node.provisional_interval`; submissions that arrive meanwhile are coalesced into the next
-//! run. A run takes a committee permit (`node.concurrency`) only when one is free, so final
-//! resolutions, which wait for permits, are never queued behind a provisional run. A question
+//! run. A run takes a committee permit (`node.concurrency`) only when one is free and never
+//! waits in the permit queue, so final resolutions, which do wait for permits, are served
+//! first; at worst a final run that finds every permit busy waits for the one provisional run
+//! in progress. A question
 //! is open while the chain's latest block is before its `resolveAfter` and its job is still
 //! queued; after that, the final run covers every submission.
 
