@@ -43,12 +43,17 @@ impl Encoding {
     }
 }
 
+fn checksummed<S: serde::Serializer>(a: &Address, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&a.to_checksum(None))
+}
+
 /// One confirmed on-chain submission of a question.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChainSubmission {
     /// The question's item number, from 1.
     pub index: u64,
-    /// Who submitted it.
+    /// Who submitted it (EIP-55 checksummed, as in the bundle's `submitter`).
+    #[serde(serialize_with = "checksummed")]
     pub submitter: Address,
     /// URL as submitted.
     pub url: String,
@@ -367,6 +372,16 @@ mod tests {
         assert_eq!(rec.items[0].status, Status::NotConsidered);
         let json = serde_json::to_value(&rec.items[0]).unwrap_or_default();
         assert_eq!(json["index"], 1);
+        let mixed = ChainSubmission {
+            submitter: Address::repeat_byte(0xab),
+            ..subs[0].clone()
+        };
+        let checksum = Address::repeat_byte(0xab).to_checksum(None);
+        assert_ne!(checksum, checksum.to_lowercase());
+        assert_eq!(
+            serde_json::to_value(&mixed).unwrap_or_default()["submitter"],
+            checksum
+        );
         assert_eq!(json["status"], "not_considered");
         assert!(json.get("encoding").is_none());
     }
