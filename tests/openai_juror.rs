@@ -210,6 +210,53 @@ async fn rejected_json_schema_falls_back_to_json_mode() {
     assert_eq!(kinds, ["json_schema", "json_object", "json_object"]);
 }
 
+/// llama-cpp-python's server refuses `json_schema` with a 500 carrying a validation error;
+/// a server that refuses JSON mode as well gets no `response_format` at all. Each refusal is
+/// remembered: the next ballot goes straight to the mode that worked.
+#[tokio::test]
+async fn a_500_naming_json_schema_then_a_refused_json_mode_end_in_plain_json() {
+    let (double, url) = serve(vec![
+        Reply::Status(
+            500,
+            r#"{"error":{"message":"1 validation error for CreateChatCompletionRequest
+response_format.json_schema
+  Extra inputs are not permitted"}}"#,
+            None,
+        ),
+        Reply::Status(
+            400,
+            r#"{"error":{"message":"response_format type json_object is not supported"}}"#,
+            None,
+        ),
+    ])
+    .await;
+    let client = OpenAiChat::with_api_key(config(url), None).unwrap();
+    let j = juror(client);
+    assert_eq!(j.ballot(&task()).await.unwrap().content.vote, Outcome::No);
+    assert_eq!(j.ballot(&task()).await.unwrap().content.vote, Outcome::No);
+    let requests = double.requests.lock().unwrap();
+    let kinds: Vec<&str> = requests
+        .iter()
+        .map(|(b, _, _)| b["response_format"]["type"].as_str().unwrap_or("none"))
+        .collect();
+    assert_eq!(kinds, ["json_schema", "json_object", "none", "none"]);
+}
+
+/// A 500 that does not name the structured output is an ordinary server error: retried in
+/// the same mode, never a reason to weaken it.
+#[tokio::test]
+async fn an_unrelated_500_keeps_the_schema_mode() {
+    let (double, url) = serve(vec![Reply::Status(500, "upstream timeout", None)]).await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    assert_eq!(j.ballot(&task()).await.unwrap().content.vote, Outcome::No);
+    let requests = double.requests.lock().unwrap();
+    let kinds: Vec<&str> = requests
+        .iter()
+        .map(|(b, _, _)| b["response_format"]["type"].as_str().unwrap_or("none"))
+        .collect();
+    assert_eq!(kinds, ["json_schema", "json_schema"]);
+}
+
 #[tokio::test]
 async fn garbage_and_timeouts_become_failed_ballots_with_reasons() {
     let (_double, url) = serve(vec![

@@ -103,3 +103,89 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
     }
     node.stop();
 }
+
+/// A pooled verdict's life on the question page: two operators' reports (quorum 2), the
+/// challenge window counting down, then a dispute and the node's second opinion appearing live
+/// (`tests/browser/lifecycle.mjs`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pooled_verdict_its_window_and_a_dispute_show_live_in_the_browser() {
+    let Some(browser) = chromium() else {
+        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+        assert!(
+            !ci,
+            "CI=true and no chromium: install Debian's chromium (make setup does as root)"
+        );
+        eprintln!("\n*** SKIPPED lifecycle browser test: chromium not found ***\n");
+        return;
+    };
+    use veritas::chain::IVeritasOracle;
+    let chain = Chain::start_with(AnvilOptions::default(), &[1, 3], |p| {
+        p.quorum = 2;
+        p.challengeWindow = 3600;
+    })
+    .await;
+    let mut first = Node::configure_as(&chain, 1, REPLAY, "");
+    let mut second = Node::configure_as(&chain, 3, REPLAY, "");
+    first.start();
+    second.start();
+    let addr = first.api_addr(Duration::from_secs(30)).await;
+    let id = chain
+        .ask(&["Did the lantern festival draw a record crowd?"])
+        .await[0];
+    chain
+        .wait_status(
+            id,
+            IVeritasOracle::VerdictStatus::Resolved,
+            Duration::from_secs(60),
+        )
+        .await;
+    first
+        .wait_stage(id, "finalised", Duration::from_secs(30))
+        .await;
+
+    let out = repo_root().join("target/web-view");
+    let mut script = Command::new("node")
+        .arg(repo_root().join("tests/browser/lifecycle.mjs"))
+        .args(["--url", &format!("http://{addr}")])
+        .args(["--question", &id.to_string()])
+        .args(["--out", out.to_str().unwrap()])
+        .args(["--chromium", browser.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node (Node.js) runs the browser script");
+    let mut lines = BufReader::new(script.stdout.take().unwrap()).lines();
+    let mut next = move || lines.next().map(|l| l.unwrap()).unwrap_or_default();
+    let ready = next();
+    assert_eq!(
+        ready,
+        "READY",
+        "browser script: {ready}\n{}",
+        first.log_text()
+    );
+
+    let disputer = chain.wallet(5);
+    let receipt = IVeritasOracle::new(chain.oracle, &disputer)
+        .dispute(id)
+        .send()
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+    assert!(receipt.status());
+    writeln!(script.stdin.as_mut().unwrap(), "DISPUTED").unwrap();
+    let result = next();
+    let status = script.wait().unwrap();
+    assert!(
+        status.success() && result.starts_with("RESULT "),
+        "browser script failed ({status}): {result}\nnode log:\n{}",
+        first.log_text()
+    );
+    eprintln!("lifecycle view: {}", &result["RESULT ".len()..]);
+    for shot in ["pooled.png", "disputed.png"] {
+        assert!(out.join(shot).is_file(), "no screenshot {shot}");
+    }
+    first.stop();
+    second.stop();
+}

@@ -9,6 +9,7 @@
 //! | `GET /questions/{id}` | the job, its post intent, its transactions, its report, what the chain holds, its on-chain submissions and provisional runs |
 //! | `GET /questions/{id}/provisional` | the question's on-chain submissions and its provisional runs (committee re-runs while open; never posted), oldest first |
 //! | `GET /bundles/{root}` | the committed question, evidence and leaves for a Merkle root |
+//! | `GET /reports/{id}` | the node's report file for a question, byte for byte (`veritas audit --question --report URL`) |
 //!
 //! It binds 127.0.0.1 by default and has no write route: it is safe to expose to a local
 //! Prometheus, and needs a reverse proxy (with its own auth) to go further.
@@ -79,6 +80,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/questions/{id}", get(question))
         .route("/questions/{id}/provisional", get(provisional))
         .route("/bundles/{root}", get(bundle))
+        .route("/reports/{id}", get(report_file))
         .with_state(state)
 }
 
@@ -291,7 +293,38 @@ async fn metrics(State(s): State<ApiState>) -> Response {
             ether,
         );
     }
+    // Read at every scrape like the balance above: the fees this operator may `withdraw`.
+    let credits = crate::chain::reader::credits(&s.provider, s.oracle, s.poster.address());
+    if let Ok(Ok(wei)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, credits).await {
+        // The exact integer: Prometheus reads it as a float, a person reads every digit.
+        let _ = writeln!(
+            out,
+            "# HELP veritas_operator_credits_wei Unpaid credits of the operator on the oracle (veritas operator withdraw).\n# TYPE veritas_operator_credits_wei gauge\nveritas_operator_credits_wei {wei}"
+        );
+    }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response()
+}
+
+/// The report file of question `id` exactly as the node wrote it (an auditor recomputes its
+/// root and integers; re-serialising could change nothing they check, but bytes are simplest).
+async fn report_file(State(s): State<ApiState>, Path(id): Path<String>) -> Response {
+    let not_found = || {
+        (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "no report for this question"})),
+        )
+            .into_response()
+    };
+    let Ok(id) = id.parse::<U256>() else {
+        return not_found();
+    };
+    let Some(intent) = s.store.intent(id).ok().flatten() else {
+        return not_found();
+    };
+    match std::fs::read(&intent.report_path) {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "application/json")], bytes).into_response(),
+        Err(_) => not_found(),
+    }
 }
 
 fn read_report(path: &str) -> Option<Value> {

@@ -9,6 +9,8 @@
 //! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`,
 //! and the committee's `seed`, `seed_inputs`, `M` and weights ([`seed`]: the draw).
 //!
+//! [`pooled`] rebuilds a verdict pooled from several operators' reports (version 2).
+//!
 //! On-chain evidence ([`check_submissions`], [`compare_submissions_with_chain`]): the report's
 //! `submissions` key lists every item submitted for the question with its link of the
 //! contract's evidence hash chain. Offline, each link is recomputed
@@ -26,6 +28,7 @@ use alloy::{
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub mod pooled;
 pub mod seed;
 
 use crate::chain::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};

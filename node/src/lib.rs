@@ -21,7 +21,8 @@
 //!   `demo` and the daemon all call; and the daemon's job runner (report file, intent, post).
 //! - [`store`]: node state in SQLite, split by concern (schema, jobs, intents, transactions),
 //!   with typed `U256`/`B256`/`I256` columns.
-//! - [`audit`]: rebuild a verdict from its report and compare it with the chain.
+//! - [`audit`]: rebuild a verdict from its report and compare it with the chain; `audit::pooled`
+//!   rebuilds a verdict pooled from several operators' reports.
 //! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown.
 //! - [`metrics`]: the counters and latencies the pipeline records and the API exports.
 //! - [`api`]: the read-only HTTP API (health, metrics, questions, bundles).

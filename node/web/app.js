@@ -235,8 +235,10 @@ function connect() {
     const q = record("question", e);
     const before = state.questions.get(q.id);
     upsertQuestion(q);
-    // The question on screen changed status (report written, verdict posted): show it all.
-    if (state.current === q.id && (!before || before.status !== q.status)) renderQuestion(q.id);
+    // The question on screen changed (report written, verdict posted, disputed, a second
+    // opinion written): show it all. While the committee runs, ballots arrive on their own.
+    const changed = !before || before.status !== q.status || (q.status !== "resolving" && before.updated_ms !== q.updated_ms);
+    if (state.current === q.id && changed) renderQuestion(q.id);
   });
   es.addEventListener("ballot", (e) => onBallot(record("ballot", e)));
   // The server dropped events for this browser (it was too slow): reload what is shown.
@@ -244,6 +246,11 @@ function connect() {
 }
 
 setInterval(() => document.querySelectorAll("[data-ago]").forEach((td) => { td.textContent = ago(Number(td.dataset.ago)); }), 5000);
+// The challenge window counts down on screen.
+setInterval(() => {
+  const el = document.getElementById("challenge");
+  if (el && state.detail) el.outerHTML = windowHtml(state.detail.lifecycle).replace(/^<div>challenge window<\/div>/, "");
+}, 1000);
 window.addEventListener("hashchange", route);
 // The first list carries the event id it reflects; the stream continues right after it.
 route().then(connect);

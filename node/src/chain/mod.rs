@@ -4,6 +4,8 @@
 //! - [`watcher`]: polls `eth_getLogs` behind a confirmation depth and fills the job store.
 //! - [`evidence_chain`]: the oracle's evidence hash chain, recomputed (pure).
 //! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
+//! - [`reader`]: one question's views and events as of one block (`veritas verdict`, `veritas
+//!   audit --question`), and an account's unpaid credits.
 //! - [`poster`]: sends the operator's `submitReport` exactly once per question (checks the chain first,
 //!   records each signed transaction before broadcasting it, waits for the receipt).
 //!
@@ -13,6 +15,7 @@
 pub mod devnet;
 pub mod evidence_chain;
 pub mod poster;
+pub mod reader;
 pub mod watcher;
 
 use std::time::Duration;

@@ -3,7 +3,11 @@
 //! ```text
 //! veritas audit veritas-data/reports/3.json
 //! veritas audit report.json --rpc http://127.0.0.1:8545 --oracle 0x5FbD...
+//! veritas audit --question 7 --rpc http://127.0.0.1:8545 --oracle 0x5FbD... --report a/7.json
 //! ```
+//!
+//! With `--question`, the pooled verdict of every operator's report is audited instead
+//! ([`super::audit_question`]).
 //!
 //! Exit status 0 when everything matches, 1 on any mismatch (each one is named).
 //!
@@ -25,16 +29,26 @@ use crate::{
 /// `veritas audit` arguments.
 #[derive(Debug, Args)]
 pub struct AuditArgs {
-    /// The report file (JSON) written by the node.
-    pub report: PathBuf,
+    /// The report file (JSON) written by the node (not with `--question`).
+    #[arg(required_unless_present = "question", conflicts_with = "question")]
+    pub report: Option<PathBuf>,
+    /// Audit the pooled verdict of this question from every operator's report (needs `--rpc`).
+    #[arg(long, requires = "rpc")]
+    pub question: Option<U256>,
+    /// With `--question`: an operator's report, a file or a node's API URL, optionally as
+    /// `0xOPERATOR=SOURCE`; repeat for each operator. Reports not given are checked against
+    /// their events only.
+    #[arg(long = "report", value_name = "FILE_OR_URL", requires = "question")]
+    pub reports: Vec<String>,
     /// JSON-RPC URL: also compare with the verdict on-chain.
     #[arg(long)]
     pub rpc: Option<String>,
     /// Oracle address (default: the report's `question.oracle`).
     #[arg(long)]
     pub oracle: Option<Address>,
-    /// First block searched for the question's `EvidenceSubmitted` logs (the oracle's
-    /// deployment block spares providers that cap `eth_getLogs` ranges).
+    /// First block of the event scans: the question's `ReportSubmitted` logs with
+    /// `--question`, its `EvidenceSubmitted` logs otherwise (the oracle's deployment block
+    /// spares providers that cap `eth_getLogs` ranges).
     #[arg(long, default_value_t = 0)]
     pub from_block: u64,
 }
@@ -44,10 +58,20 @@ pub struct AuditArgs {
 /// # Errors
 /// Unreadable report, RPC failure, or any mismatch.
 pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&args.report)
-        .with_context(|| format!("reading {}", args.report.display()))?;
-    let report: serde_json::Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not JSON", args.report.display()))?;
+    let (Some(path), None) = (&args.report, args.question) else {
+        return super::audit_question::run(super::audit_question::QuestionAudit {
+            id: args.question.context("a report file or --question")?,
+            rpc: args.rpc.clone().context("--question needs --rpc")?,
+            oracle: args.oracle,
+            reports: args.reports.clone(),
+            from_block: args.from_block,
+        })
+        .await;
+    };
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let report: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
     let rec = audit::recompute(&report)?;
     let mut mismatches: Vec<Mismatch> = audit::compare_with_report(&rec, &report);
     mismatches.extend(audit::check_submissions(&report)?);

@@ -4,10 +4,12 @@
 
 pub mod ask;
 pub mod audit;
+pub mod audit_question;
 pub mod commit;
 pub mod demo;
 pub mod eval;
 pub mod jsonl;
+pub mod operator;
 pub mod prove;
 pub mod resolve;
 pub mod run;
@@ -36,8 +38,15 @@ pub enum Command {
     Ask(ask::AskArgs),
     /// Read a question's verdict from the chain.
     Verdict(verdict::VerdictArgs),
-    /// Rebuild a verdict from its report and compare it with the chain.
+    /// Rebuild a verdict from its report and compare it with the chain; with `--question`, the
+    /// pooled verdict from every operator's report.
+    ///
+    /// Example: `veritas audit --question 7 --rpc http://127.0.0.1:8545 --report reports/7.json`
     Audit(audit::AuditArgs),
+    /// The operator's unpaid credits on the oracle: `balance`, `withdraw`.
+    ///
+    /// Example: `veritas operator balance`
+    Operator(operator::OperatorArgs),
     /// Local anvil + deploy + node + demo questions; prints verdicts read back from chain.
     Demo(demo::DemoArgs),
     /// Statistics of ballot sets: JSON lines in (one array of ballots per line), JSON lines out.
@@ -82,6 +91,7 @@ impl Cli {
             Command::Ask(args) => ask::run(args).await,
             Command::Verdict(args) => verdict::run(args).await,
             Command::Audit(args) => audit::run(args).await,
+            Command::Operator(args) => operator::run(args).await,
             Command::Demo(args) => demo::run(args).await,
             Command::Stats(args) => stats::run(args),
             Command::Commit(args) => commit::run(args),

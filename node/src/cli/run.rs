@@ -25,7 +25,7 @@ pub struct ConfigArgs {
     #[arg(long, short = 'c', env = "VERITAS_CONFIG")]
     pub config: Option<PathBuf>,
     /// JSON-RPC URL (overrides chain.rpc_url).
-    #[arg(long)]
+    #[arg(long, visible_alias = "rpc")]
     pub rpc_url: Option<String>,
     /// Oracle address (overrides chain.oracle and the deployment file).
     #[arg(long)]

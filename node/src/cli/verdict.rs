@@ -1,90 +1,222 @@
-//! `veritas verdict`: read a question's verdict from the chain.
+//! `veritas verdict`: read a question's status, verdict, money and every operator's report.
 //!
 //! ```text
 //! veritas verdict 3
+//! veritas verdict 3 --rpc http://127.0.0.1:8545 --oracle 0x5FbD...
 //! veritas verdict 3 --json
 //! ```
+//!
+//! Every value is read at one block (see [`crate::chain::reader`]); the time left in the
+//! challenge window is `finalAt` minus that block's timestamp.
 
-use alloy::primitives::U256;
+use std::time::Duration;
+
+use alloy::primitives::{U256, utils::format_ether};
 use anyhow::Context;
 use clap::Args;
-use serde_json::json;
 
 use super::run::ConfigArgs;
-use crate::chain::{self, ChainError, IVeritasOracle};
+use crate::{
+    chain::{self, reader},
+    config,
+};
 
 /// `veritas verdict` arguments.
 #[derive(Debug, Args)]
 pub struct VerdictArgs {
     /// Question id.
     pub id: U256,
-    /// Print one JSON object instead of text.
+    /// Print one JSON object (every integer as a decimal string) instead of text.
     #[arg(long)]
     pub json: bool,
+    /// First block to search for the question's events (default: the deployment's block when
+    /// the oracle comes from the deployments file, else `chain.start_block`).
+    #[arg(long)]
+    pub from_block: Option<u64>,
     #[command(flatten)]
     config: ConfigArgs,
 }
 
 /// A 1e18 integer as a percentage with two decimals (display only).
-fn percent(wad: U256) -> String {
-    let bp = wad / U256::from(100_000_000_000_000u64); // 1e14 = 0.01%
-    let bp: u64 = bp.try_into().unwrap_or(u64::MAX);
+fn percent(wad: u128) -> String {
+    let bp = wad / 100_000_000_000_000; // 1e14 = 0.01%
     format!("{}.{:02}%", bp / 100, bp % 100)
 }
 
-/// Print the status and, when posted, the verdict.
+/// A 1e18 signed integer as a decimal with four places (display only).
+fn wad_decimal(v: i128) -> String {
+    let sign = if v < 0 { "-" } else { "" };
+    let units = v.unsigned_abs() / 100_000_000_000_000;
+    format!("{sign}{}.{:04}", units / 10_000, units % 10_000)
+}
+
+fn seconds(s: u64) -> String {
+    humantime::format_duration(Duration::from_secs(s)).to_string()
+}
+
+/// Wei with its ether value.
+fn wei(v: U256) -> String {
+    // format_ether prints all 18 decimals; trailing zeros say nothing.
+    let ether = format_ether(v);
+    let ether = ether.trim_end_matches('0').trim_end_matches('.');
+    format!("{v} wei ({ether} ETH)")
+}
+
+/// Print the question's state.
 ///
 /// # Errors
-/// Configuration and RPC errors.
+/// Configuration errors, an unreachable RPC, no contract at the oracle address, an unknown id.
 pub async fn run(args: VerdictArgs) -> anyhow::Result<()> {
     let config = args.config.load(Vec::new())?;
     let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
-    let chain_id = chain::check_chain_id(&provider, config.chain.chain_id).await?;
-    let oracle = config.oracle_address(chain_id)?;
-    let contract = IVeritasOracle::new(oracle, &provider);
-    let status = contract
-        .verdictStatus(args.id)
-        .call()
+    let chain_id = chain::check_chain_id(&provider, config.chain.chain_id)
         .await
-        .map_err(|e| ChainError::contract("verdictStatus", e))?;
-    let posted = chain::has_verdict(&status);
-    let verdict = if posted {
-        Some(
-            contract
-                .getVerdict(args.id)
-                .call()
-                .await
-                .map_err(|e| ChainError::contract("getVerdict", e))
-                .context("getVerdict")?,
-        )
-    } else {
-        None
-    };
+        .with_context(|| format!("cannot use the RPC at {}", config.chain.rpc_url))?;
+    let oracle = config.oracle_address(chain_id)?;
+    let from_block = args
+        .from_block
+        .unwrap_or_else(|| config::start_block(&config, chain_id));
+    let view = reader::question_view(&provider, oracle, args.id, from_block)
+        .await
+        .with_context(|| format!("question {} on oracle {oracle}", args.id))?;
     if args.json {
-        let v = verdict.as_ref().map(|v| {
-            json!({
-                "questionHash": v.questionHash.to_string(), "merkleRoot": v.merkleRoot.to_string(),
-                "pYes": v.pYes.to_string(), "pNo": v.pNo.to_string(), "pNull": v.pNull.to_string(),
-                "fleissKappa": v.fleissKappa.to_string(), "timestamp": v.timestamp.to_string(),
-            })
-        });
-        println!(
-            "{}",
-            json!({"id": args.id.to_string(), "status": format!("{status:?}"), "verdict": v})
-        );
+        println!("{}", serde_json::to_string_pretty(&view)?);
         return Ok(());
     }
-    println!("question {}: {status:?}", args.id);
-    if let Some(v) = verdict {
-        println!("  YES   {:>8}  ({})", percent(v.pYes), v.pYes);
-        println!("  NO    {:>8}  ({})", percent(v.pNo), v.pNo);
-        println!("  NULL  {:>8}  ({})", percent(v.pNull), v.pNull);
-        println!("  kappa {}  (1e18 scale)", v.fleissKappa);
-        println!("  evidence root {}", v.merkleRoot);
-        println!("  question hash {}", v.questionHash);
-        println!("  posted at {}", v.timestamp);
-    }
+    print!("{}", render(&view));
     Ok(())
+}
+
+/// The text form of a question's state.
+pub fn render(v: &reader::QuestionView) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let p = &v.parameters;
+    let _ = writeln!(
+        o,
+        "question {} on {} (chain {}, read at block {}, time {})",
+        v.id, v.oracle, v.chain_id, v.block, v.block_timestamp
+    );
+    let finality = match (v.status.as_str(), v.seconds_to_final) {
+        (_, Some(0)) => "final".to_string(),
+        ("Resolved", Some(left)) => format!(
+            "challenge window open: {} left (final at {})",
+            seconds(left),
+            v.final_at
+        ),
+        ("Disputed", _) => "disputed: waiting for the arbiter".into(),
+        ("Escalated", _) => "escalated: waiting for the arbiter".into(),
+        ("Asked", _) => {
+            let left = v.report_window_closes_at.saturating_sub(v.block_timestamp);
+            format!(
+                "open: {} of {} reports, report window closes at {} ({} left)",
+                v.reports.len(),
+                p.quorum,
+                v.report_window_closes_at,
+                seconds(left)
+            )
+        }
+        _ => "not final".into(),
+    };
+    let _ = writeln!(
+        o,
+        "  status        {} (isFinal {}): {finality}",
+        v.status, v.is_final
+    );
+    if let Some(verdict) = &v.verdict {
+        let source = if v.arbitrated.is_some() {
+            " (the arbiter's ruling)"
+        } else {
+            ""
+        };
+        let _ = writeln!(o, "  verdict{source}");
+        for (name, wad) in [
+            ("YES", verdict.p_yes),
+            ("NO", verdict.p_no),
+            ("NULL", verdict.p_null),
+        ] {
+            let _ = writeln!(o, "    {name:<5} {:>8}  ({wad})", percent(wad));
+        }
+        let _ = writeln!(
+            o,
+            "    kappa {}  ({})",
+            wad_decimal(verdict.fleiss_kappa),
+            verdict.fleiss_kappa
+        );
+        let _ = writeln!(o, "    root  {}", verdict.merkle_root);
+        let _ = writeln!(o, "    time  {}", verdict.timestamp);
+    }
+    if let Some(posted) = &v.posted {
+        let _ = writeln!(
+            o,
+            "  posted        block {} by {}, escalated {}",
+            posted.block, posted.poster, posted.escalated
+        );
+        if v.arbitrated.is_some() {
+            let _ = writeln!(
+                o,
+                "  pooled triple YES {}  NO {}  NULL {}",
+                posted.p_fixed[0], posted.p_fixed[1], posted.p_fixed[2]
+            );
+        }
+    }
+    match &v.dispute {
+        Some(d) => {
+            let _ = writeln!(o, "  dispute       by {}, bond {}", d.disputer, wei(d.bond));
+        }
+        None => {
+            let _ = writeln!(o, "  dispute       none");
+        }
+    }
+    let _ = writeln!(o, "  question hash {}", v.question_hash);
+    let _ = writeln!(
+        o,
+        "  asked         by {} at {}, reports from {}",
+        v.asker,
+        v.asked_at,
+        v.resolve_after.max(v.asked_at)
+    );
+    let _ = writeln!(
+        o,
+        "  parameters    quorum {}, max {} ballots per report, report window {}, challenge window {}",
+        p.quorum,
+        p.max_ballots_per_report,
+        seconds(u64::from(p.report_window)),
+        seconds(u64::from(p.challenge_window)),
+    );
+    let _ = writeln!(
+        o,
+        "  fees          ask {}, dispute bond {}, evidence {}",
+        wei(p.ask_fee),
+        wei(p.dispute_bond),
+        wei(p.evidence_fee)
+    );
+    let _ = writeln!(o, "  pending fee   {}", wei(v.pending_fee));
+    let _ = writeln!(
+        o,
+        "  reports       {} (quorum {})",
+        v.reports.len(),
+        p.quorum
+    );
+    for (i, r) in v.reports.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "    {}. operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}",
+            i + 1,
+            r.operator,
+            r.n_yes,
+            r.n_no,
+            r.n_null,
+            r.fleiss_kappa,
+            r.escalated
+        );
+        let _ = writeln!(
+            o,
+            "       root {}  block {}  tx {}",
+            r.merkle_root, r.block, r.tx
+        );
+    }
+    o
 }
 
 #[cfg(test)]
@@ -92,9 +224,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percent_formats() {
-        assert_eq!(percent(U256::from(500_000_000_000_000_000u64)), "50.00%");
-        assert_eq!(percent(U256::from(333_333_333_333_333_334u64)), "33.33%");
-        assert_eq!(percent(U256::from(1u64)), "0.00%");
+    fn formats() {
+        assert_eq!(percent(500_000_000_000_000_000), "50.00%");
+        assert_eq!(percent(333_333_333_333_333_334), "33.33%");
+        assert_eq!(percent(1), "0.00%");
+        assert_eq!(wad_decimal(1_000_000_000_000_000_000), "1.0000");
+        assert_eq!(wad_decimal(-250_000_000_000_000_000), "-0.2500");
+        assert_eq!(seconds(3_661), "1h 1m 1s");
+        assert_eq!(wei(U256::ZERO), "0 wei (0 ETH)");
+        assert_eq!(
+            wei(U256::from(10_500_000_000_000_000_000u128)),
+            "10500000000000000000 wei (10.5 ETH)"
+        );
     }
 }

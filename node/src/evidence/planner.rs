@@ -146,6 +146,7 @@ pub fn plan_schema(config: &PlannerConfig) -> JsonSchema {
                     "type": "array",
                     "minItems": config.min_queries,
                     "maxItems": config.max_queries,
+                    "uniqueItems": true,
                     "items": {"type": "string", "minLength": 1, "maxLength": config.max_query_chars}
                 },
                 "rubric": {
@@ -157,8 +158,10 @@ pub fn plan_schema(config: &PlannerConfig) -> JsonSchema {
                         "additionalProperties": false,
                         "required": ["id", "description"],
                         "properties": {
-                            "id": {"type": "string", "description": "short snake_case key"},
-                            "description": {"type": "string"}
+                            "id": {"type": "string", "minLength": 1, "maxLength": 40,
+                                   "description": "short snake_case key"},
+                            "description": {"type": "string", "minLength": 1,
+                                            "maxLength": config.max_criterion_chars}
                         }
                     }
                 }

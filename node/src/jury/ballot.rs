@@ -59,10 +59,13 @@ pub struct SchemaOptions {
 /// The JSON Schema of a ballot for this bundle and rubric.
 pub fn ballot_schema(bundle: &Bundle, rubric: &Rubric, options: SchemaOptions) -> Value {
     let ids: Vec<u32> = bundle.evidence.iter().map(|e| e.id).collect();
+    // Bounded everywhere, so a grammar-constrained decoder cannot run away: unique ids of
+    // this bundle (so at most its size), scores in [0, 1], a bounded justification.
     let id_list = json!({
         "type": "array",
         "items": { "type": "integer", "enum": ids },
-        "uniqueItems": true
+        "uniqueItems": true,
+        "maxItems": ids.len()
     });
     let mut criteria = serde_json::Map::new();
     for c in &rubric.criteria {

@@ -1,16 +1,19 @@
 //! An OpenAI-compatible chat-completions client (OpenAI, OpenRouter, Together, vLLM, Ollama,
 //! llama.cpp's server...).
 //!
-//! Structured output is asked for with `response_format: {type: "json_schema"}`; a server that
-//! rejects that (HTTP 400 naming `response_format` or `json_schema`) is asked again with
-//! `{type: "json_object"}` and remembered as JSON-mode only — the juror validates the answer
-//! against the schema either way. Retrying lives here and only here: transport errors,
+//! Structured output is negotiated once per server and remembered for the client's life:
+//! `response_format: {type: "json_schema"}` first; a server that refuses it — any 4xx or 5xx
+//! whose body names `response_format` or `json_schema` (llama.cpp's server answers 400,
+//! llama-cpp-python's 500 with a validation error) — is asked again in JSON mode
+//! (`{type: "json_object"}`), and one that refuses that too, with no `response_format` at all
+//! (the prompt still asks for the JSON object). The juror validates every answer against the
+//! ballot schema whatever the mode, so a weaker mode costs failed ballots, never bad ones. Retrying lives here and only here: transport errors,
 //! timeouts, 429 and 5xx are retried with exponential backoff and full jitter, and a
 //! `Retry-After` header (seconds) is honoured when it asks for longer. The API key comes from
 //! an environment variable named in the configuration and never appears in logs, errors or
 //! `Debug` output.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -84,7 +87,53 @@ pub struct OpenAiChat {
     endpoint: String,
     key: Option<Secret>,
     http: reqwest::Client,
-    json_mode_only: AtomicBool,
+    /// The [`OutputMode`] this server accepted (as its `u8`), downgraded on refusals.
+    output_mode: AtomicU8,
+}
+
+/// How structured output is asked for, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputMode {
+    /// `response_format: {type: "json_schema", strict: true}`.
+    JsonSchema = 0,
+    /// `response_format: {type: "json_object"}`.
+    JsonObject = 1,
+    /// No `response_format`: the prompt alone asks for JSON.
+    Plain = 2,
+}
+
+impl OutputMode {
+    fn from_u8(v: u8) -> Self {
+        match v {
+            0 => OutputMode::JsonSchema,
+            1 => OutputMode::JsonObject,
+            _ => OutputMode::Plain,
+        }
+    }
+
+    /// The next weaker mode, if any.
+    fn weaker(self) -> Option<Self> {
+        match self {
+            OutputMode::JsonSchema => Some(OutputMode::JsonObject),
+            OutputMode::JsonObject => Some(OutputMode::Plain),
+            OutputMode::Plain => None,
+        }
+    }
+
+    /// Whether `e` is the server refusing this mode: an error status whose body names what
+    /// the mode sent. Servers disagree on the status (400, 422, 500), not on naming the field.
+    fn refused_by(self, e: &LlmError) -> bool {
+        let LlmError::Status { status, body } = e else {
+            return false;
+        };
+        let names = |word: &str| body.contains(word);
+        *status >= 400
+            && match self {
+                OutputMode::JsonSchema => names("response_format") || names("json_schema"),
+                OutputMode::JsonObject => names("response_format") || names("json_object"),
+                OutputMode::Plain => false,
+            }
+    }
 }
 
 impl OpenAiChat {
@@ -121,7 +170,7 @@ impl OpenAiChat {
             endpoint,
             key,
             http,
-            json_mode_only: AtomicBool::new(false),
+            output_mode: AtomicU8::new(OutputMode::JsonSchema as u8),
         })
     }
 
@@ -130,7 +179,12 @@ impl OpenAiChat {
         &self.config
     }
 
-    fn body(&self, request: &ChatRequest, json_schema: bool) -> Value {
+    /// The structured-output mode this server has accepted so far.
+    pub fn output_mode(&self) -> OutputMode {
+        OutputMode::from_u8(self.output_mode.load(Ordering::Relaxed))
+    }
+
+    fn body(&self, request: &ChatRequest, mode: OutputMode) -> Value {
         let mut body = json!({
             "model": self.config.model,
             "messages": [
@@ -144,12 +198,16 @@ impl OpenAiChat {
             body["seed"] = json!(seed);
         }
         if let Some(schema) = &request.json_schema {
-            body["response_format"] = if json_schema {
-                json!({ "type": "json_schema", "json_schema": {
-                    "name": schema.name, "schema": schema.schema, "strict": true } })
-            } else {
-                json!({ "type": "json_object" })
-            };
+            match mode {
+                OutputMode::JsonSchema => {
+                    body["response_format"] = json!({ "type": "json_schema", "json_schema": {
+                        "name": schema.name, "schema": schema.schema, "strict": true } });
+                }
+                OutputMode::JsonObject => {
+                    body["response_format"] = json!({ "type": "json_object" });
+                }
+                OutputMode::Plain => {}
+            }
         }
         body
     }
@@ -236,16 +294,6 @@ impl OpenAiChat {
     }
 }
 
-fn rejects_json_schema(e: &LlmError) -> bool {
-    match e {
-        LlmError::Status { status, body } => {
-            (*status == 400 || *status == 422)
-                && (body.contains("response_format") || body.contains("json_schema"))
-        }
-        _ => false,
-    }
-}
-
 #[async_trait]
 impl ChatModel for OpenAiChat {
     fn label(&self) -> &str {
@@ -256,16 +304,20 @@ impl ChatModel for OpenAiChat {
         let started = Instant::now();
         let mut retry = 0u32;
         loop {
-            let schema_mode = !self.json_mode_only.load(Ordering::Relaxed);
-            let body = self.body(request, schema_mode);
+            let mode = self.output_mode();
+            let body = self.body(request, mode);
             match self.attempt(&body).await {
                 Ok(value) => return self.parse(&value, started.elapsed()),
                 Err((e, _))
-                    if schema_mode && request.json_schema.is_some() && rejects_json_schema(&e) =>
+                    if request.json_schema.is_some()
+                        && mode.refused_by(&e)
+                        && mode.weaker().is_some() =>
                 {
+                    let next = mode.weaker().unwrap_or(OutputMode::Plain);
                     tracing::info!(target: "veritas::llm", model = %self.label, error = %e,
-                        "server rejects json_schema output; falling back to JSON mode");
-                    self.json_mode_only.store(true, Ordering::Relaxed);
+                        from = ?mode, to = ?next, "server refuses this structured-output mode; asking with a weaker one");
+                    // Only ever downgrade: a concurrent request may have gone further already.
+                    self.output_mode.fetch_max(next as u8, Ordering::Relaxed);
                 }
                 Err((e, retry_after)) if e.is_retryable() && retry < self.config.max_retries => {
                     let wait = self.backoff(retry, retry_after);

@@ -391,9 +391,15 @@ impl Store {
     /// # Errors
     /// [`StoreError`].
     pub fn set_second_opinion(&self, question_id: U256, path: &str) -> Result<(), StoreError> {
+        let now = now_ms();
         self.conn().execute(
             "UPDATE lifecycle SET second_opinion = ?2, updated_at = ?3 WHERE question_id = ?1",
-            params![Dec(question_id), path, now_ms()],
+            params![Dec(question_id), path, now],
+        )?;
+        // The job's row changes too, so the live view knows to show it.
+        self.conn().execute(
+            "UPDATE jobs SET updated_at = ?2 WHERE question_id = ?1",
+            params![Dec(question_id), now],
         )?;
         self.announce(question_id);
         Ok(())

@@ -1,0 +1,536 @@
+//! Read one question's whole on-chain state — views and events — as of one block, for
+//! `veritas verdict` and `veritas audit --question`.
+//!
+//! Every view is called at the same block the event scan ends at, so the reports, the tally
+//! and the verdict agree with each other even while new blocks arrive. Events come from
+//! `eth_getLogs` filtered by the question id (an indexed topic) from `from_block` on; a range the
+//! RPC refuses is split in halves until it is accepted.
+//!
+//! The types serialise for `veritas verdict --json`: keys in camelCase as the contract names
+//! them (`pYes`, `isFinal`, `pendingFee`), every 1e18 integer and wei amount a decimal string.
+
+use alloy::{
+    eips::BlockId,
+    primitives::{Address, B256, I256, U256},
+    providers::Provider,
+    rpc::types::{BlockNumberOrTag, Filter, Log},
+    sol_types::SolEvent,
+};
+use serde::Serialize;
+
+use super::{ChainError, ChainProvider, IVeritasOracle};
+use crate::audit::pooled::{PostedVerdict, ReportClaim};
+
+/// One `ReportSubmitted` event and where it was mined.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportEvent {
+    /// The reporting operator.
+    pub operator: Address,
+    /// Its bundle root.
+    pub merkle_root: B256,
+    /// Valid YES ballots.
+    pub n_yes: u64,
+    /// Valid NO ballots.
+    pub n_no: u64,
+    /// Valid NULL ballots.
+    pub n_null: u64,
+    /// Kappa, 1e18 (decimal string in JSON).
+    #[serde(serialize_with = "as_decimal")]
+    pub fleiss_kappa: i128,
+    /// The operator's routing escalated.
+    pub escalated: bool,
+    /// Block of the report.
+    pub block: u64,
+    /// Transaction of the report.
+    pub tx: B256,
+}
+
+impl ReportEvent {
+    /// The report's fields for pooling.
+    pub fn claim(&self) -> ReportClaim {
+        ReportClaim {
+            operator: self.operator,
+            root: self.merkle_root,
+            counts: [self.n_yes, self.n_no, self.n_null],
+            kappa: self.fleiss_kappa,
+            escalated: self.escalated,
+        }
+    }
+}
+
+/// The question's parameters (fixed at ask time); amounts in wei, decimal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ParametersView {
+    /// Reports that finalise the verdict.
+    pub quorum: u8,
+    /// Cap on one report's ballots.
+    pub max_ballots_per_report: u16,
+    /// Seconds reports are accepted after the window opens.
+    pub report_window: u32,
+    /// Seconds a resolved verdict can be disputed.
+    pub challenge_window: u32,
+    /// Wei the ask cost at least.
+    #[serde(serialize_with = "as_decimal")]
+    pub ask_fee: U256,
+    /// Wei a dispute bonds at least.
+    #[serde(serialize_with = "as_decimal")]
+    pub dispute_bond: U256,
+    /// Wei per submitted evidence item.
+    #[serde(serialize_with = "as_decimal")]
+    pub evidence_fee: U256,
+}
+
+/// `getVerdict`: the seed's reading shape; integers as decimal strings in JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerdictView {
+    /// sha256 of the question text.
+    pub question_hash: B256,
+    /// Root (one report) or roots digest.
+    pub merkle_root: B256,
+    /// 1e18 YES.
+    #[serde(serialize_with = "as_decimal")]
+    pub p_yes: u128,
+    /// 1e18 NO.
+    #[serde(serialize_with = "as_decimal")]
+    pub p_no: u128,
+    /// 1e18 NULL.
+    #[serde(serialize_with = "as_decimal")]
+    pub p_null: u128,
+    /// Kappa, 1e18.
+    #[serde(serialize_with = "as_decimal")]
+    pub fleiss_kappa: i128,
+    /// Time of the posting or arbitration.
+    pub timestamp: u64,
+}
+
+/// The `VerdictPosted` event: the pooled verdict as posted (an arbitration does not change it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PostedEvent {
+    /// Root or digest.
+    pub merkle_root: B256,
+    /// 1e18 (YES, NO, NULL), decimal strings in JSON.
+    #[serde(serialize_with = "triple_as_decimal")]
+    pub p_fixed: [u128; 3],
+    /// Kappa, 1e18.
+    #[serde(serialize_with = "as_decimal")]
+    pub fleiss_kappa: i128,
+    /// Posted escalated.
+    pub escalated: bool,
+    /// Who sent the posting transaction (quorum-th reporter, or `finalize`'s caller).
+    pub poster: Address,
+    /// Its block.
+    pub block: u64,
+}
+
+impl PostedEvent {
+    /// As a [`PostedVerdict`] to compare with.
+    pub fn verdict(&self) -> PostedVerdict {
+        PostedVerdict {
+            p_fixed: self.p_fixed,
+            kappa: self.fleiss_kappa,
+            root: self.merkle_root,
+            escalated: Some(self.escalated),
+        }
+    }
+}
+
+/// A dispute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DisputeView {
+    /// Who disputed.
+    pub disputer: Address,
+    /// The bond in wei.
+    #[serde(serialize_with = "as_decimal")]
+    pub bond: U256,
+}
+
+/// Everything the chain says about one question, as of `block`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuestionView {
+    /// Question id.
+    #[serde(serialize_with = "as_decimal")]
+    pub id: U256,
+    /// The oracle.
+    pub oracle: Address,
+    /// Chain id.
+    pub chain_id: u64,
+    /// Block every value was read at.
+    pub block: u64,
+    /// That block's timestamp ("now" for the windows).
+    pub block_timestamp: u64,
+    /// `verdictStatus` (Asked, Resolved, Escalated, Arbitrated, Disputed, Expired).
+    pub status: String,
+    /// `isFinal`.
+    pub is_final: bool,
+    /// `finalAt` (0 while unknown: Asked, Escalated, Disputed).
+    pub final_at: u64,
+    /// Seconds until final: `Some(0)` once final, `None` while unknown.
+    pub seconds_to_final: Option<u64>,
+    /// sha256 of the question text.
+    pub question_hash: B256,
+    /// Who asked.
+    pub asker: Address,
+    /// Time of the ask.
+    pub asked_at: u64,
+    /// Earliest report time.
+    pub resolve_after: u64,
+    /// Hash of the block holding the question's `QuestionAsked` log (a committee seed input),
+    /// when the log is within the scanned range.
+    pub asked_block_hash: Option<B256>,
+    /// When the report window closes (max(resolveAfter, askedAt) + reportWindow).
+    pub report_window_closes_at: u64,
+    /// The question's parameters.
+    pub parameters: ParametersView,
+    /// `pendingFee`: wei held and not yet credited.
+    #[serde(serialize_with = "as_decimal")]
+    pub pending_fee: U256,
+    /// `getVerdict`, when a verdict exists.
+    pub verdict: Option<VerdictView>,
+    /// The `VerdictPosted` event, when a verdict exists.
+    pub posted: Option<PostedEvent>,
+    /// The arbiter's triple (`VerdictArbitrated`), once ruled.
+    #[serde(serialize_with = "opt_triple_as_decimal")]
+    pub arbitrated: Option<[u128; 3]>,
+    /// The dispute, when one was filed.
+    pub dispute: Option<DisputeView>,
+    /// Every report, in report order.
+    pub reports: Vec<ReportEvent>,
+}
+
+fn as_decimal<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&v.to_string())
+}
+
+fn triple_as_decimal<S: serde::Serializer>(v: &[u128; 3], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(u128::to_string))
+}
+
+fn opt_triple_as_decimal<S: serde::Serializer>(
+    v: &Option<[u128; 3]>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(t) => triple_as_decimal(t, s),
+        None => s.serialize_none(),
+    }
+}
+
+fn bad(op: &'static str, reason: impl Into<String>) -> ChainError {
+    ChainError::Contract {
+        op,
+        reason: reason.into(),
+    }
+}
+
+fn small<T: TryFrom<U256>>(op: &'static str, v: U256) -> Result<T, ChainError> {
+    T::try_from(v).map_err(|_| bad(op, format!("value {v} out of range")))
+}
+
+fn signed(op: &'static str, v: I256) -> Result<i128, ChainError> {
+    i128::try_from(v).map_err(|_| bad(op, format!("value {v} out of range")))
+}
+
+/// Fail with a clear error unless `oracle` holds code at `block` (a wrong address otherwise
+/// surfaces as an undecodable empty answer).
+///
+/// # Errors
+/// [`ChainError::Contract`] naming the address; [`ChainError::Rpc`].
+pub async fn ensure_contract(
+    provider: &ChainProvider,
+    oracle: Address,
+    block: BlockId,
+) -> Result<(), ChainError> {
+    let code = provider
+        .get_code_at(oracle)
+        .block_id(block)
+        .await
+        .map_err(|e| ChainError::rpc("eth_getCode", e))?;
+    if code.is_empty() {
+        return Err(bad(
+            "eth_getCode",
+            format!("no contract at {oracle}: wrong --oracle address or wrong chain?"),
+        ));
+    }
+    Ok(())
+}
+
+/// Logs matching `filter` in blocks `from..=to`, without removed (reorged) ones, splitting any
+/// range the RPC refuses.
+async fn logs(
+    provider: &ChainProvider,
+    filter: &Filter,
+    from: u64,
+    to: u64,
+) -> Result<Vec<Log>, ChainError> {
+    let mut out = Vec::new();
+    let mut start = from;
+    let mut range = to.saturating_sub(from).saturating_add(1);
+    while start <= to {
+        let end = to.min(start.saturating_add(range - 1));
+        let page = filter.clone().from_block(start).to_block(end);
+        match provider.get_logs(&page).await {
+            Ok(found) => {
+                out.extend(found.into_iter().filter(|l| !l.removed));
+                start = end + 1;
+            }
+            Err(e) => {
+                let e = ChainError::rpc("eth_getLogs", e);
+                if e.is_range_refusal() && range > 1 {
+                    range /= 2;
+                } else {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn question_filter(oracle: Address, signature: B256, id: U256) -> Filter {
+    Filter::new()
+        .address(oracle)
+        .event_signature(signature)
+        .topic1(B256::from(id))
+}
+
+/// The `ReportSubmitted` events of `id` in blocks `from..=to`, in report order.
+///
+/// # Errors
+/// [`ChainError`] from the RPC or an undecodable log.
+pub async fn report_events(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from: u64,
+    to: u64,
+) -> Result<Vec<ReportEvent>, ChainError> {
+    let filter = question_filter(oracle, IVeritasOracle::ReportSubmitted::SIGNATURE_HASH, id);
+    let mut out = Vec::new();
+    for log in logs(provider, &filter, from, to).await? {
+        let decoded = log
+            .log_decode::<IVeritasOracle::ReportSubmitted>()
+            .map_err(|e| bad("ReportSubmitted", e.to_string()))?;
+        let e = &decoded.inner.data;
+        out.push(ReportEvent {
+            operator: e.operator,
+            merkle_root: e.merkleRoot,
+            n_yes: small("ReportSubmitted.nYes", e.nYes)?,
+            n_no: small("ReportSubmitted.nNo", e.nNo)?,
+            n_null: small("ReportSubmitted.nNull", e.nNull)?,
+            fleiss_kappa: signed("ReportSubmitted.fleissKappa", e.fleissKappa)?,
+            escalated: e.escalated,
+            block: log.block_number.unwrap_or_default(),
+            tx: log.transaction_hash.unwrap_or_default(),
+        });
+    }
+    Ok(out)
+}
+
+/// The wei `account` may withdraw from `oracle` (`credits`).
+///
+/// # Errors
+/// [`ChainError`] from the call.
+pub async fn credits(
+    provider: &ChainProvider,
+    oracle: Address,
+    account: Address,
+) -> Result<U256, ChainError> {
+    IVeritasOracle::new(oracle, provider)
+        .credits(account)
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("credits", e))
+}
+
+/// Read question `id` whole (views at the latest block, events from `from_block` to it).
+///
+/// # Errors
+/// [`ChainError::UnknownQuestion`] for an id never asked; [`ChainError::Contract`] when no
+/// contract is at `oracle`; [`ChainError::Rpc`] when the RPC fails.
+pub async fn question_view(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from_block: u64,
+) -> Result<QuestionView, ChainError> {
+    let chain_id = super::check_chain_id(provider, None).await?;
+    let block = provider
+        .get_block_number()
+        .await
+        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let at = BlockId::number(block);
+    ensure_contract(provider, oracle, at).await?;
+    let header = provider
+        .get_block_by_number(BlockNumberOrTag::Number(block))
+        .await
+        .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?
+        .ok_or_else(|| bad("eth_getBlockByNumber", format!("no block {block}")))?;
+    let now = header.header.timestamp;
+    let c = IVeritasOracle::new(oracle, provider);
+    let call = |op| move |e| ChainError::contract(op, e);
+    let status = c
+        .verdictStatus(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(call("verdictStatus"))?;
+    use IVeritasOracle::VerdictStatus as S;
+    if matches!(status, S::None) {
+        return Err(ChainError::UnknownQuestion(id));
+    }
+    let question = c
+        .getQuestion(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(call("getQuestion"))?;
+    let p = c
+        .questionParameters(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(call("questionParameters"))?;
+    let is_final = c
+        .isFinal(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(call("isFinal"))?;
+    let final_at: u64 = small(
+        "finalAt",
+        c.finalAt(id)
+            .block(at)
+            .call()
+            .await
+            .map_err(call("finalAt"))?,
+    )?;
+    let pending_fee = c
+        .pendingFee(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(call("pendingFee"))?;
+    let d = c
+        .getDispute(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(call("getDispute"))?;
+    let dispute = (d.disputer != Address::ZERO).then_some(DisputeView {
+        disputer: d.disputer,
+        bond: d.bond,
+    });
+    let verdict = if matches!(
+        status,
+        S::Resolved | S::Escalated | S::Arbitrated | S::Disputed
+    ) {
+        let v = c
+            .getVerdict(id)
+            .block(at)
+            .call()
+            .await
+            .map_err(call("getVerdict"))?;
+        Some(VerdictView {
+            question_hash: v.questionHash,
+            merkle_root: v.merkleRoot,
+            p_yes: small("getVerdict.pYes", v.pYes)?,
+            p_no: small("getVerdict.pNo", v.pNo)?,
+            p_null: small("getVerdict.pNull", v.pNull)?,
+            fleiss_kappa: signed("getVerdict.fleissKappa", v.fleissKappa)?,
+            timestamp: small("getVerdict.timestamp", v.timestamp)?,
+        })
+    } else {
+        None
+    };
+    let reports = report_events(provider, oracle, id, from_block, block).await?;
+    let asked = question_filter(oracle, IVeritasOracle::QuestionAsked::SIGNATURE_HASH, id);
+    let asked_block_hash = logs(provider, &asked, from_block, block)
+        .await?
+        .first()
+        .and_then(|l| l.block_hash);
+    let mut posted = None;
+    if verdict.is_some() {
+        let filter = question_filter(oracle, IVeritasOracle::VerdictPosted::SIGNATURE_HASH, id);
+        if let Some(log) = logs(provider, &filter, from_block, block).await?.last() {
+            let decoded = log
+                .log_decode::<IVeritasOracle::VerdictPosted>()
+                .map_err(|e| bad("VerdictPosted", e.to_string()))?;
+            let e = &decoded.inner.data;
+            posted = Some(PostedEvent {
+                merkle_root: e.merkleRoot,
+                p_fixed: [
+                    small("VerdictPosted.pYes", e.pYes)?,
+                    small("VerdictPosted.pNo", e.pNo)?,
+                    small("VerdictPosted.pNull", e.pNull)?,
+                ],
+                fleiss_kappa: signed("VerdictPosted.fleissKappa", e.fleissKappa)?,
+                escalated: e.escalated,
+                poster: e.operator,
+                block: log.block_number.unwrap_or_default(),
+            });
+        }
+    }
+    let mut arbitrated = None;
+    if matches!(status, S::Arbitrated) {
+        let filter = question_filter(
+            oracle,
+            IVeritasOracle::VerdictArbitrated::SIGNATURE_HASH,
+            id,
+        );
+        if let Some(log) = logs(provider, &filter, from_block, block).await?.last() {
+            let decoded = log
+                .log_decode::<IVeritasOracle::VerdictArbitrated>()
+                .map_err(|e| bad("VerdictArbitrated", e.to_string()))?;
+            let e = &decoded.inner.data;
+            arbitrated = Some([
+                small("VerdictArbitrated.pYes", e.pYes)?,
+                small("VerdictArbitrated.pNo", e.pNo)?,
+                small("VerdictArbitrated.pNull", e.pNull)?,
+            ]);
+        }
+    }
+    let opens = question.resolveAfter.max(question.askedAt);
+    let seconds_to_final = match status {
+        S::Arbitrated | S::Expired => Some(0),
+        S::Resolved => Some(final_at.saturating_sub(now)),
+        _ => None,
+    };
+    Ok(QuestionView {
+        id,
+        oracle,
+        chain_id,
+        block,
+        block_timestamp: now,
+        status: format!("{status:?}"),
+        is_final,
+        final_at,
+        seconds_to_final,
+        question_hash: question.questionHash,
+        asker: question.asker,
+        asked_at: question.askedAt,
+        resolve_after: question.resolveAfter,
+        asked_block_hash,
+        report_window_closes_at: opens.saturating_add(u64::from(p.reportWindow)),
+        parameters: ParametersView {
+            quorum: p.quorum,
+            max_ballots_per_report: p.maxBallotsPerReport,
+            report_window: p.reportWindow,
+            challenge_window: p.challengeWindow,
+            ask_fee: U256::from(p.askFee),
+            dispute_bond: U256::from(p.disputeBond),
+            evidence_fee: U256::from(p.evidenceFee),
+        },
+        pending_fee,
+        verdict,
+        posted,
+        arbitrated,
+        dispute,
+        reports,
+    })
+}

@@ -1,0 +1,452 @@
+//! `veritas audit --question ID`: rebuild a pooled verdict from every operator's report and
+//! compare it with the chain.
+//!
+//! ```text
+//! veritas audit --question 7 --rpc http://127.0.0.1:8545 --oracle 0x5FbD... \
+//!     --report node-a/reports/7.json --report http://node-b:9464
+//! ```
+//!
+//! The question's `ReportSubmitted` events (in report order), `getVerdict`, `verdictStatus`,
+//! `questionParameters` and the `VerdictPosted` event are read at one block. Each report given
+//! (a file, or a node's API: a base URL gets `/reports/ID` appended) is audited on its own
+//! (bundle root, integers, routing: [`audit::recompute`]) and must equal its operator's event;
+//! a report is matched to its event by an explicit `0xOPERATOR=SOURCE`, else by the operator of
+//! its committee seed inputs, else by its `tx.hash`, else by its recomputed root, else by the
+//! root it claims. The seed inputs that only the chain can confirm (the operator, the hash of
+//! the block holding the question) are compared with it. Events without a report are used as
+//! they stand (the output says so). The pooled verdict ([`pooled::pool`]) must then equal the
+//! chain. Exit status 0 when everything matches, 1 with every difference named otherwise.
+
+use std::{fmt::Write as _, time::Duration};
+
+use alloy::primitives::{Address, B256, U256};
+use anyhow::{Context, bail};
+use serde_json::Value;
+
+use crate::{
+    audit::{
+        self,
+        pooled::{self, Check, PostedVerdict},
+    },
+    chain::{self, reader},
+};
+
+/// What `veritas audit --question` needs.
+#[derive(Debug, Clone)]
+pub struct QuestionAudit {
+    /// Question id.
+    pub id: U256,
+    /// JSON-RPC URL.
+    pub rpc: String,
+    /// The oracle (else the first report's `question.oracle`).
+    pub oracle: Option<Address>,
+    /// Report sources: paths or URLs, each optionally `0xOPERATOR=` prefixed.
+    pub reports: Vec<String>,
+    /// First block of the event scan.
+    pub from_block: u64,
+}
+
+/// A report source and what it holds.
+struct Loaded {
+    source: String,
+    operator: Option<Address>,
+    report: Value,
+}
+
+/// How long fetching one report over HTTP may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Split `0xOPERATOR=SOURCE` (an explicit match) from a plain source.
+fn split_source(arg: &str) -> anyhow::Result<(Option<Address>, String)> {
+    if let Some((addr, rest)) = arg.split_once('=')
+        && addr.starts_with("0x")
+        && addr.len() == 42
+    {
+        let operator = addr
+            .parse()
+            .with_context(|| format!("--report {arg}: bad operator address"))?;
+        return Ok((Some(operator), rest.to_owned()));
+    }
+    Ok((None, arg.to_owned()))
+}
+
+/// The URL a report of `id` is fetched from: a node's base URL gets `/reports/ID`.
+fn report_url(source: &str, id: U256) -> anyhow::Result<reqwest::Url> {
+    let mut url: reqwest::Url = source
+        .parse()
+        .with_context(|| format!("bad URL {source}"))?;
+    if url.path() == "/" || url.path().is_empty() {
+        url.set_path(&format!("/reports/{id}"));
+    }
+    Ok(url)
+}
+
+async fn load(arg: &str, id: U256) -> anyhow::Result<Loaded> {
+    let (operator, source) = split_source(arg)?;
+    let text = if source.starts_with("http://") || source.starts_with("https://") {
+        let url = report_url(&source, id)?;
+        let response = reqwest::Client::builder()
+            .timeout(FETCH_TIMEOUT)
+            .build()?
+            .get(url.clone())
+            .send()
+            .await
+            .with_context(|| format!("fetching {url}"))?;
+        let status = response.status();
+        if !status.is_success() {
+            bail!("fetching {url}: HTTP {status}");
+        }
+        response
+            .text()
+            .await
+            .with_context(|| format!("reading {url}"))?
+    } else {
+        std::fs::read_to_string(&source).with_context(|| format!("reading {source}"))?
+    };
+    let report = serde_json::from_str(&text).with_context(|| format!("{source} is not JSON"))?;
+    Ok(Loaded {
+        source,
+        operator,
+        report,
+    })
+}
+
+/// The index of the event `loaded` belongs to, among those not taken yet.
+fn match_event(
+    loaded: &Loaded,
+    rec: &audit::Recomputed,
+    events: &[reader::ReportEvent],
+    taken: &[bool],
+) -> Option<usize> {
+    let free = |i: &usize| !taken[*i];
+    let find = |pred: &dyn Fn(&reader::ReportEvent) -> bool| {
+        (0..events.len()).filter(free).find(|&i| pred(&events[i]))
+    };
+    if let Some(op) = loaded
+        .operator
+        .or_else(|| seed_input(&loaded.report, "operator"))
+    {
+        return find(&|e| e.operator == op);
+    }
+    let tx = loaded
+        .report
+        .pointer("/tx/hash")
+        .and_then(Value::as_str)
+        .and_then(|h| h.parse::<B256>().ok());
+    if let Some(i) = tx.and_then(|tx| find(&|e| e.tx == tx)) {
+        return Some(i);
+    }
+    if let Some(i) = find(&|e| e.merkle_root == rec.root) {
+        return Some(i);
+    }
+    let claimed = loaded
+        .report
+        .get("root")
+        .and_then(Value::as_str)
+        .and_then(|h| h.parse::<B256>().ok())?;
+    find(&|e| e.merkle_root == claimed)
+}
+
+/// A field of the report's `committee.seed_inputs` (absent in off-chain reports).
+fn seed_input<T: std::str::FromStr>(report: &Value, field: &str) -> Option<T> {
+    report
+        .pointer(&format!("/committee/seed_inputs/{field}"))
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
+}
+
+fn short(a: Address) -> String {
+    let s = a.to_string();
+    format!("{}…{}", &s[..6], &s[s.len() - 4..])
+}
+
+/// Run the pooled audit and print its table.
+///
+/// # Errors
+/// Unreadable reports, RPC failures, and any disagreement (each named).
+pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
+    let id = args.id;
+    let mut loaded = Vec::new();
+    for arg in &args.reports {
+        loaded.push(load(arg, id).await?);
+    }
+    let oracle = match args.oracle {
+        Some(o) => o,
+        None => loaded
+            .iter()
+            .find_map(|l| l.report.pointer("/question/oracle").and_then(Value::as_str))
+            .context("no --oracle and no report naming question.oracle")?
+            .parse()
+            .context("question.oracle")?,
+    };
+    let provider = chain::connect(&args.rpc, Duration::from_secs(15))?;
+    let view = reader::question_view(&provider, oracle, id, args.from_block)
+        .await
+        .with_context(|| format!("question {id} on oracle {oracle} via {}", args.rpc))?;
+    let quorum = u64::from(view.parameters.quorum);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "question {id} on {oracle} (chain {}, block {}): {}, {} report(s), quorum {}",
+        view.chain_id,
+        view.block,
+        view.status,
+        view.reports.len(),
+        quorum
+    );
+
+    let mut checks: Vec<Check> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut covered: Vec<Option<String>> = vec![None; view.reports.len()];
+    let mut taken = vec![false; view.reports.len()];
+    for l in &loaded {
+        let rec = audit::recompute(&l.report).with_context(|| format!("report {}", l.source))?;
+        // The report against itself, as the single-report audit checks it.
+        for m in audit::compare_with_report(&rec, &l.report) {
+            checks.push(Check::new(
+                format!("{}: {}", l.source, m.field),
+                m.expected,
+                m.found,
+            ));
+        }
+        if let Some(qid) = &rec.question_id {
+            checks.push(Check::new(format!("{}: question.id", l.source), id, qid));
+        }
+        checks.push(Check::new(
+            format!("{}: questionHash", l.source),
+            rec.question_hash,
+            view.question_hash,
+        ));
+        match match_event(l, &rec, &view.reports, &taken) {
+            Some(i) => {
+                taken[i] = true;
+                covered[i] = Some(l.source.clone());
+                let label = format!("report[{}] {}", i + 1, short(view.reports[i].operator));
+                checks.extend(pooled::compare_report_with_event(
+                    &label,
+                    &rec,
+                    &view.reports[i].claim(),
+                ));
+                // The seed's chain-fixed inputs: the operator that reported, the question's block.
+                if let Some(op) = seed_input::<Address>(&l.report, "operator") {
+                    checks.push(Check::new(
+                        format!("{label}.committee.seed_inputs.operator"),
+                        view.reports[i].operator,
+                        op,
+                    ));
+                }
+                if let (Some(hash), Some(chain_hash)) = (
+                    seed_input::<B256>(&l.report, "block_hash"),
+                    view.asked_block_hash,
+                ) {
+                    checks.push(Check::new(
+                        format!("{label}.committee.seed_inputs.block_hash"),
+                        chain_hash,
+                        hash,
+                    ));
+                }
+            }
+            None => problems.push(format!(
+                "{}: matches no ReportSubmitted event of question {id} (root {}); name its \
+                 operator with --report 0xOPERATOR={}",
+                l.source, rec.root, l.source
+            )),
+        }
+    }
+    for (i, (r, source)) in view.reports.iter().zip(&covered).enumerate() {
+        let how = match source {
+            Some(s) => format!("report file {s} rebuilt and compared"),
+            None => "no report given: its event is used as it stands".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  report[{}] operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}  block {}: {how}",
+            i + 1,
+            r.operator,
+            r.n_yes,
+            r.n_no,
+            r.n_null,
+            r.fleiss_kappa,
+            r.escalated,
+            r.block
+        );
+    }
+
+    let claims: Vec<pooled::ReportClaim> = view
+        .reports
+        .iter()
+        .map(reader::ReportEvent::claim)
+        .collect();
+    match pooled::pool(&claims, quorum) {
+        None => match view.status.as_str() {
+            "Expired" => {
+                let _ = writeln!(out, "  no report and Expired: nothing was posted");
+            }
+            status => problems.push(format!(
+                "no report on-chain yet (status {status}): nothing to audit"
+            )),
+        },
+        Some(p) => {
+            let reasons: Vec<String> = p.reasons.iter().map(ToString::to_string).collect();
+            let _ = writeln!(
+                out,
+                "  pooled: counts YES {} NO {} NULL {}, triple {} / {} / {}, kappa {}, root {}, {}",
+                p.counts[0],
+                p.counts[1],
+                p.counts[2],
+                p.p_fixed[0],
+                p.p_fixed[1],
+                p.p_fixed[2],
+                p.kappa,
+                p.root,
+                if p.escalated {
+                    format!("escalated ({})", reasons.join(", "))
+                } else {
+                    "resolved".into()
+                }
+            );
+            let disputed = view.dispute.is_some();
+            let expected_status = if p.escalated {
+                "Escalated (or Arbitrated)"
+            } else {
+                "Resolved (or Disputed, Arbitrated after a dispute)"
+            };
+            if view.status == "Asked" {
+                problems.push(format!(
+                    "no verdict yet: {} of {quorum} reports, the report window closes at {}",
+                    p.reports, view.report_window_closes_at
+                ));
+            } else {
+                checks.push(Check::new(
+                    "chain.verdictStatus",
+                    if pooled::status_consistent(&p, &view.status, disputed) {
+                        view.status.clone()
+                    } else {
+                        expected_status.to_string()
+                    },
+                    &view.status,
+                ));
+            }
+            if let Some(v) = &view.verdict {
+                let arbitrated = view.arbitrated.is_some() || view.status == "Arbitrated";
+                let onchain = PostedVerdict {
+                    p_fixed: [v.p_yes, v.p_no, v.p_null],
+                    kappa: v.fleiss_kappa,
+                    root: v.merkle_root,
+                    escalated: None,
+                };
+                checks.extend(pooled::compare_with_chain(
+                    "chain.getVerdict",
+                    &p,
+                    &onchain,
+                    !arbitrated,
+                ));
+                match &view.posted {
+                    Some(posted) => checks.extend(pooled::compare_with_chain(
+                        "chain.VerdictPosted",
+                        &p,
+                        &posted.verdict(),
+                        true,
+                    )),
+                    None => problems.push(format!(
+                        "no VerdictPosted event for question {id} from block {} on (try --from-block)",
+                        args.from_block
+                    )),
+                }
+                if arbitrated {
+                    match view.arbitrated {
+                        Some(ruling) => {
+                            for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
+                                checks.push(Check::new(
+                                    format!(
+                                        "chain.getVerdict.{name} (arbiter's VerdictArbitrated)"
+                                    ),
+                                    ruling[k],
+                                    onchain.p_fixed[k],
+                                ));
+                            }
+                        }
+                        None => problems.push(format!(
+                            "no VerdictArbitrated event for question {id} from block {} on",
+                            args.from_block
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    if !covered.is_empty() && covered.iter().all(Option::is_none) {
+        let _ = writeln!(
+            out,
+            "  note: no report file given: only the pooling of the events is checked, not the reports behind them"
+        );
+    }
+
+    let width = checks
+        .iter()
+        .map(|c| c.field.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "\n{:<width$}  {:<66}  {:<66}  result",
+        "check", "recomputed", "on-chain / stated"
+    );
+    for c in &checks {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<66}  {:<66}  {}",
+            c.field,
+            c.expected,
+            c.found,
+            if c.ok() { "ok" } else { "MISMATCH" }
+        );
+    }
+    let mismatches = pooled::failures(&checks);
+    for m in &mismatches {
+        let _ = writeln!(out, "MISMATCH {m}");
+    }
+    for p in &problems {
+        let _ = writeln!(out, "PROBLEM {p}");
+    }
+    print!("{out}");
+    if mismatches.is_empty() && problems.is_empty() {
+        println!(
+            "OK: {} check(s) match; pooled verdict of question {id} rebuilt",
+            checks.len()
+        );
+        return Ok(());
+    }
+    bail!(
+        "{} mismatch(es), {} problem(s)",
+        mismatches.len(),
+        problems.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn sources_and_urls() {
+        let (op, s) = split_source("0x70997970C51812dc3A010C7d01b50e0d17dc79C8=a=b.json").unwrap();
+        assert!(op.is_some());
+        assert_eq!(s, "a=b.json");
+        let (op, s) = split_source("reports/7.json").unwrap();
+        assert!(op.is_none());
+        assert_eq!(s, "reports/7.json");
+        let id = U256::from(7);
+        assert_eq!(
+            report_url("http://127.0.0.1:9464", id).unwrap().as_str(),
+            "http://127.0.0.1:9464/reports/7"
+        );
+        assert_eq!(
+            report_url("http://h:1/reports/9", id).unwrap().as_str(),
+            "http://h:1/reports/9"
+        );
+    }
+}

@@ -1,0 +1,84 @@
+// The question page through a verdict's life, in headless Chromium: two operators' reports
+// pooled at quorum 2, the challenge window counting down, then a dispute arriving live with the
+// node's second opinion for the arbiter. Run by `tests/web_view.rs`, which owns anvil and the
+// nodes; they talk over stdio:
+//
+//   (--question <id>: the pooled verdict of <id> is posted, Resolved, before the script starts)
+//   script -> test   READY                  the page shows both reports and the window
+//   test -> script   DISPUTED               the verdict was disputed on-chain
+//   script -> test   RESULT {json}          every check passed
+//
+// Any failed check prints the reason and exits 1. Screenshots go to --out.
+import { createRequire } from "node:module";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as readline from "node:readline";
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+const { chromium } = require(path.join(root, "tools/node_modules/playwright-core"));
+
+const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0 || !process.argv[i + 1]) throw new Error(`missing --${name}`);
+  return process.argv[i + 1];
+};
+const url = arg("url");
+const out = arg("out");
+const executablePath = arg("chromium");
+fs.mkdirSync(out, { recursive: true });
+
+const fail = (msg) => { console.log(`FAIL ${msg}`); process.exit(1); };
+const lines = readline.createInterface({ input: process.stdin });
+const nextLine = () => new Promise((resolve) => lines.once("line", resolve));
+
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  const id = arg("question");
+  await page.goto(`${url}/#/q/${id}`);
+  await page.waitForSelector("#live.on", { timeout: 10000 }).catch(() => fail("the event stream never connected"));
+
+  // Both operators' reports, this node's marked; the window's time left; our root verified
+  // against our own on-chain report (the chain holds the digest of both roots).
+  await page.waitForSelector("#operator-reports tbody tr:nth-child(2)", { timeout: 20000 })
+    .catch(() => fail("the two operators' reports never showed"));
+  const mine = await page.locator("#operator-reports tr.mine").count();
+  if (mine !== 1) fail(`${mine} rows marked as this node's report`);
+  const window1 = await page.textContent("#challenge").catch(() => "");
+  if (!/ left \(final at /.test(window1)) fail(`no challenge window countdown: ${window1}`);
+  await page.waitForTimeout(1100);
+  const window2 = await page.textContent("#challenge");
+  if (window2 === window1) fail(`the countdown does not move: ${window2}`);
+  await page.waitForSelector("#merkle-status", { timeout: 10000 });
+  const verified = await page.getAttribute("#merkle-status", "data-verified");
+  if (verified !== "true") fail(`Merkle check: ${await page.textContent("#merkle")}`);
+  const before = await page.getAttribute("[data-status]", "data-status");
+  if (before !== "finalised") fail(`status before the dispute: ${before}`);
+  await page.evaluate(() => { window.__noReload = true; });
+  await page.screenshot({ path: path.join(out, "pooled.png"), fullPage: true });
+  console.log("READY");
+
+  if ((await nextLine()) !== "DISPUTED") fail("expected DISPUTED");
+  await page.waitForSelector('[data-status="disputed"]', { timeout: 20000 }).catch(() => fail("the dispute never showed"));
+  await page.waitForSelector("#second-opinion", { timeout: 30000 }).catch(() => fail("no second opinion for the arbiter"));
+  if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
+  const disputer = await page.textContent("#disputer");
+  const opinion = await page.textContent("#second-opinion");
+  if (!/YES .*%/.test(opinion)) fail(`second opinion without its posterior: ${opinion}`);
+  await page.screenshot({ path: path.join(out, "disputed.png"), fullPage: true });
+  if (errors.length) fail(`page errors: ${errors.join("; ")}`);
+  console.log(`RESULT ${JSON.stringify({ window: window2.trim(), disputer: disputer.trim() })}`);
+} catch (e) {
+  fail(e.stack || String(e));
+} finally {
+  await browser.close();
+}
+process.exit(0);
