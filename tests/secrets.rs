@@ -141,15 +141,17 @@ dir = "{}"
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut bodies = Vec::new();
     for id in &ids {
+        // Settled: the verdict posted and the chain's lifecycle read (nothing moves after that).
         let want: &[&str] = if bodies.len() < 2 {
-            &["reported", "finalised", "final"]
+            &["finalised", "final"]
         } else {
             &["failed"]
         };
         loop {
             let (_, text) = get(&client, format!("http://{addr}/questions/{id}")).await;
             let body: Value = serde_json::from_str(&text).unwrap();
-            if want.iter().any(|w| body["job"]["stage"] == *w) {
+            let settled = bodies.len() >= 2 || body["lifecycle"].is_object();
+            if settled && want.iter().any(|w| body["job"]["stage"] == *w) {
                 bodies.push((text, body));
                 break;
             }

@@ -51,6 +51,7 @@ pub mod live;
 pub mod llm;
 pub mod metrics;
 pub mod pipeline;
+pub mod plot;
 pub mod policy;
 pub mod report;
 pub mod retry;

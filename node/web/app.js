@@ -233,11 +233,12 @@ function connect() {
   es.onerror = () => { live.textContent = "reconnecting"; live.className = "live off"; };
   es.addEventListener("question", (e) => {
     const q = record("question", e);
-    const before = state.questions.get(q.id);
+    // A copy: upsertQuestion updates the stored row in place.
+    const before = Object.assign({}, state.questions.get(q.id));
     upsertQuestion(q);
     // The question on screen changed (report written, verdict posted, disputed, a second
     // opinion written): show it all. While the committee runs, ballots arrive on their own.
-    const changed = !before || before.status !== q.status || (q.status !== "resolving" && before.updated_ms !== q.updated_ms);
+    const changed = before.status !== q.status || (q.status !== "resolving" && before.updated_ms !== q.updated_ms);
     if (state.current === q.id && changed) renderQuestion(q.id);
   });
   es.addEventListener("ballot", (e) => onBallot(record("ballot", e)));

@@ -67,7 +67,10 @@ try {
   console.log("READY");
 
   if ((await nextLine()) !== "DISPUTED") fail("expected DISPUTED");
-  await page.waitForSelector('[data-status="disputed"]', { timeout: 20000 }).catch(() => fail("the dispute never showed"));
+  await page.waitForSelector('[data-status="disputed"]', { timeout: 20000 }).catch(async () => {
+    const events = await page.evaluate(() => JSON.stringify((window.__veritasEvents || []).map((e) => [e.kind, e.data.status])));
+    fail(`the dispute never showed (events seen: ${events}; errors: ${errors.join("; ")})`);
+  });
   await page.waitForSelector("#second-opinion", { timeout: 30000 }).catch(() => fail("no second opinion for the arbiter"));
   if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
   const disputer = await page.textContent("#disputer");

@@ -571,7 +571,10 @@ impl Node {
             return Default::default();
         }
         let conn = self.sqlite();
-        let mut stmt = conn.prepare("SELECT question_id, stage FROM jobs").unwrap();
+        // The file can exist a moment before the node has created its tables.
+        let Ok(mut stmt) = conn.prepare("SELECT question_id, stage FROM jobs") else {
+            return Default::default();
+        };
         stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
             .unwrap()
             .map(|r| {

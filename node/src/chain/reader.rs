@@ -106,6 +106,18 @@ pub struct VerdictView {
     pub timestamp: u64,
 }
 
+impl VerdictView {
+    /// As a [`PostedVerdict`] to compare with (`getVerdict` states no escalation flag).
+    pub fn verdict(&self) -> PostedVerdict {
+        PostedVerdict {
+            p_fixed: [self.p_yes, self.p_no, self.p_null],
+            kappa: self.fleiss_kappa,
+            root: self.merkle_root,
+            escalated: None,
+        }
+    }
+}
+
 /// The `VerdictPosted` event: the pooled verdict as posted (an arbitration does not change it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -21,7 +21,7 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use alloy::{
     network::EthereumWallet,
-    primitives::{Address, I256, U256},
+    primitives::{Address, U256},
     providers::ProviderBuilder,
     signers::local::PrivateKeySigner,
 };
@@ -346,7 +346,7 @@ async fn wait_and_print(
             );
             failures += usize::from(!mismatches.is_empty());
         } else {
-            let ok = print_pooled(*id, question, &status, nodes, &provider, oracle).await?;
+            let ok = print_pooled(*id, question, nodes, &provider, oracle).await?;
             failures += usize::from(!ok);
         }
     }
@@ -357,31 +357,20 @@ async fn wait_and_print(
 }
 
 /// One question settled by several nodes: each node's report (audited against itself and
-/// against its `ReportSubmitted` event), then the pooled verdict rebuilt from the events the
-/// contract pooled and compared with `getVerdict`. Returns whether every check passed.
+/// against its `ReportSubmitted` event), then the pooled verdict rebuilt from the reports the
+/// contract took (`audit::pooled`, the code of `veritas audit --question`) and compared with
+/// `getVerdict` and `VerdictPosted`. Returns whether every check passed.
 async fn print_pooled(
     id: U256,
     question: &str,
-    status: &IVeritasOracle::VerdictStatus,
     nodes: &[DemoNode],
     provider: &chain::ChainProvider,
     oracle: Address,
 ) -> anyhow::Result<bool> {
-    use alloy::{providers::Provider, rpc::types::Filter, sol_types::SolEvent};
-    let filter = Filter::new()
-        .address(oracle)
-        .event_signature(IVeritasOracle::ReportSubmitted::SIGNATURE_HASH)
-        .topic1(id)
-        .from_block(0u64);
-    let events: Vec<IVeritasOracle::ReportSubmitted> = provider
-        .get_logs(&filter)
-        .await
-        .map_err(|e| chain::ChainError::rpc("eth_getLogs", e))?
-        .iter()
-        .filter_map(|log| log.log_decode::<IVeritasOracle::ReportSubmitted>().ok())
-        .map(|log| log.inner.data)
-        .collect();
-    let mut problems: Vec<String> = Vec::new();
+    use crate::audit::pooled::{self, failures};
+    let view = chain::reader::question_view(provider, oracle, id, 0).await?;
+    let claims: Vec<pooled::ReportClaim> = view.reports.iter().map(|r| r.claim()).collect();
+    let mut problems: Vec<audit::Mismatch> = Vec::new();
     println!("\n#{id} {question}");
     for (i, node) in nodes.iter().enumerate() {
         let path = report_path(&node.reports, id);
@@ -391,26 +380,18 @@ async fn print_pooled(
         };
         let report: Value = serde_json::from_str(&text)?;
         let rec = audit::recompute(&report)?;
-        let mismatches = audit::compare_with_report(&rec, &report);
-        problems.extend(mismatches.iter().map(|m| format!("node {}: {m}", i + 1)));
-        let event = events.iter().find(|e| e.operator == node.operator);
-        let pooled = match event {
-            Some(e) => {
-                let same = e.merkleRoot == rec.root
-                    && [e.nYes, e.nNo, e.nNull] == rec.counts.map(U256::from)
-                    && e.escalated == rec.escalated
-                    && I256::try_from(rec.kappa_fixed).ok() == Some(e.fleissKappa);
-                if !same {
-                    problems.push(format!(
-                        "node {}: its ReportSubmitted differs from its report",
-                        i + 1
-                    ));
-                }
-                if same {
+        problems.extend(audit::compare_with_report(&rec, &report));
+        let label = format!("node {}", i + 1);
+        let pooled_here = match claims.iter().find(|c| c.operator == node.operator) {
+            Some(claim) => {
+                let bad = failures(&pooled::compare_report_with_event(&label, &rec, claim));
+                let note = if bad.is_empty() {
                     "pooled, event matches"
                 } else {
                     "pooled, event DIFFERS"
-                }
+                };
+                problems.extend(bad);
+                note
             }
             None => "not pooled (the quorum was reached first)",
         };
@@ -419,80 +400,73 @@ async fn print_pooled(
             p[k].as_f64()
                 .map_or("?".to_owned(), |v| format!("{:.1}%", 100.0 * v))
         };
+        let counts: Vec<String> = rec.counts.iter().map(u64::to_string).collect();
         println!(
-            "  node {} {}: YES {} NO {} NULL {} — {} valid ballots [{}], routing {}; {}",
-            i + 1,
+            "  {label} {}: YES {} NO {} NULL {} — {} valid ballots [{}], routing {}; {pooled_here}",
             short(node.operator),
             pct(0),
             pct(1),
             pct(2),
             rec.valid_ballots,
-            rec.counts
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join("/"),
+            counts.join("/"),
             report["routing"]["decision"].as_str().unwrap_or("?"),
-            pooled
         );
     }
-    // The pooled verdict: α = Σ counts + 1 over the reports the contract took, in order.
-    let pooled: [u64; 3] = std::array::from_fn(|k| {
-        events
-            .iter()
-            .map(|e| u64::try_from([e.nYes, e.nNo, e.nNull][k]).unwrap_or(u64::MAX))
-            .sum()
-    });
-    let wad = crate::stats::to_wad(pooled);
-    let contract = IVeritasOracle::new(oracle, provider);
-    let v = contract
-        .getVerdict(id)
-        .call()
-        .await
-        .map_err(|e| chain::ChainError::contract("getVerdict", e))?;
-    let arbitrated = matches!(status, IVeritasOracle::VerdictStatus::Arbitrated);
-    if !arbitrated && [v.pYes, v.pNo, v.pNull] != wad.map(U256::from) {
-        problems.push(format!(
-            "pooled triple: recomputed {wad:?} from counts {pooled:?}, chain has [{}, {}, {}]",
-            v.pYes, v.pNo, v.pNull
-        ));
-    }
-    let kappa = events.iter().map(|e| e.fleissKappa).min();
-    if kappa != Some(v.fleissKappa) {
-        problems.push(format!(
-            "kappa: the reports' minimum {kappa:?}, chain has {}",
-            v.fleissKappa
-        ));
-    }
-    let roots: Vec<_> = events.iter().map(|e| e.merkleRoot).collect();
-    let digest = match roots.as_slice() {
-        [one] => Some(*one),
-        _ => roots_digest(&roots),
+    let Some(pooled) = pooled::pool(&claims, u64::from(view.parameters.quorum)) else {
+        bail!("question {id} has a verdict but no report on-chain");
     };
-    if digest != Some(v.merkleRoot) {
-        problems.push(format!(
-            "merkleRoot: recomputed {digest:?}, chain has {}",
-            v.merkleRoot
-        ));
+    let arbitrated = view.status == "Arbitrated";
+    if let Some(v) = &view.verdict {
+        problems.extend(failures(&pooled::compare_with_chain(
+            "chain.getVerdict",
+            &pooled,
+            &v.verdict(),
+            !arbitrated,
+        )));
     }
-    let share = |k: usize| wad[k] as f64 / 1e16;
+    if let Some(posted) = &view.posted {
+        problems.extend(failures(&pooled::compare_with_chain(
+            "chain.VerdictPosted",
+            &pooled,
+            &posted.verdict(),
+            true,
+        )));
+    }
+    if !pooled::status_consistent(&pooled, &view.status, view.dispute.is_some()) {
+        problems.push(audit::Mismatch {
+            field: "chain.verdictStatus".into(),
+            expected: if pooled.escalated {
+                "Escalated"
+            } else {
+                "Resolved"
+            }
+            .into(),
+            found: view.status.clone(),
+        });
+    }
+    let share = |k: usize| pooled.p_fixed[k] as f64 / 1e16;
+    let counts: Vec<String> = pooled.counts.iter().map(u64::to_string).collect();
+    let why: Vec<String> = pooled.reasons.iter().map(ToString::to_string).collect();
     println!(
-        "  pooled on-chain: {status:?} — YES {:.1}% NO {:.1}% NULL {:.1}% from {} reports \
-         (counts {}), kappa {:.2} (the lowest)",
+        "  pooled on-chain: {} — YES {:.1}% NO {:.1}% NULL {:.1}% from {} reports (counts {}), \
+         kappa {:.2} (the lowest){}",
+        view.status,
         share(0),
         share(1),
         share(2),
-        events.len(),
-        pooled
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join("/"),
-        i128::try_from(v.fleissKappa).unwrap_or(0) as f64 / 1e18
+        pooled.reports,
+        counts.join("/"),
+        pooled.kappa as f64 / 1e18,
+        if why.is_empty() {
+            String::new()
+        } else {
+            format!("; escalated: {}", why.join(", "))
+        }
     );
     if problems.is_empty() {
         println!(
-            "  audit OK: every report rebuilds from its file, matches its event, and the pooled triple, kappa and root are the chain's"
+            "  audit OK: every report rebuilds from its file and matches its event; the pooled \
+             triple, kappa, roots digest and status are the chain's"
         );
     } else {
         println!("  audit FAILED");
@@ -502,18 +476,6 @@ async fn print_pooled(
     }
     println!("  web {}/#/q/{id}", nodes[0].web);
     Ok(problems.is_empty())
-}
-
-/// The README's digest of several reports' roots: d1 = root1, di = sha256(d(i-1) ‖ rooti).
-fn roots_digest(roots: &[alloy::primitives::B256]) -> Option<alloy::primitives::B256> {
-    use sha2::Digest;
-    let (first, rest) = roots.split_first()?;
-    Some(rest.iter().fold(*first, |d, r| {
-        let mut h = sha2::Sha256::new();
-        h.update(d);
-        h.update(r);
-        alloy::primitives::B256::from_slice(&h.finalize())
-    }))
 }
 
 /// An address shortened for display.

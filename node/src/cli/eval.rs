@@ -11,8 +11,14 @@
 //! routing, confusion matrix, juror calls per claim with
 //! and without early stopping, and wall time.
 //!
+//! With `--out FILE` it also draws two pictures next to it ([`super::eval_figures`]):
+//! `FILE.coverage.svg` (accuracy of the surest claims against coverage) and
+//! `FILE.reliability.svg` (calibration); `--replot FILE` draws them again from a past run's
+//! lines without running anything.
+//!
 //! ```sh
 //! veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl
+//! veritas eval --replot eval.jsonl
 //! ```
 
 use std::io::Write as _;
@@ -35,11 +41,17 @@ use crate::policy::{Decision, route_plain};
 use crate::report::QuestionInfo;
 use crate::stats::Outcome;
 
+use super::eval_figures::{self, Scored};
+
 /// Arguments of `veritas eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// Labelled claims, CLIMATE-FEVER JSON lines.
-    pub dataset: PathBuf,
+    #[arg(required_unless_present = "replot")]
+    pub dataset: Option<PathBuf>,
+    /// Draw the pictures of a past run from its `--out` lines (nothing is resolved).
+    #[arg(long, conflicts_with_all = ["limit", "seed", "out", "inject"])]
+    pub replot: Option<PathBuf>,
     /// Only the first N claims (after shuffling when `--seed` is given).
     #[arg(short = 'n', long)]
     pub limit: Option<usize>,
@@ -121,6 +133,8 @@ struct Line {
     correct: Option<bool>,
     unanimous_confident: bool,
     posterior: [f64; 3],
+    /// Valid votes (YES, NO, NULL).
+    counts: [u64; 3],
     kappa: Option<f64>,
     n_eff: f64,
     valid: u64,
@@ -165,17 +179,24 @@ struct Totals {
 /// # Errors
 /// Unreadable dataset or output, or a jury that cannot be built.
 pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
+    if let Some(lines) = &args.replot {
+        let (rows, resolved) = read_scored(lines)?;
+        return write_figures(lines, &rows, resolved);
+    }
+    let Some(dataset) = args.dataset.clone() else {
+        anyhow::bail!("give a DATASET (or --replot FILE)");
+    };
     let started = Instant::now();
     let settings = args.jury.settings()?;
-    let text = std::fs::read_to_string(&args.dataset)
-        .with_context(|| format!("cannot read {}", args.dataset.display()))?;
+    let text = std::fs::read_to_string(&dataset)
+        .with_context(|| format!("cannot read {}", dataset.display()))?;
     let mut claims = text
         .lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
             serde_json::from_str::<Claim>(l)
-                .with_context(|| format!("{} line {}", args.dataset.display(), i + 1))
+                .with_context(|| format!("{} line {}", dataset.display(), i + 1))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     if let Some(seed) = args.seed {
@@ -205,6 +226,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut t = Totals::default();
+    let mut scored: Vec<Scored> = Vec::with_capacity(claims.len());
     for claim in &claims {
         let q0 = Instant::now();
         let g = gold(&claim.claim_label);
@@ -285,6 +307,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             correct,
             unanimous_confident,
             posterior: s.posterior,
+            counts: n,
             kappa: s.kappa,
             n_eff: s.n_eff,
             valid: s.valid,
@@ -301,6 +324,12 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             w.write_all(b"\n")?;
             w.flush()?;
         }
+        scored.push(Scored {
+            posterior: s.posterior,
+            counts: n,
+            n_eff: s.n_eff,
+            gold: g,
+        });
         bar.inc(1);
         bar.set_message(format!(
             "resolved {} ({} correct)",
@@ -363,5 +392,62 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         w.flush()?;
     }
     println!("{}", serde_json::to_string_pretty(&summary)?);
+    if let Some(path) = &args.out {
+        write_figures(path, &scored, t.resolved)?;
+    }
     Ok(())
+}
+
+/// Write `<lines>.coverage.svg` and `<lines>.reliability.svg` next to a run's lines.
+fn write_figures(lines: &std::path::Path, rows: &[Scored], resolved: u64) -> anyhow::Result<()> {
+    for (suffix, chart) in [
+        ("coverage.svg", eval_figures::coverage_chart(rows, resolved)),
+        ("reliability.svg", eval_figures::reliability_chart(rows)),
+    ] {
+        let mut name = lines.as_os_str().to_owned();
+        name.push(".");
+        name.push(suffix);
+        let path = PathBuf::from(name);
+        std::fs::write(&path, crate::plot::svg(&chart))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// A past run's lines as the pictures need them (and how many it resolved). Lines written
+/// before `counts` was recorded get them back from the posterior: p_k = (n_k + 1)/(N + 3).
+fn read_scored(path: &std::path::Path) -> anyhow::Result<(Vec<Scored>, u64)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut rows = Vec::new();
+    let mut resolved = 0;
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let v: serde_json::Value = serde_json::from_str(line)
+            .with_context(|| format!("{} line {}", path.display(), i + 1))?;
+        if v["summary"] == true {
+            continue;
+        }
+        let bad = || anyhow::anyhow!("{} line {}: not an eval result line", path.display(), i + 1);
+        let posterior: [f64; 3] =
+            serde_json::from_value(v["posterior"].clone()).map_err(|_| bad())?;
+        let valid = v["valid"].as_u64().ok_or_else(bad)?;
+        let counts = match serde_json::from_value::<[u64; 3]>(v["counts"].clone()) {
+            Ok(c) => c,
+            Err(_) => posterior.map(|p| (p * (valid as f64 + 3.0) - 1.0).round().max(0.0) as u64),
+        };
+        let gold: Option<Outcome> = serde_json::from_value(v["gold"].clone()).map_err(|_| bad())?;
+        resolved += u64::from(v["decision"] == "resolve");
+        rows.push(Scored {
+            posterior,
+            counts,
+            n_eff: v["n_eff"].as_f64().ok_or_else(bad)?,
+            gold,
+        });
+    }
+    Ok((rows, resolved))
 }

@@ -8,6 +8,7 @@ pub mod audit_question;
 pub mod commit;
 pub mod demo;
 pub mod eval;
+pub mod eval_figures;
 pub mod jsonl;
 pub mod operator;
 pub mod prove;

@@ -485,9 +485,17 @@ mod tests {
                 bond: U256::from(10),
             },
         );
-        assert_eq!(store.record_lifecycle(&[posted.clone()]).unwrap().len(), 1);
+        assert_eq!(
+            store
+                .record_lifecycle(std::slice::from_ref(&posted))
+                .unwrap()
+                .len(),
+            1
+        );
         store.set_final_at(U256::from(1), 100).unwrap();
-        store.record_lifecycle(&[disputed.clone()]).unwrap();
+        store
+            .record_lifecycle(std::slice::from_ref(&disputed))
+            .unwrap();
         // The restart overlap reads both again: nothing changes.
         assert!(
             store
