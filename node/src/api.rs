@@ -6,7 +6,8 @@
 //! | `GET /readyz` | 200 when the RPC answers and the cursor lags the confirmed head by at most `node.ready_max_lag` blocks, else 503 with the reason |
 //! | `GET /metrics` | Prometheus text format (see [`crate::metrics::Metrics`]) |
 //! | `GET /questions` | every question's list row (status, leading outcome) and the live event id it reflects |
-//! | `GET /questions/{id}` | the job, its post intent, its transactions, its report and what the chain holds |
+//! | `GET /questions/{id}` | the job, its post intent, its transactions, its report, what the chain holds, its on-chain submissions and provisional runs |
+//! | `GET /questions/{id}/provisional` | the question's on-chain submissions and its provisional runs (committee re-runs while open; never posted), oldest first |
 //! | `GET /bundles/{root}` | the committed question, evidence and leaves for a Merkle root |
 //! | `GET /reports/{id}` | the node's report file for a question, byte for byte (`veritas audit --question --report URL`) |
 //!
@@ -77,6 +78,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/metrics", get(metrics))
         .route("/questions", get(questions))
         .route("/questions/{id}", get(question))
+        .route("/questions/{id}/provisional", get(provisional))
         .route("/bundles/{root}", get(bundle))
         .route("/reports/{id}", get(report_file))
         .with_state(state)
@@ -264,6 +266,18 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         load(&s.watch.incomplete_pages) as f64,
     );
     put(
+        "veritas_evidence_submissions_seen_total",
+        "counter",
+        "On-chain evidence submissions stored by the watcher (this process).",
+        load(&s.watch.submissions_seen) as f64,
+    );
+    put(
+        "veritas_broken_evidence_pages_total",
+        "counter",
+        "eth_getLogs pages whose EvidenceSubmitted logs did not link to evidenceHead(); read again.",
+        load(&s.watch.broken_evidence_pages) as f64,
+    );
+    put(
         "veritas_log_range_blocks",
         "gauge",
         "Current eth_getLogs range.",
@@ -366,12 +380,47 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
         .and_then(|l| l.second_opinion.as_deref())
         .and_then(read_report);
     let operator_reports = s.store.operator_reports(id).unwrap_or_default();
+    // While open: the on-chain submissions and the provisional runs they triggered.
+    let submissions = submissions_of(&s, id);
+    let provisional = s.store.provisional_runs(id).unwrap_or_default();
     Json(
         json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
                 "report": report, "chain": chain, "lifecycle": lifecycle,
-                "operator_reports": operator_reports, "second_opinion": second_opinion}),
+                "operator_reports": operator_reports, "second_opinion": second_opinion,
+                "submissions": submissions, "provisional": provisional}),
     )
     .into_response()
+}
+
+/// The question's stored on-chain submissions as the report lists them (hash-chain links).
+fn submissions_of(s: &ApiState, id: U256) -> Vec<Value> {
+    crate::pipeline::submissions::for_question(&s.store, id)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|sub| serde_json::to_value(sub).ok())
+        .collect()
+}
+
+async fn provisional(State(s): State<ApiState>, Path(id): Path<String>) -> Response {
+    let Ok(id) = id.parse::<U256>() else {
+        return (
+            StatusCode::NOT_FOUND,
+            Json(json!({"error": "unknown question"})),
+        )
+            .into_response();
+    };
+    match s.store.provisional_runs(id) {
+        Ok(runs) => Json(
+            json!({"question": id.to_string(), "submissions": submissions_of(&s, id),
+                                "runs": runs}),
+        )
+        .into_response(),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(json!({"error": e.to_string()})),
+        )
+            .into_response(),
+    }
 }
 
 /// The list rows, newest first, with the id of the latest live event they include: a client

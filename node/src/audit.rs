@@ -10,16 +10,33 @@
 //! and the committee's `seed`, `seed_inputs`, `M` and weights ([`seed`]: the draw).
 //!
 //! [`pooled`] rebuilds a verdict pooled from several operators' reports (version 2).
+//!
+//! On-chain evidence ([`check_submissions`], [`compare_submissions_with_chain`]): the report's
+//! `submissions` key lists every item submitted for the question with its link of the
+//! contract's evidence hash chain. Offline, each link is recomputed
+//! (`keccak256(abi.encode(prev_head, id, submitter, url, title, snippet)) == evidence_head`) and
+//! each item the report says it bundled is checked against `evidence`. With the chain, every
+//! `EvidenceSubmitted` log of the question must be in the report with the same head (hence the
+//! same fields), and the count must equal `evidenceCount(id)`.
 
-use alloy::primitives::{B256, I256, U256};
+use alloy::{
+    primitives::{Address, B256, I256, U256},
+    providers::Provider,
+    rpc::types::Filter,
+    sol_types::SolEvent,
+};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub mod pooled;
 pub mod seed;
 
-use crate::chain::{ChainError, ChainProvider, IVeritasOracle};
+use crate::chain::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
 use crate::commitment;
+use crate::evidence::{
+    normalize::normalize_url,
+    onchain::{Status, SubmissionEntry},
+};
 use crate::stats::{self, BallotRecord};
 
 /// Why a report could not be audited at all.
@@ -277,6 +294,253 @@ pub async fn compare_with_chain(
     Ok(out)
 }
 
+/// The report's `submissions` entries (none when the key is absent).
+fn submission_entries(report: &Value) -> Result<(u64, Vec<SubmissionEntry>), AuditError> {
+    let Some(block) = report.get("submissions").filter(|v| !v.is_null()) else {
+        return Ok((0, Vec::new()));
+    };
+    let items: Vec<SubmissionEntry> = serde_json::from_value(
+        block
+            .get("items")
+            .cloned()
+            .ok_or_else(|| shape("submissions.items", "missing"))?,
+    )
+    .map_err(|e| shape("submissions.items", e.to_string()))?;
+    let count = block
+        .get("count")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| shape("submissions.count", "missing or not an integer"))?;
+    Ok((count, items))
+}
+
+fn question_id(report: &Value) -> Result<U256, AuditError> {
+    let id = match report.pointer("/question/id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => {
+            return Err(shape(
+                "question.id",
+                "missing: submissions need the question id",
+            ));
+        }
+    };
+    id.parse()
+        .map_err(|e| shape("question.id", format!("{id:?}: {e}")))
+}
+
+fn describe(index: u64, submitter: Address, url: &str) -> String {
+    format!("item {index} from {submitter} ({url})")
+}
+
+/// Check the report's `submissions` on its own: consecutive indexes, every hash-chain link
+/// recomputed, and every item the report says it bundled present in `evidence`.
+///
+/// # Errors
+/// [`AuditError::Shape`] when `submissions` (or `question.id`, which the links hash) is malformed.
+pub fn check_submissions(report: &Value) -> Result<Vec<Mismatch>, AuditError> {
+    let (count, items) = submission_entries(report)?;
+    let mut out = Vec::new();
+    if items.is_empty() && count == 0 {
+        return Ok(out);
+    }
+    let id = question_id(report)?;
+    let mut push = |field: String, expected: String, found: String| {
+        out.push(Mismatch {
+            field,
+            expected,
+            found,
+        });
+    };
+    if count != items.len() as u64 {
+        push(
+            "report.submissions.count".into(),
+            items.len().to_string(),
+            count.to_string(),
+        );
+    }
+    let evidence = report
+        .get("evidence")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (position, entry) in items.iter().enumerate() {
+        let s = &entry.submission;
+        let field = format!("report.submissions[{}]", s.index);
+        if s.index != position as u64 + 1 {
+            push(
+                format!("{field}.index"),
+                (position + 1).to_string(),
+                s.index.to_string(),
+            );
+        }
+        let [url, title, snippet] = match s.field_bytes() {
+            Ok(fields) => fields,
+            Err(reason) => {
+                push(format!("{field}.encoding"), "hex fields".into(), reason);
+                continue;
+            }
+        };
+        let head = evidence_chain::link(s.prev_head, id, s.submitter, &url, &title, &snippet);
+        if head != s.evidence_head {
+            push(
+                format!(
+                    "{field}.evidence_head ({})",
+                    describe(s.index, s.submitter, &s.url)
+                ),
+                head.to_string(),
+                s.evidence_head.to_string(),
+            );
+        }
+        if matches!(entry.status, Status::Included | Status::Merged) {
+            let item = entry.item.and_then(|n| {
+                evidence
+                    .iter()
+                    .find(|e| e.get("id").and_then(Value::as_u64) == Some(u64::from(n)))
+            });
+            let expected_url = normalize_url(&s.url).unwrap_or_else(|e| e.url);
+            let found_url = item
+                .and_then(|i| i.get("url"))
+                .and_then(Value::as_str)
+                .unwrap_or("(no such evidence item)");
+            // Bundle items hold normalised URLs; compare both sides normalised.
+            let found_norm = normalize_url(found_url).unwrap_or_else(|e| e.url);
+            if found_norm != expected_url {
+                push(
+                    format!("{field}.item"),
+                    expected_url.clone(),
+                    found_url.to_owned(),
+                );
+            }
+            let submitter = item
+                .and_then(|i| i.get("submitter"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if entry.status == Status::Included
+                && !submitter.eq_ignore_ascii_case(&s.submitter.to_string())
+            {
+                push(
+                    format!("{field}.item.submitter"),
+                    s.submitter.to_string(),
+                    submitter.to_owned(),
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Compare the report's `submissions` with the question's `EvidenceSubmitted` logs (from
+/// `from_block`) and `evidenceCount(id)`: an item on-chain but not in the report, or differing
+/// from it, is a mismatch naming the item.
+///
+/// # Errors
+/// [`ChainError`] when the chain cannot be read; a malformed `submissions` key is reported as
+/// a mismatch.
+pub async fn compare_submissions_with_chain(
+    report: &Value,
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from_block: u64,
+) -> Result<Vec<Mismatch>, ChainError> {
+    let mut out = Vec::new();
+    let (count, items) = match submission_entries(report) {
+        Ok(entries) => entries,
+        Err(e) => {
+            out.push(Mismatch {
+                field: "report.submissions".into(),
+                expected: "a submissions list".into(),
+                found: e.to_string(),
+            });
+            (0, Vec::new())
+        }
+    };
+    let latest = provider
+        .get_block_number()
+        .await
+        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let contract = IVeritasOracle::new(oracle, provider);
+    let on_chain = contract
+        .evidenceCount(id)
+        .block(latest.into())
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("evidenceCount", e))?;
+    let filter = Filter::new()
+        .address(oracle)
+        .event_signature(IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
+        .topic1(id)
+        .from_block(from_block)
+        .to_block(latest);
+    let logs = provider
+        .get_logs(&filter)
+        .await
+        .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
+    let mut chain_items = Vec::with_capacity(logs.len());
+    for log in logs.iter().filter(|l| !l.removed) {
+        let item = evidence_chain::decode(log).map_err(|e| ChainError::Contract {
+            op: "EvidenceSubmitted",
+            reason: e.to_string(),
+        })?;
+        chain_items.push(item);
+    }
+    if U256::from(chain_items.len()) != on_chain {
+        out.push(Mismatch {
+            field: "chain.EvidenceSubmitted logs".into(),
+            expected: format!("{on_chain} (evidenceCount)"),
+            found: format!("{} logs from block {from_block}", chain_items.len()),
+        });
+    }
+    if U256::from(count) != on_chain {
+        out.push(Mismatch {
+            field: "chain.evidenceCount".into(),
+            expected: on_chain.to_string(),
+            found: format!("{count} in report.submissions.count"),
+        });
+    }
+    for c in &chain_items {
+        let url = String::from_utf8_lossy(&c.url);
+        let name = describe(c.index, c.submitter, &url);
+        let Some(entry) = items.iter().find(|e| e.submission.index == c.index) else {
+            out.push(Mismatch {
+                field: format!("submissions[{}]", c.index),
+                expected: format!("on-chain {name}"),
+                found: "(missing from the report)".into(),
+            });
+            continue;
+        };
+        let s = &entry.submission;
+        let same_fields = s.field_bytes().is_ok_and(|[u, t, sn]| {
+            u == c.url.as_ref() && t == c.title.as_ref() && sn == c.snippet.as_ref()
+        });
+        if s.evidence_head != c.evidence_head || s.submitter != c.submitter || !same_fields {
+            out.push(Mismatch {
+                field: format!("submissions[{}]", c.index),
+                expected: format!("on-chain {name} with head {}", c.evidence_head),
+                found: format!(
+                    "{} with head {}",
+                    describe(s.index, s.submitter, &s.url),
+                    s.evidence_head
+                ),
+            });
+        }
+    }
+    for e in &items {
+        if !chain_items.iter().any(|c| c.index == e.submission.index) {
+            out.push(Mismatch {
+                field: format!("submissions[{}]", e.submission.index),
+                expected: "(not on-chain)".into(),
+                found: describe(
+                    e.submission.index,
+                    e.submission.submitter,
+                    &e.submission.url,
+                ),
+            });
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -352,6 +616,95 @@ mod tests {
             .map(|m| m.field)
             .collect();
         assert_eq!(fields, ["report.stats.ballots", "report.stats.failed"]);
+    }
+
+    /// A report whose `submissions` hold two linked items (one bundled as item 1).
+    fn report_with_submissions() -> Value {
+        use crate::evidence::onchain::{ChainSubmission, SubmissionsRecord};
+        let id = U256::from(7);
+        let oracle = Address::with_last_byte(0xaa);
+        let submitter = Address::with_last_byte(0x51);
+        let h0 = evidence_chain::head0(31337, oracle);
+        let h1 = evidence_chain::link(h0, id, submitter, b"https://a", b"A", b"s");
+        let h2 = evidence_chain::link(h1, id, submitter, b"https://b", b"B", b"t");
+        let entry = |index, url: &str, title: &str, snippet: &str, prev, head, status, item| {
+            SubmissionEntry {
+                submission: ChainSubmission::from_bytes(
+                    index,
+                    submitter,
+                    url.as_bytes(),
+                    title.as_bytes(),
+                    snippet.as_bytes(),
+                    prev,
+                    head,
+                    5,
+                    index,
+                ),
+                status,
+                item,
+                dropped: None,
+            }
+        };
+        let record = SubmissionsRecord {
+            count: 2,
+            items: vec![
+                entry(1, "https://a", "A", "s", h0, h1, Status::Merged, Some(1)),
+                entry(
+                    2,
+                    "https://b",
+                    "B",
+                    "t",
+                    h1,
+                    h2,
+                    Status::NotConsidered,
+                    None,
+                ),
+            ],
+        };
+        let mut r = report();
+        r["submissions"] = serde_json::to_value(record).unwrap();
+        r
+    }
+
+    #[test]
+    fn submission_links_are_recomputed() {
+        let r = report_with_submissions();
+        assert_eq!(check_submissions(&r).unwrap(), vec![]);
+        // An edited snippet breaks its link, and the mismatch names the item.
+        let mut edited = r.clone();
+        edited["submissions"]["items"][1]["snippet"] = json!("edited");
+        let m = check_submissions(&edited).unwrap();
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].field.contains("submissions[2]") && m[0].field.contains("https://b"),
+            "{}",
+            m[0]
+        );
+        // A removed item leaves a gap in the indexes and the count.
+        let mut removed = r.clone();
+        removed["submissions"]["items"]
+            .as_array_mut()
+            .unwrap()
+            .remove(0);
+        let fields: Vec<String> = check_submissions(&removed)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        assert!(
+            fields.contains(&"report.submissions.count".to_string())
+                && fields.contains(&"report.submissions[2].index".to_string()),
+            "{fields:?}"
+        );
+        // An item claimed as bundled must be in the evidence.
+        let mut wrong = r;
+        wrong["submissions"]["items"][0]["item"] = json!(4);
+        let fields: Vec<String> = check_submissions(&wrong)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        assert_eq!(fields, ["report.submissions[1].item"]);
     }
 
     #[test]

@@ -189,6 +189,15 @@ pub struct NodeConfig {
     /// Call `settle(id)` when a Resolved verdict this node reported on is final, so the fee
     /// reaches the operators' credits (`veritas operator withdraw` pays them out).
     pub settle_final: bool,
+    /// Shortest time between two provisional runs of one question (re-runs of the committee
+    /// on evidence submitted on-chain while the question is open; never posted). Submissions
+    /// that arrive meanwhile are coalesced into the next run. `0s` turns provisional runs off.
+    #[serde(with = "humantime_serde")]
+    pub provisional_interval: Duration,
+    /// After `resolveAfter`, how long the final run waits for a block at or past it before
+    /// trusting that no more evidence can be submitted (chains that mine only on demand).
+    #[serde(with = "humantime_serde")]
+    pub evidence_settle: Duration,
 }
 
 /// Which resolver the daemon runs.
@@ -218,6 +227,12 @@ impl Default for NodeConfig {
             replay_file: None,
             finalize_expired: true,
             settle_final: true,
+            // One committee run per question per minute at most: a flood of submissions costs
+            // at most 60 runs an hour, and each run sees every submission so far.
+            provisional_interval: Duration::from_secs(60),
+            // Longer than a Sepolia/mainnet slot (12 s), so a live chain always shows its first
+            // block past `resolveAfter` first.
+            evidence_settle: Duration::from_secs(15),
         }
     }
 }

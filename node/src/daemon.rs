@@ -6,7 +6,10 @@
 //! - the **HTTP API** serves health, metrics and reports;
 //! - the **scheduler** (this function's own loop) runs due jobs through the [`Pipeline`],
 //!   at most `node.max_in_flight` at a time (of which at most `node.concurrency` run their
-//!   committee), each in its own task so one failing question never stops the others.
+//!   committee), each in its own task so one failing question never stops the others;
+//! - the **provisional runner** ([`crate::pipeline::provisional`]) re-runs the committee on
+//!   open questions that received on-chain evidence (never posted); it is not critical: it
+//!   is stopped with the rest, and its failures are only logged.
 //!
 //! SIGINT/SIGTERM (or the caller's token) stop the scheduler from taking new work; in-flight
 //! jobs get `node.drain_timeout` to finish, then are aborted. Aborting is safe at any point:
@@ -41,6 +44,8 @@ use crate::{
     pipeline::{
         Pipeline, Resolver, RetryPolicy,
         lifecycle::{FollowConfig, Follower},
+        provisional::ProvisionalRunner,
+        submissions::EvidenceGate,
     },
     store::{Store, StoreError, now_ms},
     web,
@@ -190,6 +195,7 @@ pub async fn run(
     info!(target: "veritas::node", chain_id, %oracle, %operator, data_dir = %config.node.data_dir.display(), "starting");
 
     let new_jobs = Arc::new(Notify::new());
+    let new_submissions = Arc::new(Notify::new());
     let watch_state = Arc::new(WatchState::default());
     let watcher = Watcher::new(
         provider.clone(),
@@ -204,7 +210,8 @@ pub async fn run(
         },
         Arc::clone(&watch_state),
         Arc::clone(&new_jobs),
-    )?;
+    )?
+    .with_submission_notify(Arc::clone(&new_submissions));
     let poster = Arc::new(Poster::new(
         provider.clone(),
         signer,
@@ -220,10 +227,10 @@ pub async fn run(
         },
     ));
     let metrics = Arc::new(Metrics::default());
-    let pipeline = Arc::new(Pipeline::new(
+    let pipeline = Pipeline::new(
         Arc::clone(&store),
         Arc::clone(&poster),
-        resolver,
+        Arc::clone(&resolver),
         Arc::clone(&metrics),
         config.node.data_dir.join("reports"),
         chain_id,
@@ -234,7 +241,29 @@ pub async fn run(
             max: config.node.max_retry_backoff,
         },
         config.node.concurrency,
+    )
+    .with_evidence_gate(EvidenceGate::new(
+        provider.clone(),
+        oracle,
+        config.node.evidence_settle,
+        config.chain.poll_interval.min(Duration::from_secs(1)),
     ));
+    let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
+        ProvisionalRunner::new(
+            Arc::clone(&store),
+            Arc::clone(&resolver),
+            provider.clone(),
+            pipeline.committee_slots(),
+            Arc::clone(&live),
+            config.node.data_dir.join("reports"),
+            chain_id,
+            oracle,
+            operator,
+            config.node.provisional_interval,
+            new_submissions,
+        )
+    });
+    let pipeline = Arc::new(pipeline);
 
     let listener = tokio::net::TcpListener::bind(config.node.http_addr)
         .await
@@ -271,6 +300,7 @@ pub async fn run(
     );
     let follower_task = tokio::spawn(follower.run(cancel.child_token()));
     let mut watcher_task = tokio::spawn(watcher.run(cancel.child_token()));
+    let provisional_task = provisional.map(|runner| tokio::spawn(runner.run(cancel.child_token())));
     let api_cancel = cancel.child_token();
     let mut api_task = tokio::spawn(async move {
         info!(target: "veritas::api", addr = %http_addr, "HTTP API listening");
@@ -329,6 +359,10 @@ pub async fn run(
         error!(target: "veritas::node", error = %e, "critical task failed; shutting down");
     }
     cancel.cancel();
+    if let Some(task) = provisional_task {
+        // A provisional run is never posted and leaves nothing half-written: stop it at once.
+        task.abort();
+    }
     drain(&mut tasks, in_flight.len(), config.node.drain_timeout).await;
     // Both stop promptly on cancellation; their results no longer matter.
     let _ = tokio::time::timeout(Duration::from_secs(5), async {

@@ -19,8 +19,10 @@
 //! touches another job.
 
 pub mod lifecycle;
+pub mod provisional;
 pub mod replay;
 pub mod resolve;
+pub mod submissions;
 
 pub use resolve::{
     CommitteeResolver, Engine, Evidence, QuestionInput, ResolveError, Resolver, resolve,
@@ -103,8 +105,11 @@ pub struct Pipeline {
     chain_id: u64,
     oracle: Address,
     retry: RetryPolicy,
-    /// `node.concurrency` permits for the committee stage (see [`Pipeline::new`]).
-    resolving: tokio::sync::Semaphore,
+    /// `node.concurrency` permits for the committee stage (see [`Pipeline::new`]); shared
+    /// with the provisional runs.
+    resolving: Arc<tokio::sync::Semaphore>,
+    /// Holds final runs until the question's on-chain submissions are complete.
+    evidence_gate: Option<submissions::EvidenceGate>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -196,8 +201,22 @@ impl Pipeline {
             chain_id,
             oracle,
             retry,
-            resolving: tokio::sync::Semaphore::new(resolve_slots.max(1)),
+            resolving: Arc::new(tokio::sync::Semaphore::new(resolve_slots.max(1))),
+            evidence_gate: None,
         }
+    }
+
+    /// Check each question's on-chain submissions are complete before its final run (see
+    /// [`submissions`]).
+    pub fn with_evidence_gate(mut self, gate: submissions::EvidenceGate) -> Self {
+        self.evidence_gate = Some(gate);
+        self
+    }
+
+    /// The committee permits (`node.concurrency`), for runs outside the job flow (provisional
+    /// runs take one only when it is free, so they never delay a final run).
+    pub fn committee_slots(&self) -> Arc<tokio::sync::Semaphore> {
+        Arc::clone(&self.resolving)
     }
 
     /// Run one job to its next resting state; every failure is recorded in the store.
@@ -263,6 +282,14 @@ impl Pipeline {
                     self.store.mark_reported(qid)?;
                     info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
                     return Ok(JobOutcome::AlreadyOnChain);
+                }
+                if let Some(gate) = &self.evidence_gate
+                    && let submissions::Gate::Wait { until_ms, reason } =
+                        gate.check(&self.store, job).await?
+                {
+                    info!(target: "veritas::pipeline", reason, "submissions not complete yet; deferring");
+                    self.store.defer(qid, until_ms)?;
+                    return Ok(JobOutcome::Deferred);
                 }
                 // The semaphore is never closed, so acquiring cannot fail.
                 let _slot = self.resolving.acquire().await.ok();
@@ -332,6 +359,7 @@ impl Pipeline {
             resolve_after: q.resolve_after,
             block_hash: q.block_hash,
             operator: self.poster.address(),
+            submissions: Vec::new(),
         }
     }
 
@@ -343,12 +371,16 @@ impl Pipeline {
     /// The resolver's failure, or the report file or store write that failed.
     pub async fn second_opinion(&self, job: &Job) -> Result<PathBuf, String> {
         let q = &job.question;
-        let input = self.input(q);
+        let mut input = self.input(q);
+        // The current evidence includes every submission made while the question was open.
+        input.submissions =
+            submissions::for_question(&self.store, q.question_id).map_err(|e| e.to_string())?;
         let mut report = {
             let _slot = self.resolving.acquire().await.ok();
             self.resolver.resolve(&input).await.map_err(|e| e.reason)?
         };
         report.question = input.info();
+        report.submissions = Some(submissions::record(&input.submissions, &report));
         let path = self
             .reports_dir
             .join(format!("{}.dispute.json", q.question_id));
@@ -379,7 +411,8 @@ impl Pipeline {
         }
         self.store.set_stage(q.question_id, Stage::Resolving)?;
         crate::crashpoint::hit("job.resolving");
-        let input = self.input(q);
+        let mut input = self.input(q);
+        input.submissions = submissions::for_question(&self.store, q.question_id)?;
         let started = Instant::now();
         let mut report = self
             .resolver
@@ -390,6 +423,7 @@ impl Pipeline {
         self.metrics.record_ballots(&report.ballots);
         // The report names its question on-chain (DESIGN.md §5), whoever built it.
         report.question = input.info();
+        report.submissions = Some(submissions::record(&input.submissions, &report));
 
         // The integers to post are what an auditor derives from the report file: the same
         // function, on the same JSON, so a verdict is by construction what its report proves.
@@ -494,6 +528,7 @@ mod tests {
                 resolve_after: 0,
                 block_hash: B256::ZERO,
                 operator: Address::ZERO,
+                submissions: Vec::new(),
             })
             .unwrap();
         write_json_atomic(&path, &replayed).unwrap();

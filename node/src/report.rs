@@ -5,14 +5,15 @@
 //! `failure`), `stats` (exactly the `veritas stats` object of those ballots), `routing`,
 //! `committee` (T, M, ε, τ, seed, stop iteration, weights), `search` when the node gathered
 //! the evidence itself (queries, rubric source, every collector's raw hits before
-//! deduplication, what was dropped and why) and `tx` once posted. The types
+//! deduplication, what was dropped and why), `submissions` for on-chain questions (every
+//! submitted item, its hash-chain link and its fate) and `tx` once posted. The types
 //! deserialise too, so `veritas audit` reads reports back with them.
 
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
 use crate::commitment::{Commitment, CommitmentError, commit_bundle};
-use crate::evidence::SearchRecord;
+use crate::evidence::{SearchRecord, onchain::SubmissionsRecord};
 use crate::jury::BallotRow;
 use crate::jury::committee::{CommitteeInfo, CommitteeRun};
 use crate::policy::{Routing, RoutingInputs, RoutingPolicy, route};
@@ -73,6 +74,10 @@ pub struct Report {
     /// searched for it rather than being handed a bundle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchRecord>,
+    /// Every on-chain submission of the question the node considered (their hash-chain
+    /// links and fates), for on-chain questions; `veritas audit` checks it against the chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submissions: Option<SubmissionsRecord>,
     /// The posting transaction, once sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx: Option<TxInfo>,
@@ -107,6 +112,7 @@ impl Report {
             routing,
             committee: run.info,
             search: None,
+            submissions: None,
             tx: None,
         }
     }

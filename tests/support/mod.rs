@@ -185,6 +185,7 @@ retry_backoff = "200ms"
 max_retry_backoff = "1s"
 max_attempts = 50
 drain_timeout = "5s"
+evidence_settle = "1s"
 {extra}
 "#,
             url = chain.anvil.url,

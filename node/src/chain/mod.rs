@@ -2,6 +2,7 @@
 //!
 //! - [`bindings`]: `sol!` types generated from `contracts/interfaces/IVeritasOracle.sol`.
 //! - [`watcher`]: polls `eth_getLogs` behind a confirmation depth and fills the job store.
+//! - [`evidence_chain`]: the oracle's evidence hash chain, recomputed (pure).
 //! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
 //! - [`reader`]: one question's views and events as of one block (`veritas verdict`, `veritas
 //!   audit --question`), and an account's unpaid credits.
@@ -12,6 +13,7 @@
 //! retry policy lives in one place (the daemon's scheduler) instead of in every call site.
 
 pub mod devnet;
+pub mod evidence_chain;
 pub mod poster;
 pub mod reader;
 pub mod watcher;
@@ -157,6 +159,17 @@ pub enum ChainError {
         /// Questions the contract counted in the range.
         expected: u64,
     },
+    /// An `eth_getLogs` page's `EvidenceSubmitted` logs do not chain from the evidence head
+    /// before the range to `evidenceHead()` at its end (a log is missing); read again.
+    #[error("eth_getLogs blocks {from}..={to}: evidence chain broken: {reason}")]
+    IncompleteEvidence {
+        /// First block of the range.
+        from: u64,
+        /// Last block of the range.
+        to: u64,
+        /// Which link failed.
+        reason: String,
+    },
     /// No receipt arrived in time; the transaction may still be mined.
     #[error("no receipt for {tx_hash} after {waited:?}")]
     ReceiptTimeout {
@@ -229,6 +242,7 @@ impl ChainError {
             ChainError::Revert { error, .. } => matches!(error, OracleError::VeritasTooEarly(_)),
             ChainError::ReceiptTimeout { .. }
             | ChainError::IncompleteLogs { .. }
+            | ChainError::IncompleteEvidence { .. }
             | ChainError::UnknownQuestion(_)
             | ChainError::Reverted { .. } => true,
             ChainError::Store(e) => e.is_retryable(),

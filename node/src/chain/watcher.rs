@@ -20,6 +20,18 @@
 //! questionCount()@(from - 1)` logs. A short page is an error for this poll (the cursor stays,
 //! the range is read again), counted in [`WatchState::incomplete_pages`].
 //!
+//! The same `eth_getLogs` call also reads the oracle's `EvidenceSubmitted` logs, stored with
+//! the questions of the range (same transaction, same cursor). Submissions have no global
+//! counter, but the contract keeps a hash chain over all of them, and each log carries the head
+//! after it, so a page is complete exactly when its logs, in (block, log index) order, link
+//! from the head before the range to `evidenceHead()@to` (one `eth_call` per scan). The head
+//! before the range is the previous scan's `evidenceHead()@to`; on the first scan (or after a
+//! short page) it is `evidenceHead()@(from - 1)` — the watcher reads whole blocks, so no
+//! submission of block `from` can precede the range — or `head_0` when the oracle did not
+//! exist yet at `from - 1`. Each stored item keeps its link (`prev_head`, `evidence_head`). A
+//! page whose chain breaks is an error for this poll, like a short question page, and counted
+//! in [`WatchState::broken_evidence_pages`].
+//!
 //! Providers cap `eth_getLogs` ranges differently; the watcher starts at `max_log_range`,
 //! halves the range whenever the RPC refuses one, keeps to the size that worked, and probes
 //! larger ranges again after a run of successes.
@@ -31,7 +43,7 @@ use std::sync::{
 use std::time::Duration;
 
 use alloy::{
-    primitives::Address,
+    primitives::{Address, B256},
     providers::Provider,
     rpc::types::{Filter, Log},
     sol_types::SolEvent,
@@ -40,9 +52,11 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use super::{ChainError, ChainProvider, IVeritasOracle};
+use super::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
 use crate::retry::Backoff;
-use crate::store::{EventAt, LifecycleEvent, NewQuestion, OperatorReport, Store, now_ms};
+use crate::store::{
+    EventAt, LifecycleEvent, NewQuestion, OperatorReport, Store, StoredSubmission, now_ms,
+};
 
 /// The lifecycle events a scan reads besides `QuestionAsked`.
 const LIFECYCLE_EVENTS: [alloy::primitives::B256; 6] = [
@@ -91,6 +105,11 @@ pub struct WatchState {
     /// `eth_getLogs` pages with fewer logs than the contract's question counter says; each
     /// was read again instead of being trusted.
     pub incomplete_pages: AtomicU64,
+    /// On-chain evidence submissions stored (new ones only).
+    pub submissions_seen: AtomicU64,
+    /// `eth_getLogs` pages whose `EvidenceSubmitted` logs did not link to `evidenceHead()`;
+    /// each was read again.
+    pub broken_evidence_pages: AtomicU64,
 }
 
 impl WatchState {
@@ -132,6 +151,10 @@ pub struct Watcher {
     /// `questionCount()` as of block `next_block - 1`, once known (the previous scan's count
     /// at its last block), so each scan costs one extra `eth_call`.
     count_below: Option<u64>,
+    /// `evidenceHead()` as of block `next_block - 1`, once known (see the module docs).
+    head_below: Option<B256>,
+    /// Woken when new submissions are stored (the provisional runner), once attached.
+    new_submissions: Option<Arc<Notify>>,
 }
 
 /// Successful scans after a refused range before the watcher tries larger ranges again.
@@ -172,7 +195,15 @@ impl Watcher {
             ceiling: range,
             successes_since_refusal: 0,
             count_below: None,
+            head_below: None,
+            new_submissions: None,
         })
+    }
+
+    /// Wake `notify` whenever a scan stores new evidence submissions.
+    pub fn with_submission_notify(mut self, notify: Arc<Notify>) -> Self {
+        self.new_submissions = Some(notify);
+        self
     }
 
     /// The shared status.
@@ -235,7 +266,10 @@ impl Watcher {
         }
         loop {
             let to = safe.min(self.next_block.saturating_add(self.range - 1));
-            let mut topics = vec![IVeritasOracle::QuestionAsked::SIGNATURE_HASH];
+            let mut topics = vec![
+                IVeritasOracle::QuestionAsked::SIGNATURE_HASH,
+                IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
+            ];
             topics.extend(LIFECYCLE_EVENTS);
             let filter = Filter::new()
                 .address(self.config.oracle)
@@ -247,16 +281,51 @@ impl Watcher {
                     let (asked, later): (Vec<Log>, Vec<Log>) = logs.into_iter().partition(|l| {
                         l.topic0() == Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH)
                     });
+                    let (evidence, later): (Vec<Log>, Vec<Log>) =
+                        later.into_iter().partition(|l| {
+                            l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
+                        });
                     self.check_complete(&asked, to).await?;
                     let questions = decode_logs(&asked, &self.state);
-                    // Jobs first: a question asked and settled in one range has its row
-                    // before its events are applied. Both are idempotent, so a crash between
-                    // them is repaired by reading the range again.
-                    let new_questions = self.store.record_scan(&questions, to + 1)?;
-                    self.store
-                        .record_lifecycle(&decode_lifecycle(&later, &self.state))?;
+                    // Jobs and submissions first (one transaction with the cursor): a question
+                    // asked and settled in one range has its row before its events are
+                    // applied. Both steps are idempotent, so a crash between them is repaired
+                    // by reading the range again. `check_complete` already moved `count_below`
+                    // to `to`: if the rest of the scan fails, the count must be read again.
+                    let scanned = match self.chain_evidence(evidence, to).await {
+                        Ok((submissions, head_after)) => self
+                            .store
+                            .record_scan_with(&questions, &submissions, to + 1)
+                            .and_then(|stored| {
+                                self.store
+                                    .record_lifecycle(&decode_lifecycle(&later, &self.state))?;
+                                Ok((submissions, head_after, stored))
+                            })
+                            .map_err(ChainError::Store),
+                        Err(e) => Err(e),
+                    };
+                    let (submissions, head_after, stored) = match scanned {
+                        Ok(scanned) => scanned,
+                        Err(e) => {
+                            self.count_below = None;
+                            return Err(e);
+                        }
+                    };
                     let logs = asked;
-                    debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), new_questions, "scanned");
+                    let new_questions = stored.questions;
+                    self.head_below = Some(head_after);
+                    debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), submissions = submissions.len(), new_questions, "scanned");
+                    if stored.submissions > 0 {
+                        self.state
+                            .submissions_seen
+                            .fetch_add(stored.submissions as u64, Ordering::Relaxed);
+                        for s in &submissions {
+                            info!(target: "veritas::watcher", question = %s.question_id, index = s.index, submitter = %s.submitter, block = s.block_number, "evidence submitted");
+                        }
+                        if let Some(notify) = &self.new_submissions {
+                            notify.notify_one();
+                        }
+                    }
                     self.next_block = to + 1;
                     self.state.cursor.store(self.next_block, Ordering::Relaxed);
                     self.state
@@ -341,6 +410,104 @@ impl Watcher {
         }
         self.count_below = Some(after);
         Ok(())
+    }
+
+    /// Check that the `EvidenceSubmitted` logs of `[next_block, to]` form the contract's hash
+    /// chain from the head before the range to `evidenceHead()@to`, and turn them into stored
+    /// submissions with their links. Returns them and the head at `to`.
+    ///
+    /// # Errors
+    /// [`ChainError::IncompleteEvidence`] when a link fails (a log is missing or altered: the
+    /// range is read again); [`ChainError`] when a head cannot be read.
+    async fn chain_evidence(
+        &mut self,
+        mut logs: Vec<Log>,
+        to: u64,
+    ) -> Result<(Vec<StoredSubmission>, B256), ChainError> {
+        let from = self.next_block;
+        let broken = |state: &WatchState, reason: String| {
+            state.broken_evidence_pages.fetch_add(1, Ordering::Relaxed);
+            ChainError::IncompleteEvidence { from, to, reason }
+        };
+        logs.retain(|l| !l.removed);
+        logs.sort_by_key(|l| (l.block_number, l.log_index));
+        let mut head = match self.head_below {
+            Some(head) => head,
+            None => self.evidence_head_at(from.checked_sub(1)).await?,
+        };
+        let mut out = Vec::with_capacity(logs.len());
+        for log in &logs {
+            let item = match evidence_chain::decode(log) {
+                Ok(item) => item,
+                Err(e) => {
+                    // Its link is unknown, so the chain cannot be followed past it.
+                    self.state.undecodable_logs.fetch_add(1, Ordering::Relaxed);
+                    self.head_below = None;
+                    return Err(broken(&self.state, e.to_string()));
+                }
+            };
+            let next = item.link_from(head);
+            if next != item.evidence_head {
+                self.head_below = None;
+                return Err(broken(
+                    &self.state,
+                    format!(
+                        "question {} item {} (block {}) does not link from {head}",
+                        item.question_id, item.index, item.block_number
+                    ),
+                ));
+            }
+            out.push(StoredSubmission {
+                question_id: item.question_id,
+                index: item.index,
+                submitter: item.submitter,
+                url: item.url,
+                title: item.title,
+                snippet: item.snippet,
+                prev_head: head,
+                evidence_head: item.evidence_head,
+                block_number: item.block_number,
+                block_hash: item.block_hash,
+                log_index: item.log_index,
+                tx_hash: item.tx_hash,
+            });
+            head = next;
+        }
+        let at_to = self.evidence_head_at(Some(to)).await?;
+        if at_to != head {
+            self.head_below = None;
+            return Err(broken(
+                &self.state,
+                format!(
+                    "{} logs end at head {head}, evidenceHead() is {at_to}",
+                    out.len()
+                ),
+            ));
+        }
+        Ok((out, head))
+    }
+
+    /// `evidenceHead()` as of `block` (`None`: before genesis); `head_0` where the oracle
+    /// did not exist yet.
+    async fn evidence_head_at(&self, block: Option<u64>) -> Result<B256, ChainError> {
+        let Some(block) = block else {
+            return self.head0().await;
+        };
+        let contract = IVeritasOracle::new(self.config.oracle, &self.provider);
+        match contract.evidenceHead().block(block.into()).call().await {
+            Ok(head) => Ok(head),
+            Err(alloy::contract::Error::ZeroData(..)) => self.head0().await,
+            Err(e) => Err(ChainError::contract("evidenceHead", e)),
+        }
+    }
+
+    async fn head0(&self) -> Result<B256, ChainError> {
+        let chain_id = self
+            .provider
+            .get_chain_id()
+            .await
+            .map_err(|e| ChainError::rpc("eth_chainId", e))?;
+        Ok(evidence_chain::head0(chain_id, self.config.oracle))
     }
 
     /// `questionCount()` as of `block`: 0 before the contract existed, `None` when the RPC

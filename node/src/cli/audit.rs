@@ -10,6 +10,10 @@
 //! ([`super::audit_question`]).
 //!
 //! Exit status 0 when everything matches, 1 on any mismatch (each one is named).
+//!
+//! The report's on-chain submissions are checked too: each hash-chain link offline, and with
+//! `--rpc` every `EvidenceSubmitted` log of the question (read from `--from-block`) must be in
+//! the report, unchanged, and their number must equal `evidenceCount(id)`.
 
 use std::path::PathBuf;
 
@@ -36,15 +40,17 @@ pub struct AuditArgs {
     /// their events only.
     #[arg(long = "report", value_name = "FILE_OR_URL", requires = "question")]
     pub reports: Vec<String>,
-    /// With `--question`: first block of the event scan.
-    #[arg(long, default_value_t = 0, requires = "question")]
-    pub from_block: u64,
     /// JSON-RPC URL: also compare with the verdict on-chain.
     #[arg(long)]
     pub rpc: Option<String>,
     /// Oracle address (default: the report's `question.oracle`).
     #[arg(long)]
     pub oracle: Option<Address>,
+    /// First block of the event scans: the question's `ReportSubmitted` logs with
+    /// `--question`, its `EvidenceSubmitted` logs otherwise (the oracle's deployment block
+    /// spares providers that cap `eth_getLogs` ranges).
+    #[arg(long, default_value_t = 0)]
+    pub from_block: u64,
 }
 
 /// Audit one report.
@@ -68,6 +74,11 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
     let rec = audit::recompute(&report)?;
     let mut mismatches: Vec<Mismatch> = audit::compare_with_report(&rec, &report);
+    mismatches.extend(audit::check_submissions(&report)?);
+    let submitted = report
+        .pointer("/submissions/items")
+        .and_then(|v| v.as_array())
+        .map_or(0, Vec::len);
     println!("root        {}", rec.root);
     println!(
         "p (1e18)    YES {}  NO {}  NULL {}",
@@ -78,6 +89,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
         "routing     {}",
         if rec.escalated { "escalate" } else { "resolve" }
     );
+    println!("submitted   {submitted} on-chain item(s), hash-chain links recomputed");
     if let Some(rpc) = &args.rpc {
         let oracle = match args.oracle {
             Some(a) => a,
@@ -96,6 +108,10 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
             .context("question.id")?;
         let provider = chain::connect(rpc, std::time::Duration::from_secs(15))?;
         mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, id).await?);
+        mismatches.extend(
+            audit::compare_submissions_with_chain(&report, &provider, oracle, id, args.from_block)
+                .await?,
+        );
         println!("chain       question {id} on {oracle} compared");
     }
     if mismatches.is_empty() {

@@ -215,6 +215,8 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
             }
             Evidence::Gather {
                 resolve_after: Some(args.resolve_after.unwrap_or_else(chrono::Utc::now)),
+                // `--submitted FILE` feeds the file collector; on-chain items are the daemon's.
+                submissions: Vec::new(),
             }
         }
     };

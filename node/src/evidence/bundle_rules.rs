@@ -13,7 +13,12 @@
 //!    (the temporal filter). Undated documents, and documents whose date cannot be read, are
 //!    kept as undated unless `keep_undated` is off.
 //! 4. Documents are ordered by score, then by URL, so the order — and hence the Merkle root —
-//!    depends on the hits only; the first `max_items` are kept.
+//!    depends on the hits only. Submitted documents (whose best hit is `source: submitted`)
+//!    have reserved room: the first `max_submitted` of them in that order are kept whatever
+//!    their score (earlier submissions rank first), the rest are dropped as
+//!    `submitted_over_cap`; the other documents fill the remaining `max_items -
+//!    submitted kept` slots. So a flood of submissions never pushes searched evidence below
+//!    `max_items - max_submitted` slots, and searched results never push submissions out.
 //! 5. Titles and snippets are trimmed on word boundaries ([`trim_snippet`]), ids are 1..=n.
 //!
 //! Every drop is recorded with its reason, for the report.
@@ -23,7 +28,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::bundle::EvidenceItem;
+use crate::bundle::{EvidenceItem, Source};
 use crate::evidence::collectors::{CollectorHits, Hit};
 use crate::evidence::normalize::{format_published, normalize_url, parse_published, trim_snippet};
 
@@ -33,6 +38,9 @@ use crate::evidence::normalize::{format_published, normalize_url, parse_publishe
 pub struct BundleRules {
     /// Most items in a bundle.
     pub max_items: usize,
+    /// Slots of `max_items` reserved for submitted evidence, and the most submitted items a
+    /// bundle holds (its cap; the rest are recorded as dropped).
+    pub max_submitted: usize,
     /// Most words in a snippet.
     pub max_snippet_words: usize,
     /// Most characters in a snippet (guards text without word boundaries).
@@ -49,6 +57,8 @@ impl Default for BundleRules {
     fn default() -> Self {
         Self {
             max_items: 6,
+            // Half the default bundle: submissions are heard, and cannot crowd out the search.
+            max_submitted: 3,
             max_snippet_words: 200,
             // 200 English words average ~1,200 characters; room for long words, not for blobs.
             max_snippet_chars: 2_000,
@@ -83,6 +93,13 @@ pub enum DropReason {
     OverCap {
         /// Its 1-based rank among the kept documents.
         rank: usize,
+    },
+    /// A submitted document beyond the `max_submitted` reserved room.
+    SubmittedOverCap {
+        /// Its 1-based rank among the submitted documents.
+        rank: usize,
+        /// The cap (`max_submitted`).
+        cap: usize,
     },
 }
 
@@ -196,18 +213,42 @@ pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &Bundl
             .then_with(|| a.0.url.cmp(&b.0.url))
     });
 
+    // Reserved room: the best `max_submitted` submitted documents are kept; the others
+    // share what is left of `max_items`.
+    let submitted_cap = rules.max_submitted.min(rules.max_items);
+    let submitted_total = kept
+        .iter()
+        .filter(|(_, best, _)| best.source == Source::Submitted)
+        .count();
+    let other_room = rules.max_items - submitted_total.min(submitted_cap);
+    let (mut submitted_seen, mut others_kept) = (0usize, 0usize);
     let mut items = Vec::new();
     for (position, (group, best, date)) in kept.into_iter().enumerate() {
-        if position >= rules.max_items {
-            dropped.push(Dropped {
-                url: group.url,
-                reason: DropReason::OverCap { rank: position + 1 },
-            });
-            continue;
+        if best.source == Source::Submitted {
+            submitted_seen += 1;
+            if submitted_seen > submitted_cap {
+                dropped.push(Dropped {
+                    url: group.url,
+                    reason: DropReason::SubmittedOverCap {
+                        rank: submitted_seen,
+                        cap: submitted_cap,
+                    },
+                });
+                continue;
+            }
+        } else {
+            if others_kept >= other_room {
+                dropped.push(Dropped {
+                    url: group.url,
+                    reason: DropReason::OverCap { rank: position + 1 },
+                });
+                continue;
+            }
+            others_kept += 1;
         }
         items.push(EvidenceItem {
             // Bounded by `max_items`, so the conversion only fails for absurd configurations.
-            id: u32::try_from(position + 1).unwrap_or(u32::MAX),
+            id: u32::try_from(items.len() + 1).unwrap_or(u32::MAX),
             url: group.url,
             title: trim_snippet(&best.title, usize::MAX, rules.max_title_chars),
             snippet: trim_snippet(
@@ -239,7 +280,6 @@ fn readable_date(hit: &Hit, url: &str) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::Source;
 
     fn hit(url: &str, rank: u32, published_at: Option<&str>) -> Hit {
         Hit {
@@ -385,6 +425,100 @@ mod tests {
             .items
             .is_empty()
         );
+    }
+
+    fn submitted(url: &str, rank: u32, published_at: Option<&str>) -> Hit {
+        Hit {
+            query: None,
+            source: Source::Submitted,
+            submitter: Some(format!("0x{rank:040x}")),
+            ..hit(url, rank, published_at)
+        }
+    }
+
+    #[test]
+    fn submitted_items_have_reserved_room_and_a_cap() {
+        // Eight web results outrank every submission on score; five submissions arrive.
+        let web: Vec<Hit> = (0..8)
+            .map(|i| hit(&format!("https://web.example/{i}"), 0, None))
+            .collect();
+        let subs: Vec<Hit> = (0..5)
+            .map(|i| submitted(&format!("https://sub.example/{i}"), i, None))
+            .collect();
+        let raw = [collector("onchain", subs), collector("tavily", web)];
+        let rules = BundleRules::default();
+        let built = build(&raw, None, &rules);
+        assert_eq!(built.items.len(), rules.max_items);
+        let kept_subs: Vec<&str> = built
+            .items
+            .iter()
+            .filter(|i| i.source == Source::Submitted)
+            .map(|i| i.url.as_str())
+            .collect();
+        // The first three submissions (in submission order) hold the reserved room.
+        assert_eq!(
+            kept_subs,
+            [
+                "https://sub.example/0",
+                "https://sub.example/1",
+                "https://sub.example/2"
+            ]
+        );
+        assert_eq!(
+            built.items.iter().map(|i| i.id).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5, 6]
+        );
+        let over: Vec<&Dropped> = built
+            .dropped
+            .iter()
+            .filter(|d| matches!(d.reason, DropReason::SubmittedOverCap { .. }))
+            .collect();
+        assert_eq!(over.len(), 2);
+        assert_eq!(
+            serde_json::to_value(over[0]).unwrap_or_default(),
+            serde_json::json!({"url": "https://sub.example/3", "reason": "submitted_over_cap",
+                "rank": 4, "cap": 3})
+        );
+        assert_eq!(
+            built
+                .dropped
+                .iter()
+                .filter(|d| matches!(d.reason, DropReason::OverCap { .. }))
+                .count(),
+            5,
+            "web results beyond the room left"
+        );
+        // Unused reserved room goes to searched evidence.
+        let raw = [
+            collector("onchain", vec![submitted("https://sub.example/0", 0, None)]),
+            collector(
+                "tavily",
+                (0..8)
+                    .map(|i| hit(&format!("https://web.example/{i}"), i, None))
+                    .collect(),
+            ),
+        ];
+        let built = build(&raw, None, &rules);
+        assert_eq!(built.items.len(), 6);
+        assert_eq!(
+            built
+                .items
+                .iter()
+                .filter(|i| i.source == Source::Web)
+                .count(),
+            5
+        );
+        // A submission obeys the date cutoff like any other item.
+        let raw = [collector(
+            "onchain",
+            vec![submitted("https://sub.example/late", 0, Some("2026-05-01"))],
+        )];
+        let built = build(&raw, Some(at("2026-04-01T00:00:00Z")), &rules);
+        assert!(built.items.is_empty());
+        assert!(matches!(
+            built.dropped[0].reason,
+            DropReason::PublishedAfterCutoff { .. }
+        ));
     }
 
     #[test]

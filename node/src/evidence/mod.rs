@@ -9,6 +9,8 @@
 //!   evidence, behind one trait, run together; one failing collector does not stop the rest.
 //! - [`bundle_rules`]: normalise URLs, deduplicate, drop documents published after the
 //!   resolution time, rank, cap and trim — producing the items that are committed.
+//! - [`onchain`]: evidence submitted on-chain, offered to the bundle rules as one more
+//!   collector's hits, and each item's fate for the report.
 //! - [`relevance`]: how much of the question each committed item speaks to (routing's
 //!   evidence-relevance floor; pure, recomputable from a report).
 //!
@@ -21,6 +23,7 @@ pub mod bundle_rules;
 pub mod collectors;
 pub mod demo;
 pub mod normalize;
+pub mod onchain;
 pub mod planner;
 pub mod relevance;
 pub mod terms;
@@ -184,6 +187,24 @@ impl Gatherer {
         resolve_after: Option<DateTime<Utc>>,
         planner: Option<&dyn ChatModel>,
     ) -> Result<Gathered, EvidenceError> {
+        self.gather_with(question, resolve_after, planner, Vec::new())
+            .await
+    }
+
+    /// [`Gatherer::gather`], with `given` hits added before the collectors' (e.g. the
+    /// question's on-chain submissions, [`onchain::collector_hits`]): they pass the same bundle
+    /// rules. They do not count as a collector that answered: if every collector fails, the
+    /// gathering fails.
+    ///
+    /// # Errors
+    /// As [`Gatherer::gather`].
+    pub async fn gather_with(
+        &self,
+        question: &str,
+        resolve_after: Option<DateTime<Utc>>,
+        planner: Option<&dyn ChatModel>,
+        given: Vec<CollectorHits>,
+    ) -> Result<Gathered, EvidenceError> {
         let plan = planner::plan(question, resolve_after, &self.config.planner, planner).await;
         let request = SearchRequest {
             question,
@@ -192,7 +213,7 @@ impl Gatherer {
         };
         let outcomes = join_all(self.collectors.iter().map(|c| c.collect(&request))).await;
 
-        let mut raw_hits = Vec::new();
+        let mut raw_hits = given;
         let mut failures = Vec::new();
         for (collector, outcome) in self.collectors.iter().zip(outcomes) {
             let name = collector.name().to_owned();

@@ -222,6 +222,7 @@ mod tests {
             resolve_after: 0,
             block_hash: alloy::primitives::B256::repeat_byte(0x42),
             operator: alloy::primitives::Address::repeat_byte(0x07),
+            submissions: Vec::new(),
         }
     }
 

@@ -23,7 +23,7 @@ use crate::{
     bundle::{Bundle, EvidenceItem, Rubric},
     commitment::commit_bundle,
     config::Config,
-    evidence::{Gatherer, SearchRecord},
+    evidence::{Gatherer, SearchRecord, onchain::ChainSubmission},
     jury::{
         BallotRow, SeedInputs, SeedSource,
         committee::{Committee, IterationProgress, run_committee},
@@ -53,6 +53,10 @@ pub struct QuestionInput {
     pub block_hash: B256,
     /// The operator this node reports as (seeds the committee: each node draws its own).
     pub operator: Address,
+    /// The question's confirmed on-chain submissions, by index (the job pipeline fills them
+    /// from the store); they enter the bundle as `source: "submitted"` hits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub submissions: Vec<ChainSubmission>,
 }
 
 impl QuestionInput {
@@ -124,6 +128,8 @@ pub enum Evidence {
     Gather {
         /// The evidence cutoff.
         resolve_after: Option<DateTime<Utc>>,
+        /// Evidence submitted on-chain, offered to the bundle rules with the collectors' hits.
+        submissions: Vec<ChainSubmission>,
     },
     /// These items, as given (ids 1..n), scored on `rubric`; the report has no `search`.
     Given {
@@ -221,15 +227,24 @@ pub async fn resolve(
 ) -> Result<Report, ResolveError> {
     let (items, rubric, search) = match evidence {
         Evidence::Given { items, rubric } => (items, rubric, None),
-        Evidence::Gather { resolve_after } => {
+        Evidence::Gather {
+            resolve_after,
+            submissions,
+        } => {
             let gatherer = engine.gatherer.as_ref().ok_or_else(|| {
                 ResolveError::permanent("evidence: this engine was built without collectors")
             })?;
+            let given = if submissions.is_empty() {
+                Vec::new()
+            } else {
+                vec![crate::evidence::onchain::collector_hits(&submissions)]
+            };
             let gathered = gatherer
-                .gather(
+                .gather_with(
                     &question.text,
                     resolve_after,
                     engine.planner.as_ref().map(|p| p as &dyn ChatModel),
+                    given,
                 )
                 .await
                 .map_err(|e| ResolveError {
@@ -321,6 +336,7 @@ impl Resolver for CommitteeResolver {
             q.seed_source(),
             Evidence::Gather {
                 resolve_after: q.cutoff(),
+                submissions: q.submissions.clone(),
             },
             &mut |_| {},
             &mut |p| {
@@ -404,6 +420,7 @@ mod tests {
             resolve_after: 0,
             block_hash: B256::repeat_byte(3),
             operator: Address::repeat_byte(4),
+            submissions: Vec::new(),
         }
     }
 

@@ -220,6 +220,48 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job, StoreError> {
     })
 }
 
+/// Insert the questions of a scan (known ids are ignored); returns how many were new.
+pub(super) fn insert_questions(
+    tx: &rusqlite::Transaction<'_>,
+    questions: &[NewQuestion],
+) -> Result<usize, StoreError> {
+    let now = now_ms();
+    let mut inserted = 0;
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO jobs (question_id, question, asker, question_hash, block_number, \
+         block_hash, tx_index, log_index, resolve_after, stage, seen_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'queued', ?10, ?10)",
+    )?;
+    for q in questions {
+        inserted += stmt.execute(params![
+            Dec(q.question_id),
+            q.question,
+            Hex(q.asker),
+            Hex(q.question_hash),
+            q.block_number,
+            Hex(q.block_hash),
+            q.tx_index,
+            q.log_index,
+            q.resolve_after,
+            now,
+        ])?;
+    }
+    Ok(inserted)
+}
+
+/// Move the watcher's cursor (inside the scan's transaction).
+pub(super) fn set_cursor(
+    tx: &rusqlite::Transaction<'_>,
+    next_block: u64,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "INSERT INTO cursor (id, next_block) VALUES (1, ?1) \
+         ON CONFLICT (id) DO UPDATE SET next_block = excluded.next_block",
+        params![next_block],
+    )?;
+    Ok(())
+}
+
 impl Store {
     /// The next block the watcher should scan, if it has scanned before.
     ///
@@ -245,46 +287,17 @@ impl Store {
         questions: &[NewQuestion],
         next_block: u64,
     ) -> Result<usize, StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        let now = now_ms();
-        let mut inserted = 0;
-        {
-            let mut stmt = tx.prepare_cached(
-                "INSERT OR IGNORE INTO jobs (question_id, question, asker, question_hash, block_number, \
-                 block_hash, tx_index, log_index, resolve_after, stage, seen_at, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'queued', ?10, ?10)",
-            )?;
-            for q in questions {
-                inserted += stmt.execute(params![
-                    Dec(q.question_id),
-                    q.question,
-                    Hex(q.asker),
-                    Hex(q.question_hash),
-                    q.block_number,
-                    Hex(q.block_hash),
-                    q.tx_index,
-                    q.log_index,
-                    q.resolve_after,
-                    now,
-                ])?;
-            }
-        }
-        tx.execute(
-            "INSERT INTO cursor (id, next_block) VALUES (1, ?1) \
-             ON CONFLICT (id) DO UPDATE SET next_block = excluded.next_block",
-            params![next_block],
-        )?;
-        tx.commit()?;
-        // The connection's lock is not re-entrant: release it before announcing (which reads).
-        drop(conn);
+        Ok(self.record_scan_with(questions, &[], next_block)?.questions)
+    }
+
+    /// Announce the questions of a scan that stored at least one new one.
+    pub(super) fn announce_scan(&self, questions: &[NewQuestion], inserted: usize) {
         if inserted > 0 {
             crate::crashpoint::hit("scan.recorded");
             for q in questions {
                 self.announce(q.question_id);
             }
         }
-        Ok(inserted)
     }
 
     /// One job by question id.

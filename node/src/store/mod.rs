@@ -19,8 +19,9 @@
 //! runtime for long, and one connection keeps SQLite's locking trivial.
 //!
 //! The module is split by concern: [`schema`] (tables and migrations), [`jobs`] (cursor,
-//! jobs, stages), [`intents`] (post intents), [`txs`] (sent transactions) and [`lifecycle`]
-//! (the chain's view after the reports: verdict, dispute, ruling, expiry); [`sql`] holds
+//! jobs, stages), [`intents`] (post intents), [`txs`] (sent transactions), [`lifecycle`]
+//! (the chain's view after the reports: verdict, dispute, ruling, expiry) and [`submissions`]
+//! (evidence submitted on-chain, provisional runs); [`sql`] holds
 //! the typed column encodings (ids, roots and 1e18 values as `U256`/`B256`/`I256`).
 
 mod intents;
@@ -29,6 +30,7 @@ mod lifecycle;
 mod overview;
 mod schema;
 pub(crate) mod sql;
+mod submissions;
 mod txs;
 
 use std::{
@@ -44,6 +46,7 @@ pub use jobs::{Counts, Job, NewQuestion, Stage, decimal as serialize_decimal};
 pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};
 pub use overview::QuestionRow;
 use schema::{SCHEMA_VERSION, migrate};
+pub use submissions::{ProvisionalCandidate, ProvisionalRun, ScanStored, StoredSubmission};
 pub use txs::{SentTx, TxStatus};
 
 /// Why a store operation failed.

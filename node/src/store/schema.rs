@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Current schema version (`PRAGMA user_version`).
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -124,6 +124,35 @@ INSERT INTO sent_txs_v3 SELECT tx_hash, question_id, nonce, gas_limit, max_fee_p
 DROP TABLE sent_txs;
 ALTER TABLE sent_txs_v3 RENAME TO sent_txs;
 CREATE INDEX sent_txs_question ON sent_txs (question_id);
+"#,
+    // 4: evidence submitted on-chain (`EvidenceSubmitted`, one row per (question, index), with
+    // the contract's hash-chain link) and the provisional runs they trigger. No foreign key to
+    // `jobs`: a submission for a question asked before `start_block` is still recorded.
+    r#"
+CREATE TABLE submissions (
+    question_id   TEXT NOT NULL,               -- decimal uint256
+    idx           INTEGER NOT NULL,            -- the question's item number, from 1
+    submitter     TEXT NOT NULL,               -- 0x address (checksummed)
+    url           BLOB NOT NULL,               -- the event's bytes, exactly
+    title         BLOB NOT NULL,
+    snippet       BLOB NOT NULL,
+    prev_head     TEXT NOT NULL,               -- 0x bytes32: evidence head before this item
+    evidence_head TEXT NOT NULL,               -- 0x bytes32: evidence head after it (the event's)
+    block_number  INTEGER NOT NULL,
+    block_hash    TEXT NOT NULL,
+    log_index     INTEGER NOT NULL,
+    tx_hash       TEXT,
+    seen_at       INTEGER NOT NULL,            -- unix ms
+    PRIMARY KEY (question_id, idx)
+);
+CREATE TABLE provisional_runs (
+    question_id   TEXT NOT NULL,
+    run           INTEGER NOT NULL,            -- 1, 2, ... per question
+    submissions   INTEGER NOT NULL,            -- submissions stored when the run started
+    summary       TEXT NOT NULL,               -- JSON: root, posterior, counts, routing
+    created_at    INTEGER NOT NULL,            -- unix ms
+    PRIMARY KEY (question_id, run)
+);
 "#,
 ];
 
