@@ -315,16 +315,26 @@ impl Pipeline {
                 }
             }
             Posted::AlreadyOnChain => {
-                // Ours from before a crash? Then the report still lacks its tx key.
+                // Ours from before a crash? Then the report still lacks its tx key. The chain
+                // is the truth when our records are not (a transaction recorded as dropped
+                // that was mined after all, under a crash and a replacement race).
                 let mined = self
                     .store
                     .txs_for(qid)?
                     .into_iter()
-                    .find(|t| t.status == TxStatus::Mined);
-                if let Some(tx) = mined {
+                    .find(|t| t.status == TxStatus::Mined)
+                    .map(|t| (t.tx_hash, t.block_number.unwrap_or_default()));
+                let ours = match mined {
+                    Some(found) => Some(found),
+                    None => {
+                        self.poster
+                            .report_tx(qid, job.question.block_number)
+                            .await?
+                    }
+                };
+                if let Some((tx_hash, block)) = ours {
                     let path = PathBuf::from(&intent.report_path);
-                    let block = tx.block_number.unwrap_or_default();
-                    if let Err(e) = add_tx_to_report(&path, tx.tx_hash, block, None) {
+                    if let Err(e) = add_tx_to_report(&path, tx_hash, block, None) {
                         warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
                     }
                 }

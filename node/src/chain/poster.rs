@@ -440,6 +440,33 @@ impl Poster {
         }
     }
 
+    /// The transaction and block of our `ReportSubmitted` for `id`, searched from `from_block`
+    /// (the question's block): `None` when we never reported on it.
+    ///
+    /// # Errors
+    /// [`ChainError::Rpc`].
+    pub async fn report_tx(
+        &self,
+        id: U256,
+        from_block: u64,
+    ) -> Result<Option<(B256, u64)>, ChainError> {
+        use alloy::{rpc::types::Filter, sol_types::SolEvent};
+        let filter = Filter::new()
+            .address(self.config.oracle)
+            .event_signature(IVeritasOracle::ReportSubmitted::SIGNATURE_HASH)
+            .topic1(id)
+            .topic2(self.from.into_word())
+            .from_block(from_block);
+        let logs = self
+            .provider
+            .get_logs(&filter)
+            .await
+            .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
+        Ok(logs
+            .first()
+            .and_then(|l| Some((l.transaction_hash?, l.block_number?))))
+    }
+
     /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
     /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired).
     ///
