@@ -532,3 +532,103 @@ async fn a_last_minute_submission_confirmed_after_resolve_after_is_not_missed() 
     );
     node.stop();
 }
+
+/// Quorum 2: both nodes put the on-chain submissions in their bundles (each with its submitter),
+/// each report's links recompute, the chain check finds nothing missing, and the pooled
+/// verdict audits with both reports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_node_of_a_quorum_bundles_the_submissions() {
+    let chain = Chain::start_with(
+        AnvilOptions {
+            block_time: Some(1),
+            ..AnvilOptions::default()
+        },
+        &[1, 3],
+        |p| p.quorum = 2,
+    )
+    .await;
+    let mut nodes = Vec::new();
+    for key in [1, 3] {
+        let mut node = Node::configure_committee(&chain, "{}");
+        node.key = ANVIL_KEYS[key];
+        node.edit_config(
+            "drain_timeout = \"5s\"",
+            "drain_timeout = \"5s\"\nprovisional_interval = \"0s\"",
+        );
+        node.start();
+        nodes.push(node);
+    }
+    let id = ask_open(
+        &chain,
+        "Did the harbor street bike lane open before April 2026?",
+    )
+    .await;
+    // Keys 5 and 6 submit (the operators' keys send their own reports).
+    for (who, url) in [
+        (5, "https://citizen.example/harbor-lane"),
+        (6, "https://council.example/minutes-2026-03"),
+    ] {
+        let wallet = chain.wallet(who);
+        let receipt = IVeritasOracle::new(chain.oracle, &wallet)
+            .submitEvidence(
+                id,
+                url.into(),
+                "Harbor lane".into(),
+                "It opened in March 2026.".into(),
+            )
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "submitEvidence reverted");
+    }
+    let deadline = Instant::now() + Duration::from_secs(OPEN_FOR + 60);
+    while !veritas::chain::has_verdict(&chain.status(id).await) {
+        assert!(
+            Instant::now() < deadline,
+            "no verdict\n{}",
+            nodes[0].log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let mut args = vec![
+        "audit".to_string(),
+        "--question".into(),
+        id.to_string(),
+        "--rpc".into(),
+        chain.anvil.url.clone(),
+    ];
+    for node in &nodes {
+        let report = node.report_with_tx(id, Duration::from_secs(30)).await;
+        let submitted: Vec<String> = report["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["source"] == "submitted")
+            .map(|e| e["submitter"].as_str().unwrap().to_lowercase())
+            .collect();
+        let expected: Vec<String> = [5, 6]
+            .iter()
+            .map(|k| support::address(*k).to_string().to_lowercase())
+            .collect();
+        assert_eq!(submitted, expected, "{}", report["evidence"]);
+        assert_eq!(report["submissions"]["count"], 2);
+        assert_eq!(veritas::audit::check_submissions(&report).unwrap(), vec![]);
+        let provider = veritas::chain::connect(&chain.anvil.url, Duration::from_secs(5)).unwrap();
+        let missing =
+            veritas::audit::compare_submissions_with_chain(&report, &provider, chain.oracle, id, 0)
+                .await
+                .unwrap();
+        assert_eq!(missing, vec![]);
+        args.push("--report".into());
+        args.push(node.report_path(id).display().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = veritas(&args, nodes[0].dir.path());
+    assert_eq!(code, 0, "{out}\n{err}");
+    for node in &mut nodes {
+        node.stop();
+    }
+}
