@@ -385,7 +385,11 @@ async fn print_pooled(
     for (i, node) in nodes.iter().enumerate() {
         let path = report_path(&node.reports, id);
         let Ok(text) = std::fs::read_to_string(&path) else {
-            println!("  node {} {}: no report", i + 1, short(node.operator));
+            println!(
+                "  node {} {}: no report (the quorum was reached before its committee ran)",
+                i + 1,
+                short(node.operator)
+            );
             continue;
         };
         let report: Value = serde_json::from_str(&text)?;
