@@ -89,3 +89,88 @@ fn one_embedded_model_and_irrelevant_evidence_never_auto_resolve() {
         );
     }
 }
+
+/// `veritas eval --out F` draws its two pictures next to the lines, and `--replot F` draws them
+/// again from the lines alone (three made-up claims in the CLIMATE-FEVER format; a replay juror
+/// so it takes a second).
+#[test]
+fn eval_writes_its_pictures_and_replots_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let evidences = |topic: &str| -> Value {
+        (0..5)
+            .map(|i| {
+                serde_json::json!({"evidence_id": format!("{topic}:{i}"), "article": topic,
+                    "evidence": format!("A sentence about {topic}, number {i}.")})
+            })
+            .collect()
+    };
+    let claims = [
+        ("Sea ice is shrinking.", "SUPPORTS", "Sea ice"),
+        ("The sun orbits the earth.", "REFUTES", "Orbit"),
+        (
+            "Glaciers are growing everywhere.",
+            "NOT_ENOUGH_INFO",
+            "Glacier",
+        ),
+    ];
+    let lines: Vec<String> = claims
+        .iter()
+        .enumerate()
+        .map(|(i, (claim, label, topic))| {
+            serde_json::json!({"claim_id": i.to_string(), "claim": claim, "claim_label": label,
+                "evidences": evidences(topic)})
+            .to_string()
+        })
+        .collect();
+    let data = dir.path().join("claims.jsonl");
+    std::fs::write(&data, lines.join("\n")).unwrap();
+    let config = dir.path().join("veritas.toml");
+    std::fs::write(
+        &config,
+        "[[jury.jurors]]\nkind = \"replay\"\nvote = \"YES\"\n",
+    )
+    .unwrap();
+    let out = dir.path().join("eval.jsonl");
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_veritas"))
+            .args(args)
+            .current_dir(repo())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    run(&[
+        "eval",
+        data.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let pictures = [
+        dir.path().join("eval.jsonl.coverage.svg"),
+        dir.path().join("eval.jsonl.reliability.svg"),
+    ];
+    for picture in &pictures {
+        let svg = std::fs::read_to_string(picture).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.contains("<polyline"),
+            "{svg}"
+        );
+        std::fs::remove_file(picture).unwrap();
+    }
+    let coverage_notes = "3 claims; a point is the accuracy of the k surest";
+    run(&["eval", "--replot", out.to_str().unwrap()]);
+    let svg = std::fs::read_to_string(&pictures[0]).unwrap();
+    assert!(svg.contains(coverage_notes), "{svg}");
+    assert!(
+        std::fs::read_to_string(&pictures[1])
+            .unwrap()
+            .contains("Expected calibration error")
+    );
+}
