@@ -21,11 +21,8 @@ mod support;
 use std::time::{Duration, Instant};
 
 use alloy::{
-    eips::BlockNumberOrTag,
-    network::EthereumWallet,
     primitives::{Address, B256, U256},
-    providers::{Provider, ProviderBuilder},
-    signers::local::PrivateKeySigner,
+    providers::Provider,
 };
 use serde_json::Value;
 use support::{Chain, Node, veritas};
@@ -35,32 +32,20 @@ use veritas::chain::{
     evidence_chain,
 };
 
-/// Anvil's default accounts 3 and 4 (its well-known development keys): the submitters.
-const SUBMITTERS: [&str; 2] = [
-    "0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6",
-    "0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a",
-];
+/// The submitters: anvil's development accounts 3 and 4 (`ANVIL_KEYS` indices).
+const SUBMITTERS: [usize; 2] = [3, 4];
 
 /// Seconds between the ask and `resolveAfter`: room for the submissions and a provisional run.
 const OPEN_FOR: u64 = 25;
 
 async fn chain_time(chain: &Chain) -> u64 {
-    chain
-        .reader()
-        .get_block_by_number(BlockNumberOrTag::Latest)
-        .await
-        .unwrap()
-        .unwrap()
-        .header
-        .timestamp
+    let provider = veritas::chain::connect(&chain.anvil.url, Duration::from_secs(5)).unwrap();
+    veritas::chain::latest_block(&provider).await.unwrap().1
 }
 
 /// Ask `text` from account 2, open for evidence `OPEN_FOR` seconds of chain time.
 async fn ask_open(chain: &Chain, text: &str) -> U256 {
-    let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
-    let provider = ProviderBuilder::new()
-        .wallet(EthereumWallet::from(asker))
-        .connect_http(chain.anvil.url.parse().unwrap());
+    let provider = chain.wallet(2);
     let resolve_after = chain_time(chain).await + OPEN_FOR;
     let receipt = IVeritasOracle::new(chain.oracle, &provider)
         .askQuestion(text.to_string(), resolve_after)
@@ -75,10 +60,7 @@ async fn ask_open(chain: &Chain, text: &str) -> U256 {
 
 /// `submitEvidence` from submitter `who` (0 or 1), paying the question's evidence fee.
 async fn submit(chain: &Chain, who: usize, id: U256, url: &str, title: &str, snippet: &str) {
-    let signer: PrivateKeySigner = SUBMITTERS[who].parse().unwrap();
-    let provider = ProviderBuilder::new()
-        .wallet(EthereumWallet::from(signer))
-        .connect_http(chain.anvil.url.parse().unwrap());
+    let provider = chain.wallet(SUBMITTERS[who]);
     let oracle = IVeritasOracle::new(chain.oracle, &provider);
     let fee = oracle
         .questionParameters(id)
@@ -99,10 +81,7 @@ async fn submit(chain: &Chain, who: usize, id: U256, url: &str, title: &str, sni
 }
 
 fn address(who: usize) -> Address {
-    SUBMITTERS[who]
-        .parse::<PrivateKeySigner>()
-        .unwrap()
-        .address()
+    support::address(SUBMITTERS[who])
 }
 
 async fn get_json(url: &str) -> Value {
@@ -495,10 +474,7 @@ async fn a_last_minute_submission_confirmed_after_resolve_after_is_not_missed() 
     node.edit_config("confirmations = 1", "confirmations = 5");
     node.stop();
     node.start();
-    let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
-    let provider = ProviderBuilder::new()
-        .wallet(EthereumWallet::from(asker))
-        .connect_http(chain.anvil.url.parse().unwrap());
+    let provider = chain.wallet(2);
     let resolve_after = chain_time(&chain).await + 10;
     let receipt = IVeritasOracle::new(chain.oracle, &provider)
         .askQuestion("Did the lane open?".to_string(), resolve_after)

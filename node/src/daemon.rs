@@ -248,22 +248,16 @@ pub async fn run(
         config.node.evidence_settle,
         config.chain.poll_interval.min(Duration::from_secs(1)),
     ));
+    let pipeline = Arc::new(pipeline);
     let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
         ProvisionalRunner::new(
-            Arc::clone(&store),
-            Arc::clone(&resolver),
+            Arc::clone(&pipeline),
             provider.clone(),
-            pipeline.committee_slots(),
             Arc::clone(&live),
-            config.node.data_dir.join("reports"),
-            chain_id,
-            oracle,
-            operator,
             config.node.provisional_interval,
             new_submissions,
         )
     });
-    let pipeline = Arc::new(pipeline);
 
     let listener = tokio::net::TcpListener::bind(config.node.http_addr)
         .await

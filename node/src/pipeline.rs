@@ -358,9 +358,12 @@ impl Pipeline {
         Ok(outcome)
     }
 
-    /// What the resolver gets for a stored question.
-    fn input(&self, q: &NewQuestion) -> QuestionInput {
-        QuestionInput {
+    /// Resolve a stored question on its current evidence (every stored on-chain submission)
+    /// and stamp the report with where it was asked and each submission's fate. The final
+    /// run, a provisional run and a second opinion all go through here; the caller holds the
+    /// committee permit. Returns the report and how many submissions it saw.
+    async fn resolve_current(&self, q: &NewQuestion) -> Result<(Report, usize), JobError> {
+        let input = QuestionInput {
             id: q.question_id,
             text: q.question.clone(),
             asker: q.asker,
@@ -369,8 +372,17 @@ impl Pipeline {
             resolve_after: q.resolve_after,
             block_hash: q.block_hash,
             operator: self.poster.address(),
-            submissions: Vec::new(),
-        }
+            submissions: submissions::for_question(&self.store, q.question_id)?,
+        };
+        let mut report = self
+            .resolver
+            .resolve(&input)
+            .await
+            .map_err(JobError::Resolve)?;
+        // The report names its question on-chain (DESIGN.md §5), whoever built it.
+        report.question = input.info();
+        report.submissions = Some(submissions::record(&input.submissions, &report));
+        Ok((report, input.submissions.len()))
     }
 
     /// On a dispute: run the committee again on the question's current evidence and write
@@ -381,16 +393,11 @@ impl Pipeline {
     /// The resolver's failure, or the report file or store write that failed.
     pub async fn second_opinion(&self, job: &Job) -> Result<PathBuf, String> {
         let q = &job.question;
-        let mut input = self.input(q);
         // The current evidence includes every submission made while the question was open.
-        input.submissions =
-            submissions::for_question(&self.store, q.question_id).map_err(|e| e.to_string())?;
-        let mut report = {
+        let (report, _) = {
             let _slot = self.resolving.acquire().await.ok();
-            self.resolver.resolve(&input).await.map_err(|e| e.reason)?
+            self.resolve_current(q).await.map_err(|e| e.to_string())?
         };
-        report.question = input.info();
-        report.submissions = Some(submissions::record(&input.submissions, &report));
         let path = self
             .reports_dir
             .join(format!("{}.dispute.json", q.question_id));
@@ -421,19 +428,10 @@ impl Pipeline {
         }
         self.store.set_stage(q.question_id, Stage::Resolving)?;
         crate::crashpoint::hit("job.resolving");
-        let mut input = self.input(q);
-        input.submissions = submissions::for_question(&self.store, q.question_id)?;
         let started = Instant::now();
-        let mut report = self
-            .resolver
-            .resolve(&input)
-            .await
-            .map_err(JobError::Resolve)?;
+        let (report, _) = self.resolve_current(q).await?;
         self.metrics.observe("resolve", started.elapsed());
         self.metrics.record_ballots(&report.ballots);
-        // The report names its question on-chain (DESIGN.md §5), whoever built it.
-        report.question = input.info();
-        report.submissions = Some(submissions::record(&input.submissions, &report));
 
         // The integers to post are what an auditor derives from the report file: the same
         // function, on the same JSON, so a verdict is by construction what its report proves.

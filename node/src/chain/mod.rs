@@ -319,6 +319,23 @@ impl ChainError {
     }
 }
 
+/// The latest block's number and timestamp (the contract's clock as of the head).
+///
+/// # Errors
+/// [`ChainError::Rpc`], or [`ChainError::Contract`] when the RPC has no latest block.
+pub async fn latest_block(provider: &ChainProvider) -> Result<(u64, u64), ChainError> {
+    use alloy::providers::Provider as _;
+    provider
+        .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
+        .await
+        .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?
+        .map(|b| (b.header.number, b.header.timestamp))
+        .ok_or_else(|| ChainError::Contract {
+            op: "eth_getBlockByNumber",
+            reason: "no latest block".into(),
+        })
+}
+
 /// Classify an RPC error for a daemon that must keep going: anything that is not a definite
 /// answer from the server about the request itself is worth retrying.
 fn rpc_is_retryable(error: &RpcError<TransportErrorKind>) -> bool {

@@ -407,37 +407,21 @@ impl Poster {
                 fees.max_priority_fee_per_gas,
             )
             .await?;
-        let start = Instant::now();
-        loop {
-            let receipt = self
-                .provider
-                .get_transaction_receipt(sent.tx_hash)
-                .await
-                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?;
-            if let Some(receipt) = receipt {
-                let status = if receipt.status() {
-                    TxStatus::Mined
-                } else {
-                    TxStatus::Reverted
-                };
-                self.store
-                    .set_tx_status(sent.tx_hash, status, receipt.block_number)?;
-                if !receipt.status() {
-                    return Err(ChainError::Reverted {
-                        tx_hash: sent.tx_hash,
-                    });
-                }
-                info!(target: "veritas::post", question = %qid, what, tx = %sent.tx_hash, "sent");
-                return Ok(Some(sent.tx_hash));
-            }
-            if start.elapsed() >= self.config.receipt_timeout {
-                return Err(ChainError::ReceiptTimeout {
-                    tx_hash: sent.tx_hash,
-                    waited: start.elapsed(),
-                });
-            }
-            tokio::time::sleep(self.config.receipt_poll).await;
+        let receipt = self.receipt(qid, sent.tx_hash).await?;
+        let status = if receipt.status() {
+            TxStatus::Mined
+        } else {
+            TxStatus::Reverted
+        };
+        self.store
+            .set_tx_status(sent.tx_hash, status, receipt.block_number)?;
+        if !receipt.status() {
+            return Err(ChainError::Reverted {
+                tx_hash: sent.tx_hash,
+            });
         }
+        info!(target: "veritas::post", question = %qid, what, tx = %sent.tx_hash, "sent");
+        Ok(Some(sent.tx_hash))
     }
 
     /// The transaction and block of our `ReportSubmitted` for `id`, searched from `from_block`
@@ -810,11 +794,21 @@ impl Poster {
     }
 
     async fn wait(&self, qid: U256, tx: &SentTx) -> Result<Posted, ChainError> {
-        let hash = tx.tx_hash;
+        let receipt = self.receipt(qid, tx.tx_hash).await?;
+        self.settle(qid, tx, receipt).await
+    }
+
+    /// Poll for the receipt of `hash` every `receipt_poll` until `receipt_timeout`; transient
+    /// RPC failures are polled through.
+    async fn receipt(
+        &self,
+        qid: U256,
+        hash: B256,
+    ) -> Result<alloy::rpc::types::TransactionReceipt, ChainError> {
         let start = Instant::now();
         loop {
             match self.provider.get_transaction_receipt(hash).await {
-                Ok(Some(receipt)) => return self.settle(qid, tx, receipt).await,
+                Ok(Some(receipt)) => return Ok(receipt),
                 Ok(None) => {}
                 Err(e) => {
                     let err = ChainError::rpc("eth_getTransactionReceipt", e);
@@ -826,7 +820,7 @@ impl Poster {
             }
             if start.elapsed() >= self.config.receipt_timeout {
                 return Err(ChainError::ReceiptTimeout {
-                    tx_hash: tx.tx_hash,
+                    tx_hash: hash,
                     waited: start.elapsed(),
                 });
             }

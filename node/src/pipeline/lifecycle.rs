@@ -24,7 +24,6 @@ use std::{
 
 use alloy::{
     primitives::{Address, U256},
-    providers::Provider,
     sol_types::SolCall,
 };
 use tokio::task::JoinSet;
@@ -274,17 +273,7 @@ impl Follower {
     /// timestamp, or the wall clock when that is later (a chain that mines only on demand,
     /// like anvil, has no newer block until someone sends one; the next one is stamped now).
     async fn chain_time(&self) -> Result<u64, ChainError> {
-        let block = self
-            .provider
-            .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
-            .await
-            .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
-        let latest = block
-            .map(|b| b.header.timestamp)
-            .ok_or(ChainError::Contract {
-                op: "eth_getBlockByNumber",
-                reason: "no latest block".into(),
-            })?;
+        let (_, latest) = crate::chain::latest_block(&self.provider).await?;
         let wall = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())

@@ -26,20 +26,19 @@ use std::{
     time::{Duration, Instant},
 };
 
-use alloy::{eips::BlockNumberOrTag, primitives::Address, providers::Provider};
 use serde_json::{Value, json};
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use super::{QuestionInput, Resolver, submissions};
+use super::Pipeline;
 use crate::{
     audit,
-    chain::{ChainError, ChainProvider},
+    chain::ChainProvider,
     evidence::onchain::Status,
     live::LiveEvents,
     report::Report,
-    store::{ProvisionalCandidate, Store, now_ms},
+    store::{ProvisionalCandidate, now_ms},
 };
 
 /// How often the runner looks for due questions when nothing wakes it.
@@ -49,15 +48,10 @@ const BUSY_RETRY: Duration = Duration::from_millis(250);
 
 /// The provisional-run task (see the module docs).
 pub struct ProvisionalRunner {
-    store: Arc<Store>,
-    resolver: Arc<dyn Resolver>,
+    /// Its store, committee permits, report folder and the resolve step of final runs.
+    pipeline: Arc<Pipeline>,
     provider: ChainProvider,
-    slots: Arc<Semaphore>,
     live: Arc<LiveEvents>,
-    reports_dir: PathBuf,
-    chain_id: u64,
-    oracle: Address,
-    operator: Address,
     interval: Duration,
     wake: Arc<Notify>,
 }
@@ -75,8 +69,8 @@ impl std::fmt::Debug for ProvisionalRunner {
 enum RunError {
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
-    #[error("resolver: {0}")]
-    Resolve(super::ResolveError),
+    #[error(transparent)]
+    Resolve(super::JobError),
     #[error("report: {0}")]
     Report(String),
     #[error("history file {path}: {error}")]
@@ -87,33 +81,20 @@ enum RunError {
 }
 
 impl ProvisionalRunner {
-    /// A runner sharing the pipeline's store, resolver and committee permits; `operator` is
-    /// the node's address (it seeds the committee, as in the final run); `wake` is notified by
-    /// the watcher when it stores submissions.
-    #[allow(clippy::too_many_arguments)]
+    /// A runner sharing the pipeline's store, committee permits and resolve step (the
+    /// committee is seeded as in the final run); `wake` is notified by the watcher when it
+    /// stores submissions.
     pub fn new(
-        store: Arc<Store>,
-        resolver: Arc<dyn Resolver>,
+        pipeline: Arc<Pipeline>,
         provider: ChainProvider,
-        slots: Arc<Semaphore>,
         live: Arc<LiveEvents>,
-        reports_dir: PathBuf,
-        chain_id: u64,
-        oracle: Address,
-        operator: Address,
         interval: Duration,
         wake: Arc<Notify>,
     ) -> Self {
         Self {
-            store,
-            resolver,
+            pipeline,
             provider,
-            slots,
             live,
-            reports_dir,
-            chain_id,
-            oracle,
-            operator,
             interval,
             wake,
         }
@@ -133,7 +114,7 @@ impl ProvisionalRunner {
 
     /// Run every due question once; returns how long to sleep before the next round.
     async fn round(&self) -> Duration {
-        let candidates = match self.store.provisional_candidates() {
+        let candidates = match self.pipeline.store.provisional_candidates() {
             Ok(c) => c,
             Err(e) => {
                 warn!(target: "veritas::provisional", error = %e, "cannot read candidates");
@@ -143,8 +124,8 @@ impl ProvisionalRunner {
         if candidates.is_empty() {
             return IDLE_TICK;
         }
-        let chain_time = match self.chain_time().await {
-            Ok(t) => t,
+        let chain_time = match crate::chain::latest_block(&self.provider).await {
+            Ok((_, t)) => t,
             Err(e) => {
                 warn!(target: "veritas::provisional", error = %e, "cannot read the chain's time");
                 return IDLE_TICK;
@@ -167,7 +148,7 @@ impl ProvisionalRunner {
                     continue;
                 }
             }
-            let Ok(_permit) = Arc::clone(&self.slots).try_acquire_owned() else {
+            let Ok(_permit) = self.pipeline.committee_slots().try_acquire_owned() else {
                 // Every permit is busy (final runs come first).
                 return next.min(BUSY_RETRY);
             };
@@ -182,42 +163,22 @@ impl ProvisionalRunner {
         next
     }
 
-    async fn chain_time(&self) -> Result<u64, ChainError> {
-        let block = self
-            .provider
-            .get_block_by_number(BlockNumberOrTag::Latest)
-            .await
-            .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
-        Ok(block.map(|b| b.header.timestamp).unwrap_or(0))
-    }
-
     async fn run_one(&self, candidate: &ProvisionalCandidate) -> Result<(), RunError> {
         let q = &candidate.job.question;
         let started = Instant::now();
-        let input = QuestionInput {
-            id: q.question_id,
-            text: q.question.clone(),
-            asker: q.asker,
-            chain_id: self.chain_id,
-            oracle: self.oracle,
-            resolve_after: q.resolve_after,
-            block_hash: q.block_hash,
-            operator: self.operator,
-            submissions: submissions::for_question(&self.store, q.question_id)?,
-        };
-        let seen = input.submissions.len() as u64;
-        let mut report = self
-            .resolver
-            .resolve(&input)
+        let (report, seen) = self
+            .pipeline
+            .resolve_current(q)
             .await
             .map_err(RunError::Resolve)?;
-        report.question = input.info();
-        report.submissions = Some(submissions::record(&input.submissions, &report));
+        let seen = seen as u64;
         let summary = summarize(&report, seen)?;
         let run = self
+            .pipeline
             .store
             .record_provisional(q.question_id, seen, &summary)?;
         let path = self
+            .pipeline
             .reports_dir
             .join(format!("{}.provisional.jsonl", q.question_id));
         append_line(

@@ -19,11 +19,7 @@
 
 use std::time::Duration;
 
-use alloy::{
-    eips::BlockNumberOrTag,
-    primitives::{Address, U256},
-    providers::Provider,
-};
+use alloy::primitives::{Address, U256};
 
 use crate::{
     chain::{ChainError, ChainProvider, IVeritasOracle},
@@ -122,16 +118,7 @@ impl EvidenceGate {
             until_ms: now_ms() + i64::try_from(self.recheck.as_millis()).unwrap_or(1_000),
             reason,
         };
-        let latest = self
-            .provider
-            .get_block_by_number(BlockNumberOrTag::Latest)
-            .await
-            .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?
-            .ok_or_else(|| ChainError::Contract {
-                op: "eth_getBlockByNumber",
-                reason: "no latest block".into(),
-            })?;
-        let chain_time = latest.header.timestamp;
+        let (latest, chain_time) = crate::chain::latest_block(&self.provider).await?;
         if chain_time < q.resolve_after {
             let settled_at = q.resolve_after.saturating_add(self.settle.as_secs());
             let now_secs = u64::try_from(now_ms() / 1000).unwrap_or(0);
@@ -145,7 +132,7 @@ impl EvidenceGate {
         let contract = IVeritasOracle::new(self.oracle, &self.provider);
         let count = contract
             .evidenceCount(q.question_id)
-            .block(latest.header.number.into())
+            .block(latest.into())
             .call()
             .await
             .map_err(|e| ChainError::contract("evidenceCount", e))?;
