@@ -7,36 +7,11 @@
 //   script -> test   RESULT {json}         every check passed; figures for the test to report
 //
 // Any failed check prints the reason and exits 1. Screenshots go to --out.
-import { createRequire } from "node:module";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import * as readline from "node:readline";
+import { arg, fail, nextLine, start } from "./harness.mjs";
 
-const require = createRequire(import.meta.url);
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-const { chromium } = require(path.join(root, "tools/node_modules/playwright-core"));
-
-const arg = (name) => {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0 || !process.argv[i + 1]) throw new Error(`missing --${name}`);
-  return process.argv[i + 1];
-};
-const url = arg("url");
-const out = arg("out");
-const executablePath = arg("chromium");
-fs.mkdirSync(out, { recursive: true });
-
-const fail = (msg) => { console.log(`FAIL ${msg}`); process.exit(1); };
-const lines = readline.createInterface({ input: process.stdin });
-const nextLine = () => new Promise((resolve) => lines.once("line", resolve));
-
-const browser = await chromium.launch({
-  executablePath,
-  headless: true,
-  // The machine's network is closed: no background traffic, no first-run work, no sandbox (root).
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const { url, out, browser } = await start();
 try {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   const errors = [];

@@ -1,0 +1,38 @@
+// What every browser script of `tests/web_view.rs` shares: its arguments, the stdio protocol
+// with the test, failing with a reason, and headless Chromium launched for a closed network.
+import { createRequire } from "node:module";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as readline from "node:readline";
+
+const require = createRequire(import.meta.url);
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+const { chromium } = require(path.join(root, "tools/node_modules/playwright-core"));
+
+/** The value of `--name` on the command line. */
+export const arg = (name) => {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0 || !process.argv[i + 1]) throw new Error(`missing --${name}`);
+  return process.argv[i + 1];
+};
+
+/** Print the reason for the test and exit 1. */
+export const fail = (msg) => { console.log(`FAIL ${msg}`); process.exit(1); };
+
+const lines = readline.createInterface({ input: process.stdin });
+/** The next line the test writes (register before the test can write it). */
+export const nextLine = () => new Promise((resolve) => lines.once("line", resolve));
+
+/** `--url`, `--out` (created) and Chromium from `--chromium`, launched headless. */
+export async function start() {
+  const out = arg("out");
+  fs.mkdirSync(out, { recursive: true });
+  const browser = await chromium.launch({
+    executablePath: arg("chromium"),
+    headless: true,
+    // The machine's network is closed: no background traffic, no first-run work, no sandbox (root).
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  return { url: arg("url"), out, browser };
+}
