@@ -16,13 +16,19 @@ PYTHON ?= python3
 VENV  := $(TOOLS)/venv
 MODEL := $(TOOLS)/models/gemma-3-270m-q4_k_m.gguf
 CARGO_FUZZ_VERSION := 0.13.2
+# llama.cpp's OpenAI-compatible `llama-server`, for tests/llama_server.rs: built from the
+# llama.cpp tree that this PyPI sdist vendors, pinned by version and sha256.
+LLAMA_CPP_PYTHON_VERSION := 0.3.36
+LLAMA_CPP_PYTHON_SHA256 := 832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
+LLAMA_SERVER_DIR := $(TOOLS)/llama-server
+LLAMA_SERVER_STAMP := $(TOOLS)/.stamp-llama-server-$(LLAMA_CPP_PYTHON_VERSION)
 CARGO_FUZZ_STAMP := $(TOOLS)/.stamp-cargo-fuzz-$(CARGO_FUZZ_VERSION)
 
 .PHONY: setup setup-demo browser demo test test-forge test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools
 
-## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz and the
-## browser of the web view's test (idempotent: stamp files)
-setup: setup-demo $(CARGO_FUZZ_STAMP) browser
+## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
+## browser of the web view's test and llama.cpp's `llama-server` (idempotent: stamp files)
+setup: setup-demo $(CARGO_FUZZ_STAMP) browser $(LLAMA_SERVER_STAMP)
 
 ## setup-demo: only what `make demo` needs: pinned Foundry (forge, anvil, cast), solc and
 ## forge-std into tools/, the native build tools of the embedded model, and the model itself
@@ -62,6 +68,27 @@ $(CARGO_FUZZ_STAMP):
 	CARGO_TARGET_DIR=$(TOOLS)/cargo/build $(CARGO) install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked --root $(TOOLS)/cargo
 	rm -rf $(TOOLS)/cargo/build
 	$(TOOLS)/cargo/bin/cargo-fuzz --version
+	touch $@
+
+# llama-server from source (a few minutes on 2 cores): the sdist from PyPI, checked by sha256,
+# its vendor/llama.cpp built with cmake from tools/venv. GGML_NATIVE=OFF: a build for the
+# building CPU's every extension dies with "illegal instruction" on some virtual machines.
+# Static, so the one binary in tools/llama-server/bin is all that is kept.
+$(LLAMA_SERVER_STAMP): $(TOOLS)/.stamp-venv
+	rm -rf $(LLAMA_SERVER_DIR) && mkdir -p $(LLAMA_SERVER_DIR)/src $(LLAMA_SERVER_DIR)/bin
+	$(VENV)/bin/pip download --quiet --disable-pip-version-check --no-deps \
+	  --no-binary llama-cpp-python llama-cpp-python==$(LLAMA_CPP_PYTHON_VERSION) -d $(LLAMA_SERVER_DIR)
+	echo "$(LLAMA_CPP_PYTHON_SHA256)  $(LLAMA_SERVER_DIR)/llama_cpp_python-$(LLAMA_CPP_PYTHON_VERSION).tar.gz" | sha256sum --check --quiet
+	tar -xzf $(LLAMA_SERVER_DIR)/llama_cpp_python-$(LLAMA_CPP_PYTHON_VERSION).tar.gz -C $(LLAMA_SERVER_DIR)/src \
+	  --strip-components=3 llama_cpp_python-$(LLAMA_CPP_PYTHON_VERSION)/vendor/llama.cpp
+	$(VENV)/bin/cmake -S $(LLAMA_SERVER_DIR)/src -B $(LLAMA_SERVER_DIR)/build --log-level=WARNING \
+	  -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_CURL=OFF \
+	  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF
+	$(VENV)/bin/cmake --build $(LLAMA_SERVER_DIR)/build --target llama-server -j "$$(nproc)" \
+	  > $(LLAMA_SERVER_DIR)/build.log 2>&1 || { tail -40 $(LLAMA_SERVER_DIR)/build.log; exit 1; }
+	cp $(LLAMA_SERVER_DIR)/build/bin/llama-server $(LLAMA_SERVER_DIR)/bin/
+	rm -rf $(LLAMA_SERVER_DIR)/src $(LLAMA_SERVER_DIR)/build $(LLAMA_SERVER_DIR)/*.tar.gz
+	$(LLAMA_SERVER_DIR)/bin/llama-server --version
 	touch $@
 
 # The web view's browser test drives Debian's chromium (a system package: no npm download of a
@@ -145,4 +172,4 @@ deploy-local: setup
 	chain_id=$$(cast chain-id --rpc-url $(RPC_URL)) && node script/record-deployment.js "$$chain_id"
 
 clean-tools:
-	rm -rf $(TOOLS)/node_modules $(TOOLS)/foundry $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/cargo $(TOOLS)/.stamp-*
+	rm -rf $(TOOLS)/node_modules $(TOOLS)/foundry $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/cargo $(LLAMA_SERVER_DIR) $(TOOLS)/.stamp-*

@@ -28,6 +28,8 @@ use veritas::chain::devnet::AnvilOptions;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
+const INSTALL_CHROMIUM: &str = "install Debian's chromium (make setup does as root)";
+
 /// The browser: `CHROMIUM` or `chromium` on PATH.
 fn chromium() -> Option<PathBuf> {
     let name = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
@@ -48,15 +50,7 @@ fn repo_root() -> &'static Path {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
-    let Some(browser) = chromium() else {
-        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        assert!(
-            !ci,
-            "CI=true and no chromium: install Debian's chromium (make setup does as root)"
-        );
-        eprintln!(
-            "\n*** SKIPPED web view browser test: chromium not found (make setup installs it) ***\n"
-        );
+    let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
         return;
     };
     let chain = Chain::start(AnvilOptions::default()).await;
@@ -109,13 +103,7 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
 /// (`tests/browser/lifecycle.mjs`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pooled_verdict_its_window_and_a_dispute_show_live_in_the_browser() {
-    let Some(browser) = chromium() else {
-        let ci = std::env::var("CI").is_ok_and(|v| v == "true");
-        assert!(
-            !ci,
-            "CI=true and no chromium: install Debian's chromium (make setup does as root)"
-        );
-        eprintln!("\n*** SKIPPED lifecycle browser test: chromium not found ***\n");
+    let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
         return;
     };
     use veritas::chain::IVeritasOracle;

@@ -297,6 +297,19 @@ evidence_settle = "1s"
     }
 }
 
+/// A test's external tool when `found`; otherwise `None` after a loud SKIPPED line, for a test
+/// that cannot run on this machine. With `CI=true` a missing tool fails the test instead, so
+/// CI never passes by skipping.
+pub fn tool_or_skip(found: Option<PathBuf>, tool: &str, install: &str) -> Option<PathBuf> {
+    if found.is_some() {
+        return found;
+    }
+    let ci = std::env::var("CI").is_ok_and(|v| v == "true");
+    assert!(!ci, "CI=true and no {tool}: {install}");
+    eprintln!("\n*** SKIPPED: {tool} not found ({install}) ***\n");
+    None
+}
+
 /// `veritas audit`'s checks on `report` of question `id`: rebuilt from its bundle and ballots,
 /// it matches itself and the verdict on `chain`.
 pub async fn assert_audits(chain: &Chain, report: &serde_json::Value, id: U256) {

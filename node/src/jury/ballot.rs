@@ -17,6 +17,13 @@ use crate::stats::{BallotRecord, Outcome};
 /// Longest accepted `reasoning`, in characters.
 pub const MAX_REASONING_CHARS: usize = 4000;
 
+/// Longest `reasoning` the schema asks for: short enough that a grammar-bound answer closes
+/// within the jurors' default 600-token budget, where the accepted [`MAX_REASONING_CHARS`]
+/// would not (an answer cut at `max_tokens` is not JSON). Measured against llama-server with
+/// gemma-3-270m: answers cut at 600 tokens held 560–960 characters of reasoning (the model
+/// spends tokens on whitespace and odd words), so 500 leaves room.
+pub const SCHEMA_REASONING_CHARS: usize = 500;
+
 /// A valid ballot's content.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BallotContent {
@@ -61,12 +68,18 @@ pub fn ballot_schema(bundle: &Bundle, rubric: &Rubric, options: SchemaOptions) -
     let ids: Vec<u32> = bundle.evidence.iter().map(|e| e.id).collect();
     // Bounded everywhere, so a grammar-constrained decoder cannot run away: unique ids of
     // this bundle (so at most its size), scores in [0, 1], a bounded justification.
-    let id_list = json!({
-        "type": "array",
-        "items": { "type": "integer", "enum": ids },
-        "uniqueItems": true,
-        "maxItems": ids.len()
-    });
+    // An empty bundle gets an empty list, not an empty `enum`: llama.cpp's server refuses a
+    // schema with `enum: []` (HTTP 400), which failed every ballot of such a question.
+    let id_list = if ids.is_empty() {
+        json!({ "type": "array", "maxItems": 0 })
+    } else {
+        json!({
+            "type": "array",
+            "items": { "type": "integer", "enum": ids },
+            "uniqueItems": true,
+            "maxItems": ids.len()
+        })
+    };
     let mut criteria = serde_json::Map::new();
     for c in &rubric.criteria {
         criteria.insert(
@@ -97,7 +110,7 @@ pub fn ballot_schema(bundle: &Bundle, rubric: &Rubric, options: SchemaOptions) -
                 "properties": criteria,
                 "required": required_criteria
             },
-            "reasoning": { "type": "string", "maxLength": MAX_REASONING_CHARS }
+            "reasoning": { "type": "string", "maxLength": SCHEMA_REASONING_CHARS }
         }
     })
 }
@@ -129,7 +142,13 @@ impl BallotValidator {
         rubric: &Rubric,
         options: SchemaOptions,
     ) -> Result<Self, BallotError> {
-        let schema = jsonschema::validator_for(&ballot_schema(bundle, rubric, options))
+        // What is accepted is looser than what is asked for: a long justification is no reason
+        // to throw a vote away.
+        let mut schema = ballot_schema(bundle, rubric, options);
+        if let Some(len) = schema.pointer_mut("/properties/reasoning/maxLength") {
+            *len = json!(MAX_REASONING_CHARS);
+        }
+        let schema = jsonschema::validator_for(&schema)
             .map_err(|e| BallotError::Schema(format!("schema does not compile: {e}")))?;
         Ok(Self {
             schema,
@@ -144,8 +163,9 @@ impl BallotValidator {
     /// # Errors
     /// Not JSON, not matching the schema, or failing the checks of [`Self::check`].
     pub fn parse(&self, text: &str) -> Result<BallotContent, BallotError> {
-        let value: Value = serde_json::from_str(strip_fence(text))
+        let mut value: Value = serde_json::from_str(strip_fence(text))
             .map_err(|e| BallotError::NotJson(format!("{e} in {:?}", excerpt(text))))?;
+        drop_repeated_citations(&mut value);
         self.validate_value(&value)
     }
 
@@ -220,6 +240,25 @@ impl BallotValidator {
             ));
         }
         Ok(())
+    }
+}
+
+/// Keep the first of repeated ids in the two citation lists. llama.cpp's grammar enforces
+/// `maxItems` but not `uniqueItems`, so a small model under `json_schema` may cite `1, 2, 1`;
+/// citing an item twice says no more than citing it once, and the vote (decoded before the
+/// lists) is unaffected, so the repeat is dropped instead of failing the whole ballot.
+fn drop_repeated_citations(value: &mut Value) {
+    for field in ["supporting_evidence_ids", "refuting_evidence_ids"] {
+        if let Some(Value::Array(ids)) = value.get_mut(field) {
+            let mut seen: Vec<Value> = Vec::with_capacity(ids.len());
+            ids.retain(|id| {
+                let first = !seen.contains(id);
+                if first {
+                    seen.push(id.clone());
+                }
+                first
+            });
+        }
     }
 }
 
@@ -360,7 +399,6 @@ mod tests {
             ),
             (GOOD.replace("\"relevance\"", "\"novelty\""), "novelty"),
             (GOOD.replace("\"YES\"", "\"MAYBE\""), "vote"),
-            (GOOD.replace("[1,3]", "[1,1]"), "supporting_evidence_ids"),
             (
                 GOOD.replace(",\"reasoning\":\"items 1 and 3\"", ""),
                 "reasoning",
@@ -375,6 +413,63 @@ mod tests {
             );
         }
         assert!(matches!(v.parse("not json"), Err(BallotError::NotJson(_))));
+    }
+
+    #[test]
+    fn repeated_citations_keep_their_first_occurrence() {
+        let v = validator();
+        let text = GOOD.replace("[1,3]", "[3,1,3,1,3]").replace(
+            "\"refuting_evidence_ids\":[]",
+            "\"refuting_evidence_ids\":[2,2]",
+        );
+        let b = v.parse(&text).unwrap();
+        assert_eq!(b.supporting_evidence_ids, [3, 1]);
+        assert_eq!(b.refuting_evidence_ids, [2]);
+        // Built in code (not parsed), a repeat is still refused.
+        let mut b = v.parse(GOOD).unwrap();
+        b.supporting_evidence_ids = vec![1, 1];
+        assert!(v.check(&b).unwrap_err().to_string().contains("twice"));
+    }
+
+    #[test]
+    fn the_schema_asks_for_less_reasoning_than_is_accepted() {
+        let s = ballot_schema(
+            &bundle(),
+            &rubric(),
+            SchemaOptions {
+                require_rubric: true,
+            },
+        );
+        assert_eq!(
+            s.pointer("/properties/reasoning/maxLength"),
+            Some(&json!(SCHEMA_REASONING_CHARS))
+        );
+        let v = validator();
+        let long = "x".repeat(SCHEMA_REASONING_CHARS * 2);
+        let b = v.parse(&GOOD.replace("items 1 and 3", &long)).unwrap();
+        assert_eq!(b.reasoning.len(), SCHEMA_REASONING_CHARS * 2);
+        let too_long = "x".repeat(MAX_REASONING_CHARS + 1);
+        assert!(v.parse(&GOOD.replace("items 1 and 3", &too_long)).is_err());
+    }
+
+    #[test]
+    fn an_empty_bundle_gets_empty_lists_not_an_empty_enum() {
+        let empty = Bundle {
+            question: "q?".into(),
+            evidence: vec![],
+        };
+        let options = SchemaOptions {
+            require_rubric: true,
+        };
+        let s = ballot_schema(&empty, &rubric(), options);
+        assert!(!s.to_string().contains("\"enum\":[]"), "{s}");
+        let v = BallotValidator::new(&empty, &rubric(), options).unwrap();
+        let none = GOOD.replace("[1,3]", "[]");
+        assert_eq!(
+            v.parse(&none).unwrap().supporting_evidence_ids,
+            [] as [u32; 0]
+        );
+        assert!(v.parse(GOOD).is_err(), "an id cited from an empty bundle");
     }
 
     #[test]
