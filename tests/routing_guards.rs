@@ -7,8 +7,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
 #![cfg(feature = "llama")]
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -17,19 +18,23 @@ fn repo() -> PathBuf {
 }
 
 fn resolve(question: &str, out: &Path) -> Value {
-    let output = Command::new(env!("CARGO_BIN_EXE_veritas"))
-        .args(["resolve", question, "--corpus", "corpus/demo"])
-        .args(["--resolve-after", "2026-06-01T00:00:00Z", "--out"])
-        .arg(out)
-        .current_dir(repo())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "veritas resolve failed for {question:?}:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+    let out_arg = out.to_str().unwrap();
+    let (code, stdout, stderr) = support::veritas(
+        &[
+            "resolve",
+            question,
+            "--corpus",
+            "corpus/demo",
+            "--resolve-after",
+            "2026-06-01T00:00:00Z",
+            "--out",
+            out_arg,
+        ],
+        &repo(),
+    );
+    assert_eq!(
+        code, 0,
+        "veritas resolve failed for {question:?}:\n{stdout}\n{stderr}"
     );
     println!("{stdout}");
     serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap()
@@ -132,17 +137,8 @@ fn eval_writes_its_pictures_and_replots_them() {
     .unwrap();
     let out = dir.path().join("eval.jsonl");
     let run = |args: &[&str]| {
-        let output = Command::new(env!("CARGO_BIN_EXE_veritas"))
-            .args(args)
-            .current_dir(repo())
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let (code, _, stderr) = support::veritas(args, &repo());
+        assert_eq!(code, 0, "{stderr}");
     };
     run(&[
         "eval",

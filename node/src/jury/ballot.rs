@@ -65,6 +65,18 @@ pub struct SchemaOptions {
 
 /// The JSON Schema of a ballot for this bundle and rubric.
 pub fn ballot_schema(bundle: &Bundle, rubric: &Rubric, options: SchemaOptions) -> Value {
+    schema_with_reasoning(bundle, rubric, options, SCHEMA_REASONING_CHARS)
+}
+
+/// The ballot schema with `reasoning` bounded at `max_reasoning` characters: the schema sent
+/// asks for [`SCHEMA_REASONING_CHARS`], the one answers are checked against accepts
+/// [`MAX_REASONING_CHARS`] (a long justification is no reason to throw a vote away).
+fn schema_with_reasoning(
+    bundle: &Bundle,
+    rubric: &Rubric,
+    options: SchemaOptions,
+    max_reasoning: usize,
+) -> Value {
     let ids: Vec<u32> = bundle.evidence.iter().map(|e| e.id).collect();
     // Bounded everywhere, so a grammar-constrained decoder cannot run away: unique ids of
     // this bundle (so at most its size), scores in [0, 1], a bounded justification.
@@ -110,7 +122,7 @@ pub fn ballot_schema(bundle: &Bundle, rubric: &Rubric, options: SchemaOptions) -
                 "properties": criteria,
                 "required": required_criteria
             },
-            "reasoning": { "type": "string", "maxLength": SCHEMA_REASONING_CHARS }
+            "reasoning": { "type": "string", "maxLength": max_reasoning }
         }
     })
 }
@@ -142,12 +154,7 @@ impl BallotValidator {
         rubric: &Rubric,
         options: SchemaOptions,
     ) -> Result<Self, BallotError> {
-        // What is accepted is looser than what is asked for: a long justification is no reason
-        // to throw a vote away.
-        let mut schema = ballot_schema(bundle, rubric, options);
-        if let Some(len) = schema.pointer_mut("/properties/reasoning/maxLength") {
-            *len = json!(MAX_REASONING_CHARS);
-        }
+        let schema = schema_with_reasoning(bundle, rubric, options, MAX_REASONING_CHARS);
         let schema = jsonschema::validator_for(&schema)
             .map_err(|e| BallotError::Schema(format!("schema does not compile: {e}")))?;
         Ok(Self {
