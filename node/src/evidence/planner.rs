@@ -598,7 +598,7 @@ mod tests {
             r#"{{"queries": ["{}", "b", "c"], "rubric": [{{"id": "x", "description": "y"}}]}}"#,
             QUESTION.to_uppercase()
         );
-        let model = Scripted::answering(Ok(&echoing));
+        let model = Scripted::answering(Ok(echoing.as_str()));
         let plan = plan(QUESTION, None, &PlannerConfig::default(), Some(&model)).await;
         assert_eq!(plan.queries, [QUESTION, "b", "c"]);
     }
