@@ -590,17 +590,20 @@ mod tests {
         let weak = r#"{"queries": ["Yes", "No", "Not enough evidence"],
             "rubric": [{"id": "x", "description": "y"}]}"#;
         let model = Scripted::answering(Ok(weak));
-        let plan = plan(QUESTION, None, &PlannerConfig::default(), Some(&model)).await;
-        assert_eq!(plan.fallback_reason, None);
-        assert_eq!(plan.queries, [QUESTION, "Yes", "No", "Not enough evidence"]);
+        let weak_plan = plan(QUESTION, None, &PlannerConfig::default(), Some(&model)).await;
+        assert_eq!(weak_plan.fallback_reason, None);
+        assert_eq!(
+            weak_plan.queries,
+            [QUESTION, "Yes", "No", "Not enough evidence"]
+        );
 
         let echoing = format!(
             r#"{{"queries": ["{}", "b", "c"], "rubric": [{{"id": "x", "description": "y"}}]}}"#,
             QUESTION.to_uppercase()
         );
         let model = Scripted::answering(Ok(echoing.as_str()));
-        let plan = plan(QUESTION, None, &PlannerConfig::default(), Some(&model)).await;
-        assert_eq!(plan.queries, [QUESTION, "b", "c"]);
+        let echo_plan = plan(QUESTION, None, &PlannerConfig::default(), Some(&model)).await;
+        assert_eq!(echo_plan.queries, [QUESTION, "b", "c"]);
     }
 
     /// The largest answer the schema admits, at 3 characters per token (English prose runs
