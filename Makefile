@@ -166,7 +166,7 @@ test-gates: setup
 # shares `make test`'s build instead of a second, release build.
 # The build shows a line per 100 crates instead of cargo's line per crate (scripts/quiet-build.sh).
 demo: setup-demo
-	@echo "building veritas (a first build compiles about 430 crates and llama.cpp; see the README for the time)"
+	@echo "building veritas (a first build compiles about 430 crates and llama.cpp: about 12 min on 2 cores)"
 	@CARGO=$(CARGO) scripts/quiet-build.sh --locked -p veritas-node
 	@$(CARGO) run --quiet --locked -p veritas-node -- demo
 

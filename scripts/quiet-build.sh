@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cargo build` with one progress line per 100 crates instead of cargo's line per download and
+# `cargo build` with one progress line per 100 compile steps (crates and build scripts) instead of cargo's line per download and
 # per crate: `make demo`'s first build compiles about 430 crates, and a new user should read the
 # verdicts, not 900 lines of build log. Compiler errors and warnings still show (cargo renders
 # them to stderr); the exit status is cargo's.
@@ -13,12 +13,12 @@ while IFS= read -r message; do
     if [[ $message == *'"reason":"compiler-artifact"'* && $message == *'"fresh":false'* ]]; then
         built=$((built + 1))
         if ((built % 100 == 0)); then
-            echo "  ... $built crates compiled ($((SECONDS - start)) s)"
+            echo "  ... $built compile steps done ($((SECONDS - start)) s)"
         fi
     fi
 done < <("${CARGO:-cargo}" build --quiet --message-format=json-render-diagnostics "$@")
 # Process substitution hides cargo's exit status from the loop: wait for it explicitly.
 wait $!
 if ((built > 0)); then
-    echo "  built: $built crates compiled in $((SECONDS - start)) s"
+    echo "  built: $built compile steps in $((SECONDS - start)) s"
 fi
