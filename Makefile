@@ -164,7 +164,8 @@ test-gates: setup
 ## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
 # The demo runs the dev profile (Cargo.toml: dependencies optimised, llama.cpp as Release), so it
 # shares `make test`'s build instead of a second, release build.
-# The build shows a line per 100 crates instead of cargo's line per crate (scripts/quiet-build.sh).
+# The build shows a line per 100 compile steps instead of cargo's line per crate
+# (scripts/quiet-build.sh).
 demo: setup-demo
 	@echo "building veritas (a first build compiles about 430 crates and llama.cpp: about 12 min on 2 cores)"
 	@CARGO=$(CARGO) scripts/quiet-build.sh --locked -p veritas-node

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `cargo build` with one progress line per 100 compile steps (crates and build scripts) instead of cargo's line per download and
-# per crate: `make demo`'s first build compiles about 430 crates, and a new user should read the
-# verdicts, not 900 lines of build log. Compiler errors and warnings still show (cargo renders
+# `cargo build` with one progress line per 100 compile steps (crates and build scripts) instead
+# of cargo's line per download and per crate: `make demo`'s first build compiles about 430
+# crates, and a new user should read the verdicts, not 900 lines of build log. Compiler errors and warnings still show (cargo renders
 # them to stderr); the exit status is cargo's.
 # Usage: scripts/quiet-build.sh <cargo build arguments...>
 set -euo pipefail
@@ -9,7 +9,7 @@ set -euo pipefail
 start=$SECONDS
 built=0
 while IFS= read -r message; do
-    # One JSON message per line on stdout; only freshly compiled crates count.
+    # One JSON message per line on stdout; only steps compiled now (not fresh ones) count.
     if [[ $message == *'"reason":"compiler-artifact"'* && $message == *'"fresh":false'* ]]; then
         built=$((built + 1))
         if ((built % 100 == 0)); then

@@ -79,6 +79,11 @@ fn is_tracking_param(key: &str) -> bool {
     key.starts_with(TRACKING_PREFIX) || TRACKING_PARAMS.contains(&key.as_str())
 }
 
+/// Runs of whitespace (newlines and tabs included) as one space, none at either end.
+pub fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// Collapse whitespace and cut a snippet to at most `max_words` words and `max_chars`
 /// characters, on word boundaries, appending [`ELLIPSIS`] when anything was cut.
 ///
@@ -88,7 +93,7 @@ fn is_tracking_param(key: &str) -> bool {
 /// "word", a base64 blob): when no space lies before the cap, the cut falls on the last
 /// grapheme boundary before it. The ellipsis counts towards `max_chars`.
 pub fn trim_snippet(text: &str, max_words: usize, max_chars: usize) -> String {
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let collapsed = collapse_whitespace(text);
     let mut cut = false;
 
     let mut words = 0usize;

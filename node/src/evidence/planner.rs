@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::bundle::{Criterion, Rubric};
-use crate::evidence::normalize::{format_published, truncate_chars};
+use crate::evidence::normalize::{collapse_whitespace, format_published, truncate_chars};
 use crate::evidence::terms::key_terms;
 use crate::llm::{ChatModel, ChatRequest, JsonSchema, LlmError};
 use crate::policy::QuestionKind;
@@ -226,11 +226,11 @@ pub async fn plan(
     }
 }
 
-/// The question text as the first query, then the model's queries (a model query equal to the
-/// question, ignoring case, is kept once).
-fn question_first(question: &str, model_queries: Vec<String>) -> Vec<String> {
-    let question = question.split_whitespace().collect::<Vec<_>>().join(" ");
-    let others = model_queries
+/// The question text as the first query, then `others` (the model's queries, or the fallback's
+/// key terms); one equal to the question, ignoring case, is kept once, and empty ones go.
+fn question_first(question: &str, others: Vec<String>) -> Vec<String> {
+    let question = collapse_whitespace(question);
+    let others = others
         .into_iter()
         .filter(|q| !q.eq_ignore_ascii_case(&question));
     std::iter::once(question.clone())
@@ -279,7 +279,7 @@ pub fn validate(
 
     let mut queries: Vec<String> = Vec::new();
     for query in raw.queries {
-        let query = query.split_whitespace().collect::<Vec<_>>().join(" ");
+        let query = collapse_whitespace(&query);
         if query.is_empty()
             || queries
                 .iter()
@@ -360,15 +360,8 @@ fn snake_case(raw: &str) -> String {
 /// The plan used without a (working) planner model: the question itself, then its key terms
 /// as one query, and [`default_rubric`].
 pub fn fallback_plan(question: &str, reason: &str) -> Plan {
-    let question_query = question.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut queries = vec![question_query];
-    let terms = key_terms(question).join(" ");
-    if !terms.is_empty() && !queries.iter().any(|q| q.eq_ignore_ascii_case(&terms)) {
-        queries.push(terms);
-    }
-    queries.retain(|q| !q.is_empty());
     Plan {
-        queries,
+        queries: question_first(question, vec![key_terms(question).join(" ")]),
         rubric: default_rubric(),
         model: None,
         fallback_reason: Some(truncate_chars(reason, 500)),
