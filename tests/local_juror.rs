@@ -118,3 +118,44 @@ async fn embedded_model_scores_and_votes() {
         assert!(ballot.prompt_tokens > 50);
     }
 }
+
+/// The shared prefix's cache is reused across suffixes: each suffix is forgotten before the
+/// next, so a persona scores the same after the others as on its own, and a prompt that cannot
+/// fit the context is refused with an error rather than decoded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_suffix_scores_as_if_decoded_alone() {
+    let m = model();
+    let suffixes: Vec<String> = Archetype::shipped().iter().map(suffix).collect();
+    let candidates: Vec<String> = CANDIDATES.iter().map(|c| (*c).to_owned()).collect();
+    let together = m
+        .score(prefix(&bundle()), suffixes.clone(), candidates.clone())
+        .await
+        .unwrap();
+    for (i, alone_suffix) in suffixes.iter().enumerate().skip(1) {
+        let alone = m
+            .score(
+                prefix(&bundle()),
+                vec![alone_suffix.clone()],
+                candidates.clone(),
+            )
+            .await
+            .unwrap();
+        for (p, q) in together.suffixes[i]
+            .probabilities
+            .iter()
+            .zip(&alone.suffixes[0].probabilities)
+        {
+            assert!(
+                (p - q).abs() < 1e-4,
+                "suffix {i}: {p} after the others, {q} alone"
+            );
+        }
+    }
+
+    let too_long = "evidence ".repeat(5000);
+    let err = m
+        .score(too_long, suffixes, candidates)
+        .await
+        .expect_err("a prefix longer than the context must be refused");
+    assert!(err.to_string().contains("does not fit"), "{err}");
+}

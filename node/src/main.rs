@@ -12,8 +12,8 @@ async fn main() -> ExitCode {
     // commits, alloy, hyper) stay quiet unless they warn; the demo prints its own summary, so
     // the node inside it only speaks up on trouble. `VERITAS_LOG=info` brings everything back.
     let default = match cli.command {
-        Command::Demo(_) => "warn,llama-cpp-2=error",
-        _ => "warn,veritas=info,llama-cpp-2=error",
+        Command::Demo(_) => "warn,llama_cpp=error",
+        _ => "warn,veritas=info,llama_cpp=error",
     };
     tracing_subscriber::fmt()
         .with_env_filter(

@@ -1,4 +1,5 @@
-//! The embedded local model: llama.cpp (through `llama-cpp-2`) reading any GGUF file.
+//! The embedded local model: llama.cpp, through its C API (`llama/engine.rs`), reading any
+//! GGUF file.
 //!
 //! A base model cannot be trusted to write a JSON ballot, so the embedded juror does not chat:
 //! it asks for the *next-token distribution* after a prompt and reads the probabilities of a
@@ -180,143 +181,65 @@ pub fn resolve_model_path(path: &Path) -> PathBuf {
 }
 
 #[cfg(feature = "llama")]
+mod engine;
+
+#[cfg(feature = "llama")]
 mod worker {
-    use std::num::NonZeroU32;
-    use std::sync::OnceLock;
-
-    use llama_cpp_2::context::LlamaContext;
-    use llama_cpp_2::context::params::LlamaContextParams;
-    use llama_cpp_2::llama_backend::LlamaBackend;
-    use llama_cpp_2::llama_batch::LlamaBatch;
-    use llama_cpp_2::model::LlamaModel;
-    use llama_cpp_2::model::params::LlamaModelParams;
-    use llama_cpp_2::token::LlamaToken;
-
+    use super::engine::Engine;
     use super::*;
-
-    /// llama.cpp's backend may be initialised once per process.
-    static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
-
-    fn backend() -> Result<&'static LlamaBackend, LlmError> {
-        BACKEND
-            .get_or_init(|| {
-                llama_cpp_2::send_logs_to_tracing(llama_cpp_2::LogOptions::default());
-                LlamaBackend::init().map_err(|e| e.to_string())
-            })
-            .as_ref()
-            .map_err(|e| LlmError::Unavailable(format!("llama.cpp backend: {e}")))
-    }
 
     pub(super) fn run(
         config: &LocalModelConfig,
         jobs: mpsc::Receiver<Job>,
         ready: mpsc::Sender<Result<(), LlmError>>,
     ) {
-        let loaded = backend().and_then(|backend| {
-            let model =
-                LlamaModel::load_from_file(backend, &config.path, &LlamaModelParams::default())
-                    .map_err(|e| {
-                        LlmError::Unavailable(format!("cannot load {}: {e}", config.path.display()))
-                    })?;
-            Ok((backend, model))
-        });
-        let (backend, model) = match loaded {
-            Ok(pair) => pair,
+        let threads = i32::try_from(config.threads.max(1)).unwrap_or(2);
+        let mut engine = match Engine::load(&config.path, config.context_tokens.max(256), threads) {
+            Ok(engine) => engine,
             Err(e) => {
                 let _ = ready.send(Err(e));
-                return;
-            }
-        };
-        let threads = i32::try_from(config.threads.max(1)).unwrap_or(2);
-        let params = LlamaContextParams::default()
-            .with_n_ctx(NonZeroU32::new(config.context_tokens.max(256)))
-            .with_n_batch(512)
-            .with_n_ubatch(512)
-            .with_n_threads(threads)
-            .with_n_threads_batch(threads);
-        let mut ctx = match model.new_context(backend, params) {
-            Ok(ctx) => ctx,
-            Err(e) => {
-                let _ = ready.send(Err(LlmError::Unavailable(format!(
-                    "cannot create a llama.cpp context: {e}"
-                ))));
                 return;
             }
         };
         let _ = ready.send(Ok(()));
         tracing::info!(target: "veritas::llm", path = %config.path.display(), threads, "embedded model loaded");
         while let Ok(job) = jobs.recv() {
-            let result = score(&model, &mut ctx, &job);
+            let result = score(&mut engine, &job);
             let _ = job.reply.send(result);
         }
     }
 
-    fn decode_err(e: impl std::fmt::Display) -> LlmError {
-        LlmError::Malformed(format!("llama.cpp decode failed: {e}"))
-    }
-
-    /// Decode `tokens` at positions `start..` on sequence 0; logits only for the last token.
-    fn decode(
-        ctx: &mut LlamaContext<'_>,
-        tokens: &[LlamaToken],
-        start: i32,
-    ) -> Result<(), LlmError> {
-        const CHUNK: usize = 512;
-        let mut batch = LlamaBatch::new(CHUNK, 1);
-        for (c, chunk) in tokens.chunks(CHUNK).enumerate() {
-            batch.clear();
-            let base = start + i32::try_from(c * CHUNK).map_err(decode_err)?;
-            for (i, token) in chunk.iter().enumerate() {
-                let pos = base + i32::try_from(i).map_err(decode_err)?;
-                let last = c * CHUNK + i + 1 == tokens.len();
-                batch.add(*token, pos, &[0], last).map_err(decode_err)?;
+    fn score(engine: &mut Engine, job: &Job) -> Result<ScoreResult, LlmError> {
+        let mut candidates = Vec::with_capacity(job.candidates.len());
+        for text in &job.candidates {
+            let tokens = engine.tokenize(text, false)?;
+            if tokens.is_empty() {
+                return Err(LlmError::Malformed(format!(
+                    "candidate {text:?} has no token"
+                )));
             }
-            ctx.decode(&mut batch).map_err(decode_err)?;
-        }
-        Ok(())
-    }
-
-    fn score(
-        model: &LlamaModel,
-        ctx: &mut LlamaContext<'_>,
-        job: &Job,
-    ) -> Result<ScoreResult, LlmError> {
-        let vocab = model.vocab();
-        let candidates: Vec<CandidateToken> = job
-            .candidates
-            .iter()
-            .map(|text| CandidateToken {
+            candidates.push(CandidateToken {
                 text: text.clone(),
-                tokens: vocab
-                    .tokenize(text.as_bytes(), false, false)
-                    .iter()
-                    .map(|t| t.0)
-                    .collect(),
-            })
-            .collect();
-        if let Some(empty) = candidates.iter().find(|c| c.tokens.is_empty()) {
-            return Err(LlmError::Malformed(format!(
-                "candidate {:?} has no token",
-                empty.text
-            )));
+                tokens,
+            });
         }
-        let prefix = vocab.tokenize(job.prefix.as_bytes(), true, false);
-        let n_ctx = usize::try_from(ctx.n_ctx()).map_err(decode_err)?;
+        let prefix = engine.tokenize(&job.prefix, true)?;
+        let n_ctx = engine.n_ctx();
         let started = Instant::now();
-        ctx.clear_kv_cache();
+        engine.clear();
         if prefix.is_empty() || prefix.len() >= n_ctx {
             return Err(LlmError::Malformed(format!(
                 "prompt prefix of {} tokens does not fit the {n_ctx}-token context",
                 prefix.len()
             )));
         }
-        let prefix_len = i32::try_from(prefix.len()).map_err(decode_err)?;
-        decode(ctx, &prefix, 0)?;
+        let prefix_len = i32::try_from(prefix.len()).unwrap_or(i32::MAX);
+        engine.decode(&prefix, 0)?;
         let prefix_latency = started.elapsed();
         let mut suffixes = Vec::with_capacity(job.suffixes.len());
         for suffix in &job.suffixes {
             let t0 = Instant::now();
-            let tokens = vocab.tokenize(suffix.as_bytes(), false, false);
+            let tokens = engine.tokenize(suffix, false)?;
             if tokens.is_empty() || prefix.len() + tokens.len() >= n_ctx {
                 return Err(LlmError::Malformed(format!(
                     "suffix of {} tokens does not fit after a {}-token prefix in {n_ctx}",
@@ -324,11 +247,8 @@ mod worker {
                     prefix.len()
                 )));
             }
-            decode(ctx, &tokens, prefix_len)?;
-            // The last decoded token is the only one with logits; its batch index is the last
-            // chunk's length - 1.
-            let last_index = i32::try_from((tokens.len() - 1) % 512).map_err(decode_err)?;
-            let logits = ctx.get_logits_ith(last_index);
+            engine.decode(&tokens, prefix_len)?;
+            let logits = engine.last_logits()?;
             let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
             let denom: f64 = logits.iter().map(|&l| f64::from(l - max).exp()).sum();
             let probabilities = candidates
@@ -342,12 +262,7 @@ mod worker {
                 })
                 .collect();
             // Drop the suffix from the cache so the next persona starts right after the prefix.
-            ctx.clear_kv_cache_seq(
-                Some(0),
-                Some(u32::try_from(prefix_len).map_err(decode_err)?),
-                None,
-            )
-            .map_err(decode_err)?;
+            engine.forget_from(prefix_len)?;
             suffixes.push(NextTokenScores {
                 probabilities,
                 suffix_tokens: tokens.len() as u64,
