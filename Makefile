@@ -167,7 +167,7 @@ test-gates: setup
 # The build shows a line per 100 compile steps instead of cargo's line per crate
 # (scripts/quiet-build.sh).
 demo: setup-demo
-	@echo "building veritas (a first build compiles about 430 crates and llama.cpp: about 12 min on 2 cores)"
+	@echo "building veritas (a first build compiles about 420 crates and llama.cpp: about 10 min on 2 cores)"
 	@CARGO=$(CARGO) scripts/quiet-build.sh --locked -p veritas-node
 	@$(CARGO) run --quiet --locked -p veritas-node -- demo
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `cargo build` with one progress line per 100 compile steps (crates and build scripts) instead
-# of cargo's line per download and per crate: `make demo`'s first build compiles about 430
-# crates, and a new user should read the verdicts, not 900 lines of build log. Compiler errors and warnings still show (cargo renders
-# them to stderr); the exit status is cargo's.
+# of cargo's line per download and per crate: `make demo`'s first build compiles about 420
+# crates, and a new user should read the verdicts, not 900 lines of build log. Compiler errors
+# and warnings still show (cargo renders them to stderr); the exit status is cargo's.
 # Usage: scripts/quiet-build.sh <cargo build arguments...>
 set -euo pipefail
 

@@ -2,8 +2,8 @@
 //! GGUF model, tokenise, decode on sequence 0, read the last token's logits, forget positions.
 //!
 //! The node binds `llama-cpp-sys-2` directly, without its `common` feature: llama.cpp's
-//! `common` library (argument parsing, chat templates, an HTTP client) was 40% of a cold
-//! `make demo` build and none of it is used here. The `llama-cpp-2` wrapper turns that feature
+//! `common` library (argument parsing, chat templates, an HTTP client) is about half of
+//! llama.cpp's build, a cold `make demo`'s longest step, and none of it is used here. The `llama-cpp-2` wrapper turns that feature
 //! on unconditionally, so this module replaces the dozen calls the juror made through it.
 //!
 //! Every pointer llama.cpp hands out is checked for null and owned by exactly one value here;
