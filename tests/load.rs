@@ -21,10 +21,11 @@
 //!   transactions in all;
 //! - peak RSS of the nodes (`VmHWM` in `/proc/<pid>/status`), SQLite size with its WAL.
 //!
-//! Asserted: 0 lost, 0 duplicated verdicts, 0 duplicated reports, exactly the quorum's reports
-//! per question, contiguous nonces, several reports in one block, at most one transaction per
-//! question, and at least 20 (one node) / 60 (three nodes) verdicts/s from the first
-//! confirmation, with p50 confirmation → final verdict ≤ 4 s for three nodes.
+//! Asserted in every run: 0 lost, 0 duplicated verdicts, 0 duplicated reports, exactly the
+//! quorum's reports per question, contiguous nonces, several reports in one block, at most one
+//! transaction per question. Asserted on the median of `LOAD_RUNS` runs (default 3): at least
+//! 20 (one node) / 60 (three nodes) verdicts/s from the first confirmation, with p50
+//! confirmation → final verdict ≤ 4 s for three nodes.
 //!
 //! `cargo test -p veritas-node --test load -- --ignored --nocapture` (`LOAD_QUESTIONS`, default
 //! 200; `LOAD_CONCURRENCY` = `node.concurrency`, default 4; `LOAD_IN_FLIGHT` =
@@ -80,21 +81,66 @@ struct Seen {
     verdicts: HashMap<U256, Vec<(i64, u64)>>,
 }
 
+/// One load run at a time: the test harness runs this file's tests on parallel threads, and two
+/// bursts on two cores would measure each other.
+static ONE_LOAD_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "long: load measurement, 200 questions in a burst (~15 s); asserts a throughput"]
+#[ignore = "long: load measurement, 3 bursts of 200 questions (~40 s); asserts a throughput"]
 async fn burst_of_questions() {
     burst(&[1], 1, 20.0, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "long: load measurement, 200 questions, 3 nodes, quorum 2 (~15 s); asserts a throughput"]
+#[ignore = "long: load measurement, 3 bursts of 200 questions, 3 nodes, quorum 2 (~40 s); asserts a throughput"]
 async fn burst_three_nodes_quorum_two() {
     burst(&[1, 3, 4], 2, 60.0, Some(4000)).await;
 }
 
-/// Run the burst against one node per key in `keys` (quorum `quorum`), print the figures and
-/// assert at least `min_rate` final verdicts/s and, when given, a p50 latency bound in ms.
+/// The figures a throughput target is checked on.
+struct Figures {
+    /// Final verdicts per second from the first confirmation.
+    rate: f64,
+    /// p50 confirmation -> final verdict, ms.
+    p50_ms: i64,
+}
+
+/// Run the burst `LOAD_RUNS` times (default 3) and assert the median run's figures: at least
+/// `min_rate` final verdicts/s and, when given, a p50 latency bound in ms.
+///
+/// With 1 s blocks a burst's verdicts land in whole blocks, so one run is bimodal: 200 verdicts
+/// in 2 blocks (about 97/s) or, when the reports just miss a block, in 4 (about 50/s). That was
+/// seen in 1 of 8 runs of the same code, and once in a `make test`; a single run would gate
+/// on the phase of anvil's block timer. The median of three is the node's typical burst;
+/// every run must still lose nothing and duplicate nothing.
 async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64>) {
+    let _alone = ONE_LOAD_AT_A_TIME.lock().await;
+    let runs = env_or("LOAD_RUNS", 3).max(1) as usize;
+    let mut figures = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        figures.push(burst_once(keys, quorum).await);
+    }
+    let mut rates: Vec<f64> = figures.iter().map(|f| f.rate).collect();
+    rates.sort_by(f64::total_cmp);
+    let mut p50s: Vec<i64> = figures.iter().map(|f| f.p50_ms).collect();
+    p50s.sort_unstable();
+    let (rate, p50) = (rates[runs / 2], p50s[runs / 2]);
+    println!(
+        "median of {runs} runs: {rate:.1} verdicts/s (runs {rates:.1?}), p50 confirmation -> \
+         final verdict {p50} ms (runs {p50s:?})"
+    );
+    assert!(rate >= min_rate, "median {rate:.1} verdicts/s < {min_rate}");
+    if let Some(bound) = max_p50_ms {
+        assert!(
+            p50 <= bound,
+            "median p50 confirmation -> final verdict {p50} ms > {bound} ms"
+        );
+    }
+}
+
+/// One burst against one node per key in `keys` (quorum `quorum`): print the figures, assert
+/// that nothing was lost, duplicated or sent unbatched, and return the timing figures.
+async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
     let n = env_or("LOAD_QUESTIONS", 200) as usize;
     // The node's defaults: 4 committees at once, 256 questions in flight.
     let concurrency = env_or("LOAD_CONCURRENCY", 4);
@@ -368,15 +414,11 @@ async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64
             "reports were not pipelined: {per_block:?}"
         );
     }
-    assert!(rate >= min_rate, "{rate:.1} verdicts/s < {min_rate}");
-    if let Some(bound) = max_p50_ms {
-        let p50 = pct(&latency_ms, 50.0);
-        assert!(
-            p50 <= bound,
-            "p50 confirmation -> final verdict {p50} ms > {bound} ms"
-        );
-    }
     for node in &mut nodes {
         node.stop();
+    }
+    Figures {
+        rate,
+        p50_ms: pct(&latency_ms, 50.0),
     }
 }
