@@ -159,3 +159,22 @@ async fn each_suffix_scores_as_if_decoded_alone() {
         .expect_err("a prefix longer than the context must be refused");
     assert!(err.to_string().contains("does not fit"), "{err}");
 }
+
+/// A file that is not a GGUF model is refused with an error that names it: llama.cpp's null
+/// model never reaches the rest of the engine.
+#[test]
+fn a_file_that_is_not_a_model_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("not-a-model.gguf");
+    std::fs::write(&path, b"GGUF, but only these words").unwrap();
+    let cfg = LocalModelConfig {
+        path,
+        ..LocalModelConfig::default()
+    };
+    let err = LocalModel::load(&cfg).expect_err("a text file is not a model");
+    let text = err.to_string();
+    assert!(
+        text.contains("cannot load") && text.contains("not-a-model.gguf"),
+        "{text}"
+    );
+}
