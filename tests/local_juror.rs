@@ -23,6 +23,13 @@ fn model() -> Arc<LocalModel> {
     Arc::new(LocalModel::load(&cfg).unwrap())
 }
 
+/// The five personas' prompt suffixes and the scored candidate words.
+fn suffixes_and_candidates() -> (Vec<String>, Vec<String>) {
+    let suffixes = Archetype::shipped().iter().map(suffix).collect();
+    let candidates = CANDIDATES.iter().map(|c| (*c).to_owned()).collect();
+    (suffixes, candidates)
+}
+
 fn bundle() -> Bundle {
     Bundle {
         question: "Global warming is driving polar bears toward extinction".into(),
@@ -44,8 +51,7 @@ fn bundle() -> Bundle {
 async fn embedded_model_scores_and_votes() {
     let m = model();
     let archetypes = Archetype::shipped();
-    let suffixes: Vec<String> = archetypes.iter().map(suffix).collect();
-    let candidates: Vec<String> = CANDIDATES.iter().map(|c| (*c).to_owned()).collect();
+    let (suffixes, candidates) = suffixes_and_candidates();
     let a = m
         .score(prefix(&bundle()), suffixes.clone(), candidates.clone())
         .await
@@ -125,8 +131,7 @@ async fn embedded_model_scores_and_votes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_suffix_scores_as_if_decoded_alone() {
     let m = model();
-    let suffixes: Vec<String> = Archetype::shipped().iter().map(suffix).collect();
-    let candidates: Vec<String> = CANDIDATES.iter().map(|c| (*c).to_owned()).collect();
+    let (suffixes, candidates) = suffixes_and_candidates();
     let together = m
         .score(prefix(&bundle()), suffixes.clone(), candidates.clone())
         .await

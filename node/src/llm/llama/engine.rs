@@ -3,11 +3,12 @@
 //!
 //! The node binds `llama-cpp-sys-2` directly, without its `common` feature: llama.cpp's
 //! `common` library (argument parsing, chat templates, an HTTP client) is about half of
-//! llama.cpp's build, a cold `make demo`'s longest step, and none of it is used here. The `llama-cpp-2` wrapper turns that feature
-//! on unconditionally, so this module replaces the dozen calls the juror made through it.
+//! llama.cpp's build, a cold `make demo`'s longest step, and none of it is used here. The
+//! `llama-cpp-2` wrapper turns that feature on unconditionally, so this module replaces the
+//! dozen calls the juror made through it.
 //!
-//! Every pointer llama.cpp hands out is checked for null and owned by exactly one value here;
-//! [`Engine`] frees its context before its model.
+//! Every pointer llama.cpp hands out is checked for null and owned by exactly one value that
+//! frees it on drop ([`Model`], [`Context`], [`Batch`]).
 
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::path::Path;
@@ -55,12 +56,16 @@ unsafe extern "C" fn forward_log(level: sys::ggml_log_level, text: *const c_char
 }
 
 /// A loaded model and one context on it (the worker thread owns exactly one).
+///
+/// Fields drop in declaration order: the context before the model it was made from.
 pub(super) struct Engine {
-    model: NonNull<sys::llama_model>,
-    ctx: NonNull<sys::llama_context>,
+    ctx: Context,
+    batch: Batch,
+    /// Borrowed from the model, which outlives every use of it here.
     vocab: NonNull<sys::llama_vocab>,
     n_vocab: usize,
-    batch: Batch,
+    /// Held for its drop, after the context's.
+    _model: Model,
 }
 
 impl Engine {
@@ -75,12 +80,12 @@ impl Engine {
         let model = NonNull::new(unsafe {
             sys::llama_model_load_from_file(c_path.as_ptr(), sys::llama_model_default_params())
         })
+        .map(Model)
         .ok_or_else(|| unavailable("load"))?;
-        // From here on `model` must be freed on every error path: `Loaded` does it.
-        let loaded = Loaded(model);
         // SAFETY: `model` is a live model; the vocabulary lives as long as it.
-        let vocab = NonNull::new(unsafe { sys::llama_model_get_vocab(model.as_ptr()) }.cast_mut())
-            .ok_or_else(|| unavailable("read the vocabulary of"))?;
+        let vocab =
+            NonNull::new(unsafe { sys::llama_model_get_vocab(model.0.as_ptr()) }.cast_mut())
+                .ok_or_else(|| unavailable("read the vocabulary of"))?;
         // SAFETY: `vocab` is live.
         let n_vocab = usize::try_from(unsafe { sys::llama_vocab_n_tokens(vocab.as_ptr()) })
             .map_err(|_| unavailable("read the vocabulary size of"))?;
@@ -91,34 +96,33 @@ impl Engine {
         params.n_ubatch = BATCH as u32;
         params.n_threads = threads;
         params.n_threads_batch = threads;
-        // SAFETY: `model` is live and outlives the context (Drop frees the context first).
-        let ctx = NonNull::new(unsafe { sys::llama_init_from_model(model.as_ptr(), params) })
+        // SAFETY: `model` is live and outlives the context (see the field order of `Engine`).
+        let ctx = NonNull::new(unsafe { sys::llama_init_from_model(model.0.as_ptr(), params) })
+            .map(Context)
             .ok_or_else(|| unavailable("create a llama.cpp context for"))?;
-        std::mem::forget(loaded);
         Ok(Self {
-            model,
             ctx,
+            batch: Batch::new(),
             vocab,
             n_vocab,
-            batch: Batch::new(),
+            _model: model,
         })
     }
 
     /// The context window in tokens.
     pub(super) fn n_ctx(&self) -> usize {
         // SAFETY: `ctx` is live.
-        unsafe { sys::llama_n_ctx(self.ctx.as_ptr()) as usize }
+        unsafe { sys::llama_n_ctx(self.ctx.0.as_ptr()) as usize }
     }
 
     /// Tokenise `text`; `add_special` adds the model's BOS token where it wants one.
     pub(super) fn tokenize(&self, text: &str, add_special: bool) -> Result<Vec<i32>, LlmError> {
         let len = i32::try_from(text.len())
             .map_err(|_| LlmError::Malformed("a prompt of more than 2 GiB".to_owned()))?;
-        let mut tokens: Vec<i32> = vec![0; text.len() + 2];
-        for _ in 0..2 {
+        let tokenize_into = |tokens: &mut Vec<i32>| {
             let capacity = i32::try_from(tokens.len()).unwrap_or(i32::MAX);
             // SAFETY: `text` is `len` readable bytes, `tokens` has room for `capacity` tokens.
-            let n = unsafe {
+            unsafe {
                 sys::llama_tokenize(
                     self.vocab.as_ptr(),
                     text.as_ptr().cast(),
@@ -128,21 +132,24 @@ impl Engine {
                     add_special,
                     false,
                 )
-            };
-            match usize::try_from(n) {
-                Ok(n) => {
-                    tokens.truncate(n);
-                    return Ok(tokens);
-                }
-                // A negative count is the room it needs (i32::MIN: more than i32::MAX tokens).
-                Err(_) if n != i32::MIN => tokens.resize(n.unsigned_abs() as usize, 0),
-                Err(_) => break,
             }
+        };
+        // A token per byte plus BOS and EOS is room enough; a negative count would be the room
+        // llama.cpp needs (i32::MIN: more than i32::MAX tokens).
+        let mut tokens: Vec<i32> = vec![0; text.len() + 2];
+        let mut n = tokenize_into(&mut tokens);
+        if n < 0 && n != i32::MIN {
+            tokens.resize(n.unsigned_abs() as usize, 0);
+            n = tokenize_into(&mut tokens);
         }
-        Err(LlmError::Malformed(format!(
-            "llama.cpp could not tokenise a text of {} bytes",
-            text.len()
-        )))
+        let n = usize::try_from(n).map_err(|_| {
+            LlmError::Malformed(format!(
+                "llama.cpp could not tokenise a text of {} bytes",
+                text.len()
+            ))
+        })?;
+        tokens.truncate(n);
+        Ok(tokens)
     }
 
     /// Decode `tokens` at positions `start..` on sequence 0, in batches of [`BATCH`]; only the
@@ -154,7 +161,7 @@ impl Engine {
             let last_chunk = (c + 1) * BATCH >= tokens.len();
             self.batch.fill(chunk, pos, last_chunk);
             // SAFETY: `ctx` is live; the batch's arrays hold `chunk.len()` valid entries.
-            let status = unsafe { sys::llama_decode(self.ctx.as_ptr(), self.batch.raw) };
+            let status = unsafe { sys::llama_decode(self.ctx.0.as_ptr(), self.batch.raw) };
             if status != 0 {
                 return Err(failed(format!("status {status}")));
             }
@@ -168,7 +175,7 @@ impl Engine {
     /// The logits after the last decoded token, one per vocabulary entry.
     pub(super) fn last_logits(&self) -> Result<&[f32], LlmError> {
         // SAFETY: `ctx` is live; -1 is the last output of the last decode.
-        let data = unsafe { sys::llama_get_logits_ith(self.ctx.as_ptr(), -1) };
+        let data = unsafe { sys::llama_get_logits_ith(self.ctx.0.as_ptr(), -1) };
         if data.is_null() {
             return Err(LlmError::Malformed(
                 "llama.cpp has no logits to read".to_owned(),
@@ -182,14 +189,14 @@ impl Engine {
     /// Forget every decoded token.
     pub(super) fn clear(&mut self) {
         // SAFETY: `ctx` is live; its memory lives as long as it.
-        unsafe { sys::llama_memory_clear(sys::llama_get_memory(self.ctx.as_ptr()), true) }
+        unsafe { sys::llama_memory_clear(sys::llama_get_memory(self.ctx.0.as_ptr()), true) }
     }
 
     /// Forget the tokens of sequence 0 at positions `from..`.
     pub(super) fn forget_from(&mut self, from: i32) -> Result<(), LlmError> {
         // SAFETY: `ctx` is live; its memory lives as long as it.
         let removed = unsafe {
-            sys::llama_memory_seq_rm(sys::llama_get_memory(self.ctx.as_ptr()), 0, from, -1)
+            sys::llama_memory_seq_rm(sys::llama_get_memory(self.ctx.0.as_ptr()), 0, from, -1)
         };
         if removed {
             Ok(())
@@ -201,23 +208,23 @@ impl Engine {
     }
 }
 
-impl Drop for Engine {
+/// A loaded model, freed on drop.
+struct Model(NonNull<sys::llama_model>);
+
+impl Drop for Model {
     fn drop(&mut self) {
-        // SAFETY: both are live and owned here; the context goes before its model.
-        unsafe {
-            sys::llama_free(self.ctx.as_ptr());
-            sys::llama_model_free(self.model.as_ptr());
-        }
+        // SAFETY: owned here alone; every context made from it is dropped first.
+        unsafe { sys::llama_model_free(self.0.as_ptr()) }
     }
 }
 
-/// Frees a model whose context could not be made.
-struct Loaded(NonNull<sys::llama_model>);
+/// A context on a [`Model`], freed on drop.
+struct Context(NonNull<sys::llama_context>);
 
-impl Drop for Loaded {
+impl Drop for Context {
     fn drop(&mut self) {
-        // SAFETY: the model is live and nothing else frees it on this path.
-        unsafe { sys::llama_model_free(self.0.as_ptr()) }
+        // SAFETY: owned here alone.
+        unsafe { sys::llama_free(self.0.as_ptr()) }
     }
 }
 
