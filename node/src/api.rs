@@ -278,6 +278,18 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         load(&s.watch.broken_evidence_pages) as f64,
     );
     put(
+        "veritas_rejected_log_pages_total",
+        "counter",
+        "eth_getLogs pages refused as no honest provider's answer (forged or out-of-range logs); read again.",
+        load(&s.watch.rejected_pages) as f64,
+    );
+    put(
+        "veritas_questions_rejected_total",
+        "counter",
+        "Questions stored as failed on sight: never resolvable (invalid UTF-8, resolveAfter past the contract's horizon).",
+        load(&s.watch.questions_rejected) as f64,
+    );
+    put(
         "veritas_log_range_blocks",
         "gauge",
         "Current eth_getLogs range.",

@@ -1,12 +1,13 @@
 //! `veritas run`: the watcher, the scheduler, the poster and the HTTP API under one shutdown.
 //!
-//! Three long-lived tasks share a [`CancellationToken`]:
+//! Its long-lived tasks share a [`CancellationToken`]:
 //!
 //! - the **watcher** stores confirmed questions and wakes the scheduler;
 //! - the **HTTP API** serves health, metrics and reports;
 //! - the **scheduler** (this function's own loop) runs due jobs through the [`Pipeline`],
 //!   at most `node.max_in_flight` at a time (of which at most `node.concurrency` run their
 //!   committee), each in its own task so one failing question never stops the others;
+//! - the **lifecycle follower** ([`crate::pipeline::lifecycle`]) moves posted questions on;
 //! - the **provisional runner** ([`crate::pipeline::provisional`]) re-runs the committee on
 //!   open questions that received on-chain evidence (never posted); it is not critical: it
 //!   is stopped with the rest, and its failures are only logged.
@@ -14,11 +15,13 @@
 //! SIGINT/SIGTERM (or the caller's token) stop the scheduler from taking new work; in-flight
 //! jobs get `node.drain_timeout` to finish, then are aborted. Aborting is safe at any point:
 //! the store holds each job's stage, intent and signed transaction, and the next start picks
-//! them up. If the watcher or the API dies, the node shuts down with that error instead of
-//! running on half-blind.
+//! them up. The watcher, the follower and the API are critical tasks ([`crate::tasks`]): if
+//! one ends or panics, the node shuts down naming it instead of running on half-blind. The
+//! provisional runner is restarted after a panic. A job that panics fails its question with
+//! the panic as the reason; it is never dispatched again.
 
 use std::{
-    collections::HashSet,
+    collections::HashMap,
     sync::Arc,
     time::{Duration, SystemTime, UNIX_EPOCH},
 };
@@ -48,6 +51,7 @@ use crate::{
         submissions::EvidenceGate,
     },
     store::{Store, StoreError, now_ms},
+    tasks::{Outcome, Supervisor},
     web,
 };
 
@@ -81,9 +85,14 @@ pub enum DaemonError {
         /// The error.
         error: std::io::Error,
     },
-    /// A critical task ended unexpectedly.
-    #[error("{0} stopped unexpectedly")]
-    TaskDied(&'static str),
+    /// A critical task ended before shutdown (see [`crate::tasks`]).
+    #[error("critical task {task} {how}")]
+    TaskDied {
+        /// The task's name.
+        task: &'static str,
+        /// How it ended ("panicked: <message>", "ended").
+        how: String,
+    },
     /// The configured resolver cannot be built.
     #[error("resolver: {0}")]
     Resolver(String),
@@ -292,11 +301,25 @@ pub async fn run(
             tick: config.chain.poll_interval.min(Duration::from_secs(1)),
         },
     );
-    let follower_task = tokio::spawn(follower.run(cancel.child_token()));
-    let mut watcher_task = tokio::spawn(watcher.run(cancel.child_token()));
-    let provisional_task = provisional.map(|runner| tokio::spawn(runner.run(cancel.child_token())));
+    let mut supervised: Supervisor<DaemonError> = Supervisor::default();
+    let token = cancel.child_token();
+    supervised.spawn_critical("chain watcher", async move {
+        watcher.run(token).await.map_err(DaemonError::Chain)
+    });
+    let token = cancel.child_token();
+    supervised.spawn_critical("lifecycle follower", async move {
+        follower.run(token).await;
+        Ok(())
+    });
+    if let Some(runner) = provisional {
+        // Its runs are never posted and leave nothing half-written: a panic restarts it.
+        let token = cancel.child_token();
+        supervised.spawn_restarting("provisional runner", token.clone(), move || {
+            runner.clone().run(token.clone())
+        });
+    }
     let api_cancel = cancel.child_token();
-    let mut api_task = tokio::spawn(async move {
+    supervised.spawn_critical("HTTP API", async move {
         info!(target: "veritas::api", addr = %http_addr, "HTTP API listening");
         let web_state = web::WebState {
             live,
@@ -309,6 +332,10 @@ pub async fn run(
         )
         .with_graceful_shutdown(api_cancel.cancelled_owned())
         .await
+        .map_err(|error| DaemonError::Api {
+            addr: http_addr,
+            error,
+        })
     });
     on_start(Started {
         chain_id,
@@ -325,26 +352,15 @@ pub async fn run(
         tick: config.chain.poll_interval.min(Duration::from_secs(1)),
     };
     let mut failure: Option<DaemonError> = None;
-    let mut tasks = JoinSet::new();
-    let mut in_flight = HashSet::new();
-    let (mut watcher_done, mut api_done) = (false, false);
+    let mut jobs = Jobs::default();
     tokio::select! {
-        () = scheduler.run(&cancel, &mut tasks, &mut in_flight) => {}
-        res = &mut watcher_task => {
-            watcher_done = true;
+        () = scheduler.run(&cancel, &mut jobs) => {}
+        Some(exit) = supervised.next_exit() => {
             if !cancel.is_cancelled() {
-                failure = Some(match res {
-                    Ok(Err(e)) => DaemonError::Chain(e),
-                    _ => DaemonError::TaskDied("chain watcher"),
-                });
-            }
-        }
-        res = &mut api_task => {
-            api_done = true;
-            if !cancel.is_cancelled() {
-                failure = Some(match res {
-                    Ok(Err(error)) => DaemonError::Api { addr: http_addr, error },
-                    _ => DaemonError::TaskDied("HTTP API"),
+                failure = Some(match exit.outcome {
+                    Outcome::Failed(e) => e,
+                    Outcome::Panicked(message) => DaemonError::TaskDied { task: exit.task, how: format!("panicked: {message}") },
+                    Outcome::Returned | Outcome::Aborted => DaemonError::TaskDied { task: exit.task, how: "ended".into() },
                 });
             }
         }
@@ -353,22 +369,9 @@ pub async fn run(
         error!(target: "veritas::node", error = %e, "critical task failed; shutting down");
     }
     cancel.cancel();
-    if let Some(task) = provisional_task {
-        // A provisional run is never posted and leaves nothing half-written: stop it at once.
-        task.abort();
-    }
-    drain(&mut tasks, in_flight.len(), config.node.drain_timeout).await;
-    // Both stop promptly on cancellation; their results no longer matter.
-    let _ = tokio::time::timeout(Duration::from_secs(5), async {
-        if !watcher_done {
-            let _ = (&mut watcher_task).await;
-        }
-        if !api_done {
-            let _ = (&mut api_task).await;
-        }
-        let _ = follower_task.await;
-    })
-    .await;
+    jobs.drain(&scheduler, config.node.drain_timeout).await;
+    // They stop promptly on cancellation; their results no longer matter.
+    supervised.shutdown(Duration::from_secs(5)).await;
     info!(target: "veritas::node", "stopped");
     failure.map_or(Ok(()), Err)
 }
@@ -434,22 +437,6 @@ async fn check_operator(
     Ok(())
 }
 
-async fn drain(tasks: &mut JoinSet<U256>, in_flight: usize, timeout: Duration) {
-    if tasks.is_empty() {
-        return;
-    }
-    info!(target: "veritas::node", in_flight, ?timeout, "draining in-flight questions");
-    let drained = tokio::time::timeout(timeout, async {
-        while tasks.join_next().await.is_some() {}
-    })
-    .await;
-    if drained.is_err() {
-        warn!(target: "veritas::node", remaining = tasks.len(), "drain timeout; aborting (jobs resume on restart)");
-        tasks.abort_all();
-        while tasks.join_next().await.is_some() {}
-    }
-}
-
 struct Scheduler {
     store: Arc<Store>,
     pipeline: Arc<Pipeline>,
@@ -467,37 +454,26 @@ fn unix_secs() -> u64 {
 }
 
 impl Scheduler {
-    /// Dispatch due jobs until cancelled. Finished tasks return their question id.
-    async fn run(
-        &self,
-        cancel: &CancellationToken,
-        tasks: &mut JoinSet<U256>,
-        in_flight: &mut HashSet<U256>,
-    ) {
+    /// Dispatch due jobs until cancelled.
+    async fn run(&self, cancel: &CancellationToken, jobs: &mut Jobs) {
         loop {
             if cancel.is_cancelled() {
                 return;
             }
-            let free = self.max_in_flight.saturating_sub(in_flight.len());
+            let free = self.max_in_flight.saturating_sub(jobs.len());
             if free > 0 {
                 match self
                     .store
-                    .due_jobs(now_ms(), unix_secs(), free + in_flight.len())
+                    .due_jobs(now_ms(), unix_secs(), free + jobs.len())
                 {
                     Ok(due) => {
-                        let mut started = 0;
+                        let due: Vec<_> = due
+                            .into_iter()
+                            .filter(|j| !jobs.contains(j.question.question_id))
+                            .take(free)
+                            .collect();
                         for job in due {
-                            if started == free || in_flight.contains(&job.question.question_id) {
-                                continue;
-                            }
-                            started += 1;
-                            let id = job.question.question_id;
-                            in_flight.insert(id);
-                            let pipeline = Arc::clone(&self.pipeline);
-                            tasks.spawn(async move {
-                                pipeline.run_job(job).await;
-                                id
-                            });
+                            jobs.spawn(Arc::clone(&self.pipeline), job);
                         }
                     }
                     Err(e) => warn!(target: "veritas::node", error = %e, "could not read due jobs"),
@@ -507,21 +483,104 @@ impl Scheduler {
                 () = cancel.cancelled() => return,
                 () = self.new_jobs.notified() => {}
                 () = tokio::time::sleep(self.tick) => {}
-                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                    match done {
-                        Ok(id) => { in_flight.remove(&id); }
-                        Err(e) => {
-                            // A panicking job must not stop the node; its id is unknown here,
-                            // so rebuild the in-flight set from the tasks still running.
-                            error!(target: "veritas::node", error = %e, "job task panicked");
-                            in_flight.clear();
-                            if !tasks.is_empty() {
-                                // Wait for the rest before dispatching again, so no job runs twice.
-                                while let Some(Ok(_)) = tasks.join_next().await {}
-                            }
-                        }
-                    }
-                }
+                Some(done) = jobs.join_next(), if !jobs.is_empty() => self.finished(done),
+            }
+        }
+    }
+
+    /// Book a finished job task. A panicking job is failed for good with the panic as its
+    /// reason: its stage may be anywhere, and running it again would most likely panic again.
+    fn finished(&self, done: Finished) {
+        if let Finished::Panicked {
+            question_id,
+            message,
+        } = done
+        {
+            self.pipeline.fail_panicked(question_id, &message);
+        }
+    }
+}
+
+/// How a job task ended.
+enum Finished {
+    /// The pipeline ran (whatever the job's outcome, it is recorded in the store).
+    Ran,
+    /// The job's task panicked.
+    Panicked {
+        /// Its question.
+        question_id: U256,
+        /// The panic's message.
+        message: String,
+    },
+    /// Aborted at the end of a drain (it resumes from the store on restart).
+    Aborted,
+}
+
+/// The job tasks in flight, each known by its question until it ends, panics included: a
+/// question is never dispatched while a task of it runs.
+#[derive(Default)]
+struct Jobs {
+    set: JoinSet<()>,
+    by_task: HashMap<tokio::task::Id, U256>,
+}
+
+impl Jobs {
+    fn len(&self) -> usize {
+        self.by_task.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.by_task.is_empty()
+    }
+
+    fn contains(&self, question_id: U256) -> bool {
+        self.by_task.values().any(|id| *id == question_id)
+    }
+
+    fn spawn(&mut self, pipeline: Arc<Pipeline>, job: crate::store::Job) {
+        let question_id = job.question.question_id;
+        let handle = self.set.spawn(async move {
+            pipeline.run_job(job).await;
+        });
+        self.by_task.insert(handle.id(), question_id);
+    }
+
+    /// The next job task to end; `None` when none is in flight.
+    async fn join_next(&mut self) -> Option<Finished> {
+        let joined = self.set.join_next_with_id().await?;
+        let (task, result) = match joined {
+            Ok((task, ())) => (task, Ok(())),
+            Err(e) => (e.id(), Err(e)),
+        };
+        let question_id = self.by_task.remove(&task);
+        Some(match (result, question_id) {
+            (Ok(()), _) => Finished::Ran,
+            (Err(e), Some(question_id)) if e.is_panic() => Finished::Panicked {
+                question_id,
+                message: crate::tasks::panic_message(e),
+            },
+            (Err(_), _) => Finished::Aborted,
+        })
+    }
+
+    /// Give in-flight jobs `timeout` to finish after cancellation, then abort them (they
+    /// resume from the store on restart); panics on the way are still booked.
+    async fn drain(&mut self, scheduler: &Scheduler, timeout: Duration) {
+        if self.is_empty() {
+            return;
+        }
+        info!(target: "veritas::node", in_flight = self.len(), ?timeout, "draining in-flight questions");
+        let drained = tokio::time::timeout(timeout, async {
+            while let Some(done) = self.join_next().await {
+                scheduler.finished(done);
+            }
+        })
+        .await;
+        if drained.is_err() {
+            warn!(target: "veritas::node", remaining = self.len(), "drain timeout; aborting (jobs resume on restart)");
+            self.set.abort_all();
+            while let Some(done) = self.join_next().await {
+                scheduler.finished(done);
             }
         }
     }

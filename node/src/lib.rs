@@ -24,6 +24,7 @@
 //! - [`audit`]: rebuild a verdict from its report and compare it with the chain; `audit::pooled`
 //!   rebuilds a verdict pooled from several operators' reports.
 //! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown.
+//! - [`tasks`]: the daemon's named long-running tasks under supervision (none ends silently).
 //! - [`metrics`]: the counters and latencies the pipeline records and the API exports.
 //! - [`api`]: the read-only HTTP API (health, metrics, questions, bundles).
 //! - [`live`]: the ordered, bounded log of live events (status changes, ballots, reports).
@@ -58,6 +59,7 @@ pub mod retry;
 pub mod secret;
 pub mod stats;
 pub mod store;
+pub mod tasks;
 pub mod web;
 
 /// The gates' self-test (`scripts/test-gates.sh`) proves that a failing Rust test fails

@@ -228,7 +228,7 @@ impl Pipeline {
                 Ok(outcome) => outcome,
                 Err(JobError::Chain(ChainError::Revert { error: OracleError::VeritasTooEarly(e), .. })) => {
                     let wait_s = e.resolveAfter.saturating_sub(u64::try_from(e.nowTimestamp).unwrap_or(u64::MAX)).max(1);
-                    let until = now_ms() + i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX);
+                    let until = now_ms().saturating_add(i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX));
                     info!(target: "veritas::pipeline", wait_s, "chain clock before resolveAfter; deferring");
                     self.record(|s| s.defer(job.question.question_id, until));
                     JobOutcome::Deferred
@@ -246,17 +246,34 @@ impl Pipeline {
         }
     }
 
+    /// Fail a question whose job task panicked, for good, with the panic as its reason (the
+    /// scheduler calls this; a job that panicked once would most likely panic again).
+    pub fn fail_panicked(&self, question_id: U256, message: &str) {
+        let reason = format!("job panicked: {message}");
+        error!(target: "veritas::pipeline", question = %question_id, reason, "question failed");
+        self.record(|s| s.record_failure(question_id, &reason, None));
+        self.metrics.inc(&self.metrics.questions_failed);
+    }
+
     fn fail(&self, job: &Job, err: &JobError) -> JobOutcome {
         let attempt = job.attempts + 1;
         let reason = err.to_string();
         let qid = job.question.question_id;
         // Once the report is written and the intent saved, the verdict must reach the chain:
         // transient failures (RPC down, receipt late) never give such a job up.
-        let has_intent = self.store.intent(qid).ok().flatten().is_some();
+        // A store that cannot answer (busy, I/O) may still hold an intent: keep retrying
+        // rather than give up a verdict that must reach the chain.
+        let has_intent = match self.store.intent(qid) {
+            Ok(intent) => intent.is_some(),
+            Err(e) => {
+                warn!(target: "veritas::pipeline", error = %e, "cannot read the saved intent; assuming one exists");
+                true
+            }
+        };
         if err.is_retryable() && (attempt < self.retry.max_attempts || has_intent) {
             let delay = self.retry.delay(attempt);
             warn!(target: "veritas::pipeline", attempt, retry_in = ?delay, error = %reason, "attempt failed; will retry");
-            let at = now_ms() + i64::try_from(delay.as_millis()).unwrap_or(i64::MAX);
+            let at = now_ms().saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
             self.record(|s| s.record_failure(qid, &reason, Some(at)));
             self.metrics.inc(&self.metrics.attempts_failed);
             JobOutcome::Retry { reason }

@@ -139,7 +139,13 @@ pub struct Proxy {
     requests: Arc<AtomicU64>,
     counts: Arc<Mutex<BTreeMap<&'static str, u64>>>,
     client: reqwest::Client,
+    /// Rewrites every non-empty `eth_getLogs` result while set (a lying provider).
+    lie: Arc<Mutex<Option<Lie>>>,
+    lies_told: Arc<AtomicU64>,
 }
+
+/// A lying provider's rewrite of an `eth_getLogs` result (the JSON array of logs).
+pub type Lie = fn(&mut Value);
 
 impl Proxy {
     /// Replace the plan (e.g. turn faults on once a test's setup is done).
@@ -161,6 +167,16 @@ impl Proxy {
     /// All faults injected so far.
     pub fn total_faults(&self) -> u64 {
         self.counts().values().sum()
+    }
+
+    /// Lie about every non-empty `eth_getLogs` page from now on (`None`: tell the truth).
+    pub fn set_lie(&self, lie: Option<Lie>) {
+        *self.lie.lock().unwrap() = lie;
+    }
+
+    /// `eth_getLogs` pages rewritten so far.
+    pub fn lies_told(&self) -> u64 {
+        self.lies_told.load(Ordering::Relaxed)
     }
 
     /// Requests received so far.
@@ -232,12 +248,29 @@ impl Proxy {
         }
         if method == "eth_getLogs" {
             bytes = self.maybe_empty_page(bytes);
+            bytes = self.maybe_lie(bytes);
         }
         Some(Answer {
             status,
             headers: Vec::new(),
             body: bytes,
         })
+    }
+
+    /// Rewrite a page that holds logs while a lie is set.
+    fn maybe_lie(&self, bytes: Vec<u8>) -> Vec<u8> {
+        let Some(lie) = *self.lie.lock().unwrap() else {
+            return bytes;
+        };
+        let Ok(mut value) = serde_json::from_slice::<Value>(&bytes) else {
+            return bytes;
+        };
+        if value["result"].as_array().is_none_or(|a| a.is_empty()) {
+            return bytes;
+        }
+        lie(&mut value["result"]);
+        self.lies_told.fetch_add(1, Ordering::Relaxed);
+        serde_json::to_vec(&value).unwrap()
     }
 
     /// Serve `[]` instead of a page that holds logs while the empty-page budget lasts.
@@ -357,6 +390,8 @@ pub async fn start_faulty_proxy(upstream: &str, plan: FaultPlan) -> (String, Pro
         requests: Arc::default(),
         counts: Arc::default(),
         client: reqwest::Client::new(),
+        lie: Arc::default(),
+        lies_told: Arc::default(),
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind proxy");
     let url = format!("http://{}", listener.local_addr().expect("proxy addr"));

@@ -1,6 +1,7 @@
 //! Contract bindings, the `QuestionAsked` watcher and the verdict poster.
 //!
 //! - [`bindings`]: `sol!` types generated from `contracts/interfaces/IVeritasOracle.sol`.
+//! - [`events`]: raw logs decoded into checked values, or refused (the hostile edge).
 //! - [`watcher`]: polls `eth_getLogs` behind a confirmation depth and fills the job store.
 //! - [`evidence_chain`]: the oracle's evidence hash chain, recomputed (pure).
 //! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
@@ -13,6 +14,7 @@
 //! retry policy lives in one place (the daemon's scheduler) instead of in every call site.
 
 pub mod devnet;
+pub mod events;
 pub mod evidence_chain;
 pub mod poster;
 pub mod reader;
@@ -159,6 +161,17 @@ pub enum ChainError {
         /// Questions the contract counted in the range.
         expected: u64,
     },
+    /// An `eth_getLogs` page holds a log no honest provider returns for the range (another
+    /// address, a block outside it, a forged question); read again.
+    #[error("eth_getLogs blocks {from}..={to}: page refused: {reason}")]
+    RejectedPage {
+        /// First block of the range.
+        from: u64,
+        /// Last block of the range.
+        to: u64,
+        /// The first defect found.
+        reason: String,
+    },
     /// An `eth_getLogs` page's `EvidenceSubmitted` logs do not chain from the evidence head
     /// before the range to `evidenceHead()` at its end (a log is missing); read again.
     #[error("eth_getLogs blocks {from}..={to}: evidence chain broken: {reason}")]
@@ -242,6 +255,7 @@ impl ChainError {
             ChainError::Revert { error, .. } => matches!(error, OracleError::VeritasTooEarly(_)),
             ChainError::ReceiptTimeout { .. }
             | ChainError::IncompleteLogs { .. }
+            | ChainError::RejectedPage { .. }
             | ChainError::IncompleteEvidence { .. }
             | ChainError::UnknownQuestion(_)
             | ChainError::Reverted { .. } => true,

@@ -52,11 +52,9 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use super::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
+use super::{ChainError, ChainProvider, IVeritasOracle, events, evidence_chain};
 use crate::retry::Backoff;
-use crate::store::{
-    EventAt, LifecycleEvent, NewQuestion, OperatorReport, Store, StoredSubmission, now_ms,
-};
+use crate::store::{Store, StoredSubmission, now_ms};
 
 /// The lifecycle events a scan reads besides `QuestionAsked`.
 const LIFECYCLE_EVENTS: [alloy::primitives::B256; 6] = [
@@ -110,6 +108,12 @@ pub struct WatchState {
     /// `eth_getLogs` pages whose `EvidenceSubmitted` logs did not link to `evidenceHead()`;
     /// each was read again.
     pub broken_evidence_pages: AtomicU64,
+    /// `eth_getLogs` pages refused as no honest provider's answer (see [`events::check_page`]);
+    /// each was read again.
+    pub rejected_pages: AtomicU64,
+    /// Questions stored as failed at once: honestly asked, but never resolvable
+    /// ([`events::QuestionDefect`]).
+    pub questions_rejected: AtomicU64,
 }
 
 impl WatchState {
@@ -285,8 +289,32 @@ impl Watcher {
                         later.into_iter().partition(|l| {
                             l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
                         });
+                    let checked =
+                        events::check_page(&asked, self.config.oracle, self.next_block, to)
+                            .and_then(|()| {
+                                events::check_page(
+                                    &evidence,
+                                    self.config.oracle,
+                                    self.next_block,
+                                    to,
+                                )
+                            })
+                            .and_then(|()| {
+                                events::check_page(&later, self.config.oracle, self.next_block, to)
+                            })
+                            .and_then(|()| events::decode_questions(&asked));
+                    let questions = match checked {
+                        Ok(questions) => questions,
+                        Err(defect) => {
+                            self.state.rejected_pages.fetch_add(1, Ordering::Relaxed);
+                            return Err(ChainError::RejectedPage {
+                                from: self.next_block,
+                                to,
+                                reason: defect.to_string(),
+                            });
+                        }
+                    };
                     self.check_complete(&asked, to).await?;
-                    let questions = decode_logs(&asked, &self.state);
                     // Jobs and submissions first (one transaction with the cursor): a question
                     // asked and settled in one range has its row before its events are
                     // applied. Both steps are idempotent, so a crash between them is repaired
@@ -297,8 +325,12 @@ impl Watcher {
                             .store
                             .record_scan_with(&questions, &submissions, to + 1)
                             .and_then(|stored| {
-                                self.store
-                                    .record_lifecycle(&decode_lifecycle(&later, &self.state))?;
+                                let mut undecodable = 0;
+                                let events = events::decode_lifecycle(&later, &mut undecodable);
+                                self.state
+                                    .undecodable_logs
+                                    .fetch_add(undecodable, Ordering::Relaxed);
+                                self.store.record_lifecycle(&events)?;
                                 Ok((submissions, head_after, stored))
                             })
                             .map_err(ChainError::Store),
@@ -336,7 +368,17 @@ impl Watcher {
                             .questions_seen
                             .fetch_add(new_questions as u64, Ordering::Relaxed);
                         for q in &questions {
-                            info!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, "question confirmed");
+                            match &q.defect {
+                                None => {
+                                    info!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, "question confirmed")
+                                }
+                                Some(reason) => {
+                                    self.state
+                                        .questions_rejected
+                                        .fetch_add(1, Ordering::Relaxed);
+                                    warn!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, reason, "question can never be resolved; stored as failed");
+                                }
+                            }
                         }
                         self.new_jobs.notify_one();
                     }
@@ -533,128 +575,4 @@ impl Watcher {
             behind: false,
         }
     }
-}
-
-/// Turn raw logs into stored questions, skipping removed (reorged) and undecodable logs.
-fn decode_logs(logs: &[Log], state: &WatchState) -> Vec<NewQuestion> {
-    let mut out = Vec::with_capacity(logs.len());
-    for log in logs {
-        if log.removed {
-            continue;
-        }
-        let decoded = match log.log_decode::<IVeritasOracle::QuestionAsked>() {
-            Ok(decoded) => decoded,
-            Err(e) => {
-                state.undecodable_logs.fetch_add(1, Ordering::Relaxed);
-                warn!(target: "veritas::watcher", error = %e, block = ?log.block_number, tx = ?log.transaction_hash, "undecodable QuestionAsked log skipped");
-                continue;
-            }
-        };
-        let event = &decoded.inner.data;
-        let (Some(block_number), Some(block_hash)) = (log.block_number, log.block_hash) else {
-            // Pending logs have no block; eth_getLogs over mined ranges never returns them.
-            continue;
-        };
-        out.push(NewQuestion {
-            question_id: event.id,
-            question: event.question.clone(),
-            asker: event.asker,
-            question_hash: event.questionHash,
-            block_number,
-            block_hash,
-            tx_index: log.transaction_index.unwrap_or_default(),
-            log_index: log.log_index.unwrap_or_default(),
-            resolve_after: event.resolveAfter,
-        });
-    }
-    out
-}
-
-/// Turn lifecycle logs into events, in chain order, skipping removed and undecodable ones.
-fn decode_lifecycle(logs: &[Log], state: &WatchState) -> Vec<EventAt> {
-    use IVeritasOracle as O;
-    let mut out = Vec::with_capacity(logs.len());
-    for log in logs {
-        let (false, Some(block), Some(log_index)) = (log.removed, log.block_number, log.log_index)
-        else {
-            continue;
-        };
-        let decoded = match log.topic0() {
-            Some(&O::ReportSubmitted::SIGNATURE_HASH) => {
-                log.log_decode::<O::ReportSubmitted>().map(|d| {
-                    let e = d.inner.data;
-                    let count = |n: alloy::primitives::U256| u64::try_from(n).unwrap_or(u64::MAX);
-                    (
-                        e.id,
-                        LifecycleEvent::Report(OperatorReport {
-                            question_id: e.id,
-                            operator: e.operator,
-                            merkle_root: e.merkleRoot,
-                            counts: [count(e.nYes), count(e.nNo), count(e.nNull)],
-                            kappa: e.fleissKappa,
-                            escalated: e.escalated,
-                            block_number: block,
-                            log_index,
-                            tx_hash: log.transaction_hash.unwrap_or_default(),
-                        }),
-                    )
-                })
-            }
-            Some(&O::VerdictPosted::SIGNATURE_HASH) => {
-                log.log_decode::<O::VerdictPosted>().map(|d| {
-                    let e = d.inner.data;
-                    (
-                        e.id,
-                        LifecycleEvent::Posted {
-                            escalated: e.escalated,
-                            p: [e.pYes, e.pNo, e.pNull],
-                        },
-                    )
-                })
-            }
-            Some(&O::VerdictDisputed::SIGNATURE_HASH) => {
-                log.log_decode::<O::VerdictDisputed>().map(|d| {
-                    let e = d.inner.data;
-                    (
-                        e.id,
-                        LifecycleEvent::Disputed {
-                            disputer: e.disputer,
-                            bond: e.bond,
-                        },
-                    )
-                })
-            }
-            Some(&O::VerdictArbitrated::SIGNATURE_HASH) => {
-                log.log_decode::<O::VerdictArbitrated>().map(|d| {
-                    let e = d.inner.data;
-                    (
-                        e.id,
-                        LifecycleEvent::Arbitrated {
-                            p: [e.pYes, e.pNo, e.pNull],
-                        },
-                    )
-                })
-            }
-            Some(&O::QuestionExpired::SIGNATURE_HASH) => log
-                .log_decode::<O::QuestionExpired>()
-                .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),
-            Some(&O::QuestionSettled::SIGNATURE_HASH) => log
-                .log_decode::<O::QuestionSettled>()
-                .map(|d| (d.inner.data.id, LifecycleEvent::Settled)),
-            _ => continue,
-        };
-        match decoded {
-            Ok((question_id, event)) => out.push(EventAt {
-                question_id,
-                event,
-                block,
-                log_index,
-            }),
-            Err(e) => {
-                state.undecodable_logs.fetch_add(1, Ordering::Relaxed);
-                warn!(target: "veritas::watcher", error = %e, block, "undecodable lifecycle log skipped");
-            }
-        }
-    }
-    out
 }

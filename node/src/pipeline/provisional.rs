@@ -46,7 +46,8 @@ const IDLE_TICK: Duration = Duration::from_secs(1);
 /// How soon it tries again when every committee permit was taken.
 const BUSY_RETRY: Duration = Duration::from_millis(250);
 
-/// The provisional-run task (see the module docs).
+/// The provisional-run task (see the module docs); cloned to restart it after a panic.
+#[derive(Clone)]
 pub struct ProvisionalRunner {
     /// Its store, committee permits, report folder and the resolve step of final runs.
     pipeline: Arc<Pipeline>,

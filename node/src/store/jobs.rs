@@ -134,8 +134,12 @@ pub struct NewQuestion {
     pub tx_index: u64,
     /// Log index in the block.
     pub log_index: u64,
-    /// Earliest unix time a verdict may be posted (0 = at once).
+    /// Earliest unix time a verdict may be posted (0 = at once), as the contract stores it.
     pub resolve_after: u64,
+    /// Why the question can never be resolved, found while decoding its log: the job is
+    /// stored as failed with this reason.
+    #[serde(skip)]
+    pub defect: Option<String>,
 }
 
 /// A job row.
@@ -210,6 +214,7 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job, StoreError> {
             tx_index: r.get(6)?,
             log_index: r.get(7)?,
             resolve_after: r.get(8)?,
+            defect: None,
         },
         stage: r.get(9)?,
         attempts: r.get(10)?,
@@ -229,10 +234,14 @@ pub(super) fn insert_questions(
     let mut inserted = 0;
     let mut stmt = tx.prepare_cached(
         "INSERT OR IGNORE INTO jobs (question_id, question, asker, question_hash, block_number, \
-         block_hash, tx_index, log_index, resolve_after, stage, seen_at, updated_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'queued', ?10, ?10)",
+         block_hash, tx_index, log_index, resolve_after, stage, last_error, seen_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
     )?;
     for q in questions {
+        let stage = match q.defect {
+            None => Stage::Queued,
+            Some(_) => Stage::Failed,
+        };
         inserted += stmt.execute(params![
             Dec(q.question_id),
             q.question,
@@ -243,6 +252,8 @@ pub(super) fn insert_questions(
             q.tx_index,
             q.log_index,
             q.resolve_after,
+            stage,
+            q.defect,
             now,
         ])?;
     }

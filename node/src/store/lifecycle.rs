@@ -466,6 +466,7 @@ mod tests {
                     tx_index: 0,
                     log_index: 0,
                     resolve_after: 0,
+                    defect: None,
                 }],
                 2,
             )

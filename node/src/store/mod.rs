@@ -211,6 +211,7 @@ mod tests {
             tx_index: 0,
             log_index: n,
             resolve_after: 0,
+            defect: None,
         }
     }
 

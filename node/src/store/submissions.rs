@@ -306,6 +306,7 @@ mod tests {
             tx_index: 0,
             log_index: n,
             resolve_after: 4_000_000_000,
+            defect: None,
         }
     }
 

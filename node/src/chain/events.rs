@@ -1,0 +1,455 @@
+//! The edge between the chain and the store: raw `eth_getLogs` entries decoded into checked
+//! values, or refused.
+//!
+//! Everything here is hostile until checked. Two parties write these logs, and they are
+//! refused differently:
+//!
+//! - **The RPC endpoint** answers the page. A log it could not honestly return (another
+//!   address, a block outside the range asked for, no block or index, a number no chain
+//!   reaches, a question whose text does not hash to its `questionHash`) makes the whole page
+//!   a [`PageDefect`]: the watcher keeps its cursor and reads the range again, so a lying or
+//!   broken provider stalls the scan loudly but never writes a forged question.
+//! - **The asker** chooses the question's bytes (any 1..=2048, valid UTF-8 or not) and its
+//!   `resolveAfter` (any `uint64`). Those are honest logs of strange questions: each is stored,
+//!   and one that can never be resolved is stored as a failed job with its [`QuestionDefect`]
+//!   as the reason. It fails that question only, never the scan.
+//!
+//! The store keeps integers in SQLite's signed 64 bits, so every number written from a log is
+//! checked to fit here, at the edge, instead of failing the scan's transaction later.
+
+use alloy::{
+    primitives::{Address, B256, Bytes, U256},
+    rpc::types::Log,
+    sol_types::{SolEvent, SolValue},
+};
+use sha2::{Digest, Sha256};
+
+use super::IVeritasOracle;
+use crate::store::{EventAt, LifecycleEvent, NewQuestion, OperatorReport};
+
+/// The contract's `MAX_QUESTION_LENGTH`: an honest `QuestionAsked` never carries more bytes.
+pub const MAX_QUESTION_BYTES: usize = 2048;
+
+/// The latest `resolveAfter` the contract stores (2^40 - 1, beyond the year 36,812); a larger
+/// event value is saturated to it on-chain.
+pub const MAX_RESOLVE_AFTER: u64 = (1 << 40) - 1;
+
+/// Largest block number, log index or transaction index taken from a log: what SQLite's
+/// INTEGER holds. No chain comes near it; a larger value is a lying provider.
+const MAX_STORED_INT: u64 = i64::MAX as u64;
+
+/// Largest juror count taken from a `ReportSubmitted` (committees are a few hundred ballots).
+const MAX_BALLOT_COUNT: u64 = u32::MAX as u64;
+
+/// Why a page of logs cannot be the honest answer to the range asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PageDefect {
+    /// A log from another contract.
+    #[error("log from {found}, not the oracle")]
+    WrongAddress {
+        /// The log's address.
+        found: Address,
+    },
+    /// A log without its block, index or transaction index (pending logs are never in a
+    /// mined range).
+    #[error("log without {0}")]
+    Missing(&'static str),
+    /// A log outside the range asked for.
+    #[error("log in block {block}, outside {from}..={to}")]
+    OutOfRange {
+        /// The log's block.
+        block: u64,
+        /// First block asked for.
+        from: u64,
+        /// Last block asked for.
+        to: u64,
+    },
+    /// An index no chain reaches.
+    #[error("{field} {value} out of range")]
+    Implausible {
+        /// Which index.
+        field: &'static str,
+        /// Its value.
+        value: u64,
+    },
+    /// A `QuestionAsked` that does not decode, or whose text is not what the contract hashed.
+    #[error("QuestionAsked in block {block}: {reason}")]
+    ForgedQuestion {
+        /// The log's block.
+        block: u64,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Why an honestly logged question can never be resolved: stored as its job's failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QuestionDefect {
+    /// The text is not UTF-8, so no prompt or report can carry it byte for byte and no honest
+    /// Merkle root (leaf 0 is the text) exists.
+    #[error("question text is not valid UTF-8 (invalid byte at offset {offset})")]
+    NotUtf8 {
+        /// Offset of the first invalid byte.
+        offset: usize,
+    },
+    /// `resolveAfter` is past the latest time the contract can represent: no report can ever
+    /// be accepted for it.
+    #[error(
+        "resolveAfter {value} is past the contract's latest time {MAX_RESOLVE_AFTER} (year 36,812): it can never be reported"
+    )]
+    ResolveAfterBeyondHorizon {
+        /// The value in the event.
+        value: u64,
+    },
+}
+
+/// Check every log of a page answered for `[from, to]` before any is decoded.
+///
+/// # Errors
+/// The first [`PageDefect`] found; the page must then be read again, not partly trusted.
+pub fn check_page(logs: &[Log], oracle: Address, from: u64, to: u64) -> Result<(), PageDefect> {
+    for log in logs {
+        if log.address() != oracle {
+            return Err(PageDefect::WrongAddress {
+                found: log.address(),
+            });
+        }
+        let block = log
+            .block_number
+            .ok_or(PageDefect::Missing("block number"))?;
+        log.block_hash.ok_or(PageDefect::Missing("block hash"))?;
+        let log_index = log.log_index.ok_or(PageDefect::Missing("log index"))?;
+        let tx_index = log
+            .transaction_index
+            .ok_or(PageDefect::Missing("transaction index"))?;
+        if block < from || block > to {
+            return Err(PageDefect::OutOfRange { block, from, to });
+        }
+        for (field, value) in [
+            ("block number", block),
+            ("log index", log_index),
+            ("transaction index", tx_index),
+        ] {
+            if value > MAX_STORED_INT {
+                return Err(PageDefect::Implausible { field, value });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decode checked `QuestionAsked` logs (see [`check_page`]) into questions to store. Removed
+/// (reorged) logs are skipped; a question the asker made unresolvable carries its defect.
+///
+/// # Errors
+/// [`PageDefect::ForgedQuestion`] for a log that is not what the contract emits.
+pub fn decode_questions(logs: &[Log]) -> Result<Vec<NewQuestion>, PageDefect> {
+    let mut out = Vec::with_capacity(logs.len());
+    for log in logs.iter().filter(|l| !l.removed) {
+        let block_number = log
+            .block_number
+            .ok_or(PageDefect::Missing("block number"))?;
+        let forged = |reason: String| PageDefect::ForgedQuestion {
+            block: block_number,
+            reason,
+        };
+        let topics = log.topics();
+        if topics.first() != Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH) {
+            return Err(forged("not a QuestionAsked log".into()));
+        }
+        let (Some(id), Some(asker), 3) = (topics.get(1), topics.get(2), topics.len()) else {
+            return Err(forged(format!("{} topics, expected 3", topics.len())));
+        };
+        // `string` is ABI-encoded as `bytes`: decoding it as bytes keeps what the asker sent,
+        // where a `string` decoder would replace invalid UTF-8 and lose the hash preimage.
+        let (question_hash, resolve_after, text) =
+            <(B256, u64, Bytes)>::abi_decode_params(&log.data().data)
+                .map_err(|e| forged(format!("does not decode: {e}")))?;
+        if text.is_empty() || text.len() > MAX_QUESTION_BYTES {
+            return Err(forged(format!(
+                "{} bytes of text, the contract takes 1..={MAX_QUESTION_BYTES}",
+                text.len()
+            )));
+        }
+        if B256::from_slice(&Sha256::digest(&text)) != question_hash {
+            return Err(forged(format!(
+                "text does not hash to questionHash {question_hash}"
+            )));
+        }
+        let (question, defect) = match std::str::from_utf8(&text) {
+            Ok(s) if resolve_after > MAX_RESOLVE_AFTER => (
+                s.to_owned(),
+                Some(QuestionDefect::ResolveAfterBeyondHorizon {
+                    value: resolve_after,
+                }),
+            ),
+            Ok(s) => (s.to_owned(), None),
+            Err(e) => (
+                String::from_utf8_lossy(&text).into_owned(),
+                Some(QuestionDefect::NotUtf8 {
+                    offset: e.valid_up_to(),
+                }),
+            ),
+        };
+        out.push(NewQuestion {
+            question_id: U256::from_be_bytes(id.0),
+            question,
+            asker: Address::from_word(*asker),
+            question_hash,
+            block_number,
+            block_hash: log.block_hash.ok_or(PageDefect::Missing("block hash"))?,
+            tx_index: log
+                .transaction_index
+                .ok_or(PageDefect::Missing("transaction index"))?,
+            log_index: log.log_index.ok_or(PageDefect::Missing("log index"))?,
+            resolve_after: resolve_after.min(MAX_RESOLVE_AFTER),
+            defect: defect.map(|d| d.to_string()),
+        });
+    }
+    Ok(out)
+}
+
+/// Turn checked lifecycle logs into events, in chain order. Removed logs are skipped; a log
+/// that does not decode, or carries a count no committee has, is skipped and counted in
+/// `undecodable` (the follower reads the question's state from the contract as well).
+pub fn decode_lifecycle(logs: &[Log], undecodable: &mut u64) -> Vec<EventAt> {
+    use IVeritasOracle as O;
+    let mut out = Vec::with_capacity(logs.len());
+    for log in logs {
+        let (false, Some(block), Some(log_index)) = (log.removed, log.block_number, log.log_index)
+        else {
+            continue;
+        };
+        let decoded = match log.topic0() {
+            Some(&O::ReportSubmitted::SIGNATURE_HASH) => {
+                log.log_decode::<O::ReportSubmitted>().and_then(|d| {
+                    let e = d.inner.data;
+                    let count = |n: U256| {
+                        u64::try_from(n)
+                            .ok()
+                            .filter(|n| *n <= MAX_BALLOT_COUNT)
+                            .ok_or_else(|| {
+                                alloy::sol_types::Error::custom(format!("ballot count {n}"))
+                            })
+                    };
+                    Ok((
+                        e.id,
+                        LifecycleEvent::Report(OperatorReport {
+                            question_id: e.id,
+                            operator: e.operator,
+                            merkle_root: e.merkleRoot,
+                            counts: [count(e.nYes)?, count(e.nNo)?, count(e.nNull)?],
+                            kappa: e.fleissKappa,
+                            escalated: e.escalated,
+                            block_number: block,
+                            log_index,
+                            tx_hash: log.transaction_hash.unwrap_or_default(),
+                        }),
+                    ))
+                })
+            }
+            Some(&O::VerdictPosted::SIGNATURE_HASH) => {
+                log.log_decode::<O::VerdictPosted>().map(|d| {
+                    let e = d.inner.data;
+                    (
+                        e.id,
+                        LifecycleEvent::Posted {
+                            escalated: e.escalated,
+                            p: [e.pYes, e.pNo, e.pNull],
+                        },
+                    )
+                })
+            }
+            Some(&O::VerdictDisputed::SIGNATURE_HASH) => {
+                log.log_decode::<O::VerdictDisputed>().map(|d| {
+                    let e = d.inner.data;
+                    (
+                        e.id,
+                        LifecycleEvent::Disputed {
+                            disputer: e.disputer,
+                            bond: e.bond,
+                        },
+                    )
+                })
+            }
+            Some(&O::VerdictArbitrated::SIGNATURE_HASH) => {
+                log.log_decode::<O::VerdictArbitrated>().map(|d| {
+                    let e = d.inner.data;
+                    (
+                        e.id,
+                        LifecycleEvent::Arbitrated {
+                            p: [e.pYes, e.pNo, e.pNull],
+                        },
+                    )
+                })
+            }
+            Some(&O::QuestionExpired::SIGNATURE_HASH) => log
+                .log_decode::<O::QuestionExpired>()
+                .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),
+            Some(&O::QuestionSettled::SIGNATURE_HASH) => log
+                .log_decode::<O::QuestionSettled>()
+                .map(|d| (d.inner.data.id, LifecycleEvent::Settled)),
+            _ => continue,
+        };
+        match decoded {
+            Ok((question_id, event)) => out.push(EventAt {
+                question_id,
+                event,
+                block,
+                log_index,
+            }),
+            Err(e) => {
+                *undecodable += 1;
+                tracing::warn!(target: "veritas::watcher", error = %e, block, "undecodable lifecycle log skipped");
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use alloy::primitives::{LogData, address};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const ORACLE: Address = address!("5FbDB2315678afecb367f032d93F642f64180aa3");
+
+    fn asked(id: u64, text: &[u8], resolve_after: u64) -> Log {
+        let hash = B256::from_slice(&Sha256::digest(text));
+        raw_asked(id, hash, resolve_after, text)
+    }
+
+    fn raw_asked(id: u64, hash: B256, resolve_after: u64, text: &[u8]) -> Log {
+        let data = (hash, resolve_after, Bytes::copy_from_slice(text)).abi_encode_params();
+        let topics = vec![
+            IVeritasOracle::QuestionAsked::SIGNATURE_HASH,
+            B256::from(U256::from(id)),
+            address!("3C44CdDdB6a900fa2b585dd299e03d12FA4293BC").into_word(),
+        ];
+        Log {
+            inner: alloy::primitives::Log {
+                address: ORACLE,
+                data: LogData::new_unchecked(topics, data.into()),
+            },
+            block_hash: Some(B256::repeat_byte(7)),
+            block_number: Some(10),
+            block_timestamp: None,
+            transaction_hash: Some(B256::repeat_byte(9)),
+            transaction_index: Some(0),
+            log_index: Some(0),
+            removed: false,
+        }
+    }
+
+    #[test]
+    fn plain_question_decodes_as_asked() {
+        let q = decode_questions(&[asked(3, b"Will it rain?", 1_700_000_000)]).unwrap();
+        assert_eq!(q.len(), 1);
+        assert_eq!(q[0].question_id, U256::from(3));
+        assert_eq!(q[0].question, "Will it rain?");
+        assert_eq!(q[0].resolve_after, 1_700_000_000);
+        assert_eq!(q[0].defect, None);
+    }
+
+    #[test]
+    fn resolve_after_past_the_contracts_horizon_fails_that_question_only() {
+        for raw in [1u64 << 63, u64::MAX, MAX_RESOLVE_AFTER + 1] {
+            let q =
+                decode_questions(&[asked(1, b"Far away?", raw), asked(2, b"Plain?", 0)]).unwrap();
+            assert_eq!(
+                q[0].resolve_after, MAX_RESOLVE_AFTER,
+                "stored as the contract does"
+            );
+            let defect = q[0].defect.as_deref().unwrap();
+            assert!(defect.contains(&raw.to_string()), "{defect}");
+            assert_eq!(q[1].defect, None);
+        }
+        // The contract's own maximum is a (very late) valid time.
+        let q = decode_questions(&[asked(1, b"Late?", MAX_RESOLVE_AFTER)]).unwrap();
+        assert_eq!(q[0].defect, None);
+    }
+
+    #[test]
+    fn invalid_utf8_is_kept_as_the_hash_preimage_and_fails_that_question() {
+        let text = b"Is \xff\xfe valid?";
+        let q = decode_questions(&[asked(1, text, 0)]).unwrap();
+        assert!(q[0].defect.as_deref().unwrap().contains("offset 3"));
+    }
+
+    #[test]
+    fn a_text_that_does_not_hash_to_its_question_hash_is_a_forged_page() {
+        let log = raw_asked(1, B256::repeat_byte(1), 0, b"Swapped text?");
+        let err = decode_questions(&[log]).unwrap_err();
+        assert!(err.to_string().contains("does not hash"), "{err}");
+        let long = vec![b'x'; MAX_QUESTION_BYTES + 1];
+        let err = decode_questions(&[asked(1, &long, 0)]).unwrap_err();
+        assert!(err.to_string().contains("2049 bytes"), "{err}");
+    }
+
+    #[test]
+    fn page_checks_refuse_what_no_honest_provider_returns() {
+        let ok = asked(1, b"Fine?", 0);
+        assert_eq!(
+            check_page(std::slice::from_ref(&ok), ORACLE, 10, 10),
+            Ok(())
+        );
+        let mut other = ok.clone();
+        other.inner.address = Address::repeat_byte(1);
+        let mut early = ok.clone();
+        early.block_number = Some(9);
+        let mut huge = ok.clone();
+        huge.log_index = Some(u64::MAX);
+        let mut pending = ok.clone();
+        pending.block_hash = None;
+        for (log, want) in [
+            (other, "not the oracle"),
+            (early, "outside 10..=20"),
+            (huge, "log index 18446744073709551615"),
+            (pending, "without block hash"),
+        ] {
+            let err = check_page(&[ok.clone(), log], ORACLE, 10, 20).unwrap_err();
+            assert!(err.to_string().contains(want), "{err} lacks {want}");
+        }
+    }
+
+    #[test]
+    fn report_counts_no_committee_has_are_skipped_and_counted() {
+        let data = IVeritasOracle::ReportSubmitted {
+            id: U256::from(1),
+            operator: Address::repeat_byte(2),
+            merkleRoot: B256::ZERO,
+            nYes: U256::from(1u64 << 63),
+            nNo: U256::ZERO,
+            nNull: U256::ZERO,
+            fleissKappa: Default::default(),
+            escalated: false,
+        }
+        .encode_log_data();
+        let mut log = asked(1, b"x", 0);
+        log.inner.data = data;
+        let mut undecodable = 0;
+        assert!(decode_lifecycle(&[log], &mut undecodable).is_empty());
+        assert_eq!(undecodable, 1);
+    }
+
+    proptest! {
+        /// Whatever an asker sends, decoding a page never panics and never yields a value the
+        /// store cannot hold.
+        #[test]
+        fn any_honest_ask_decodes_to_storable_values(
+            text in proptest::collection::vec(any::<u8>(), 1..=MAX_QUESTION_BYTES),
+            resolve_after in any::<u64>(),
+        ) {
+            let q = decode_questions(&[asked(1, &text, resolve_after)]).unwrap();
+            prop_assert!(q[0].resolve_after <= MAX_RESOLVE_AFTER);
+            prop_assert_eq!(
+                q[0].defect.is_none(),
+                std::str::from_utf8(&text).is_ok() && resolve_after <= MAX_RESOLVE_AFTER
+            );
+        }
+    }
+}
