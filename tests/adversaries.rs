@@ -4,6 +4,7 @@
 //!
 //! - [`asker`]: hostile asks (extreme `resolveAfter`, hostile and invalid text).
 //! - [`rpc`]: a lying `eth_getLogs`.
+//! - [`supervision`]: what a panic left for an input to find costs (a job, or a loud stop).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,3 +14,5 @@ mod support;
 mod asker;
 #[path = "adversaries/rpc.rs"]
 mod rpc;
+#[path = "adversaries/supervision.rs"]
+mod supervision;

@@ -5,6 +5,10 @@
 //! crash-anywhere test (`tests/crash_anywhere.rs`) uses it to land kills inside the windows the
 //! exactly-once argument has to survive, instead of hoping a timer hits them.
 //!
+//! `<point>:<n>:panic` panics there instead, once: the supervision tests
+//! (`tests/adversaries/supervision.rs`) use it to check that a panicking job fails its
+//! question only and a panicking critical task stops the node naming it.
+//!
 //! It cannot fire by accident in production: it is compiled into debug builds only
 //! (`cfg(debug_assertions)`; a release binary ignores the variable and says so at start), the
 //! variable name says what it is, and an armed point is logged as a warning at start.
@@ -41,6 +45,13 @@ pub fn hit(point: &'static str) {
         return;
     }
     let hits = armed.hits.fetch_add(1, Ordering::SeqCst) + 1;
+    if hits == armed.n && armed.panic {
+        tracing::warn!(target: "veritas::crashpoint", point, n = armed.n, "test crash point reached: panic");
+        #[allow(clippy::panic)]
+        {
+            panic!("test crash point {point}");
+        }
+    }
     if hits == armed.n {
         tracing::warn!(target: "veritas::crashpoint", point, n = armed.n, "test crash point reached: SIGKILL");
         // SAFETY: `raise` only sends a signal to the calling process; SIGKILL cannot be caught.
@@ -62,7 +73,7 @@ pub fn announce() {
     #[cfg(all(debug_assertions, unix))]
     match armed::get() {
         Some(a) => {
-            tracing::warn!(target: "veritas::crashpoint", point = a.point, n = a.n, "TEST crash point armed: this node will SIGKILL itself");
+            tracing::warn!(target: "veritas::crashpoint", point = a.point, n = a.n, panic = a.panic, "TEST crash point armed: this node will SIGKILL itself (or panic)");
         }
         None => {
             tracing::warn!(target: "veritas::crashpoint", value, known = ?POINTS, "{ENV} not understood; no crash point armed");
@@ -80,6 +91,8 @@ mod armed {
         pub(super) point: &'static str,
         pub(super) n: u64,
         pub(super) hits: AtomicU64,
+        /// Panic instead of SIGKILL.
+        pub(super) panic: bool,
     }
 
     static ARMED: OnceLock<Option<Armed>> = OnceLock::new();
@@ -88,7 +101,11 @@ mod armed {
     pub(super) fn get() -> Option<&'static Armed> {
         ARMED
             .get_or_init(|| {
-                let value = std::env::var(super::ENV).ok()?;
+                let env = std::env::var(super::ENV).ok()?;
+                let (value, panic) = match env.strip_suffix(":panic") {
+                    Some(value) => (value.to_owned(), true),
+                    None => (env, false),
+                };
                 let (name, n) = match value.rsplit_once(':') {
                     Some((name, n)) => (name, n.parse().ok().filter(|n| *n > 0)?),
                     None => (value.as_str(), 1),
@@ -98,6 +115,7 @@ mod armed {
                     point,
                     n,
                     hits: AtomicU64::new(0),
+                    panic,
                 })
             })
             .as_ref()
