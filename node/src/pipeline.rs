@@ -69,6 +69,14 @@ impl RetryPolicy {
     pub fn delay(&self, attempt: u32) -> Duration {
         Backoff::new(self.base, self.max).ceiling(attempt.saturating_sub(1))
     }
+
+    /// Whether a failed attempt is retried. Once the report is written and the intent saved,
+    /// the verdict must reach the chain: a transient failure never gives such a job up, and
+    /// neither does a store that cannot say whether it holds an intent (`has_intent` `None`:
+    /// busy or failing), which must not pass for "no intent".
+    pub fn retries(&self, retryable: bool, attempt: u32, has_intent: Option<bool>) -> bool {
+        retryable && (attempt < self.max_attempts || has_intent.unwrap_or(true))
+    }
 }
 
 /// How one run of a job ended.
@@ -259,18 +267,14 @@ impl Pipeline {
         let attempt = job.attempts + 1;
         let reason = err.to_string();
         let qid = job.question.question_id;
-        // Once the report is written and the intent saved, the verdict must reach the chain:
-        // transient failures (RPC down, receipt late) never give such a job up.
-        // A store that cannot answer (busy, I/O) may still hold an intent: keep retrying
-        // rather than give up a verdict that must reach the chain.
-        let has_intent = match self.store.intent(qid) {
-            Ok(intent) => intent.is_some(),
-            Err(e) => {
-                warn!(target: "veritas::pipeline", error = %e, "cannot read the saved intent; assuming one exists");
-                true
-            }
-        };
-        if err.is_retryable() && (attempt < self.retry.max_attempts || has_intent) {
+        let intent = self.store.intent(qid).map(|i| i.is_some());
+        if let Err(e) = &intent {
+            warn!(target: "veritas::pipeline", error = %e, "cannot read the saved intent; assuming one exists");
+        }
+        if self
+            .retry
+            .retries(err.is_retryable(), attempt, intent.as_ref().ok().copied())
+        {
             let delay = self.retry.delay(attempt);
             warn!(target: "veritas::pipeline", attempt, retry_in = ?delay, error = %reason, "attempt failed; will retry");
             let at = now_ms().saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
@@ -533,6 +537,26 @@ mod tests {
         assert_eq!(p.delay(3), Duration::from_secs(8));
         assert_eq!(p.delay(4), Duration::from_secs(10));
         assert_eq!(p.delay(40), Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_job_that_may_hold_an_intent_is_never_given_up() {
+        let p = RetryPolicy {
+            max_attempts: 3,
+            base: Duration::from_secs(1),
+            max: Duration::from_secs(1),
+        };
+        assert!(p.retries(true, 2, Some(false)));
+        assert!(!p.retries(true, 3, Some(false)), "attempts exhausted");
+        assert!(p.retries(true, 3, Some(true)), "a saved intent keeps it");
+        assert!(
+            p.retries(true, 3, None),
+            "an unreadable store is not 'no intent'"
+        );
+        assert!(
+            !p.retries(false, 1, Some(true)),
+            "permanent errors are final"
+        );
     }
 
     #[test]
