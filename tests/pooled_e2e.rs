@@ -32,12 +32,15 @@ use veritas::{
         self,
         pooled::{self, ReportClaim},
     },
+    bundle::EvidenceItem,
     chain::{
         IVeritasOracle,
         devnet::{ANVIL_KEYS, AnvilOptions},
     },
     commitment,
     jury::SeedInputs,
+    pipeline::replay::replay_policy,
+    policy::{Decision, RoutingInputs, route},
     stats::{self, BallotRecord},
 };
 
@@ -107,7 +110,8 @@ async fn ask(chain: &Chain, text: &str, fee: u64) -> U256 {
 
 /// A report file as a node writes one (the keys `veritas audit` reads), for `votes` in
 /// iterations of three, by `operator` with the committee seeded from the chain (`block_hash`:
-/// of the question's block).
+/// of the question's block): one archetype and one juror (every draw is theirs), routed by
+/// the replay resolver's `resolve` policy.
 fn hand_report(
     chain: &Chain,
     id: U256,
@@ -123,11 +127,19 @@ fn hand_report(
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            json!({"iteration": i / 3 + 1, "model": format!("m{}", i % 2),
-                             "archetype": "a", "vote": v})
+            json!({"iteration": i / 3 + 1, "slot": i % 3, "model": "m", "archetype": "a",
+                   "vote": v})
         })
         .collect();
     let records: Vec<BallotRecord> = serde_json::from_value(json!(ballots)).unwrap();
+    let summary = stats::summarize(&records);
+    let items: Vec<EvidenceItem> = serde_json::from_value(evidence.clone()).unwrap();
+    let routing = route(
+        &summary,
+        &RoutingInputs::from_bundle(QUESTION, &items),
+        &replay_policy(Decision::Resolve),
+    );
+    let iterations = votes.len().div_ceil(3);
     let inputs = SeedInputs {
         chain_id: 31337,
         oracle: chain.oracle,
@@ -137,15 +149,20 @@ fn hand_report(
     };
     json!({
         "committee": {"seed": format!("0x{}", hex::encode(inputs.seed())),
-                      "seed_inputs": inputs},
+                      "seed_inputs": inputs, "T": iterations, "M": 3, "epsilon": 0.02,
+                      "tau": 2, "min_ballots": 6, "early_stopping": false,
+                      "stop_iteration": iterations, "stopped_early": false,
+                      "calls": votes.len(),
+                      "archetype_weights": [{"name": "a", "weight": 1}],
+                      "juror_weights": [{"name": "m", "weight": 1}]},
         "question": {"text": QUESTION, "id": id.to_string(), "chain_id": 31337,
                      "oracle": chain.oracle.to_string()},
         "evidence": evidence,
         "leaves": c.leaves_hex(),
         "root": c.root_hex(),
         "ballots": ballots,
-        "stats": stats::summarize(&records),
-        "routing": {"decision": "resolve", "reasons": []},
+        "stats": summary,
+        "routing": routing,
     })
 }
 

@@ -5,11 +5,21 @@
 //! its report proves), and an auditor runs the same function on the same file.
 //!
 //! Only the report keys DESIGN.md §5 fixes are read: `question.text` (and `question.id`),
-//! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `model`, `archetype`, `vote`),
-//! `stats.p_fixed`, `stats.kappa_fixed`, the ballot counts of `stats` and `routing.decision`,
-//! and the committee's `seed`, `seed_inputs`, `M` and weights ([`seed`]: the draw).
+//! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `slot`, `model`, `archetype`, `vote`),
+//! `stats` (`p_fixed`, `kappa_fixed` and the ballot counts), `routing` (its `policy`, and every
+//! other key compared with the recomputed block), `search.plan.question_kind`, and the
+//! committee's `seed`, `seed_inputs`, `M`, `T`, stopping rule, `stop_iteration` and weights.
+//! Nothing the report claims is taken as it stands:
 //!
-//! [`pooled`] rebuilds a verdict pooled from several operators' reports (version 2).
+//! - the statistics are recomputed from the ballots ([`crate::stats::summarize`]);
+//! - the routing is recomputed by the node's own [`crate::policy::route`] from the report's
+//!   policy, those statistics and its evidence ([`routing`]);
+//! - the committee's draws are recomputed from the seed, every (iteration, slot) of the run
+//!   exactly once, and the stop from the KL rule ([`seed`], [`draws`]); a missing `M` or
+//!   weight list is a mismatch, never a skipped check.
+//!
+//! [`file`] reads a report bounded in size; [`pooled`] rebuilds a verdict pooled from several
+//! operators' reports (version 2).
 //!
 //! On-chain evidence ([`check_submissions`], [`compare_submissions_with_chain`]): the report's
 //! `submissions` key lists every item submitted for the question with its link of the
@@ -28,8 +38,16 @@ use alloy::{
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+pub mod draws;
+pub mod file;
+#[cfg(test)]
+mod fixture;
 pub mod pooled;
+pub mod routing;
 pub mod seed;
+
+pub use file::{MAX_REPORT_BYTES, ReportFileError, read_report};
+pub use routing::RoutingAudit;
 
 use crate::chain::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
 use crate::commitment;
@@ -37,6 +55,7 @@ use crate::evidence::{
     normalize::normalize_url,
     onchain::{Status, SubmissionEntry},
 };
+use crate::policy::Decision;
 use crate::stats::{self, BallotRecord};
 
 /// Why a report could not be audited at all.
@@ -55,7 +74,7 @@ pub enum AuditError {
     Commitment(#[from] commitment::CommitmentError),
 }
 
-/// What the report's own evidence and ballots yield.
+/// What the report's own evidence, ballots and policy yield.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recomputed {
     /// `question.id` when the report names one (decimal).
@@ -78,8 +97,11 @@ pub struct Recomputed {
     pub ballots: u64,
     /// Valid votes (YES, NO, NULL).
     pub counts: [u64; 3],
-    /// Routing decided to escalate.
+    /// Routing decided to escalate: the decision recomputed from the report's policy (the
+    /// claimed one only when it cannot be recomputed, which `routing.findings` then names).
     pub escalated: bool,
+    /// The routing recomputed, the claimed decision, and what differs.
+    pub routing: RoutingAudit,
 }
 
 /// One value that differs between what was recomputed and what a source claims.
@@ -138,9 +160,9 @@ pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
     )
     .map_err(|e| shape("ballots", e.to_string()))?;
     let summary = stats::summarize(&ballots);
-    let escalated = match report.pointer("/routing/decision").and_then(Value::as_str) {
-        Some("resolve") => false,
-        Some("escalate") => true,
+    let claimed = match report.pointer("/routing/decision").and_then(Value::as_str) {
+        Some("resolve") => Decision::Resolve,
+        Some("escalate") => Decision::Escalate,
         other => {
             return Err(shape(
                 "routing.decision",
@@ -148,6 +170,7 @@ pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
             ));
         }
     };
+    let routing = routing::recompute(report, question, &summary, claimed);
     Ok(Recomputed {
         question_id,
         question: question.to_owned(),
@@ -159,14 +182,16 @@ pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
         valid_ballots: summary.valid,
         ballots: summary.ballots,
         counts: summary.counts.as_array(),
-        escalated,
+        escalated: routing.escalated(),
+        routing,
     })
 }
 
 /// Compare the recomputed values with the report's own claims (`root`, `leaves`,
 /// `stats.p_fixed`, `stats.kappa_fixed`, and the ballot counts `stats.ballots`, `stats.valid`,
 /// `stats.failed`, `stats.counts`: a removed failed ballot changes no posted number, but
-/// the report then disagrees with its own ballots).
+/// the report then disagrees with its own ballots), its routing block, and its committee
+/// (seed, draws, every position once, stop).
 pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
     let mut out = Vec::new();
     let mut check = |field: &str, expected: String, found: Option<String>| {
@@ -228,6 +253,7 @@ pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
             text(report.pointer(&pointer)),
         );
     }
+    out.extend(rec.routing.findings.iter().cloned());
     out.extend(seed::check(report, &rec.root));
     out
 }
@@ -549,30 +575,7 @@ mod tests {
 
     use super::*;
 
-    fn report() -> Value {
-        let ballots = json!([
-            {"iteration": 1, "model": "m1", "archetype": "a", "vote": "YES", "confidence": 0.9},
-            {"iteration": 1, "model": "m2", "archetype": "b", "vote": "YES"},
-            {"iteration": 2, "model": "m1", "archetype": "c", "vote": "NO"},
-            {"iteration": 2, "model": "m2", "archetype": "a", "vote": null, "failure": "timeout"}
-        ]);
-        let evidence = json!([{"id": 1, "url": "https://a", "title": "A", "snippet": "s",
-            "published_at": null, "source": "local", "submitter": null}]);
-        let c = commitment::commit("Is it?", evidence.as_array().unwrap()).unwrap();
-        let records: Vec<BallotRecord> = serde_json::from_value(ballots.clone()).unwrap();
-        let s = stats::summarize(&records);
-        let seed = crate::jury::committee_seed(&c.root, &U256::from(7).to_be_bytes::<32>());
-        json!({
-            "question": {"text": "Is it?", "id": "7"},
-            "committee": {"M": 2, "seed": format!("0x{}", hex::encode(seed))},
-            "evidence": evidence,
-            "leaves": c.leaves_hex(),
-            "root": c.root_hex(),
-            "ballots": ballots,
-            "stats": s,
-            "routing": {"decision": "resolve", "reasons": []},
-        })
-    }
+    use super::fixture::report;
 
     #[test]
     fn an_honest_report_matches_itself() {
@@ -581,7 +584,8 @@ mod tests {
         assert_eq!(rec.question_id.as_deref(), Some("7"));
         assert_eq!(rec.valid_ballots, 3);
         assert_eq!(rec.p_fixed.iter().sum::<u128>(), stats::WAD);
-        assert!(!rec.escalated);
+        assert!(!rec.escalated, "{:?}", rec.routing);
+        assert_eq!(rec.routing.recomputed, Some(Decision::Resolve));
         assert_eq!(compare_with_report(&rec, &r), vec![]);
     }
 
@@ -615,7 +619,15 @@ mod tests {
             .into_iter()
             .map(|m| m.field)
             .collect();
-        assert_eq!(fields, ["report.stats.ballots", "report.stats.failed"]);
+        assert_eq!(
+            fields,
+            [
+                "report.stats.ballots",
+                "report.stats.failed",
+                "report.ballots (iteration 2, slot 1)",
+                "report.committee.calls"
+            ]
+        );
     }
 
     /// A report whose `submissions` hold two linked items (one bundled as item 1).

@@ -380,6 +380,12 @@ mod tests {
             ballots: 4,
             counts: [3, 1, 0],
             escalated: false,
+            routing: crate::audit::RoutingAudit {
+                claimed: crate::policy::Decision::Resolve,
+                recomputed: Some(crate::policy::Decision::Resolve),
+                reasons: Vec::new(),
+                findings: Vec::new(),
+            },
         };
         let event = claim(1, [3, 1, 0], 7, false);
         let checks = compare_report_with_event("r", &rec, &event);

@@ -9,7 +9,9 @@
 //! With `--question`, the pooled verdict of every operator's report is audited instead
 //! ([`super::audit_question`]).
 //!
-//! Exit status 0 when everything matches, 1 on any mismatch (each one is named).
+//! Exit status 0 when everything matches, 1 on any mismatch (each one is named). The report
+//! is read bounded ([`audit::MAX_REPORT_BYTES`]); a file that is too large, not JSON, or not a
+//! report object is an error naming it.
 //!
 //! The report's on-chain submissions are checked too: each hash-chain link offline, and with
 //! `--rpc` every `EvidenceSubmitted` log of the question (read from `--from-block`) must be in
@@ -68,10 +70,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
         })
         .await;
     };
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let report: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
+    let report = audit::read_report(path)?;
     let rec = audit::recompute(&report)?;
     let mut mismatches: Vec<Mismatch> = audit::compare_with_report(&rec, &report);
     mismatches.extend(audit::check_submissions(&report)?);
@@ -86,8 +85,13 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
     );
     println!("kappa (1e18) {}", rec.kappa_fixed);
     println!(
-        "routing     {}",
-        if rec.escalated { "escalate" } else { "resolve" }
+        "routing     {} (recomputed from routing.policy{})",
+        if rec.escalated { "escalate" } else { "resolve" },
+        rec.routing
+            .reasons
+            .first()
+            .map(|r| format!(": {r}"))
+            .unwrap_or_default()
     );
     println!("submitted   {submitted} on-chain item(s), hash-chain links recomputed");
     if let Some(rpc) = &args.rpc {

@@ -16,6 +16,7 @@
 //! the block holding the question) are compared with it. Events without a report are used as
 //! they stand (the output says so). The pooled verdict ([`pooled::pool`]) must then equal the
 //! chain. Exit status 0 when everything matches, 1 with every difference named otherwise.
+//! Reports are read bounded, from a file or a response body ([`audit::MAX_REPORT_BYTES`]).
 
 use std::{fmt::Write as _, time::Duration};
 
@@ -83,7 +84,7 @@ fn report_url(source: &str, id: U256) -> anyhow::Result<reqwest::Url> {
 
 async fn load(arg: &str, id: U256) -> anyhow::Result<Loaded> {
     let (operator, source) = split_source(arg)?;
-    let text = if source.starts_with("http://") || source.starts_with("https://") {
+    let report = if source.starts_with("http://") || source.starts_with("https://") {
         let url = report_url(&source, id)?;
         let response = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
@@ -96,19 +97,37 @@ async fn load(arg: &str, id: U256) -> anyhow::Result<Loaded> {
         if !status.is_success() {
             bail!("fetching {url}: HTTP {status}");
         }
-        response
-            .text()
-            .await
-            .with_context(|| format!("reading {url}"))?
+        let body = read_body(response, url.as_str()).await?;
+        audit::file::parse_report(&body, url.as_str())?
     } else {
-        std::fs::read_to_string(&source).with_context(|| format!("reading {source}"))?
+        audit::read_report(std::path::Path::new(&source))?
     };
-    let report = serde_json::from_str(&text).with_context(|| format!("{source} is not JSON"))?;
     Ok(Loaded {
         source,
         operator,
         report,
     })
+}
+
+/// A report's response body, refused once it passes [`audit::MAX_REPORT_BYTES`] (announced
+/// by `Content-Length` or seen while reading): a node being audited chooses what it sends.
+async fn read_body(mut response: reqwest::Response, url: &str) -> anyhow::Result<Vec<u8>> {
+    let limit = audit::MAX_REPORT_BYTES;
+    if let Some(len) = response.content_length().filter(|n| *n > limit) {
+        return Err(audit::file::too_large(url.to_owned(), len, "").into());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .with_context(|| format!("reading {url}"))?
+    {
+        body.extend_from_slice(&chunk);
+        if body.len() as u64 > limit {
+            return Err(audit::file::too_large(url.to_owned(), body.len() as u64, "+").into());
+        }
+    }
+    Ok(body)
 }
 
 /// The index of the event `loaded` belongs to, among those not taken yet.
@@ -430,6 +449,62 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+
+    /// A node answering `/announced` with a body one byte over the limit (Content-Length set),
+    /// `/streamed` with 64 MiB in 1 MiB chunks and no length, `/ok` with a small report.
+    async fn hostile_node() -> String {
+        use axum::{Router, body::Body, routing::get};
+        use futures::StreamExt as _;
+        let limit = usize::try_from(audit::MAX_REPORT_BYTES).unwrap();
+        let app = Router::new()
+            .route(
+                "/announced",
+                get(move || async move { vec![b' '; limit + 1] }),
+            )
+            .route(
+                "/streamed",
+                get(|| async {
+                    let chunk = axum::body::Bytes::from(vec![b' '; 1 << 20]);
+                    let chunks = futures::stream::repeat(chunk)
+                        .take(64)
+                        .map(Ok::<_, std::io::Error>);
+                    Body::from_stream(chunks)
+                }),
+            )
+            .route("/ok", get(|| async { r#"{"question": {"text": "q"}}"# }));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        format!("http://{addr}")
+    }
+
+    #[tokio::test]
+    async fn a_report_body_past_the_limit_is_refused() {
+        let base = hostile_node().await;
+        let limit = audit::MAX_REPORT_BYTES;
+        let e = load(&format!("{base}/announced"), U256::from(1))
+            .await
+            .err()
+            .unwrap();
+        assert!(
+            format!("{e:#}").ends_with(&format!("({} bytes, limit {limit}): refused", limit + 1)),
+            "{e:#}"
+        );
+        let e = load(&format!("{base}/streamed"), U256::from(1))
+            .await
+            .err()
+            .unwrap();
+        // 64 MiB sent, no length announced: reading stops within a chunk of the limit.
+        let e = format!("{e:#}");
+        let seen: u64 = e
+            .split_once(" (")
+            .and_then(|(_, rest)| rest.split_once("+ bytes, limit"))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or(u64::MAX);
+        assert!(seen > limit && seen <= limit + (1 << 20), "{e}");
+        let ok = load(&format!("{base}/ok"), U256::from(1)).await.unwrap();
+        assert_eq!(ok.report["question"]["text"], "q");
+    }
 
     #[test]
     fn sources_and_urls() {

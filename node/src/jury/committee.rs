@@ -4,8 +4,11 @@
 //! before any call is made, so draws never depend on timing), runs the ballots in parallel
 //! under a concurrency limit and a per-ballot deadline, then feeds the posterior mean of all
 //! valid ballots so far to DESIGN.md §2's stopping rule. Failed ballots stay in the result
-//! with their reason and are ignored by the statistics.
+//! with their reason and are ignored by the statistics; a juror whose task panics is such a
+//! failed ballot too, so every (iteration, slot) of the run is in the result exactly once
+//! (what `veritas audit` demands of a report).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -219,13 +222,27 @@ pub async fn run_committee(
 
     for iteration in 1..=cfg.iterations {
         let mut set = JoinSet::new();
+        // Who sits at each spawned task, so a task that panics still leaves its ballot.
+        let mut seats: HashMap<tokio::task::Id, Seat> = HashMap::new();
+        let spawned = Instant::now();
+        let mut rows: Vec<BallotRow> = Vec::new();
         for slot in 0..cfg.ballots_per_iteration {
             let (a, j) = sampler.draw();
             let (Some(archetype), Some(member)) =
                 (committee.archetypes.get(a), committee.jurors.get(j))
             else {
                 // Unreachable: the sampler returns indices into the weight lists, whose
-                // lengths equal the lists' (checked above).
+                // lengths equal the lists' (checked above). Still a ballot at its position.
+                let seat = Seat {
+                    iteration,
+                    slot,
+                    model: "(no juror)".into(),
+                    archetype: "(no archetype)".into(),
+                };
+                rows.push(seat.failed(
+                    JurorError::Script("sampler index out of range".into()),
+                    Duration::ZERO,
+                ));
                 continue;
             };
             let task = BallotTask {
@@ -239,9 +256,15 @@ pub async fn run_committee(
                 question_key,
             };
             let juror = member.juror.clone();
+            let seat = Seat {
+                iteration,
+                slot,
+                model: juror.label().to_owned(),
+                archetype: archetype.name.clone(),
+            };
             let limit = limit.clone();
             let deadline = cfg.ballot_timeout;
-            set.spawn(async move {
+            let handle = set.spawn(async move {
                 let _permit = limit.acquire_owned().await;
                 let t0 = Instant::now();
                 let result = match tokio::time::timeout(deadline, juror.ballot(&task)).await {
@@ -250,13 +273,19 @@ pub async fn run_committee(
                 };
                 row(&task, juror.label(), result, t0.elapsed())
             });
+            seats.insert(handle.id(), seat);
         }
-        let mut rows: Vec<BallotRow> = Vec::new();
-        while let Some(joined) = set.join_next().await {
+        while let Some(joined) = set.join_next_with_id().await {
             match joined {
-                Ok(r) => rows.push(r),
+                Ok((_, r)) => rows.push(r),
                 Err(e) => {
-                    tracing::error!(target: "veritas::jury", error = %e, "ballot task panicked")
+                    let id = e.id();
+                    let error = JurorError::Panicked(panic_reason(e));
+                    tracing::error!(target: "veritas::jury", iteration, %error,
+                        "ballot task died: recorded as a failed ballot");
+                    if let Some(seat) = seats.remove(&id) {
+                        rows.push(seat.failed(error, spawned.elapsed()));
+                    }
                 }
             }
         }
@@ -331,31 +360,72 @@ pub async fn run_committee(
     })
 }
 
+/// Where a ballot sits and who casts it: enough to record it when its task dies.
+struct Seat {
+    iteration: u32,
+    slot: u32,
+    model: String,
+    archetype: String,
+}
+
+impl Seat {
+    /// A failed ballot at this seat.
+    fn failed(self, error: JurorError, latency: Duration) -> BallotRow {
+        let mut row = self.empty(latency);
+        row.failure = Some(error.to_string());
+        row
+    }
+
+    /// The seat's row before any answer.
+    fn empty(self, latency: Duration) -> BallotRow {
+        BallotRow {
+            iteration: self.iteration,
+            slot: self.slot,
+            model: self.model,
+            archetype: self.archetype,
+            vote: None,
+            confidence: None,
+            supporting_evidence_ids: Vec::new(),
+            refuting_evidence_ids: Vec::new(),
+            rubric_scores: Default::default(),
+            reasoning: None,
+            latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            cost_usd: 0.0,
+            probabilities: None,
+            failure: None,
+        }
+    }
+}
+
+/// The panic message of a ballot task (or why it ended without a result).
+fn panic_reason(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(payload) => match payload.downcast::<String>() {
+            Ok(s) => *s,
+            Err(payload) => payload.downcast_ref::<&str>().map_or_else(
+                || "(a non-text panic payload)".to_owned(),
+                |s| (*s).to_owned(),
+            ),
+        },
+        Err(e) => e.to_string(),
+    }
+}
+
 fn row(
     task: &BallotTask,
     model: &str,
     result: Result<super::juror::JurorAnswer, JurorError>,
     latency: Duration,
 ) -> BallotRow {
-    let latency_ms = u64::try_from(latency.as_millis()).unwrap_or(u64::MAX);
-    let mut row = BallotRow {
+    let seat = Seat {
         iteration: task.iteration,
         slot: task.slot,
         model: model.to_owned(),
         archetype: task.archetype.name.clone(),
-        vote: None,
-        confidence: None,
-        supporting_evidence_ids: Vec::new(),
-        refuting_evidence_ids: Vec::new(),
-        rubric_scores: Default::default(),
-        reasoning: None,
-        latency_ms,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cost_usd: 0.0,
-        probabilities: None,
-        failure: None,
     };
+    let mut row = seat.empty(latency);
     match result {
         Ok(answer) => {
             let c = answer.content;

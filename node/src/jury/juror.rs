@@ -71,6 +71,9 @@ pub enum JurorError {
     /// The call exceeded the committee's per-ballot deadline.
     #[error("ballot timed out after {0:?}")]
     Deadline(Duration),
+    /// The ballot's task panicked (a juror bug): the ballot is failed, the committee goes on.
+    #[error("juror panicked: {0}")]
+    Panicked(String),
 }
 
 impl JurorError {
@@ -79,7 +82,7 @@ impl JurorError {
         match self {
             JurorError::Llm(e) => e.is_retryable(),
             JurorError::Deadline(_) => true,
-            JurorError::Ballot(_) | JurorError::Script(_) => false,
+            JurorError::Ballot(_) | JurorError::Script(_) | JurorError::Panicked(_) => false,
         }
     }
 }

@@ -15,7 +15,15 @@
 //!
 //! `null` is a failed ballot. `decision` defaults to `resolve`; `delay_ms` (default 0) makes
 //! the answer slow, so crash tests can kill the node mid-resolution. Ballots are grouped into
-//! iterations of [`BALLOTS_PER_ITERATION`].
+//! full iterations of M = 3 ballots ([`BALLOTS_PER_ITERATION`]), or 2 or 1 when the number of
+//! votes is not a multiple of 3, as a committee always fills every (iteration, slot).
+//!
+//! The decision is not written over the routing: it chooses the policy the report is routed
+//! with, by the node's own rule, so `veritas audit` recomputes it like any other.
+//! [`replay_policy`] `resolve` lets any clear YES or NO lead with a defined kappa resolve (the
+//! relevance floor, correlation guard and yes/no check off: no evidence, one model), so a tie,
+//! a NULL lead or a lone ballot escalates even when scripted `resolve`; `escalate` asks a
+//! posterior of 1, which no committee reaches.
 
 use std::collections::HashMap;
 
@@ -28,7 +36,7 @@ use crate::{
     commitment,
     jury::{
         BallotRow,
-        committee::{CommitteeInfo, CommitteeRun},
+        committee::{CommitteeInfo, CommitteeRun, Weight},
     },
     policy::{Decision, RoutingPolicy},
     report::Report,
@@ -95,9 +103,9 @@ impl ReplayResolver {
     /// Build the report for one question (pure; exposed for tests).
     ///
     /// The report is a [`Report`] like the committee's: an empty bundle committed with the
-    /// same code, the scripted ballots, their statistics, and the routing decision the
-    /// script names (a routing override: the policy's own decision is replaced, its reasons
-    /// say so).
+    /// same code, the scripted ballots in full iterations, one archetype and one juror
+    /// weighted 1, their statistics, and the routing of [`replay_policy`] for the decision
+    /// the script names.
     ///
     /// # Errors
     /// [`ResolveError`] (not retryable) when the script's decision is not resolve/escalate.
@@ -122,18 +130,19 @@ impl ReplayResolver {
         };
         let commitment = commitment::commit_bundle(&bundle)
             .map_err(|e| ResolveError::permanent(e.to_string()))?;
-        let mut slots = HashMap::<u32, u32>::new();
+        let m = (1..=BALLOTS_PER_ITERATION)
+            .rev()
+            .find(|m| script.votes.len().is_multiple_of(*m))
+            .unwrap_or(1);
         let ballots: Vec<BallotRow> = script
             .votes
             .iter()
             .enumerate()
             .map(|(i, vote)| {
-                let iteration = u32::try_from(i / BALLOTS_PER_ITERATION + 1).unwrap_or(u32::MAX);
-                let next = slots.entry(iteration).or_insert(0);
-                *next += 1;
+                let iteration = u32::try_from(i / m + 1).unwrap_or(u32::MAX);
                 BallotRow {
                     iteration,
-                    slot: *next - 1,
+                    slot: u32::try_from(i % m).unwrap_or(u32::MAX),
                     model: "replay".into(),
                     archetype: "replay".into(),
                     vote: *vote,
@@ -157,7 +166,7 @@ impl ReplayResolver {
         let seed = source.seed(&commitment.root);
         let info = CommitteeInfo {
             iterations,
-            ballots_per_iteration: BALLOTS_PER_ITERATION as u32,
+            ballots_per_iteration: u32::try_from(m).unwrap_or(u32::MAX),
             epsilon: stopping.epsilon,
             tau: stopping.tau,
             min_ballots: stopping.min_ballots,
@@ -168,25 +177,48 @@ impl ReplayResolver {
             stopped_early: false,
             calls: ballots.len() as u64,
             divergences: Vec::new(),
-            archetype_weights: Vec::new(),
-            juror_weights: Vec::new(),
+            // One archetype and one juror: every draw is ("replay", "replay").
+            archetype_weights: vec![replay_weight()],
+            juror_weights: vec![replay_weight()],
         };
         let run = CommitteeRun {
             ballots,
             info,
             elapsed: std::time::Duration::ZERO,
         };
-        let mut report = Report::assemble(
+        Ok(Report::assemble(
             question.info(),
             &bundle,
             &Rubric::default(),
             &commitment,
             run,
-            &RoutingPolicy::default(),
-        );
-        report.routing.decision = decision;
-        report.routing.reasons = vec!["replay script".into()];
-        Ok(report)
+            &replay_policy(decision),
+        ))
+    }
+}
+
+fn replay_weight() -> Weight {
+    Weight {
+        name: "replay".into(),
+        weight: 1,
+    }
+}
+
+/// The policy a scripted decision is routed with (see the module docs).
+pub fn replay_policy(decision: Decision) -> RoutingPolicy {
+    RoutingPolicy {
+        min_posterior: if decision == Decision::Escalate {
+            1.0
+        } else {
+            0.0
+        },
+        min_lower_bound: 0.0,
+        min_kappa: -1.0,
+        min_valid_ballots: 1,
+        min_effective_lower_bound: 0.0,
+        min_relevance: 0.0,
+        min_relevant_terms: 0,
+        yes_no_only: false,
     }
 }
 

@@ -48,7 +48,8 @@ pub struct RoutingPolicy {
     pub min_effective_lower_bound: f64,
     /// Some evidence item must hold at least this share of the question's content terms…
     pub min_relevance: f64,
-    /// …and at least this many of them (all of them when the question has fewer).
+    /// …and at least this many of them (all of them when the question has fewer). Both 0
+    /// turn the floor off (a committee shown no evidence, such as the replay resolver's).
     pub min_relevant_terms: usize,
     /// Escalate questions that are not yes/no (multi-outcome markets, open questions).
     pub yes_no_only: bool,
@@ -188,7 +189,8 @@ pub fn route(summary: &Summary, inputs: &RoutingInputs, policy: &RoutingPolicy) 
         }
     }
     let rel = &inputs.relevance;
-    if !rel.clears(policy.min_relevance, policy.min_relevant_terms) {
+    let floor = policy.min_relevance > 0.0 || policy.min_relevant_terms > 0;
+    if floor && !rel.clears(policy.min_relevance, policy.min_relevant_terms) {
         let detail = match rel.best_item() {
             None => "the bundle is empty".to_owned(),
             Some(_) if rel.terms.is_empty() => {
@@ -406,6 +408,18 @@ mod tests {
         let empty = RoutingInputs::from_bundle(QUESTION, &[]);
         let r = route(&s, &empty, &RoutingPolicy::default());
         assert_eq!(r.reasons, ["no relevant evidence: the bundle is empty"]);
+        // Both floor thresholds at 0 turn the floor off; one of them alone does not.
+        let off = RoutingPolicy {
+            min_relevance: 0.0,
+            min_relevant_terms: 0,
+            ..RoutingPolicy::default()
+        };
+        assert_eq!(route(&s, &empty, &off).decision, Decision::Resolve);
+        let share_only = RoutingPolicy {
+            min_relevant_terms: 0,
+            ..RoutingPolicy::default()
+        };
+        assert_eq!(route(&s, &empty, &share_only).decision, Decision::Escalate);
     }
 
     #[test]

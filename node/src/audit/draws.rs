@@ -1,0 +1,458 @@
+//! The committee's ballots against the committee it claims: every (iteration, slot) position
+//! of the run exactly once, each one the sampler's draw, and the run stopping where the KL
+//! rule stops it.
+//!
+//! The committee block (`M`, `T`, `stop_iteration`, the stopping rule and both weight lists)
+//! fixes the positions a run has: iterations 1..=`stop_iteration`, slots 0..`M`. A real
+//! committee records every position (a failed or panicking juror is a failed ballot), so a
+//! missing, repeated or out-of-range position is a finding that names it, and a committee
+//! block without what the draws need is a finding too, never a skipped check. Draws are
+//! consumed in position order, as [`crate::jury::committee`] consumes them.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::Mismatch;
+use crate::jury::Sampler;
+use crate::stats::{EarlyStopping, Outcome, posterior_mean};
+
+/// Positions listed one by one at most (beyond, one finding gives the count).
+const LISTED: usize = 20;
+
+fn finding(
+    field: impl Into<String>,
+    expected: impl Into<String>,
+    found: impl Into<String>,
+) -> Mismatch {
+    Mismatch {
+        field: field.into(),
+        expected: expected.into(),
+        found: found.into(),
+    }
+}
+
+fn shown(v: Option<&Value>) -> String {
+    v.map_or_else(|| "(missing)".to_owned(), Value::to_string)
+}
+
+/// A committee key that must be an integer ≥ `min`.
+fn integer(report: &Value, key: &str, min: u64) -> Result<u64, Mismatch> {
+    let v = report.pointer(&format!("/committee/{key}"));
+    v.and_then(Value::as_u64)
+        .filter(|n| *n >= min)
+        .ok_or_else(|| {
+            finding(
+                format!("report.committee.{key}"),
+                format!("an integer ≥ {min}"),
+                shown(v),
+            )
+        })
+}
+
+/// A weight list: `[{name, weight}]`, not empty.
+fn weights(report: &Value, key: &str) -> Result<Vec<(String, u64)>, Mismatch> {
+    let field = format!("report.committee.{key}");
+    let v = report.pointer(&format!("/committee/{key}"));
+    let list = v
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| finding(&field, "a non-empty list of {name, weight}", shown(v)))?;
+    list.iter()
+        .enumerate()
+        .map(|(i, w)| match (w["name"].as_str(), w["weight"].as_u64()) {
+            (Some(name), Some(weight)) => Ok((name.to_owned(), weight)),
+            _ => Err(finding(
+                format!("{field}[{i}]"),
+                "{name: string, weight: integer}",
+                w.to_string(),
+            )),
+        })
+        .collect()
+}
+
+/// The stopping rule and whether it was on.
+fn stopping(report: &Value) -> Result<(EarlyStopping, bool), Mismatch> {
+    let c = report.get("committee");
+    let rule = EarlyStopping {
+        epsilon: c.and_then(|c| c["epsilon"].as_f64()).ok_or_else(|| {
+            finding(
+                "report.committee.epsilon",
+                "a number",
+                shown(c.and_then(|c| c.get("epsilon"))),
+            )
+        })?,
+        tau: u32::try_from(integer(report, "tau", 0)?).unwrap_or(u32::MAX),
+        min_ballots: u32::try_from(integer(report, "min_ballots", 0)?).unwrap_or(u32::MAX),
+    };
+    let on = c
+        .and_then(|c| c["early_stopping"].as_bool())
+        .ok_or_else(|| {
+            finding(
+                "report.committee.early_stopping",
+                "true or false",
+                shown(c.and_then(|c| c.get("early_stopping"))),
+            )
+        })?;
+    Ok((rule, on))
+}
+
+/// What the committee block fixes.
+struct Shape {
+    m: u64,
+    iterations: u64,
+    stop: u64,
+    archetypes: Vec<(String, u64)>,
+    jurors: Vec<(String, u64)>,
+    rule: EarlyStopping,
+    early_stopping: bool,
+}
+
+fn shape(report: &Value) -> Result<Shape, Vec<Mismatch>> {
+    let (m, t, stop) = (
+        integer(report, "M", 1),
+        integer(report, "T", 1),
+        integer(report, "stop_iteration", 1),
+    );
+    let (a, j, s) = (
+        weights(report, "archetype_weights"),
+        weights(report, "juror_weights"),
+        stopping(report),
+    );
+    match (m, t, stop, a, j, s) {
+        (Ok(m), Ok(iterations), Ok(stop), Ok(archetypes), Ok(jurors), Ok((rule, on))) => {
+            if stop > iterations {
+                return Err(vec![finding(
+                    "report.committee.stop_iteration",
+                    format!("at most T = {iterations}"),
+                    stop.to_string(),
+                )]);
+            }
+            Ok(Shape {
+                m,
+                iterations,
+                stop,
+                archetypes,
+                jurors,
+                rule,
+                early_stopping: on,
+            })
+        }
+        (m, t, stop, a, j, s) => Err([m.err(), t.err(), stop.err(), a.err(), j.err(), s.err()]
+            .into_iter()
+            .flatten()
+            .collect()),
+    }
+}
+
+/// Every finding of the committee's ballots against its block, drawn from `seed`.
+pub fn check(report: &Value, seed: [u8; 32]) -> Vec<Mismatch> {
+    let shape = match shape(report) {
+        Ok(s) => s,
+        Err(findings) => return findings,
+    };
+    let Some(ballots) = report.get("ballots").and_then(Value::as_array) else {
+        return vec![finding(
+            "report.ballots",
+            "a list",
+            shown(report.get("ballots")),
+        )];
+    };
+    let mut out = Vec::new();
+    let positions = match shape.stop.checked_mul(shape.m) {
+        // Beyond twice the ballots there is nothing to list one by one (and a huge claimed
+        // shape must not make the audit loop for it).
+        Some(p) if p <= 2 * ballots.len() as u64 + LISTED as u64 => p,
+        claimed => {
+            return vec![finding(
+                "report.committee",
+                format!("stop_iteration × M positions for {} ballots", ballots.len()),
+                format!(
+                    "{} × {} = {}",
+                    shape.stop,
+                    shape.m,
+                    claimed.map_or_else(|| "overflow".to_owned(), |p| p.to_string())
+                ),
+            )];
+        }
+    };
+    // Position of each ballot: (iteration − 1) × M + slot, each at most once.
+    let mut at: BTreeMap<u64, usize> = BTreeMap::new();
+    for (i, b) in ballots.iter().enumerate() {
+        let (iteration, slot) = (b["iteration"].as_u64(), b["slot"].as_u64());
+        let position = match (iteration, slot) {
+            (Some(t), Some(s)) if (1..=shape.stop).contains(&t) && s < shape.m => {
+                (t - 1) * shape.m + s
+            }
+            _ => {
+                out.push(finding(
+                    format!("report.ballots[{i}]"),
+                    format!("iteration in 1..={} and slot in 0..{}", shape.stop, shape.m),
+                    format!(
+                        "iteration {}, slot {}",
+                        shown(b.get("iteration")),
+                        shown(b.get("slot"))
+                    ),
+                ));
+                continue;
+            }
+        };
+        if let Some(first) = at.insert(position, i) {
+            at.insert(position, first);
+            out.push(finding(
+                format!("report.ballots[{i}]"),
+                "each (iteration, slot) once".to_owned(),
+                format!(
+                    "iteration {}, slot {} again (first at ballots[{first}])",
+                    position / shape.m + 1,
+                    position % shape.m
+                ),
+            ));
+        }
+    }
+    let missing: Vec<u64> = (0..positions).filter(|p| !at.contains_key(p)).collect();
+    for p in missing.iter().take(LISTED) {
+        out.push(finding(
+            format!(
+                "report.ballots (iteration {}, slot {})",
+                p / shape.m + 1,
+                p % shape.m
+            ),
+            "a ballot (a failed one included)",
+            "(missing)",
+        ));
+    }
+    if missing.len() > LISTED {
+        out.push(finding(
+            "report.ballots",
+            format!("{positions} positions"),
+            format!("{} more missing", missing.len() - LISTED),
+        ));
+    }
+    out.extend(drawn(&shape, ballots, &at, seed));
+    out.extend(stop(&shape, report, ballots));
+    out
+}
+
+/// Each present ballot's (archetype, juror) against the sampler's draw at its position.
+fn drawn(
+    shape: &Shape,
+    ballots: &[Value],
+    at: &BTreeMap<u64, usize>,
+    seed: [u8; 32],
+) -> Vec<Mismatch> {
+    let Ok(mut sampler) = Sampler::new(
+        seed,
+        shape.archetypes.iter().map(|w| w.1).collect(),
+        shape.jurors.iter().map(|w| w.1).collect(),
+    ) else {
+        return vec![finding(
+            "report.committee.archetype_weights",
+            "weights with a positive total",
+            "nothing to draw from",
+        )];
+    };
+    let mut out = Vec::new();
+    let (mut draws, mut pair) = (0u64, (0usize, 0usize));
+    // `at` is in position order: draw up to each present position.
+    for (&position, &i) in at {
+        while draws <= position {
+            pair = sampler.draw();
+            draws += 1;
+        }
+        for (key, expected) in [
+            ("archetype", shape.archetypes.get(pair.0)),
+            ("model", shape.jurors.get(pair.1)),
+        ] {
+            let expected = expected.map_or("(no such weight)", |w| w.0.as_str());
+            let found = ballots[i][key].as_str().unwrap_or("(missing)");
+            if found != expected {
+                out.push(finding(
+                    format!("report.ballots[{i}].{key}"),
+                    expected,
+                    found,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The KL rule replayed on the ballots, iteration by iteration as the committee ran it: the
+/// run stops at the first iteration the rule stops (when early stopping is on), else at T.
+/// Also `stopped_early` and `calls` (one per ballot).
+fn stop(shape: &Shape, report: &Value, ballots: &[Value]) -> Vec<Mismatch> {
+    let mut per_iteration = vec![[0u64; 3]; usize::try_from(shape.stop).unwrap_or(0)];
+    for b in ballots {
+        let vote = serde_json::from_value::<Outcome>(b["vote"].clone()).ok();
+        let slot = b["iteration"]
+            .as_u64()
+            .and_then(|t| usize::try_from(t).ok())
+            .and_then(|t| t.checked_sub(1))
+            .and_then(|t| per_iteration.get_mut(t));
+        if let (Some(vote), Some(n)) = (vote, slot) {
+            n[vote.index()] += 1;
+        }
+    }
+    let mut tracker = shape.rule.tracker();
+    let mut counts = [0u64; 3];
+    let mut stopped_at = None;
+    for (t, n) in per_iteration.iter().enumerate() {
+        for (c, k) in counts.iter_mut().zip(n) {
+            *c += k;
+        }
+        let valid = counts.iter().sum();
+        if tracker.observe(posterior_mean(counts), valid) && shape.early_stopping {
+            stopped_at = Some(t as u64 + 1);
+            break;
+        }
+    }
+    let (expected, why) = match stopped_at {
+        Some(t) => (t, "the KL rule stops there"),
+        None if shape.early_stopping => (shape.iterations, "T: the KL rule does not stop before"),
+        None => (shape.iterations, "T: early stopping is off"),
+    };
+    let mut out = Vec::new();
+    if expected != shape.stop {
+        out.push(finding(
+            "report.committee.stop_iteration",
+            format!("{expected} ({why})"),
+            shape.stop.to_string(),
+        ));
+    }
+    let early = shape.stop < shape.iterations;
+    let claimed = report.pointer("/committee/stopped_early");
+    if claimed.and_then(Value::as_bool) != Some(early) {
+        out.push(finding(
+            "report.committee.stopped_early",
+            early.to_string(),
+            shown(claimed),
+        ));
+    }
+    let calls = report.pointer("/committee/calls");
+    if calls.and_then(Value::as_u64) != Some(ballots.len() as u64) {
+        out.push(finding(
+            "report.committee.calls",
+            format!("{} (one per ballot)", ballots.len()),
+            shown(calls),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use serde_json::json;
+
+    use super::super::fixture::{fields, report, reseal};
+
+    fn ballots(r: &mut serde_json::Value) -> &mut Vec<serde_json::Value> {
+        r["ballots"].as_array_mut().unwrap()
+    }
+
+    #[test]
+    fn a_deleted_ballot_is_a_missing_position() {
+        // The forger recomputes stats, routing and calls: only the position check is left.
+        for (i, at) in [(0, "iteration 1, slot 0"), (2, "iteration 2, slot 0")] {
+            let mut r = report();
+            ballots(&mut r).remove(i);
+            reseal(&mut r);
+            assert_eq!(fields(&r), [format!("report.ballots ({at})")], "ballot {i}");
+        }
+    }
+
+    #[test]
+    fn a_duplicated_or_out_of_range_ballot_is_named() {
+        let mut r = report();
+        let copy = r["ballots"][1].clone();
+        ballots(&mut r).push(copy);
+        reseal(&mut r);
+        assert_eq!(fields(&r), ["report.ballots[4]"]);
+        let mut r = report();
+        r["ballots"][3]["slot"] = json!(2);
+        assert_eq!(
+            fields(&r),
+            ["report.ballots[3]", "report.ballots (iteration 2, slot 1)"]
+        );
+        let mut r = report();
+        r["ballots"][3]["iteration"] = json!(3);
+        assert!(fields(&r).contains(&"report.ballots[3]".to_string()));
+        let mut r = report();
+        r["ballots"][3].as_object_mut().unwrap().remove("slot");
+        assert!(fields(&r).contains(&"report.ballots[3]".to_string()));
+    }
+
+    #[test]
+    fn a_missing_m_or_weight_list_is_a_mismatch() {
+        for key in [
+            "M",
+            "T",
+            "stop_iteration",
+            "archetype_weights",
+            "juror_weights",
+            "epsilon",
+        ] {
+            let mut r = report();
+            r["committee"].as_object_mut().unwrap().remove(key);
+            assert_eq!(fields(&r), [format!("report.committee.{key}")], "{key}");
+        }
+        let mut r = report();
+        r["committee"]["juror_weights"] = json!([]);
+        assert_eq!(fields(&r), ["report.committee.juror_weights"]);
+        let mut r = report();
+        r["committee"]["juror_weights"][1]["weight"] = json!("1");
+        assert_eq!(fields(&r), ["report.committee.juror_weights[1]"]);
+        let mut r = report();
+        r["committee"]["M"] = json!(0);
+        assert_eq!(fields(&r), ["report.committee.M"]);
+    }
+
+    #[test]
+    fn a_huge_claimed_shape_is_refused_without_listing_it() {
+        let mut r = report();
+        r["committee"]["M"] = json!(u64::MAX);
+        r["committee"]["T"] = json!(u64::MAX);
+        r["committee"]["stop_iteration"] = json!(u64::MAX);
+        assert_eq!(fields(&r), ["report.committee"]);
+    }
+
+    #[test]
+    fn a_dropped_last_iteration_is_caught_by_the_stopping_rule() {
+        // Drop iteration 2 and claim the run stopped after 1: the KL rule (6 valid ballots
+        // needed) cannot have stopped there.
+        let mut r = report();
+        ballots(&mut r).truncate(2);
+        r["committee"]["stop_iteration"] = json!(1);
+        r["committee"]["stopped_early"] = json!(true);
+        reseal(&mut r);
+        assert_eq!(fields(&r), ["report.committee.stop_iteration"]);
+        // With early stopping off, the run goes to T whatever the ballots say.
+        let mut r = report();
+        r["committee"]["early_stopping"] = json!(false);
+        r["committee"]["stop_iteration"] = json!(1);
+        ballots(&mut r).truncate(2);
+        reseal(&mut r);
+        assert_eq!(
+            fields(&r),
+            [
+                "report.committee.stop_iteration",
+                "report.committee.stopped_early"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_swapped_juror_is_not_the_draw() {
+        let mut r = report();
+        let other = if r["ballots"][0]["model"] == "m1" {
+            "m2"
+        } else {
+            "m1"
+        };
+        r["ballots"][0]["model"] = json!(other);
+        reseal(&mut r);
+        assert_eq!(fields(&r), ["report.ballots[0].model"]);
+    }
+}
