@@ -9,6 +9,13 @@
 //! the browser match; a tampered copy of the report is caught and the differing leaf named.
 //! Screenshots go to `target/web-view/`.
 //!
+//! Hostile evidence (`tests/browser/web_hostile.mjs`): a question whose text is HTML, and
+//! evidence submitted on-chain with `javascript:` and `data:` URLs and HTML in url, title and
+//! snippet; on the node's pages nothing runs, the only links are http(s), and every response
+//! (page, assets, JSON API, event stream, errors) carries the CSP and the other security
+//! headers. The pages keep no state for tests: the scripts read the DOM, and the event stream
+//! through Chromium's DevTools protocol.
+//!
 //! Without `chromium` the test is skipped with a loud message, except with `CI=true`, where a
 //! missing browser fails the run.
 
@@ -17,14 +24,15 @@
 mod support;
 
 use std::{
-    io::{BufRead, BufReader, Write},
+    io::{BufRead, BufReader, Lines, Write},
     path::{Path, PathBuf},
-    process::{Command, Stdio},
+    process::{Child, ChildStdout, Command, Stdio},
     time::Duration,
 };
 
+use alloy::{primitives::U256, providers::Provider};
 use support::{Chain, Node};
-use veritas::chain::devnet::AnvilOptions;
+use veritas::chain::{IVeritasOracle, devnet::AnvilOptions};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -48,6 +56,56 @@ fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
 }
 
+/// Screenshots and report copies of the browser scripts.
+fn out_dir() -> PathBuf {
+    repo_root().join("target/web-view")
+}
+
+/// A browser script of `tests/browser/` talking to the test over stdio (see each script).
+struct Script {
+    child: Child,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Script {
+    /// Run `tests/browser/<name>` on the node at `addr` with `args` added.
+    fn run(name: &str, browser: &Path, addr: &str, args: &[&str]) -> Self {
+        let mut child = Command::new("node")
+            .arg(repo_root().join("tests/browser").join(name))
+            .args(["--url", &format!("http://{addr}")])
+            .args(["--out", out_dir().to_str().unwrap()])
+            .args(["--chromium", browser.to_str().unwrap()])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node (Node.js) runs the browser script");
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Self { child, lines }
+    }
+
+    /// The script's next line ("" once it has exited).
+    fn next(&mut self) -> String {
+        self.lines.next().map(|l| l.unwrap()).unwrap_or_default()
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.child.stdin.as_mut().unwrap(), "{line}").unwrap();
+    }
+
+    /// Its `RESULT` payload once it exits successfully; panics with its reason and `log`.
+    fn result(mut self, log: impl FnOnce() -> String) -> serde_json::Value {
+        let line = self.next();
+        let status = self.child.wait().unwrap();
+        assert!(
+            status.success() && line.starts_with("RESULT "),
+            "browser script failed ({status}): {line}\nnode log:\n{}",
+            log()
+        );
+        serde_json::from_str(&line["RESULT ".len()..]).unwrap()
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
     let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
@@ -57,35 +115,15 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
     let mut node = Node::configure_committee(&chain, REPLAY);
     node.start();
     let addr = node.api_addr(Duration::from_secs(30)).await;
-    let out = repo_root().join("target/web-view");
 
-    let mut script = Command::new("node")
-        .arg(repo_root().join("tests/browser/web_view.mjs"))
-        .args(["--url", &format!("http://{addr}")])
-        .args(["--out", out.to_str().unwrap()])
-        .args(["--chromium", browser.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node (Node.js) runs the browser script");
-    let mut lines = BufReader::new(script.stdout.take().unwrap()).lines();
-    let mut next = move || lines.next().map(|l| l.unwrap()).unwrap_or_default();
-
-    let ready = next();
+    let mut script = Script::run("web_view.mjs", &browser, &addr, &[]);
+    let ready = script.next();
     assert_eq!(ready, "READY", "browser script: {ready}");
     let ids = chain
         .ask(&["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"])
         .await;
-    writeln!(script.stdin.as_mut().unwrap(), "ASKED {}", ids[0]).unwrap();
-
-    let result = next();
-    let status = script.wait().unwrap();
-    assert!(
-        status.success() && result.starts_with("RESULT "),
-        "browser script failed ({status}): {result}\nnode log:\n{}",
-        node.log_text()
-    );
-    let figures: serde_json::Value = serde_json::from_str(&result["RESULT ".len()..]).unwrap();
+    script.send(&format!("ASKED {}", ids[0]));
+    let figures = script.result(|| node.log_text());
     let latency = figures["latency_ms"].as_f64().unwrap();
     eprintln!("web view: {figures}");
     assert!(
@@ -93,7 +131,7 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
         "verdict event reached the browser {latency} ms after the node published it"
     );
     for shot in ["questions.png", "question.png", "tampered.png"] {
-        assert!(out.join(shot).is_file(), "no screenshot {shot}");
+        assert!(out_dir().join(shot).is_file(), "no screenshot {shot}");
     }
     node.stop();
 }
@@ -106,7 +144,6 @@ async fn a_pooled_verdict_its_window_and_a_dispute_show_live_in_the_browser() {
     let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
         return;
     };
-    use veritas::chain::IVeritasOracle;
     let chain = Chain::start_with(AnvilOptions::default(), &[1, 3], |p| {
         p.quorum = 2;
         p.challengeWindow = 3600;
@@ -131,20 +168,13 @@ async fn a_pooled_verdict_its_window_and_a_dispute_show_live_in_the_browser() {
         .wait_stage(id, "finalised", Duration::from_secs(30))
         .await;
 
-    let out = repo_root().join("target/web-view");
-    let mut script = Command::new("node")
-        .arg(repo_root().join("tests/browser/lifecycle.mjs"))
-        .args(["--url", &format!("http://{addr}")])
-        .args(["--question", &id.to_string()])
-        .args(["--out", out.to_str().unwrap()])
-        .args(["--chromium", browser.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node (Node.js) runs the browser script");
-    let mut lines = BufReader::new(script.stdout.take().unwrap()).lines();
-    let mut next = move || lines.next().map(|l| l.unwrap()).unwrap_or_default();
-    let ready = next();
+    let mut script = Script::run(
+        "lifecycle.mjs",
+        &browser,
+        &addr,
+        &["--question", &id.to_string()],
+    );
+    let ready = script.next();
     assert_eq!(
         ready,
         "READY",
@@ -162,18 +192,176 @@ async fn a_pooled_verdict_its_window_and_a_dispute_show_live_in_the_browser() {
         .await
         .unwrap();
     assert!(receipt.status());
-    writeln!(script.stdin.as_mut().unwrap(), "DISPUTED").unwrap();
-    let result = next();
-    let status = script.wait().unwrap();
-    assert!(
-        status.success() && result.starts_with("RESULT "),
-        "browser script failed ({status}): {result}\nnode log:\n{}",
-        first.log_text()
-    );
-    eprintln!("lifecycle view: {}", &result["RESULT ".len()..]);
+    script.send("DISPUTED");
+    let result = script.result(|| first.log_text());
+    eprintln!("lifecycle view: {result}");
     for shot in ["pooled.png", "disputed.png"] {
-        assert!(out.join(shot).is_file(), "no screenshot {shot}");
+        assert!(out_dir().join(shot).is_file(), "no screenshot {shot}");
     }
     first.stop();
     second.stop();
+}
+
+/// What a hostile submitter tries: each payload would set the page's title to `pwned:<where>`
+/// if it ran, or navigate away. (url, title, snippet) as sent to `submitEvidence`.
+const HOSTILE: &[(&str, &str, &str)] = &[
+    (
+        "javascript:document.title='pwned:url'",
+        "<img src=x onerror=\"document.title='pwned:title'\">",
+        "<script>document.title='pwned:snippet'</script>",
+    ),
+    // Case, a leading blank and a tab do not hide the scheme from a URL parser.
+    (
+        " JaVaScRiPt:location='https://pwned.example/'",
+        "<a href=\"javascript:document.title='pwned:title-link'\">click</a>",
+        "\"><img src=x onerror=\"document.title='pwned:break-out'\">",
+    ),
+    (
+        "java\tscript:document.title='pwned:url-tab'",
+        "tab in the scheme",
+        "<svg><script>document.title='pwned:svg-snippet'</script></svg>",
+    ),
+    (
+        "data:text/html,<script>parent.document.title='pwned:data'</script>",
+        "<iframe src=\"javascript:parent.document.title='pwned:iframe'\"></iframe>",
+        "data: URL <style>body{display:none}</style>",
+    ),
+    // A web URL trying to break out of its attribute, with HTML in its text: it is evidence
+    // (the bundle keeps it), a link, and its text stays text.
+    (
+        "https://hostile.example/a\"><img src=x onerror=\"document.title='pwned:href'\">",
+        "<svg onload=\"document.title='pwned:svg'\">Harbour lane",
+        "<b onmouseover=\"document.title='pwned:hover'\">The harbour lane opened.</b>",
+    ),
+];
+
+/// Hostile evidence on-chain, then the question page in Chromium: nothing runs, the only links
+/// are http(s), every response carries the security headers; and the node dropped each
+/// non-web URL from the bundle, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_evidence_neither_runs_nor_links_in_the_browser() {
+    let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
+        return;
+    };
+    let chain = Chain::start(AnvilOptions::default()).await;
+    // The chain's clock two hours behind the wall clock, so the question is open for evidence
+    // on-chain while its `resolveAfter` has passed for the node: with the chain's clock moved
+    // on after the submissions, the node (started then) answers at once, all evidence in.
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let _: serde_json::Value = chain
+        .reader()
+        .raw_request("evm_setTime".into(), (wall - 7200,))
+        .await
+        .unwrap();
+    let id = chain
+        .ask_paying(
+            "<img src=x onerror=\"document.title='pwned:question'\"><script>document.title='pwned:q'</script> Did the harbour lane open?",
+            U256::ZERO,
+            wall - 3600,
+        )
+        .await;
+    let submitter = chain.wallet(3);
+    let oracle = IVeritasOracle::new(chain.oracle, &submitter);
+    let fee = oracle
+        .questionParameters(id)
+        .call()
+        .await
+        .unwrap()
+        .evidenceFee;
+    for (url, title, snippet) in HOSTILE {
+        let receipt = oracle
+            .submitEvidence(id, (*url).into(), (*title).into(), (*snippet).into())
+            .value(U256::from(fee))
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "submitEvidence reverted");
+    }
+    chain.advance(7200).await;
+    let mut node = Node::configure_committee(&chain, REPLAY);
+    node.start();
+    let addr = node.api_addr(Duration::from_secs(30)).await;
+    // Posted: `finalised`, or `final` at once (no challenge window by default).
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !matches!(
+        node.stages().get(&id).map(String::as_str),
+        Some("finalised" | "final")
+    ) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no verdict for {id}: {:?}\n{}",
+            node.stages(),
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let report = node.report_with_tx(id, Duration::from_secs(30)).await;
+
+    // The node kept the web URL and dropped the others with the scheme as the reason.
+    let items = report["submissions"]["items"].as_array().unwrap();
+    assert_eq!(items.len(), HOSTILE.len(), "{items:#?}");
+    for (entry, (url, ..)) in items.iter().zip(HOSTILE) {
+        let web = url.starts_with("https:");
+        let status = entry["status"].as_str().unwrap_or_default();
+        if web {
+            assert_eq!(status, "included", "{entry}");
+        } else {
+            assert_eq!(status, "dropped", "{entry}");
+            let detail = entry["dropped"].to_string();
+            assert!(
+                detail.contains("is not one of http, https, local"),
+                "{entry}"
+            );
+        }
+    }
+    for item in report["evidence"].as_array().unwrap() {
+        let url = item["url"].as_str().unwrap();
+        assert!(
+            url.starts_with("https://") || url.starts_with("http://"),
+            "a bundle item's URL is not a web URL: {url}"
+        );
+    }
+
+    // (c) outside the page: the JSON API's other routes, the errors and a wrong method.
+    let base = format!("http://{addr}");
+    let client = reqwest::Client::new();
+    let root = report["root"].as_str().unwrap();
+    let requests = [
+        client.get(format!("{base}/healthz")),
+        client.get(format!("{base}/readyz")),
+        client.get(format!("{base}/metrics")),
+        client.get(format!("{base}/questions/{id}/provisional")),
+        client.get(format!("{base}/bundles/{root}")),
+        client.get(format!("{base}/reports/{id}")),
+        client.get(format!("{base}/assets/no-such.js")),
+        client.get(format!("{base}/no/such/route")),
+        client.post(format!("{base}/questions")),
+    ];
+    // (The values themselves are pinned by the unit test in `web.rs`.)
+    for request in requests {
+        let response = request.send().await.unwrap();
+        for (name, value) in veritas::web::SECURITY_HEADERS {
+            let got = response.headers().get(&name).map(|v| v.to_str().unwrap());
+            let (url, status) = (response.url(), response.status());
+            assert_eq!(got, Some(value), "{url} {status}: {name}");
+        }
+    }
+
+    // (a), (b) and (c) in the browser.
+    let script = Script::run(
+        "web_hostile.mjs",
+        &browser,
+        &addr,
+        &["--question", &id.to_string()],
+    );
+    let result = script.result(|| node.log_text());
+    eprintln!("hostile evidence: {result}");
+    assert!(out_dir().join("hostile.png").is_file(), "no screenshot");
+    node.stop();
 }

@@ -72,16 +72,18 @@ pub struct ApiState {
 
 /// The API's routes.
 pub fn router(state: ApiState) -> Router {
-    Router::new()
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/readyz", get(readyz))
-        .route("/metrics", get(metrics))
-        .route("/questions", get(questions))
-        .route("/questions/{id}", get(question))
-        .route("/questions/{id}/provisional", get(provisional))
-        .route("/bundles/{root}", get(bundle))
-        .route("/reports/{id}", get(report_file))
-        .with_state(state)
+    crate::web::with_security_headers(
+        Router::new()
+            .route("/healthz", get(|| async { "ok\n" }))
+            .route("/readyz", get(readyz))
+            .route("/metrics", get(metrics))
+            .route("/questions", get(questions))
+            .route("/questions/{id}", get(question))
+            .route("/questions/{id}/provisional", get(provisional))
+            .route("/bundles/{root}", get(bundle))
+            .route("/reports/{id}", get(report_file))
+            .with_state(state),
+    )
 }
 
 /// Serve the API on `addr` until `cancel` fires.

@@ -18,7 +18,8 @@ use std::{convert::Infallible, sync::Arc, time::Duration};
 use axum::{
     Router,
     extract::{Path, Query, State},
-    http::{HeaderMap, StatusCode, header},
+    http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header},
+    middleware::map_response,
     response::{
         IntoResponse, Response,
         sse::{Event, KeepAlive, Sse},
@@ -66,6 +67,37 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The page's Content-Security-Policy: scripts, styles, images and connections (the JSON API,
+/// the event stream) from the node itself only; no inline script or style, no `javascript:`
+/// URL, no plugin, no `<base>`, no form, no framing. Text from the chain or a model that
+/// slipped past escaping still cannot run.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+    style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; \
+    form-action 'none'; frame-ancestors 'none'";
+
+/// The headers every response of the node's HTTP server carries: the CSP, no MIME sniffing
+/// (a JSON answer holding submitted text is never run as a script or page), no referrer
+/// (a followed evidence link does not reveal the node's address), no framing.
+pub const SECURITY_HEADERS: [(HeaderName, &str); 4] = [
+    (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+    (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    (header::REFERRER_POLICY, "no-referrer"),
+    (header::X_FRAME_OPTIONS, "DENY"),
+];
+
+/// `router` with [`SECURITY_HEADERS`] on every response, its fallbacks' included (the API's
+/// and the web view's routers both go through here, so either served alone has them too).
+pub fn with_security_headers<S: Clone + Send + Sync + 'static>(router: Router<S>) -> Router<S> {
+    router.layer(map_response(|mut response: Response| async move {
+        for (name, value) in SECURITY_HEADERS {
+            response
+                .headers_mut()
+                .insert(name, HeaderValue::from_static(value));
+        }
+        response
+    }))
+}
+
 /// What the web routes need.
 #[derive(Clone)]
 pub struct WebState {
@@ -79,14 +111,16 @@ pub struct WebState {
 
 /// The page, its assets and the event stream.
 pub fn router(state: WebState) -> Router {
-    Router::new()
-        .route("/", get(|| async { asset("index.html") }))
-        .route(
-            "/assets/{file}",
-            get(|Path(file): Path<String>| async move { asset(&file) }),
-        )
-        .route("/events", get(events))
-        .with_state(state)
+    with_security_headers(
+        Router::new()
+            .route("/", get(|| async { asset("index.html") }))
+            .route(
+                "/assets/{file}",
+                get(|Path(file): Path<String>| async move { asset(&file) }),
+            )
+            .route("/events", get(events))
+            .with_state(state),
+    )
 }
 
 /// Total size of the embedded assets in bytes (the page weight).
@@ -302,6 +336,48 @@ mod tests {
         })
         .await;
         assert!(end.is_ok(), "the stream outlived the shutdown");
+    }
+
+    #[tokio::test]
+    async fn every_response_carries_the_security_headers() {
+        let live = Arc::new(LiveEvents::default());
+        let (url, _cancel) = serve(live, DEFAULT_HEARTBEAT).await;
+        let client = reqwest::Client::new();
+        let requests = [
+            client.get(format!("{url}/")),
+            client.get(format!("{url}/assets/app.js")),
+            client.get(format!("{url}/assets/nope.js")),
+            client.get(format!("{url}/events")),
+            client.get(format!("{url}/no/such/route")),
+            client.post(format!("{url}/")),
+        ];
+        for request in requests {
+            let response = request.send().await.unwrap();
+            let what = format!("{} {}", response.url(), response.status());
+            let headers = response.headers();
+            assert_eq!(
+                headers["content-security-policy"],
+                "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; \
+                 connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+                "{what}"
+            );
+            assert_eq!(headers["x-content-type-options"], "nosniff", "{what}");
+            assert_eq!(headers["referrer-policy"], "no-referrer", "{what}");
+            assert_eq!(headers["x-frame-options"], "DENY", "{what}");
+        }
+    }
+
+    #[test]
+    fn the_page_has_no_inline_script_or_style() {
+        let html = ASSETS[0].2;
+        assert!(!html.contains("<script>"), "inline script in index.html");
+        assert!(!html.contains("<style"), "inline style sheet in index.html");
+        for (name, _, body) in ASSETS {
+            // Inline styles and handlers are refused by the CSP (no 'unsafe-inline').
+            for needle in ["style=", " onclick", " onload", " onerror", "javascript:"] {
+                assert!(!body.contains(needle), "{name} contains {needle:?}");
+            }
+        }
     }
 
     #[test]

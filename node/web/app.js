@@ -14,6 +14,24 @@ const ago = (ms) => {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
   return s < 90 ? `${s} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
 };
+// Only an http(s) URL becomes a link: the chain carries whatever a submitter wrote, and a
+// `data:` or script URL must not be one click away. The browser's own URL parser decides (so
+// case, blanks and tabs cannot disguise a scheme), and the link is its serialisation.
+const webUrl = (u) => {
+  try {
+    const url = new URL(String(u ?? ""));
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
+};
+// `text` as a link to `url` when that is a web URL, else both as plain text.
+const link = (url, text) => {
+  const href = webUrl(url);
+  return href
+    ? `<a href="${esc(href)}" rel="noreferrer">${esc(text || url)}</a>`
+    : `${esc(text)}${text ? " " : ""}<span class="mono muted not-link">${esc(url)}</span>`;
+};
 const pill = (status) => `<span class="pill st-${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>`;
 
 async function getJson(path) {
@@ -27,7 +45,7 @@ async function getJson(path) {
 function rowHtml(q) {
   const lead = q.outcome ? `<span class="${esc(q.outcome)}">${esc(q.outcome)}</span> ${pct(q.p_leading)}` : "–";
   return `<td><a href="#/q/${esc(q.id)}">${esc(q.id)}</a></td><td>${esc(q.text)}</td><td>${pill(q.status)}</td>` +
-    `<td>${lead}</td><td class="muted" data-ago="${q.asked_at_ms || ""}">${ago(q.asked_at_ms)}</td>`;
+    `<td>${lead}</td><td class="muted" data-ago="${esc(q.asked_at_ms)}">${ago(q.asked_at_ms)}</td>`;
 }
 
 function renderList() {
@@ -76,7 +94,7 @@ function upsertQuestion(q) {
 function ballotRow(b) {
   const vote = b.vote ? `<span class="${esc(b.vote)}">${esc(b.vote)}</span>` : `<span class="bad">failed</span>`;
   const cited = [...(b.supporting_evidence_ids || []).map((i) => `+${i}`), ...(b.refuting_evidence_ids || []).map((i) => `−${i}`)].join(" ");
-  return `<tr class="ballot"><td>${b.iteration}</td><td>${esc(b.archetype)}</td><td class="mono">${esc(b.model)}</td><td>${vote}</td>` +
+  return `<tr class="ballot"><td>${esc(b.iteration)}</td><td>${esc(b.archetype)}</td><td class="mono">${esc(b.model)}</td><td>${vote}</td>` +
     `<td>${b.confidence === null || b.confidence === undefined ? "–" : b.confidence.toFixed(2)}</td><td>${esc(cited) || "–"}</td>` +
     `<td class="reason">${esc(b.failure || b.reasoning)}</td></tr>`;
 }
@@ -92,7 +110,7 @@ function statsHtml(stats) {
   const kappa = stats.kappa === null ? "undefined (no iteration with 2 ballots)" : stats.kappa.toFixed(3);
   return `<div class="kv"><div>P(YES / NO / NULL)</div><div>${stats.posterior.map(pct).join(" / ")}</div>` +
     `<div>95% interval of YES</div><div>${pct(stats.ci95[0][0])} – ${pct(stats.ci95[0][1])}</div>` +
-    `<div>Fleiss' kappa</div><div>${kappa}</div><div>n_eff</div><div>${stats.n_eff.toFixed(2)} of ${stats.valid} valid ballots</div>` +
+    `<div>Fleiss' kappa</div><div>${kappa}</div><div>n_eff</div><div>${stats.n_eff.toFixed(2)} of ${esc(stats.valid)} valid ballots</div>` +
     `<div>entropy</div><div>${stats.entropy_bits.toFixed(3)} bits</div></div>`;
 }
 
@@ -104,7 +122,7 @@ const span = (s) => s >= 3600 ? `${Math.floor(s / 3600)} h ${String(Math.floor(s
 function windowHtml(l) {
   if (!l || l.status !== "Resolved" || !l.final_at) return "";
   const left = l.final_at - Math.floor(Date.now() / 1000);
-  return `<div>challenge window</div><div id="challenge" data-final-at="${l.final_at}">${left > 0
+  return `<div>challenge window</div><div id="challenge" data-final-at="${esc(l.final_at)}">${left > 0
     ? `${span(left)} left (final at ${new Date(l.final_at * 1000).toISOString()})`
     : `over: final since ${new Date(l.final_at * 1000).toISOString()}`}</div>`;
 }
@@ -117,16 +135,16 @@ function provisionalHtml(d) {
   const subs = d.submissions || [];
   const runs = d.provisional || [];
   if (!subs.length && !runs.length) return "";
-  const subRows = subs.map((s) => `<tr><td>${esc(s.index)}</td><td class="mono">${esc(s.submitter)}</td><td><a href="${esc(s.url)}" rel="noreferrer">${esc(s.title || s.url)}</a></td></tr>`).join("");
+  const subRows = subs.map((s) => `<tr><td>${esc(s.index)}</td><td class="mono">${esc(s.submitter)}</td><td>${link(s.url, s.title)}</td></tr>`).join("");
   const runRows = runs.map((r) => { const p = (r.summary && r.summary.posterior) || [];
-    return `<tr><td>${r.run}</td><td>${r.submissions}</td><td>${pct(p[0])}</td><td>${pct(p[1])}</td><td>${pct(p[2])}</td><td>${esc(r.summary && r.summary.decision)}</td><td class="muted" data-ago="${r.created_at}">${ago(r.created_at)}</td></tr>`; }).join("");
+    return `<tr><td>${esc(r.run)}</td><td>${esc(r.submissions)}</td><td>${pct(p[0])}</td><td>${pct(p[1])}</td><td>${pct(p[2])}</td><td>${esc(r.summary && r.summary.decision)}</td><td class="muted" data-ago="${esc(r.created_at)}">${ago(r.created_at)}</td></tr>`; }).join("");
   return `<h3>Submitted evidence (${subs.length})</h3>` + (subRows ? `<table id="submissions"><thead><tr><th>#</th><th>submitter</th><th>item</th></tr></thead><tbody>${subRows}</tbody></table>` : "") +
     `<h3>Provisional runs (${runs.length}) <span class="muted">— never posted; how the submissions move the committee</span></h3>` +
     (runRows ? `<table id="provisional"><thead><tr><th>run</th><th>submissions</th><th>YES</th><th>NO</th><th>NULL</th><th>routing</th><th>when</th></tr></thead><tbody>${runRows}</tbody></table>` : `<p class="muted">none yet</p>`);
 }
 
 function chainHtml(d) {
-  const txs = (d.transactions || []).map((t) => `<tr><td class="mono">${esc(t.hash)}</td><td>${esc(t.status)}</td><td>${t.block ?? "–"}</td><td>${t.nonce}</td></tr>`).join("");
+  const txs = (d.transactions || []).map((t) => `<tr><td class="mono">${esc(t.hash)}</td><td>${esc(t.status)}</td><td>${esc(t.block ?? "–")}</td><td>${esc(t.nonce)}</td></tr>`).join("");
   const l = d.lifecycle;
   const chain = d.chain ? `<div class="kv"><div>on-chain status</div><div id="chain-status">${esc(l ? l.status : d.chain.status)}</div>
     <div>on-chain root</div><div class="mono">${esc(d.chain.merkle_root || "–")}</div>${windowHtml(l)}
@@ -136,8 +154,8 @@ function chainHtml(d) {
   const mine = new Set((d.transactions || []).map((t) => t.hash));
   const ops = reports.length ? `<h3>Operators' reports (${reports.length})</h3><table id="operator-reports"><thead><tr><th>operator</th><th>YES / NO / NULL ballots</th><th>kappa</th><th>routing</th><th>root</th><th>block</th></tr></thead><tbody>` +
     reports.map((r) => `<tr${mine.has(r.tx_hash) ? ` class="mine"` : ""}><td class="mono">${esc(r.operator)}${mine.has(r.tx_hash) ? " (this node)" : ""}</td>
-      <td>${r.counts.join(" / ")}</td><td>${(Number(BigInt(r.kappa) / 10n ** 12n) / 1e6).toFixed(3)}</td><td>${r.escalated ? "escalate" : "resolve"}</td>
-      <td class="mono">${esc(r.merkle_root.slice(0, 18))}…</td><td>${r.block_number}</td></tr>`).join("") + `</tbody></table>` : "";
+      <td>${esc(r.counts.join(" / "))}</td><td>${(Number(BigInt(r.kappa) / 10n ** 12n) / 1e6).toFixed(3)}</td><td>${r.escalated ? "escalate" : "resolve"}</td>
+      <td class="mono">${esc(r.merkle_root.slice(0, 18))}…</td><td>${esc(r.block_number)}</td></tr>`).join("") + `</tbody></table>` : "";
   const so = d.second_opinion;
   const second = so ? `<h3>Second opinion for the arbiter</h3><div class="card" id="second-opinion"><p>The committee ran again on the current evidence after the dispute:
     YES ${pct(so.stats.posterior[0])} · NO ${pct(so.stats.posterior[1])} · NULL ${pct(so.stats.posterior[2])}; routing ${esc(so.routing.decision)}; root <span class="mono">${esc(so.root)}</span></p></div>` : "";
@@ -188,7 +206,7 @@ async function renderQuestion(id) {
     <h2>Evidence bundle</h2><div id="merkle" class="card"><p class="muted">${rep ? "checking…" : "no report yet"}</p></div>
     <table id="evidence"><thead><tr><th>#</th><th>item</th><th>source</th><th>leaf hash (recomputed)</th></tr></thead><tbody>
       ${rep ? `<tr><td>0</td><td><i>the question text</i></td><td>–</td><td id="leaf-0">…</td></tr>` : ""}
-      ${evidence.map((e, i) => `<tr><td>${i + 1}</td><td><a href="${esc(e.url)}" rel="noreferrer">${esc(e.title)}</a><br><span class="muted">${esc(e.snippet)}</span></td>
+      ${evidence.map((e, i) => `<tr><td>${i + 1}</td><td>${link(e.url, e.title)}<br><span class="muted">${esc(e.snippet)}</span></td>
         <td>${esc(e.source)}${e.submitter ? `<br><span class="mono">${esc(e.submitter)}</span>` : ""}</td><td id="leaf-${i + 1}">…</td></tr>`).join("")}
     </tbody></table>
     <div class="grid">
@@ -231,22 +249,15 @@ async function route() {
   renderList();
 }
 
-// Arrival times of events (kind, payload, ms): the browser test reads the verdict's latency
-// from the node's `published_ms` stamp; a bounded list, so a long-open page stays small.
-window.__veritasEvents = [];
-function record(kind, e) {
-  const data = JSON.parse(e.data);
-  window.__veritasEvents.push({ kind, data, received_ms: Date.now() });
-  if (window.__veritasEvents.length > 500) window.__veritasEvents.shift();
-  return data;
-}
+// An event's JSON payload.
+const payload = (e) => JSON.parse(e.data);
 
 function connect() {
   const es = new EventSource(`/events${state.after ? `?after=${state.after}` : ""}`);
   es.onopen = () => { live.textContent = "live"; live.className = "live on"; };
   es.onerror = () => { live.textContent = "reconnecting"; live.className = "live off"; };
   es.addEventListener("question", (e) => {
-    const q = record("question", e);
+    const q = payload(e);
     // A copy: upsertQuestion updates the stored row in place.
     const before = Object.assign({}, state.questions.get(q.id));
     upsertQuestion(q);
@@ -255,10 +266,10 @@ function connect() {
     const changed = before.status !== q.status || (q.status !== "resolving" && before.updated_ms !== q.updated_ms);
     if (state.current === q.id && changed) renderQuestion(q.id);
   });
-  es.addEventListener("ballot", (e) => onBallot(record("ballot", e)));
+  es.addEventListener("ballot", (e) => onBallot(payload(e)));
   // A provisional run finished for the question on screen: show its posterior.
   es.addEventListener("provisional", (e) => {
-    const p = record("provisional", e);
+    const p = payload(e);
     if (state.current === String(p.question)) renderQuestion(state.current);
   });
   // The server dropped events for this browser (it was too slow): reload what is shown.

@@ -36,3 +36,34 @@ export async function start() {
   });
   return { url: arg("url"), out, browser };
 }
+
+/**
+ * The page's server-sent events as the browser receives them, read from Chromium's DevTools
+ * protocol (the page itself keeps no log for tests): each `{ kind, data, received_ms }`, with
+ * `received_ms` this script's clock when Chromium reported the message.
+ */
+export async function eventLog(page) {
+  const events = [];
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on("Network.eventSourceMessageReceived", (m) => {
+    let data = null;
+    try { data = JSON.parse(m.data); } catch { data = m.data; }
+    events.push({ kind: m.eventName, data, received_ms: Date.now() });
+  });
+  await cdp.send("Network.enable");
+  return events;
+}
+
+/**
+ * Uncaught page errors and Content-Security-Policy violations (Chromium reports each refused
+ * script, style or connection on the console): a page that renders fully under its CSP has
+ * none.
+ */
+export function problems(page) {
+  const seen = [];
+  page.on("pageerror", (e) => seen.push(e.message));
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Content.Security.Policy/i.test(m.text())) seen.push(m.text());
+  });
+  return seen;
+}

@@ -11,13 +11,13 @@
 // Any failed check prints the reason and exits 1. Screenshots go to --out.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { arg, fail, nextLine, start } from "./harness.mjs";
+import { arg, eventLog, fail, nextLine, problems, start } from "./harness.mjs";
 
 const { url, out, browser } = await start();
 try {
   const page = await browser.newPage({ viewport: { width: 1200, height: 1100 } });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
+  const errors = problems(page);
+  const events = await eventLog(page);
   const id = arg("question");
   await page.goto(`${url}/#/q/${id}`);
   await page.waitForSelector("#live.on", { timeout: 10000 }).catch(() => fail("the event stream never connected"));
@@ -44,8 +44,8 @@ try {
 
   if ((await nextLine()) !== "DISPUTED") fail("expected DISPUTED");
   await page.waitForSelector('[data-status="disputed"]', { timeout: 20000 }).catch(async () => {
-    const events = await page.evaluate(() => JSON.stringify((window.__veritasEvents || []).map((e) => [e.kind, e.data.status])));
-    fail(`the dispute never showed (events seen: ${events}; errors: ${errors.join("; ")})`);
+    const seen = JSON.stringify(events.map((e) => [e.kind, e.data && e.data.status]));
+    fail(`the dispute never showed (events seen: ${seen}; errors: ${errors.join("; ")})`);
   });
   await page.waitForSelector("#second-opinion", { timeout: 30000 }).catch(() => fail("no second opinion for the arbiter"));
   if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
@@ -53,7 +53,7 @@ try {
   const opinion = await page.textContent("#second-opinion");
   if (!/YES .*%/.test(opinion)) fail(`second opinion without its posterior: ${opinion}`);
   await page.screenshot({ path: path.join(out, "disputed.png"), fullPage: true });
-  if (errors.length) fail(`page errors: ${errors.join("; ")}`);
+  if (errors.length) fail(`page errors or CSP violations: ${errors.join("; ")}`);
   console.log(`RESULT ${JSON.stringify({ window: window2.trim(), disputer: disputer.trim() })}`);
 } catch (e) {
   fail(e.stack || String(e));

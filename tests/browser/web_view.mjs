@@ -9,13 +9,13 @@
 // Any failed check prints the reason and exits 1. Screenshots go to --out.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { arg, fail, nextLine, start } from "./harness.mjs";
+import { eventLog, fail, nextLine, problems, start } from "./harness.mjs";
 
 const { url, out, browser } = await start();
 try {
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
+  const errors = problems(page);
+  const events = await eventLog(page);
   await page.goto(`${url}/`);
   await page.waitForSelector("#live.on", { timeout: 10000 }).catch(() => fail("the event stream never connected"));
   // A marker that a reload would erase: the update below must arrive without one.
@@ -30,10 +30,10 @@ try {
   if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
   const status = await page.getAttribute(settled, "data-status");
   // Latency of the verdict event: the node stamps the change (`updated_ms`, when it wrote the
-  // posted stage), the page the event's arrival; same machine, same clock.
-  const latency = await page.evaluate((qid) => (window.__veritasEvents || [])
-    .filter((e) => e.kind === "question" && e.data.id === qid && !["queued", "resolving"].includes(e.data.status))
-    .map((e) => e.received_ms - e.data.updated_ms)[0], id);
+  // posted stage), Chromium reports the event's arrival; same machine, same clock.
+  const latency = events
+    .filter((e) => e.kind === "question" && e.data.id === id && !["queued", "resolving"].includes(e.data.status))
+    .map((e) => e.received_ms - e.data.updated_ms)[0];
   if (latency === undefined) fail("no verdict event reached the page");
   await page.screenshot({ path: path.join(out, "questions.png"), fullPage: true });
 
@@ -66,10 +66,10 @@ try {
   await page.waitForSelector("#file-status[data-verified=true]", { timeout: 5000 }).catch(() => fail("the original report copy did not verify"));
   await page.setInputFiles("#report-file", tamperedPath);
   await page.waitForSelector("#file-status[data-verified=false]", { timeout: 5000 }).catch(() => fail("the tampered copy was not caught"));
-  const problems = await page.textContent("#file-status");
-  if (!problems.includes("leaf 1 (evidence item 1)")) fail(`the mismatch does not name leaf 1: ${problems}`);
+  const mismatch = await page.textContent("#file-status");
+  if (!mismatch.includes("leaf 1 (evidence item 1)")) fail(`the mismatch does not name leaf 1: ${mismatch}`);
   await page.screenshot({ path: path.join(out, "tampered.png"), fullPage: true });
-  if (errors.length) fail(`page errors: ${errors.join("; ")}`);
+  if (errors.length) fail(`page errors or CSP violations: ${errors.join("; ")}`);
   console.log(`RESULT ${JSON.stringify({ status, latency_ms: latency, leaves: leavesOk, ballots })}`);
 } catch (e) {
   fail(e.stack || String(e));

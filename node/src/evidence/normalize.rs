@@ -24,13 +24,18 @@ const TRACKING_PREFIX: &str = "utm_";
 /// The marker appended to a snippet or title that was cut.
 pub const ELLIPSIS: char = '…';
 
+/// Schemes an evidence URL may have: the web's, and `local:` (the local corpus names its
+/// documents `local:<path>`). Any other scheme (`javascript:`, `data:`, `file:`...) names no
+/// document a reader can open, and on a web page some of them are scripts.
+pub const EVIDENCE_SCHEMES: &[&str] = &["http", "https", "local"];
+
 /// Why a URL could not be normalised.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("not an absolute URL ({reason}): {url:?}")]
+#[error("not an evidence URL ({reason}): {url:?}")]
 pub struct UrlError {
     /// The URL as given (bounded to 200 characters).
     pub url: String,
-    /// The parser's complaint.
+    /// The parser's complaint, or the scheme that is not allowed.
     pub reason: String,
 }
 
@@ -42,13 +47,22 @@ pub struct UrlError {
 /// from any path other than the root.
 ///
 /// # Errors
-/// [`UrlError`] when the text is not an absolute URL.
+/// [`UrlError`] when the text is not an absolute URL, or its scheme is not one of
+/// [`EVIDENCE_SCHEMES`].
 pub fn normalize_url(raw: &str) -> Result<String, UrlError> {
     let trimmed = raw.trim();
-    let mut url = Url::parse(trimmed).map_err(|err| UrlError {
+    let error = |reason: String| UrlError {
         url: truncate_chars(trimmed, 200),
-        reason: err.to_string(),
-    })?;
+        reason,
+    };
+    let mut url = Url::parse(trimmed).map_err(|err| error(err.to_string()))?;
+    if !EVIDENCE_SCHEMES.contains(&url.scheme()) {
+        return Err(error(format!(
+            "scheme {:?} is not one of {}",
+            url.scheme(),
+            EVIDENCE_SCHEMES.join(", ")
+        )));
+    }
     url.set_fragment(None);
 
     let mut params: Vec<(String, String)> = url
@@ -72,6 +86,12 @@ pub fn normalize_url(raw: &str) -> Result<String, UrlError> {
         }
     }
     Ok(url.into())
+}
+
+/// Whether `raw` is an absolute `http:` or `https:` URL: what a participant may cite (the
+/// `local:` names of [`EVIDENCE_SCHEMES`] are the node's own documents).
+pub fn is_web_url(raw: &str) -> bool {
+    Url::parse(raw.trim()).is_ok_and(|url| matches!(url.scheme(), "http" | "https"))
 }
 
 fn is_tracking_param(key: &str) -> bool {
@@ -264,6 +284,28 @@ mod tests {
         assert!(normalize_url("").is_err());
         assert!(normalize_url("not a url").is_err());
         assert_eq!(norm("local:demo/council.md"), "local:demo/council.md");
+    }
+
+    #[test]
+    fn scripts_and_other_schemes_are_errors_naming_the_scheme() {
+        for (raw, scheme) in [
+            ("javascript:alert(1)", "javascript"),
+            // The parser, not a prefix test: case, blanks and tabs do not hide the scheme.
+            (" JaVaScRiPt:alert(1)", "javascript"),
+            ("java\tscript:alert(1)", "javascript"),
+            ("data:text/html,<script>alert(1)</script>", "data"),
+            ("file:///etc/passwd", "file"),
+            ("vbscript:msgbox(1)", "vbscript"),
+        ] {
+            match normalize_url(raw) {
+                Ok(url) => panic!("{raw:?} was accepted as {url}"),
+                Err(err) => assert!(
+                    err.reason.contains(&format!("scheme \"{scheme}\"")),
+                    "{raw:?}: {err}"
+                ),
+            }
+        }
+        assert_eq!(norm("HTTPS://a.example/x"), "https://a.example/x");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Collector, CollectorError, Hit, SearchRequest};
 use crate::bundle::Source;
+use crate::evidence::normalize::{is_web_url, truncate_chars};
 
 /// Submitted-evidence settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,8 +92,8 @@ impl SubmittedEvidence {
     ///
     /// # Errors
     /// [`CollectorError::Io`] when the file is unreadable, [`CollectorError::BadSubmission`]
-    /// when it is not an array of submissions or when an item has an empty URL, snippet or
-    /// submitter.
+    /// when it is not an array of submissions, when an item has an empty URL, snippet or
+    /// submitter, or a URL that is not `http:` or `https:` (the reason names the item).
     pub async fn read(&self) -> Result<Vec<Submission>, CollectorError> {
         let (items, path) = match &self.origin {
             Origin::Items(items) => (items.clone(), PathBuf::from("<in memory>")),
@@ -124,6 +125,17 @@ impl SubmittedEvidence {
                 return Err(CollectorError::BadSubmission {
                     path,
                     reason: format!("item {i} has an empty {field}"),
+                });
+            }
+            // A participant cites the web: a `javascript:` or `data:` "source" is a script or
+            // an inline page, and `local:` names the node's own corpus.
+            if !is_web_url(&item.url) {
+                return Err(CollectorError::BadSubmission {
+                    path,
+                    reason: format!(
+                        "item {i} has a url that is not http(s): {:?}",
+                        truncate_chars(item.url.trim(), 100)
+                    ),
                 });
             }
         }
@@ -220,5 +232,31 @@ mod tests {
             collect("{}").await,
             Err(CollectorError::BadSubmission { .. })
         ));
+    }
+
+    #[tokio::test]
+    async fn a_url_that_is_not_http_is_rejected_naming_the_item() {
+        for url in [
+            "javascript:alert(1)",
+            "java\tscript:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "local:demo/council-minutes-2026-03-10.md",
+            "/relative/path",
+        ] {
+            let json = serde_json::json!([
+                {"url": "https://a.example/x", "snippet": "s", "submitter": "0x1"},
+                {"url": url, "snippet": "s", "submitter": "0x2"}
+            ])
+            .to_string();
+            let err = collect(&json)
+                .await
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(
+                err.contains("item 1 has a url that is not http(s)"),
+                "{url}: {err}"
+            );
+        }
     }
 }
