@@ -73,7 +73,7 @@ impl Default for BundleRules {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum DropReason {
-    /// The URL is not an absolute URL.
+    /// The URL is not an absolute http(s) URL (or `local:` of the node's own corpus).
     BadUrl {
         /// The parser's complaint.
         detail: String,
@@ -134,6 +134,22 @@ struct Group<'a> {
     members: Vec<&'a Hit>,
 }
 
+fn only_local_is_local(
+    url: String,
+    hit: &Hit,
+) -> Result<String, crate::evidence::normalize::UrlError> {
+    if hit.source != Source::Local && url.starts_with("local:") {
+        return Err(crate::evidence::normalize::UrlError {
+            reason: format!(
+                "scheme \"local\" is for the node's own corpus, not a {:?} hit",
+                hit.source
+            ),
+            url,
+        });
+    }
+    Ok(url)
+}
+
 /// Apply the bundle rules to every collector's hits.
 pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &BundleRules) -> Built {
     let mut dropped = Vec::new();
@@ -141,7 +157,9 @@ pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &Bundl
     let mut by_url: HashMap<String, usize> = HashMap::new();
 
     for hit in raw.iter().flat_map(|collector| collector.hits.iter()) {
-        let url = match normalize_url(&hit.url) {
+        // `local:` names a document of this node's own corpus: from anyone else (a search
+        // API, a submitter) it would pass off their text as the operator's corpus.
+        let url = match normalize_url(&hit.url).and_then(|url| only_local_is_local(url, hit)) {
             Ok(url) => url,
             Err(err) => {
                 dropped.push(Dropped {
@@ -626,6 +644,27 @@ mod tests {
         assert_eq!(urls(&built), ["https://e.example/ok"]);
         assert!(matches!(built.dropped[0].reason, DropReason::BadUrl { .. }));
         assert_eq!(built.dropped[1].reason, DropReason::EmptySnippet);
+    }
+
+    #[test]
+    fn only_the_local_corpus_may_cite_local_urls() {
+        let mut submitted = hit("local:corpus/ice.md", 0, None);
+        submitted.source = Source::Submitted;
+        let web = hit("local:corpus/sea.md", 1, None);
+        let mut own = hit("local:corpus/own.md", 2, None);
+        own.source = Source::Local;
+        let built = build(
+            &[collector("c", vec![submitted, web, own])],
+            None,
+            &BundleRules::default(),
+        );
+        assert_eq!(urls(&built), ["local:corpus/own.md"]);
+        for (dropped, source) in built.dropped.iter().zip(["Submitted", "Web"]) {
+            let DropReason::BadUrl { detail } = &dropped.reason else {
+                panic!("{dropped:?}");
+            };
+            assert!(detail.contains(source), "{detail}");
+        }
     }
 
     #[test]
