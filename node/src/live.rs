@@ -13,8 +13,9 @@
 //!   [`DEFAULT_MAX_BYTES`] of payload (a ballot carries a model's text, so event sizes are the
 //!   model server's choice, not ours). A reader that fell further behind (or resumes from an
 //!   id that is gone) is told to resync — reload what it shows — instead of being fed an
-//!   incomplete history. A connection holds at most one batch of events besides, and is
-//!   pulled at the pace its socket drains, so a slow browser costs no more than that.
+//!   incomplete history. A connection holds at most one batch of events besides
+//!   ([`MAX_BATCH_BYTES`]), and is pulled at the pace its socket drains, so a slow browser
+//!   costs no more than that.
 
 use std::{collections::VecDeque, sync::Mutex};
 
@@ -28,6 +29,9 @@ pub const DEFAULT_CAPACITY: usize = 4096;
 /// Payload bytes kept for readers, whatever the events' sizes: the newest event is always
 /// kept, older ones are dropped (readers behind them resync) while the total is over this.
 pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// Payload bytes handed to one reader per call of [`LiveEvents::since`] (one event at least).
+pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
 /// One published event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,9 +129,10 @@ impl LiveEvents {
         Some(id)
     }
 
-    /// The events after `last_seen` (0 = from the start of the buffer), at most `max`.
-    /// `last_seen` comes from a client's `Last-Event-ID`: any `u64` is answered, one beyond
-    /// the latest event with nothing.
+    /// The events after `last_seen` (0 = from the start of the buffer), at most `max` and
+    /// at most [`MAX_BATCH_BYTES`] of payload (one event at least), so what one connection
+    /// holds while its client reads is bounded. `last_seen` comes from a client's
+    /// `Last-Event-ID`: any `u64` is answered, one beyond the latest event with nothing.
     pub fn since(&self, last_seen: u64, max: usize) -> Since {
         let buffer = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
         let Some(oldest) = buffer.events.front().map(|e| e.id) else {
@@ -138,7 +143,20 @@ impl LiveEvents {
             return Since::Resync { oldest };
         }
         let skip = usize::try_from(next.saturating_sub(oldest)).unwrap_or(usize::MAX);
-        Since::Events(buffer.events.iter().skip(skip).take(max).cloned().collect())
+        let mut bytes = 0usize;
+        let batch = buffer
+            .events
+            .iter()
+            .skip(skip)
+            .take(max)
+            .take_while(|e| {
+                let first = bytes == 0;
+                bytes = bytes.saturating_add(e.data.len().max(1));
+                first || bytes <= MAX_BATCH_BYTES
+            })
+            .cloned()
+            .collect();
+        Since::Events(batch)
     }
 
     /// The id of the latest event (0 = none).
@@ -229,6 +247,21 @@ mod tests {
         assert_eq!(log.publish("ballot", &1), Some(12));
         assert_eq!(ids(log.since(11, 100)), vec![12]);
         assert_eq!(log.since(10, 100), Since::Resync { oldest: 12 });
+    }
+
+    #[test]
+    fn a_batch_is_bounded_in_bytes() {
+        let log = LiveEvents::default();
+        let chunk = "z".repeat(MAX_BATCH_BYTES / 3);
+        for _ in 0..5 {
+            log.publish("ballot", &chunk);
+        }
+        // Each payload is a third of the batch plus two quotes: two fit.
+        assert_eq!(ids(log.since(0, 100)), vec![1, 2]);
+        assert_eq!(ids(log.since(2, 100)), vec![3, 4]);
+        let huge = "h".repeat(MAX_BATCH_BYTES * 2);
+        log.publish("ballot", &huge);
+        assert_eq!(ids(log.since(5, 100)), vec![6], "one event at least");
     }
 
     #[tokio::test]
