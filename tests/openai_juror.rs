@@ -426,3 +426,26 @@ async fn a_server_echoing_the_key_never_gets_it_into_errors_or_answers() {
     let answer = client.chat(&request("ok")).await.unwrap();
     assert_eq!(answer.content, "you sent Bearer ***");
 }
+
+#[tokio::test]
+async fn a_server_naming_itself_at_length_is_cut_short() {
+    let (_double, url) = serve_with(|_, _| completion(&json!("m".repeat(100_000)), "ok")).await;
+    let client = OpenAiChat::with_api_key(config(url), None).unwrap();
+    let answer = client
+        .chat(&veritas::llm::ChatRequest {
+            system: "s".into(),
+            user: "u".into(),
+            json_schema: None,
+            temperature: 0.8,
+            max_tokens: 10,
+            seed: None,
+        })
+        .await
+        .unwrap();
+    assert_eq!(answer.content, "ok");
+    assert_eq!(
+        answer.model,
+        "m".repeat(200),
+        "the model name goes into every ballot"
+    );
+}

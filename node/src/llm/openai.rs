@@ -33,6 +33,9 @@ use crate::{
 /// Longest server error body kept in an error, in characters.
 const BODY_EXCERPT: usize = 300;
 
+/// Longest model name kept from an answer, in characters (it is written into every ballot).
+const MODEL_NAME_CHARS: usize = 200;
+
 /// One OpenAI-compatible model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -295,7 +298,11 @@ impl OpenAiChat {
             + completion_tokens as f64 * self.config.price_completion_per_million / 1e6;
         Ok(ChatResponse {
             content: self.scrub(content),
-            model: self.scrub(value["model"].as_str().unwrap_or(&self.config.model)),
+            model: self
+                .scrub(value["model"].as_str().unwrap_or(&self.config.model))
+                .chars()
+                .take(MODEL_NAME_CHARS)
+                .collect(),
             prompt_tokens,
             completion_tokens,
             cost_usd,
