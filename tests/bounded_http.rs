@@ -1,8 +1,8 @@
-//! Hostile HTTP answers to the model client and the search collector: each fails that call
-//! with a clear error, without a panic, in bounded memory.
+//! Hostile HTTP answers to the model client, the search collector and the JSON-RPC provider:
+//! each fails that call with a clear error, without a panic, in bounded memory.
 //!
-//! The server is an in-process axum server on 127.0.0.1:0; it is neither a model server nor
-//! Tavily: whatever it is asked, it answers the one hostile reply the test chose — a
+//! The server is an in-process axum server on 127.0.0.1:0; it is neither a model server, nor
+//! Tavily, nor an Ethereum node: whatever it is asked, it answers the one hostile reply the test chose — a
 //! `Content-Length` of 1 GB with a body that never comes, a chunked body that does not end, or
 //! a 429 whose `Retry-After` no `Duration` can hold. Memory is measured, not assumed: a
 //! counting allocator records the peak of live heap bytes allocated by the test's thread
@@ -19,6 +19,7 @@ use axum::body::Body;
 use axum::http::{StatusCode, header};
 use axum::response::Response;
 use futures::StreamExt as _;
+use veritas::chain::{ChainError, connect, rpc_http::MAX_RPC_BODY_BYTES};
 use veritas::evidence::collectors::{CollectorError, TavilyCollector, TavilyConfig};
 use veritas::http_limits::MAX_BODY_BYTES;
 use veritas::llm::openai::{OpenAiChat, OpenAiConfig};
@@ -269,4 +270,33 @@ async fn a_retry_after_no_duration_holds_is_capped_or_refused_without_a_panic() 
         );
         assert_eq!(requests.load(Ordering::Relaxed), 4, "{value}: retried once");
     }
+}
+
+/// The provider the node builds (`chain::connect`), asking a hostile endpoint for the block
+/// number: an answer over the limit is an HTTP 413, which the watcher takes as "range too
+/// large" and halves its `eth_getLogs` range on.
+async fn block_number(url: &str) -> (ChainError, usize) {
+    use alloy::providers::Provider as _;
+    let provider = connect(url, Duration::from_secs(30)).unwrap();
+    let (answer, peak) = peak_during(provider.get_block_number()).await;
+    let err = ChainError::rpc("eth_blockNumber", answer.expect_err("a hostile answer"));
+    (err, peak)
+}
+
+#[tokio::test]
+async fn an_oversized_json_rpc_answer_fails_that_call_as_a_range_refusal() {
+    let rpc_over_limit = |e: &ChainError| {
+        e.to_string()
+            .contains(&format!("response body over {MAX_RPC_BODY_BYTES} bytes"))
+    };
+    let (url, _) = serve(Hostile::ClaimsAGigabyte).await;
+    let (err, peak) = block_number(&url).await;
+    assert!(rpc_over_limit(&err) && err.is_range_refusal(), "{err}");
+    assert!(peak < MEMORY_BUDGET, "{peak} bytes");
+
+    let (url, requests) = serve(Hostile::Endless(200)).await;
+    let (err, peak) = block_number(&url).await;
+    assert!(peak < 3 * MAX_RPC_BODY_BYTES, "{peak} bytes");
+    assert!(rpc_over_limit(&err) && err.is_range_refusal(), "{err}");
+    assert_eq!(requests.load(Ordering::Relaxed), 1, "not retried");
 }
