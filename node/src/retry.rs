@@ -80,6 +80,15 @@ pub fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
     Some(wait.min(MAX_RETRY_AFTER))
 }
 
+/// The `Retry-After` of an HTTP answer, read by [`parse_retry_after`] as of now; `None` when
+/// absent, not text, or unreadable.
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| parse_retry_after(v, Utc::now()))
+}
+
 /// `digits[.digits]` as a duration; more seconds than a `u64` holds saturate (the caller caps
 /// the result anyway), fractions beyond nanoseconds are cut.
 fn delay_seconds(value: &str) -> Option<Duration> {

@@ -10,7 +10,7 @@
 //! [`super::ChainError::is_range_refusal`] counts as the RPC refusing an `eth_getLogs` range:
 //! the watcher halves its range and tries again, so a range of legitimately large logs still
 //! goes through in smaller pieces, and anything else fails that call only. `Retry-After` is
-//! read by [`parse_retry_after`] (capped; alloy's own reader has no cap of its own but its
+//! read by [`retry_after`] (capped; alloy's own reader has no cap of its own but its
 //! retry layer clamps hints to 5 minutes).
 
 use std::task::{Context, Poll};
@@ -19,7 +19,7 @@ use alloy::rpc::json_rpc::{RequestPacket, ResponsePacket};
 use alloy::transports::{TransportError, TransportErrorKind, TransportFut};
 
 use crate::http_limits::{BodyError, read_body};
-use crate::retry::parse_retry_after;
+use crate::retry::retry_after;
 
 /// Largest JSON-RPC answer read. A block's logs are at most a few MB of data (gas bounds
 /// them), twice that as JSON hex; 64 MiB leaves room for a range of busy blocks, and the
@@ -54,11 +54,7 @@ impl BoundedHttp {
             .await
             .map_err(TransportErrorKind::custom)?;
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
+        let retry_after = retry_after(response.headers());
         let body = match read_body(response, self.limit).await {
             Ok(body) => body,
             Err(e @ BodyError::TooLarge { .. }) => {

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
 use crate::{
     http_limits::{BodyError, MAX_BODY_BYTES, read_body},
-    retry::{Backoff, parse_retry_after},
+    retry::{Backoff, retry_after},
     secret::Secret,
 };
 
@@ -227,11 +227,7 @@ impl OpenAiChat {
         }
         let response = req.send().await.map_err(|e| (self.transport(e), None))?;
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
+        let retry_after = retry_after(response.headers());
         let text = match read_body(response, MAX_BODY_BYTES).await {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(BodyError::Read(e)) => return Err((self.transport(e), None)),

@@ -15,7 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
-use reqwest::header::{AUTHORIZATION, RETRY_AFTER};
+use reqwest::header::AUTHORIZATION;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -24,7 +24,7 @@ use crate::bundle::Source;
 use crate::evidence::normalize::truncate_chars;
 use crate::evidence::text;
 use crate::http_limits::{BodyError, MAX_BODY_BYTES, read_body};
-use crate::retry::{Backoff, parse_retry_after};
+use crate::retry::{Backoff, retry_after};
 use crate::secret::Secret;
 
 const SERVICE: &str = "tavily";
@@ -201,14 +201,9 @@ impl TavilyCollector {
             });
         }
         if status == StatusCode::TOO_MANY_REQUESTS {
-            let retry_after = response
-                .headers()
-                .get(RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| parse_retry_after(v, Utc::now()));
             return Err(CollectorError::RateLimited {
                 service: SERVICE.to_owned(),
-                retry_after,
+                retry_after: retry_after(response.headers()),
             });
         }
         let text = match read_body(response, MAX_BODY_BYTES).await {
