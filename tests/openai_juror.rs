@@ -104,6 +104,18 @@ fn one_juror_committee(cfg: OpenAiConfig, iterations: u32) -> Committee {
     }
 }
 
+/// A free-text request (no schema) with `user` as its prompt.
+fn plain(user: &str) -> veritas::llm::ChatRequest {
+    veritas::llm::ChatRequest {
+        system: "s".into(),
+        user: user.into(),
+        json_schema: None,
+        temperature: 0.8,
+        max_tokens: 10,
+        seed: None,
+    }
+}
+
 fn juror(client: OpenAiChat) -> ChatJuror {
     let (t, m) = (client.config().temperature, client.config().max_tokens);
     ChatJuror::new(Arc::new(client), t, m)
@@ -147,17 +159,7 @@ async fn rate_limit_retry_after_is_honoured() {
     let (double, url) = serve(vec![Reply::Status(429, "slow down", Some("1"))]).await;
     let client = OpenAiChat::with_api_key(config(url), None).unwrap();
     let started = Instant::now();
-    let response = client
-        .chat(&veritas::llm::ChatRequest {
-            system: "s".into(),
-            user: "u".into(),
-            json_schema: None,
-            temperature: 0.8,
-            max_tokens: 10,
-            seed: None,
-        })
-        .await
-        .unwrap();
+    let response = client.chat(&plain("u")).await.unwrap();
     assert!(response.content.contains("NO"));
     let requests = double.requests.lock().unwrap();
     assert_eq!(requests.len(), 2);
@@ -412,17 +414,22 @@ async fn a_server_echoing_the_key_never_gets_it_into_errors_or_answers() {
     })
     .await;
     let client = OpenAiChat::with_api_key(config(url), Some("sk-echo-SECRET-1234".into())).unwrap();
-    let request = |user: &str| veritas::llm::ChatRequest {
-        system: "s".into(),
-        user: user.into(),
-        json_schema: None,
-        temperature: 0.8,
-        max_tokens: 10,
-        seed: None,
-    };
-    let err = client.chat(&request("fail")).await.unwrap_err().to_string();
+    let err = client.chat(&plain("fail")).await.unwrap_err().to_string();
     assert!(err.contains("bad key Bearer ***"), "{err}");
     assert!(!err.contains("SECRET"), "{err}");
-    let answer = client.chat(&request("ok")).await.unwrap();
+    let answer = client.chat(&plain("ok")).await.unwrap();
     assert_eq!(answer.content, "you sent Bearer ***");
+}
+
+#[tokio::test]
+async fn a_server_naming_itself_at_length_is_cut_short() {
+    let (_double, url) = serve_with(|_, _| completion(&json!("m".repeat(100_000)), "ok")).await;
+    let client = OpenAiChat::with_api_key(config(url), None).unwrap();
+    let answer = client.chat(&plain("u")).await.unwrap();
+    assert_eq!(answer.content, "ok");
+    assert_eq!(
+        answer.model,
+        "m".repeat(200),
+        "the model name goes into every ballot"
+    );
 }

@@ -293,3 +293,32 @@ async fn an_error_page_echoing_the_key_does_not_leak_it() {
     );
     assert!(!text.contains(KEY), "{text}");
 }
+
+#[tokio::test]
+async fn hostile_result_fields_are_bounded_and_inert() {
+    use veritas::evidence::text::{MAX_SNIPPET_CHARS, MAX_TITLE_CHARS, MAX_URL_BYTES};
+    // 2,048 bytes of control characters and bidi overrides around each field's text.
+    let noise = "\u{202E}\u{2066}\u{2069}\u{202A}\u{0}\u{1b}\u{7}\u{7f}".repeat(128);
+    assert_eq!(noise.len(), 2048);
+    let long_url = format!("https://ledger.example/{}", "a".repeat(MAX_URL_BYTES));
+    let (url, _script) = double(vec![Answer::Results(json!([
+        {"title": format!("{noise}Council{noise}"), "url": "https://ledger.example/a",
+         "content": format!("{noise}voted\n6–3{noise}")},
+        {"title": "t".repeat(50_000), "url": long_url, "content": "x"},
+        {"title": "T".repeat(50_000), "url": "https://ledger.example/b",
+         "content": "word ".repeat(50_000), "published_date": "2".repeat(10_000)},
+    ]))])
+    .await;
+    let hits = match client(&url).search("q", None).await {
+        Ok(h) => h,
+        Err(err) => panic!("{err}"),
+    };
+    assert_eq!(hits.len(), 2, "the result with an overlong URL is left out");
+    assert_eq!(hits[0].title, "Council");
+    assert_eq!(hits[0].snippet, "voted 6–3");
+    assert_eq!(hits[1].url, "https://ledger.example/b");
+    assert_eq!(hits[1].rank, 2, "the rank is Tavily's");
+    assert_eq!(hits[1].title.chars().count(), MAX_TITLE_CHARS);
+    assert_eq!(hits[1].snippet.chars().count(), MAX_SNIPPET_CHARS);
+    assert_eq!(hits[1].published_at.as_deref().map(str::len), Some(64));
+}

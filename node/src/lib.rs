@@ -30,6 +30,7 @@
 //! - [`live`]: the ordered, bounded log of live events (status changes, ballots, reports).
 //! - [`web`]: the live committee view at `/` and its server-sent event stream.
 //! - [`retry`]: the one backoff policy (full jitter, `Retry-After`) of every client and loop.
+//! - [`http_limits`]: the one bounded reader of HTTP answer bodies (model server, search API).
 //! - [`secret`]: the one secret type (keys and passwords that never print).
 //! - [`cli`]: one file per `veritas` subcommand; nothing outside it imports from it.
 //! - [`crashpoint`]: test-only self-SIGKILL at named pipeline points (debug builds only).
@@ -47,6 +48,7 @@ pub mod config;
 pub mod crashpoint;
 pub mod daemon;
 pub mod evidence;
+pub mod http_limits;
 pub mod jury;
 pub mod live;
 pub mod llm;

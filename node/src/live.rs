@@ -9,9 +9,13 @@
 //!   connection reads from the buffer at its own pace.
 //! - **Ordered ids, resumable.** Every event gets the next id (1, 2, ...). A reconnecting
 //!   browser sends `Last-Event-ID` and gets exactly the events after it.
-//! - **Bounded.** The buffer keeps the last [`DEFAULT_CAPACITY`] events. A reader that fell
-//!   further behind (or resumes from an id that is gone) is told to resync — reload what it
-//!   shows — instead of being fed an incomplete history.
+//! - **Bounded.** The buffer keeps the last [`DEFAULT_CAPACITY`] events and at most
+//!   [`DEFAULT_MAX_BYTES`] of payload (a ballot carries a model's text, so event sizes are the
+//!   model server's choice, not ours). A reader that fell further behind (or resumes from an
+//!   id that is gone) is told to resync — reload what it shows — instead of being fed an
+//!   incomplete history. A connection holds at most one batch of events besides
+//!   ([`MAX_BATCH_BYTES`]), and is pulled at the pace its socket drains, so a slow browser
+//!   costs no more than that.
 
 use std::{collections::VecDeque, sync::Mutex};
 
@@ -21,6 +25,13 @@ use tokio::sync::watch;
 /// Events kept for readers that are behind or reconnecting (about a minute of a busy node's
 /// ballots; each event is a few hundred bytes, so this is a few MB at most).
 pub const DEFAULT_CAPACITY: usize = 4096;
+
+/// Payload bytes kept for readers, whatever the events' sizes: the newest event is always
+/// kept, older ones are dropped (readers behind them resync) while the total is over this.
+pub const DEFAULT_MAX_BYTES: usize = 16 * 1024 * 1024;
+
+/// Payload bytes handed to one reader per call of [`LiveEvents::since`] (one event at least).
+pub const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
 /// One published event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,10 +59,18 @@ pub enum Since {
 /// The node's event log (see the module docs).
 #[derive(Debug)]
 pub struct LiveEvents {
-    buffer: Mutex<VecDeque<LiveEvent>>,
+    buffer: Mutex<Buffer>,
     capacity: usize,
+    max_bytes: usize,
     /// The id of the latest event (0 = none yet); readers wait on its changes.
     latest: watch::Sender<u64>,
+}
+
+/// The buffered events and the sum of their payload sizes.
+#[derive(Debug, Default)]
+struct Buffer {
+    events: VecDeque<LiveEvent>,
+    bytes: usize,
 }
 
 impl Default for LiveEvents {
@@ -61,11 +80,21 @@ impl Default for LiveEvents {
 }
 
 impl LiveEvents {
-    /// A log keeping the last `capacity` events (at least 1).
+    /// A log keeping the last `capacity` events (at least 1), [`DEFAULT_MAX_BYTES`] at most.
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::with_limits(capacity, DEFAULT_MAX_BYTES)
+    }
+
+    /// A log keeping the last `capacity` events (at least 1) and, of those, as many of the
+    /// newest as fit in `max_bytes` of payload (the newest one always).
+    pub fn with_limits(capacity: usize, max_bytes: usize) -> Self {
         Self {
-            buffer: Mutex::new(VecDeque::with_capacity(capacity.clamp(1, 1024))),
+            buffer: Mutex::new(Buffer {
+                events: VecDeque::with_capacity(capacity.clamp(1, 1024)),
+                bytes: 0,
+            }),
             capacity: capacity.max(1),
+            max_bytes,
             latest: watch::Sender::new(0),
         }
     }
@@ -83,28 +112,51 @@ impl LiveEvents {
         // A poisoned lock only means another publisher panicked mid-push; the deque is intact.
         let mut buffer = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
         let id = buffer
+            .events
             .back()
             .map_or(*self.latest.borrow() + 1, |e| e.id + 1);
-        buffer.push_back(LiveEvent { id, kind, data });
-        while buffer.len() > self.capacity {
-            buffer.pop_front();
+        buffer.bytes += data.len();
+        buffer.events.push_back(LiveEvent { id, kind, data });
+        while buffer.events.len() > self.capacity
+            || (buffer.bytes > self.max_bytes && buffer.events.len() > 1)
+        {
+            if let Some(old) = buffer.events.pop_front() {
+                buffer.bytes -= old.data.len();
+            }
         }
         drop(buffer);
         self.latest.send_replace(id);
         Some(id)
     }
 
-    /// The events after `last_seen` (0 = from the start of the buffer), at most `max`.
+    /// The events after `last_seen` (0 = from the start of the buffer), at most `max` and
+    /// at most [`MAX_BATCH_BYTES`] of payload (one event at least), so what one connection
+    /// holds while its client reads is bounded. `last_seen` comes from a client's
+    /// `Last-Event-ID`: any `u64` is answered, one beyond the latest event with nothing.
     pub fn since(&self, last_seen: u64, max: usize) -> Since {
         let buffer = self.buffer.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(oldest) = buffer.front().map(|e| e.id) else {
+        let Some(oldest) = buffer.events.front().map(|e| e.id) else {
             return Since::Events(Vec::new());
         };
-        if last_seen + 1 < oldest && last_seen != 0 {
+        let next = last_seen.saturating_add(1);
+        if next < oldest && last_seen != 0 {
             return Since::Resync { oldest };
         }
-        let skip = (last_seen + 1).saturating_sub(oldest) as usize;
-        Since::Events(buffer.iter().skip(skip).take(max).cloned().collect())
+        let skip = usize::try_from(next.saturating_sub(oldest)).unwrap_or(usize::MAX);
+        let mut bytes = 0usize;
+        let batch = buffer
+            .events
+            .iter()
+            .skip(skip)
+            .take(max)
+            .take_while(|e| {
+                let first = bytes == 0;
+                bytes = bytes.saturating_add(e.data.len().max(1));
+                first || bytes <= MAX_BATCH_BYTES
+            })
+            .cloned()
+            .collect();
+        Since::Events(batch)
     }
 
     /// The id of the latest event (0 = none).
@@ -154,6 +206,62 @@ mod tests {
         assert_eq!(log.since(2, 100), Since::Resync { oldest: 8 });
         // A new reader (no id) starts at the oldest buffered event.
         assert_eq!(ids(log.since(0, 100)), vec![8, 9, 10]);
+    }
+
+    #[test]
+    fn any_last_event_id_is_answered() {
+        let log = LiveEvents::with_capacity(3);
+        for i in 0..5 {
+            log.publish("ballot", &i);
+        }
+        // A client's `Last-Event-ID` is any u64 it likes.
+        assert_eq!(log.since(u64::MAX, 100), Since::Events(Vec::new()));
+        assert_eq!(log.since(u64::MAX - 1, 100), Since::Events(Vec::new()));
+        assert_eq!(log.since(1_000, 100), Since::Events(Vec::new()));
+    }
+
+    #[test]
+    fn the_buffer_is_bounded_in_bytes_whatever_the_event_sizes() {
+        let log = LiveEvents::with_limits(1000, 10_000);
+        let big = "x".repeat(3_000);
+        for _ in 0..10 {
+            log.publish("ballot", &big);
+        }
+        let kept = match log.since(0, 1000) {
+            Since::Events(events) => events,
+            Since::Resync { oldest } => panic!("resync from {oldest}"),
+        };
+        // Each payload is 3,002 bytes (a JSON string): three fit in 10,000.
+        assert_eq!(
+            kept.iter().map(|e| e.id).collect::<Vec<_>>(),
+            vec![8, 9, 10]
+        );
+        assert!(kept.iter().map(|e| e.data.len()).sum::<usize>() <= 10_000);
+        assert_eq!(log.since(2, 100), Since::Resync { oldest: 8 });
+        // One event larger than the whole budget is still delivered, alone.
+        let huge = "y".repeat(20_000);
+        assert_eq!(log.publish("ballot", &huge), Some(11));
+        assert_eq!(ids(log.since(10, 100)), vec![11]);
+        assert_eq!(log.since(9, 100), Since::Resync { oldest: 11 });
+        // The next event pushes it out: the total would be over the budget.
+        assert_eq!(log.publish("ballot", &1), Some(12));
+        assert_eq!(ids(log.since(11, 100)), vec![12]);
+        assert_eq!(log.since(10, 100), Since::Resync { oldest: 12 });
+    }
+
+    #[test]
+    fn a_batch_is_bounded_in_bytes() {
+        let log = LiveEvents::default();
+        let chunk = "z".repeat(MAX_BATCH_BYTES / 3);
+        for _ in 0..5 {
+            log.publish("ballot", &chunk);
+        }
+        // Each payload is a third of the batch plus two quotes: two fit.
+        assert_eq!(ids(log.since(0, 100)), vec![1, 2]);
+        assert_eq!(ids(log.since(2, 100)), vec![3, 4]);
+        let huge = "h".repeat(MAX_BATCH_BYTES * 2);
+        log.publish("ballot", &huge);
+        assert_eq!(ids(log.since(5, 100)), vec![6], "one event at least");
     }
 
     #[tokio::test]

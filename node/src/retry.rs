@@ -50,17 +50,64 @@ impl Backoff {
     }
 }
 
-/// Read a `Retry-After` header value: delay-seconds (fractions accepted, as some servers send
-/// them) or an HTTP date (RFC 9110 §10.2.3), relative to `now`. `None` when unreadable.
+/// The longest wait a server's `Retry-After` can ask for. Each client also caps its waits at
+/// its own `max_backoff`; this bound holds whatever a configuration says, so a server cannot
+/// park a call for a day.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(5 * 60);
+
+/// The longest `Retry-After` value read, in bytes. An HTTP date is 29 bytes; anything much
+/// longer is not a value a server means.
+const MAX_RETRY_AFTER_LEN: usize = 64;
+
+/// Read a `Retry-After` header value: delay-seconds (digits, with a fraction accepted as some
+/// servers send one) or an HTTP date (RFC 9110 §10.2.3), relative to `now`; at most
+/// [`MAX_RETRY_AFTER`]. `None` when unreadable: empty, longer than 64 bytes, negative, signed,
+/// exponent notation, `inf`/`NaN`, or any other text. Never panics, whatever the header says.
 pub fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
     let value = value.trim();
-    if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+    if value.is_empty() || value.len() > MAX_RETRY_AFTER_LEN {
+        return None;
     }
-    let at = DateTime::parse_from_rfc2822(value)
-        .ok()?
-        .with_timezone(&Utc);
-    Some((at - now).to_std().unwrap_or(Duration::ZERO))
+    let wait = match delay_seconds(value) {
+        Some(wait) => wait,
+        None => {
+            let at = DateTime::parse_from_rfc2822(value)
+                .ok()?
+                .with_timezone(&Utc);
+            (at - now).to_std().unwrap_or(Duration::ZERO)
+        }
+    };
+    Some(wait.min(MAX_RETRY_AFTER))
+}
+
+/// The `Retry-After` of an HTTP answer, read by [`parse_retry_after`] as of now; `None` when
+/// absent, not text, or unreadable.
+pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    headers
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| parse_retry_after(v, Utc::now()))
+}
+
+/// `digits[.digits]` as a duration; more seconds than a `u64` holds saturate (the caller caps
+/// the result anyway), fractions beyond nanoseconds are cut.
+fn delay_seconds(value: &str) -> Option<Duration> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (whole, fraction) = match value.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (value, None),
+    };
+    if !digits(whole) || fraction.is_some_and(|f| !digits(f)) {
+        return None;
+    }
+    // All digits: parsing fails only on overflow.
+    let seconds = whole.parse::<u64>().unwrap_or(u64::MAX);
+    let nanos = fraction.map_or(0, |f| {
+        let nine: String = f.chars().chain(std::iter::repeat('0')).take(9).collect();
+        nine.parse::<u32>().unwrap_or(0)
+    });
+    // `nanos` < 10^9, so `Duration::new` cannot carry into (and overflow) the seconds.
+    Some(Duration::new(seconds, nanos))
 }
 
 #[cfg(test)]
@@ -118,5 +165,64 @@ mod tests {
         );
         assert_eq!(parse_retry_after("soon", now), None);
         assert_eq!(parse_retry_after("-3", now), None);
+    }
+
+    #[test]
+    fn hostile_retry_after_values_are_capped_or_refused() {
+        let now = Utc::now();
+        // Huge delays are capped: more than an f64 `Duration` holds (it panicked), more
+        // than a u64 holds, and a date in the year 9999.
+        for huge in [
+            "99999999999999999999",
+            "18446744073709551616",
+            "20000000000000000000.5",
+            "Fri, 31 Dec 9999 23:59:59 GMT",
+        ] {
+            assert_eq!(
+                parse_retry_after(huge, now),
+                Some(MAX_RETRY_AFTER),
+                "{huge}"
+            );
+        }
+        // Not delay-seconds nor a date.
+        for bad in [
+            "1e300", "-1", "+5", "inf", "NaN", "-0", "", "   ", "1.", ".5", "5 5", "0x10",
+            "١٢", // Arabic-Indic digits are not ASCII digits
+        ] {
+            assert_eq!(parse_retry_after(bad, now), None, "{bad:?}");
+        }
+        let long = format!("{}1", "0".repeat(MAX_RETRY_AFTER_LEN));
+        assert_eq!(parse_retry_after(&long, now), None, "overlong");
+        assert_eq!(
+            parse_retry_after("1.0000000019", now),
+            Some(Duration::new(1, 1))
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever the header holds: no panic, never above the cap, and delay-seconds that
+        /// fit are read exactly.
+        #[test]
+        fn retry_after_never_panics_nor_exceeds_the_cap(value in ".{0,80}", secs in 0u64..600) {
+            let now = Utc::now();
+            if let Some(wait) = parse_retry_after(&value, now) {
+                proptest::prop_assert!(wait <= MAX_RETRY_AFTER);
+            }
+            proptest::prop_assert_eq!(
+                parse_retry_after(&secs.to_string(), now),
+                Some(Duration::from_secs(secs).min(MAX_RETRY_AFTER))
+            );
+        }
+
+        /// Numbers of any size and shape, as text.
+        #[test]
+        fn numeric_retry_after_is_bounded(x in proptest::num::f64::ANY, digits in "[0-9]{1,40}(\\.[0-9]{0,20})?") {
+            let now = Utc::now();
+            for value in [x.to_string(), format!("{x:e}"), digits] {
+                if let Some(wait) = parse_retry_after(&value, now) {
+                    proptest::prop_assert!(wait <= MAX_RETRY_AFTER, "{value}");
+                }
+            }
+        }
     }
 }

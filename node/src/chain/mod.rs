@@ -7,6 +7,7 @@
 //! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
 //! - [`reader`]: one question's views and events as of one block (`veritas verdict`, `veritas
 //!   audit --question`), and an account's unpaid credits.
+//! - [`rpc_http`]: the HTTP JSON-RPC transport, with each answer's size bounded.
 //! - [`poster`]: sends the operator's `submitReport` exactly once per question (checks the chain first,
 //!   records each signed transaction before broadcasting it, waits for the receipt).
 //!
@@ -18,6 +19,7 @@ pub mod events;
 pub mod evidence_chain;
 pub mod poster;
 pub mod reader;
+pub mod rpc_http;
 pub mod watcher;
 
 use std::time::Duration;
@@ -57,15 +59,16 @@ const RPC_RETRY_DELAY_MS: u64 = 100;
 /// codes), 502/503/504 and connection errors are retried [`RPC_RETRIES`] times after
 /// [`RPC_RETRY_DELAY_MS`] ms, so one dropped answer does not fail a whole job attempt. What is
 /// still failing after that reaches the caller as a [`ChainError`], and the job-level retry
-/// with backoff (the daemon's scheduler) takes over.
+/// with backoff (the daemon's scheduler) takes over. Answers are read by
+/// [`rpc_http::BoundedHttp`]: at most [`rpc_http::MAX_RPC_BODY_BYTES`] each, within `timeout`.
 ///
 /// # Errors
 /// [`ChainError::Config`] for a bad URL or HTTP client setup.
 pub fn connect(rpc_url: &str, timeout: Duration) -> Result<ChainProvider, ChainError> {
     use alloy::transports::{
         TransportError,
-        http::Http,
         layers::{RateLimitRetryPolicy, RetryBackoffLayer},
+        utils::guess_local_url,
     };
     let url: reqwest::Url = rpc_url
         .parse()
@@ -86,8 +89,8 @@ pub fn connect(rpc_url: &str, timeout: Duration) -> Result<ChainProvider, ChainE
     // The compute-unit budget is the provider's business; a high figure turns that wait off.
     let retry =
         RetryBackoffLayer::new_with_policy(RPC_RETRIES, RPC_RETRY_DELAY_MS, 1_000_000, policy);
-    let transport = Http::with_client(http, url);
-    let is_local = transport.guess_local();
+    let is_local = guess_local_url(url.as_str());
+    let transport = rpc_http::BoundedHttp::new(http, url, rpc_http::MAX_RPC_BODY_BYTES);
     let client = alloy::rpc::client::ClientBuilder::default()
         .layer(retry)
         .transport(transport, is_local);

@@ -11,6 +11,8 @@
 //!   resolution time, rank, cap and trim — producing the items that are committed.
 //! - [`onchain`]: evidence submitted on-chain, offered to the bundle rules as one more
 //!   collector's hits, and each item's fate for the report.
+//! - [`text`]: each hit's fields bounded and stripped of control and bidi characters, applied
+//!   by every collector that reads text it does not control.
 //! - [`relevance`]: how much of the question each committed item speaks to (routing's
 //!   evidence-relevance floor; pure, recomputable from a report).
 //!
@@ -27,6 +29,7 @@ pub mod onchain;
 pub mod planner;
 pub mod relevance;
 pub mod terms;
+pub mod text;
 
 use chrono::{DateTime, Utc};
 use futures::future::join_all;

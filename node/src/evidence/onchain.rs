@@ -22,6 +22,7 @@ use crate::bundle::{EvidenceItem, Source};
 use crate::evidence::bundle_rules::{DropReason, Dropped};
 use crate::evidence::collectors::{CollectorHits, Hit};
 use crate::evidence::normalize::normalize_url;
+use crate::evidence::text;
 
 /// The name of the on-chain submissions' collector in the report's `search.raw_hits`.
 pub const COLLECTOR: &str = "onchain";
@@ -179,23 +180,33 @@ pub struct SubmissionsRecord {
     pub items: Vec<SubmissionEntry>,
 }
 
-/// The submissions as hits of the `onchain` collector (items that are not UTF-8 are left out:
-/// their fate is `not_utf8`). Rank = submission order, so earlier submissions rank first.
+/// The submissions as hits of the `onchain` collector, their text cleaned and bounded
+/// ([`text::clean_hit`]; the report's `submissions` keep the bytes as submitted, which the
+/// evidence hash chain is computed over). Items that are not UTF-8 (fate `not_utf8`) or whose
+/// URL is too long (fate `dropped`, `bad_url`) are left out. Rank = submission order, so
+/// earlier submissions rank first.
 pub fn collector_hits(submissions: &[ChainSubmission]) -> CollectorHits {
     let hits = submissions
         .iter()
         .filter(|s| s.encoding.is_utf8())
+        .filter_map(|s| {
+            text::clean_hit(Hit {
+                query: None,
+                rank: 0,
+                score: 0.0,
+                url: s.url.clone(),
+                title: s.title.clone(),
+                snippet: s.snippet.clone(),
+                published_at: None,
+                source: Source::Submitted,
+                submitter: Some(s.submitter.to_checksum(None)),
+            })
+            .ok()
+        })
         .enumerate()
-        .map(|(rank, s)| Hit {
-            query: None,
+        .map(|(rank, hit)| Hit {
             rank: u32::try_from(rank).unwrap_or(u32::MAX),
-            score: 0.0,
-            url: s.url.clone(),
-            title: s.title.clone(),
-            snippet: s.snippet.clone(),
-            published_at: None,
-            source: Source::Submitted,
-            submitter: Some(s.submitter.to_checksum(None)),
+            ..hit
         })
         .collect();
     CollectorHits {
@@ -239,6 +250,20 @@ fn fate(
     if !s.encoding.is_utf8() {
         return (Status::NotUtf8, None, None);
     }
+    // Not offered to the bundle rules (see `collector_hits`): the same outcome as an
+    // unreadable URL.
+    if let Err(err) = text::check_url(&s.url) {
+        return match dropped {
+            Some(_) => (
+                Status::Dropped,
+                None,
+                Some(DropReason::BadUrl {
+                    detail: err.to_string(),
+                }),
+            ),
+            None => (Status::NotConsidered, None, None),
+        };
+    }
     let url = match normalize_url(&s.url) {
         Ok(url) => url,
         Err(err) if dropped.is_some() => {
@@ -266,7 +291,11 @@ fn fate(
     let Some(dropped) = dropped else {
         return (Status::NotConsidered, None, None);
     };
-    if s.snippet.trim().is_empty() {
+    // The bundle rules saw the cleaned snippet.
+    if text::clean(&s.snippet, text::MAX_SNIPPET_CHARS)
+        .trim()
+        .is_empty()
+    {
         return (Status::Dropped, None, Some(DropReason::EmptySnippet));
     }
     match dropped.iter().find(|d| d.url == url) {
@@ -384,5 +413,68 @@ mod tests {
         );
         assert_eq!(json["status"], "not_considered");
         assert!(json.get("encoding").is_none());
+    }
+
+    #[test]
+    fn hostile_submissions_are_offered_cleaned_and_kept_raw_in_the_record() {
+        let hostile = "\u{202E}evil\u{0}\u{1b}[2J".repeat(2_048);
+        let long_url = format!("https://s.example/{}", "a".repeat(text::MAX_URL_BYTES));
+        let subs = vec![
+            ChainSubmission::from_bytes(
+                1,
+                Address::with_last_byte(1),
+                b"https://s.example/1",
+                hostile.as_bytes(),
+                hostile.as_bytes(),
+                B256::ZERO,
+                B256::ZERO,
+                1,
+                1,
+            ),
+            sub(2, &long_url),
+            ChainSubmission::from_bytes(
+                3,
+                Address::with_last_byte(3),
+                b"https://s.example/3",
+                b"T",
+                "\u{2066}\u{0}\n".as_bytes(),
+                B256::ZERO,
+                B256::ZERO,
+                1,
+                3,
+            ),
+        ];
+        let hits = collector_hits(&subs);
+        assert_eq!(hits.hits.len(), 2, "the overlong URL is not offered");
+        assert_eq!(hits.hits[1].rank, 1, "ranks stay contiguous");
+        let first = &hits.hits[0];
+        assert_eq!(first.title.chars().count(), text::MAX_TITLE_CHARS);
+        assert!(
+            first.snippet.starts_with("evil[2Jevil"),
+            "{}",
+            &first.snippet[..20]
+        );
+        assert!(!first.snippet.contains(['\u{202E}', '\u{0}', '\u{1b}']));
+        let built = build(&[hits], None, &BundleRules::default());
+        let rec = record(&subs, &built.items, Some(&built.dropped));
+        let statuses: Vec<Status> = rec.items.iter().map(|e| e.status).collect();
+        assert_eq!(
+            statuses,
+            [Status::Included, Status::Dropped, Status::Dropped]
+        );
+        assert_eq!(
+            rec.items[1].dropped,
+            Some(DropReason::BadUrl {
+                detail: format!(
+                    "URL over {} bytes ({} bytes)",
+                    text::MAX_URL_BYTES,
+                    long_url.len()
+                )
+            })
+        );
+        assert_eq!(rec.items[2].dropped, Some(DropReason::EmptySnippet));
+        // The record keeps what was submitted: the evidence hash chain is over those bytes.
+        assert_eq!(rec.items[0].submission.snippet, hostile);
+        assert!(!built.items[0].snippet.contains('\u{202E}'));
     }
 }

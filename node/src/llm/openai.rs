@@ -9,7 +9,10 @@
 //! (the prompt still asks for the JSON object). The juror validates every answer against the
 //! ballot schema whatever the mode, so a weaker mode costs failed ballots, never bad ones. Retrying lives here and only here: transport errors,
 //! timeouts, 429 and 5xx are retried with exponential backoff and full jitter, and a
-//! `Retry-After` header (seconds) is honoured when it asks for longer. The API key comes from
+//! `Retry-After` header is honoured when it asks for longer (never beyond `max_backoff`).
+//! Answers are bounded: at most [`MAX_BODY_BYTES`] of body (an answer over it fails that
+//! call, see [`crate::http_limits`]) within `timeout`, which covers the whole attempt from
+//! connecting to the body's last byte. The API key comes from
 //! an environment variable named in the configuration and never appears in logs, errors or
 //! `Debug` output.
 
@@ -22,12 +25,16 @@ use serde_json::{Value, json};
 
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
 use crate::{
-    retry::{Backoff, parse_retry_after},
+    http_limits::{BodyError, MAX_BODY_BYTES, read_body},
+    retry::{Backoff, retry_after},
     secret::Secret,
 };
 
 /// Longest server error body kept in an error, in characters.
 const BODY_EXCERPT: usize = 300;
+
+/// Longest model name kept from an answer, in characters (it is written into every ballot).
+const MODEL_NAME_CHARS: usize = 200;
 
 /// One OpenAI-compatible model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,7 +51,7 @@ pub struct OpenAiConfig {
     pub temperature: f32,
     /// Upper bound on generated tokens per ballot.
     pub max_tokens: u32,
-    /// Timeout of one HTTP attempt.
+    /// Timeout of one HTTP attempt, from connecting to the last byte of the answer.
     #[serde(with = "humantime_serde")]
     pub timeout: Duration,
     /// Retries after the first attempt.
@@ -220,15 +227,17 @@ impl OpenAiChat {
         }
         let response = req.send().await.map_err(|e| (self.transport(e), None))?;
         let status = response.status();
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
-        let text = response
-            .text()
-            .await
-            .map_err(|e| (self.transport(e), None))?;
+        let retry_after = retry_after(response.headers());
+        let text = match read_body(response, MAX_BODY_BYTES).await {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(BodyError::Read(e)) => return Err((self.transport(e), None)),
+            // An answer this large is not a ballot; sampling again would not shrink it.
+            Err(too_large) if status.is_success() => {
+                return Err((LlmError::Malformed(too_large.to_string()), None));
+            }
+            // An error status stays that error (retried if it is 429 or 5xx), its size as body.
+            Err(too_large) => too_large.to_string(),
+        };
         if !status.is_success() {
             let body: String = self.scrub(&text).chars().take(BODY_EXCERPT).collect();
             return Err((
@@ -285,7 +294,11 @@ impl OpenAiChat {
             + completion_tokens as f64 * self.config.price_completion_per_million / 1e6;
         Ok(ChatResponse {
             content: self.scrub(content),
-            model: self.scrub(value["model"].as_str().unwrap_or(&self.config.model)),
+            model: self
+                .scrub(value["model"].as_str().unwrap_or(&self.config.model))
+                .chars()
+                .take(MODEL_NAME_CHARS)
+                .collect(),
             prompt_tokens,
             completion_tokens,
             cost_usd,

@@ -41,6 +41,7 @@ use tantivy::{Index, IndexReader, TantivyDocument, Term, doc};
 use super::{Collector, CollectorError, Hit, SearchRequest};
 use crate::bundle::Source;
 use crate::evidence::terms::STOP_WORDS;
+use crate::evidence::text;
 
 /// File extensions read as documents.
 const EXTENSIONS: &[&str] = &["md", "markdown", "txt"];
@@ -326,7 +327,7 @@ impl Loaded {
             }
             seen_docs.push(d);
             let document = &self.documents[d];
-            hits.push(Hit {
+            let hit = Hit {
                 query: Some(query.to_owned()),
                 rank: u32::try_from(hits.len()).unwrap_or(u32::MAX),
                 score: f64::from(score),
@@ -336,7 +337,13 @@ impl Loaded {
                 published_at: document.published.clone(),
                 source: Source::Local,
                 submitter: None,
-            });
+            };
+            match text::clean_hit(hit) {
+                Ok(hit) => hits.push(hit),
+                Err(err) => {
+                    tracing::warn!(target: "veritas::evidence::local", path = %document.path, error = %err, "corpus document left out");
+                }
+            }
             if hits.len() == limit {
                 break;
             }

@@ -3,22 +3,28 @@
 //! The API key comes from an environment variable and lives only in the `Authorization`
 //! header: it is redacted from `Debug`, never logged, never put in errors. Retries live here
 //! and only here: timeouts, transport errors, 5xx and 429 are retried with exponential
-//! backoff (a 429's `Retry-After` wins over the backoff); 401/403 stop at once with an error
-//! that says to check the key.
+//! backoff (a 429's `Retry-After` wins over the backoff, up to `max_backoff`); 401/403 stop at
+//! once with an error that says to check the key.
+//!
+//! What the API answers is bounded: at most [`MAX_BODY_BYTES`] of body within `timeout` (the
+//! whole request, connecting to last byte; see [`crate::http_limits`]), and each result's URL,
+//! title and text are cleaned and capped by [`crate::evidence::text`] before they become hits.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
-use reqwest::header::{AUTHORIZATION, RETRY_AFTER};
+use reqwest::header::AUTHORIZATION;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{Collector, CollectorError, Hit, SearchRequest};
 use crate::bundle::Source;
 use crate::evidence::normalize::truncate_chars;
-use crate::retry::{Backoff, parse_retry_after};
+use crate::evidence::text;
+use crate::http_limits::{BodyError, MAX_BODY_BYTES, read_body};
+use crate::retry::{Backoff, retry_after};
 use crate::secret::Secret;
 
 const SERVICE: &str = "tavily";
@@ -39,7 +45,7 @@ pub struct TavilyConfig {
     pub search_depth: String,
     /// `general` or `news` (news results carry a publication date).
     pub topic: String,
-    /// Timeout of one HTTP request.
+    /// Timeout of one HTTP request, from connecting to the last byte of the answer.
     #[serde(with = "humantime_serde")]
     pub timeout: Duration,
     /// Attempts per query, the first included.
@@ -195,31 +201,34 @@ impl TavilyCollector {
             });
         }
         if status == StatusCode::TOO_MANY_REQUESTS {
-            let retry_after = response
-                .headers()
-                .get(RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| parse_retry_after(v, Utc::now()));
             return Err(CollectorError::RateLimited {
                 service: SERVICE.to_owned(),
-                retry_after,
+                retry_after: retry_after(response.headers()),
             });
         }
+        let text = match read_body(response, MAX_BODY_BYTES).await {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(BodyError::Read(err)) if status.is_success() => {
+                return Err(self.transport_error(&err));
+            }
+            // An error status stays that error, whatever became of its page.
+            Err(err) if !status.is_success() => err.to_string(),
+            Err(too_large) => {
+                return Err(CollectorError::Malformed {
+                    service: SERVICE.to_owned(),
+                    reason: too_large.to_string(),
+                });
+            }
+        };
         if !status.is_success() {
             // An error page that echoes the request must not carry the key into logs.
-            let body = self
-                .api_key
-                .scrub(&response.text().await.unwrap_or_default(), "<redacted>");
+            let body = self.api_key.scrub(&text, "<redacted>");
             return Err(CollectorError::Status {
                 service: SERVICE.to_owned(),
                 status: status.as_u16(),
                 body: truncate_chars(&body, 300),
             });
         }
-        let text = response
-            .text()
-            .await
-            .map_err(|err| self.transport_error(&err))?;
         tracing::trace!(target: "veritas::evidence::tavily", body = %text, "search response");
         let parsed: SearchResponse =
             serde_json::from_str(&text).map_err(|err| CollectorError::Malformed {
@@ -230,16 +239,21 @@ impl TavilyCollector {
             .results
             .into_iter()
             .enumerate()
-            .map(|(rank, result)| Hit {
-                query: Some(query.to_owned()),
-                rank: u32::try_from(rank).unwrap_or(u32::MAX),
-                score: result.score.unwrap_or(0.0),
-                url: result.url,
-                title: result.title,
-                snippet: result.content,
-                published_at: result.published_date,
-                source: Source::Web,
-                submitter: None,
+            .filter_map(|(rank, result)| {
+                let hit = Hit {
+                    query: Some(query.to_owned()),
+                    rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                    score: result.score.unwrap_or(0.0),
+                    url: result.url,
+                    title: result.title,
+                    snippet: result.content,
+                    published_at: result.published_date,
+                    source: Source::Web,
+                    submitter: None,
+                };
+                text::clean_hit(hit)
+                    .inspect_err(|err| tracing::warn!(target: "veritas::evidence::tavily", rank, error = %err, "search result left out"))
+                    .ok()
             })
             .collect())
     }
