@@ -233,6 +233,12 @@ const HOSTILE: &[(&str, &str, &str)] = &[
         "<svg onload=\"document.title='pwned:svg'\">Harbour lane",
         "<b onmouseover=\"document.title='pwned:hover'\">The harbour lane opened.</b>",
     ),
+    // Bidi overrides and control characters that would reorder or hide what the reader sees.
+    (
+        "https://bidi.example/invoice",
+        "\u{202E}fdp.exe\u{202C} harbour invoice \u{2066}x\u{2069}",
+        "\u{7}bell \u{1b}[31m escape \u{202D}override\u{202C} text",
+    ),
 ];
 
 /// Hostile evidence on-chain, then the question page in Chromium: nothing runs, the only links

@@ -7,7 +7,10 @@ const view = document.getElementById("view");
 const live = document.getElementById("live");
 const state = { questions: new Map(), current: null, detail: null };
 
-const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+// Text from the chain is anyone's: control characters and bidi overrides (which reorder what
+// the reader sees, as in "Trojan source") are dropped before escaping, tab and newline kept.
+const UNSEEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+const esc = (s) => String(s ?? "").replace(UNSEEN, "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 const pct = (p) => (p === null || p === undefined ? "–" : (100 * p).toFixed(1) + "%");
 const ago = (ms) => {
   if (!ms) return "–";

@@ -74,6 +74,10 @@ try {
   const bundleTitles = await page.locator("#evidence tbody a[href]").allTextContents();
   if (!bundleTitles.some((t) => t.includes("<svg onload="))) fail(`the hostile http(s) item is not a link with its title as text: ${bundleTitles.join(" | ")}`);
 
+  // Bidi overrides and control characters never reach what the reader sees.
+  const unseen = await page.evaluate(() => [...document.body.innerText].filter((c) => /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/.test(c)).map((c) => c.codePointAt(0).toString(16)));
+  if (unseen.length) fail(`control or bidi characters on the page: ${unseen.join(" ")}`);
+
   // (a) clicking every submitted item that is not a link does nothing.
   const before = page.url();
   const cells = page.locator("#submissions tbody tr td:nth-child(3)");

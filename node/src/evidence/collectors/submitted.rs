@@ -166,6 +166,12 @@ impl Collector for SubmittedEvidence {
                 source: Source::Submitted,
                 submitter: Some(item.submitter.trim().to_owned()),
             })
+            // Bounded and cleaned like every other collector's hits; an overlong URL is left out.
+            .filter_map(|hit| {
+                crate::evidence::text::clean_hit(hit)
+                    .map_err(|e| tracing::warn!(target: "veritas::evidence", error = %e, "submitted item left out"))
+                    .ok()
+            })
             .collect())
     }
 }
