@@ -258,7 +258,8 @@ async fn poster_batches_reports_and_treats_an_existing_verdict_as_done() {
 async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
     let chain = Chain::start(AnvilOptions::default()).await;
     let ids = chain.ask(&["Stuck?"]).await;
-    let (store, poster, dir) = setup_poster(&chain, Duration::from_millis(500)).await;
+    // The replacement's receipt wait must outlast the miner's poll below (~10 ms).
+    let (store, poster, dir) = setup_poster(&chain, Duration::from_secs(2)).await;
     let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
     catch_up(&mut w).await;
     let qid = ids[0];
@@ -280,10 +281,25 @@ async fn a_stuck_transaction_is_replaced_with_bumped_fees() {
     assert_eq!((first.len(), first[0].status), (1, TxStatus::Pending));
 
     // The next attempt finds it stuck past receipt_timeout and replaces it at the same nonce.
+    // Mining resumes once the replacement is in anvil's pool, not after a guessed delay: mined
+    // earlier, the block would hold the stuck transaction instead.
     let miner = {
         let reader = chain.reader();
+        let store = Arc::clone(&store);
         tokio::spawn(async move {
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            loop {
+                let txs = store.txs_for(qid).unwrap();
+                if let Some(replacement) = txs.get(1)
+                    && reader
+                        .get_transaction_by_hash(replacement.tx_hash)
+                        .await
+                        .unwrap()
+                        .is_some()
+                {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
             let _: Value = reader
                 .raw_request("evm_setAutomine".into(), (true,))
                 .await

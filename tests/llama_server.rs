@@ -40,7 +40,9 @@ struct Server {
 }
 
 impl Server {
-    /// Start `binary` on a free port with the embedded juror's model; wait until it has loaded.
+    /// Start `binary` on a port of its own choosing (`--port 0`: no port picked here and freed
+    /// for another process to take first) with the embedded juror's model; read the address it
+    /// logs and wait until the model has loaded.
     async fn start(binary: &PathBuf, dir: &std::path::Path) -> Self {
         let model = repo_root()
             .unwrap()
@@ -50,25 +52,11 @@ impl Server {
             "{} missing: run make setup",
             model.display()
         );
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
         let log = dir.join("llama-server.log");
         // Three slots, one per committee seat; 4096 context tokens each.
         let child = Command::new(binary)
             .args(["-m", model.to_str().unwrap(), "--host", "127.0.0.1"])
-            .args([
-                "--port",
-                &port.to_string(),
-                "-t",
-                "2",
-                "-np",
-                "3",
-                "-c",
-                "12288",
-            ])
+            .args(["--port", "0", "-t", "2", "-np", "3", "-c", "12288"])
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -76,20 +64,33 @@ impl Server {
         let mut server = Self {
             child,
             log,
-            url: format!("http://127.0.0.1:{port}"),
+            url: String::new(),
         };
         let client = reqwest::Client::new();
         let deadline = Instant::now() + Duration::from_secs(120);
         loop {
+            if server.url.is_empty() {
+                // "srv  llama_server: listening on http://127.0.0.1:46339", once the line is
+                // whole (it ends with its newline).
+                if let Some((url, _)) = server
+                    .log_text()
+                    .split("listening on ")
+                    .nth(1)
+                    .and_then(|rest| rest.split_once('\n'))
+                {
+                    server.url = url.trim().to_owned();
+                }
+            }
             if let Some(status) = server.child.try_wait().unwrap() {
                 panic!("llama-server exited with {status}\n{}", server.log_text());
             }
             // 503 while the model loads, 200 once it serves.
-            let ok = client
-                .get(format!("{}/health", server.url))
-                .send()
-                .await
-                .is_ok_and(|r| r.status().is_success());
+            let ok = !server.url.is_empty()
+                && client
+                    .get(format!("{}/health", server.url))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().is_success());
             if ok {
                 return server;
             }

@@ -178,6 +178,10 @@ async fn a_faulty_rpc_with_every_fault_kind_misses_nothing_and_duplicates_nothin
         max_range: 16,
         empty_pages: 1,
         max_delay: Duration::from_millis(1_500),
+        // Every kind at least once, by construction: drawn at 15% of some 600 requests, a kind
+        // could still miss a run (and which request is the k-th depends on timing).
+        every_kind_from: Some(100),
+        underpriced_first: 1,
     };
     let (proxy_url, proxy) = start_faulty_proxy(&chain.anvil.url, plan.clone()).await;
     let replay = r#"{"default": {"votes": ["YES", "YES", "NO"], "delay_ms": 200}}"#;

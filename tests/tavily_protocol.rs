@@ -201,9 +201,9 @@ async fn rate_limiting_waits_for_retry_after_then_succeeds() {
     let elapsed = started.elapsed();
     assert_eq!(hits.map(|h| h.len()).ok(), Some(2));
     assert_eq!(calls(&script), 2);
-    // The backoff is 20 ms; only Retry-After explains a wait of a second.
+    // The backoff is 20 ms; only Retry-After explains a wait of a second. (A lower bound only:
+    // a sleep never ends early, but a loaded machine may take any time longer.)
     assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
-    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
 }
 
 #[tokio::test]
@@ -247,15 +247,11 @@ async fn a_slow_server_times_out_and_is_retried() {
         Answer::Results(results()),
     ])
     .await;
-    let started = Instant::now();
+    // Two hits from the second answer prove the first was cut off: waited out, the slow answer
+    // would have been the result, with no hit and no second call. No clock needed.
     let hits = client(&url).search("q", None).await;
     assert_eq!(hits.map(|h| h.len()).ok(), Some(2));
     assert_eq!(calls(&script), 2);
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
 
     let (url, script) = double(vec![Answer::Slow(Duration::from_secs(3)); 3]).await;
     let err = client(&url).search("q", None).await.err();

@@ -7,7 +7,9 @@
 //!
 //! Faults come from a seeded schedule: the fault of the k-th request is a pure function of
 //! `(seed, k)`, so a failing run replays the same sequence of faults with the same seed.
-//! (Which request is the k-th still depends on timing; the schedule itself does not.)
+//! (Which request is the k-th still depends on timing; the schedule itself does not.) A test
+//! that must see every kind asks for them outright (`every_kind_from`, `underpriced_first`)
+//! rather than hoping the draws and the timing bring each one.
 
 use std::{
     collections::BTreeMap,
@@ -86,6 +88,12 @@ pub struct FaultPlan {
     pub empty_pages: u64,
     /// Longest added delay.
     pub max_delay: Duration,
+    /// Requests `k..k + 8` get the eight generic faults, one each in turn, whatever the draws:
+    /// a run of more requests than that injects every generic kind.
+    pub every_kind_from: Option<u64>,
+    /// How many `eth_sendRawTransaction` (the first ones seen) are answered "replacement
+    /// transaction underpriced", besides the drawn ones.
+    pub underpriced_first: u64,
 }
 
 impl FaultPlan {
@@ -98,6 +106,8 @@ impl FaultPlan {
             max_range,
             empty_pages: 0,
             max_delay: Duration::from_millis(1_000),
+            every_kind_from: None,
+            underpriced_first: 0,
         }
     }
 
@@ -105,6 +115,11 @@ impl FaultPlan {
     pub fn fault_for(&self, k: u64, method: &str) -> Option<Fault> {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
         rng.set_stream(k);
+        if let Some(from) = self.every_kind_from
+            && (from..from + 8).contains(&k)
+        {
+            return Some(self.generic((k - from) as i32, &mut rng));
+        }
         if method == "eth_sendRawTransaction"
             && rng.random_range(0..1000) < self.underpriced_per_mille
         {
@@ -113,7 +128,13 @@ impl FaultPlan {
         if rng.random_range(0..1000) >= self.per_mille {
             return None;
         }
-        Some(match rng.random_range(0..8) {
+        let kind: i32 = rng.random_range(0..8);
+        Some(self.generic(kind, &mut rng))
+    }
+
+    /// Generic fault number `kind` (0..8); a delay draws its length from `rng`.
+    fn generic(&self, kind: i32, rng: &mut ChaCha8Rng) -> Fault {
+        match kind {
             0 => Fault::DropBefore,
             1 => Fault::DropAfter,
             2 => Fault::Delay(Duration::from_millis(
@@ -124,7 +145,7 @@ impl FaultPlan {
             5 => Fault::ServerError(502),
             6 => Fault::ServerError(503),
             _ => Fault::LostAnswer,
-        })
+        }
     }
 }
 
@@ -136,6 +157,7 @@ pub struct Proxy {
     /// Every request answers 503 while set (an outage).
     pub down: Arc<AtomicBool>,
     empty_left: Arc<AtomicU64>,
+    underpriced_left: Arc<AtomicU64>,
     requests: Arc<AtomicU64>,
     counts: Arc<Mutex<BTreeMap<&'static str, u64>>>,
     client: reqwest::Client,
@@ -151,6 +173,8 @@ impl Proxy {
     /// Replace the plan (e.g. turn faults on once a test's setup is done).
     pub fn set_plan(&self, plan: FaultPlan) {
         self.empty_left.store(plan.empty_pages, Ordering::Relaxed);
+        self.underpriced_left
+            .store(plan.underpriced_first, Ordering::Relaxed);
         *self.plan.lock().unwrap() = plan;
     }
 
@@ -205,7 +229,16 @@ impl Proxy {
                 &format!("query exceeds max block range {}", plan.max_range),
             ));
         }
-        let fault = plan.fault_for(k, &method);
+        let first_sends = method == "eth_sendRawTransaction"
+            && self
+                .underpriced_left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok();
+        let fault = if first_sends {
+            Some(Fault::Underpriced)
+        } else {
+            plan.fault_for(k, &method)
+        };
         if let Some(fault) = fault {
             self.note(fault);
         }
@@ -385,6 +418,7 @@ pub async fn start_faulty_proxy(upstream: &str, plan: FaultPlan) -> (String, Pro
     let proxy = Proxy {
         upstream: upstream.into(),
         empty_left: Arc::new(AtomicU64::new(plan.empty_pages)),
+        underpriced_left: Arc::new(AtomicU64::new(plan.underpriced_first)),
         plan: Arc::new(Mutex::new(plan)),
         down: Arc::default(),
         requests: Arc::default(),
