@@ -89,13 +89,7 @@ async fn hostile_asks_fail_alone_and_the_node_answers_the_next_question_across_a
     let report = node.report_with_tx(hostile, Duration::from_secs(10)).await;
     assert_eq!(report["question"]["text"], text.as_str());
     assert_running(&mut node);
-    let api = node.api_addr(Duration::from_secs(5)).await;
-    let metrics = reqwest::get(format!("http://{api}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = node.metrics().await;
     assert!(
         metrics.contains("veritas_questions_rejected_total 3"),
         "{metrics}"

@@ -83,27 +83,14 @@ async fn a_lying_get_logs_is_refused_page_by_page_and_nothing_forged_is_stored()
     ];
     proxy.set_lie(Some(lies[0].1));
     node.start();
-    let api = node.api_addr(Duration::from_secs(20)).await;
     let question = "Does the provider tell the truth?";
     let id = chain.ask(&[question]).await[0];
-
-    let client = reqwest::Client::new();
-    let metrics = || async {
-        client
-            .get(format!("http://{api}/metrics"))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap()
-    };
     for (name, lie) in lies {
         proxy.set_lie(Some(lie));
-        let before = rejected_pages(&metrics().await);
+        let before = rejected_pages(&node.metrics().await);
         // Polls back off while they fail (up to 6.4 s apart), hence one refusal per lie.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while rejected_pages(&metrics().await) <= before {
+        while rejected_pages(&node.metrics().await) <= before {
             assert!(
                 Instant::now() < deadline,
                 "lie {name:?} was not refused\n{}",

@@ -395,6 +395,17 @@ impl Node {
         }
     }
 
+    /// The node's `/metrics` page, at the API address it logged.
+    pub async fn metrics(&self) -> String {
+        let api = self.api_addr(Duration::from_secs(20)).await;
+        reqwest::get(format!("http://{api}/metrics"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    }
+
     /// The HTTP API address from the last "HTTP API listening" log line.
     pub async fn api_addr(&self, timeout: Duration) -> String {
         let deadline = Instant::now() + timeout;
