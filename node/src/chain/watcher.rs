@@ -282,6 +282,9 @@ impl Watcher {
                 .to_block(to);
             match self.provider.get_logs(&filter).await {
                 Ok(logs) => {
+                    // The whole page is checked once, before it is split by event.
+                    let checked =
+                        events::check_page(&logs, self.config.oracle, self.next_block, to);
                     let (asked, later): (Vec<Log>, Vec<Log>) = logs.into_iter().partition(|l| {
                         l.topic0() == Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH)
                     });
@@ -289,20 +292,7 @@ impl Watcher {
                         later.into_iter().partition(|l| {
                             l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
                         });
-                    let checked =
-                        events::check_page(&asked, self.config.oracle, self.next_block, to)
-                            .and_then(|()| {
-                                events::check_page(
-                                    &evidence,
-                                    self.config.oracle,
-                                    self.next_block,
-                                    to,
-                                )
-                            })
-                            .and_then(|()| {
-                                events::check_page(&later, self.config.oracle, self.next_block, to)
-                            })
-                            .and_then(|()| events::decode_questions(&asked));
+                    let checked = checked.and_then(|()| events::decode_questions(&asked));
                     let questions = match checked {
                         Ok(questions) => questions,
                         Err(defect) => {
