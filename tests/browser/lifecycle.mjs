@@ -30,9 +30,11 @@ try {
   if (mine !== 1) fail(`${mine} rows marked as this node's report`);
   const window1 = await page.textContent("#challenge").catch(() => "");
   if (!/ left \(final at /.test(window1)) fail(`no challenge window countdown: ${window1}`);
-  await page.waitForTimeout(1100);
+  // Wait for the change rather than a fixed 1.1 s: a tick landing just around a second's
+  // rounding could show the same text twice, and the check then depended on the run.
+  await page.waitForFunction((before) => document.querySelector("#challenge")?.textContent !== before, window1, { timeout: 5000 })
+    .catch(() => fail(`the countdown does not move: ${window1}`));
   const window2 = await page.textContent("#challenge");
-  if (window2 === window1) fail(`the countdown does not move: ${window2}`);
   await page.waitForSelector("#merkle-status", { timeout: 10000 });
   const verified = await page.getAttribute("#merkle-status", "data-verified");
   if (verified !== "true") fail(`Merkle check: ${await page.textContent("#merkle")}`);
