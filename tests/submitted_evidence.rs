@@ -60,24 +60,9 @@ async fn ask_open(chain: &Chain, text: &str) -> U256 {
 
 /// `submitEvidence` from submitter `who` (0 or 1), paying the question's evidence fee.
 async fn submit(chain: &Chain, who: usize, id: U256, url: &str, title: &str, snippet: &str) {
-    let provider = chain.wallet(SUBMITTERS[who]);
-    let oracle = IVeritasOracle::new(chain.oracle, &provider);
-    let fee = oracle
-        .questionParameters(id)
-        .call()
-        .await
-        .unwrap()
-        .evidenceFee;
-    let receipt = oracle
-        .submitEvidence(id, url.into(), title.into(), snippet.into())
-        .value(U256::from(fee))
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
-    assert!(receipt.status(), "submitEvidence reverted");
+    chain
+        .submit_evidence(SUBMITTERS[who], id, url, title, snippet)
+        .await;
 }
 
 fn address(who: usize) -> Address {

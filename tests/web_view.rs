@@ -269,25 +269,8 @@ async fn hostile_evidence_neither_runs_nor_links_in_the_browser() {
             wall - 3600,
         )
         .await;
-    let submitter = chain.wallet(3);
-    let oracle = IVeritasOracle::new(chain.oracle, &submitter);
-    let fee = oracle
-        .questionParameters(id)
-        .call()
-        .await
-        .unwrap()
-        .evidenceFee;
     for (url, title, snippet) in HOSTILE {
-        let receipt = oracle
-            .submitEvidence(id, (*url).into(), (*title).into(), (*snippet).into())
-            .value(U256::from(fee))
-            .send()
-            .await
-            .unwrap()
-            .get_receipt()
-            .await
-            .unwrap();
-        assert!(receipt.status(), "submitEvidence reverted");
+        chain.submit_evidence(3, id, url, title, snippet).await;
     }
     chain.advance(7200).await;
     let mut node = Node::configure_committee(&chain, REPLAY);

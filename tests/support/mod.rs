@@ -493,6 +493,35 @@ impl Chain {
             .erased()
     }
 
+    /// `submitEvidence` for `id` from anvil's account `key`, paying the question's evidence fee.
+    pub async fn submit_evidence(
+        &self,
+        key: usize,
+        id: U256,
+        url: &str,
+        title: &str,
+        snippet: &str,
+    ) {
+        let provider = self.wallet(key);
+        let oracle = IVeritasOracle::new(self.oracle, &provider);
+        let fee = oracle
+            .questionParameters(id)
+            .call()
+            .await
+            .unwrap()
+            .evidenceFee;
+        let receipt = oracle
+            .submitEvidence(id, url.into(), title.into(), snippet.into())
+            .value(U256::from(fee))
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "submitEvidence reverted");
+    }
+
     /// Ask `question` from key 2 paying `fee` wei, answerable after `resolve_after`.
     pub async fn ask_paying(&self, question: &str, fee: U256, resolve_after: u64) -> U256 {
         let asker = self.wallet(2);
