@@ -2,14 +2,30 @@
 pragma solidity ^0.8.24;
 
 /// @title IVeritasOracle
-/// @notice The on-chain half of Veritas (version 2): questions are asked here (with a fee), several
-/// independent operators each run an off-chain committee of LLM jurors and submit a *report* (the
-/// ballot counts, the evidence Merkle root and the committee's Fleiss' kappa), and the contract
-/// pools the reports into one verdict: a 1e18-scaled probability triple (YES, NO, NULL).
-/// @dev Integrators read `isFinal(id)` (or `verdictStatus(id)`, never reverts) and then
-/// `getVerdict(id)`. A verdict becomes final once its challenge window has passed undisputed, or
-/// when the arbiter has ruled. All probabilities are WAD-scaled (1e18 = certainty), each > 0, and
-/// the three sum to exactly 1e18. Money moves only by pull (`withdraw`).
+/// @notice The on-chain half of Veritas (version 3): questions are asked here (with a fee),
+/// several independent operators each run an off-chain committee of LLM jurors and submit a
+/// *report* (the ballot counts, the evidence Merkle root and the committee's Fleiss' kappa), and
+/// the contract pools the reports into one verdict: a 1e18-scaled probability triple (YES, NO,
+/// NULL).
+/// @dev Version 3: every question carries its own rules and its own court. At the ask a question
+/// binds (a) its parameter set, which names its ERC-792 arbitrator, (b) the operator epoch whose
+/// operators may report on it and (c) an optional callback; the asker states the parameter set
+/// and epoch it expects and the ask reverts on a mismatch. Nothing the owner does afterwards
+/// changes an open question's rules: owner changes apply to questions asked later. A removed
+/// operator may no longer report on any question (removal is the answer to a compromised key),
+/// so removal can only take reporters away from an open question, never add any: a question whose
+/// quorum becomes unreachable is closed by `finalize` after its report window and goes to its
+/// court like any escalation.
+///
+/// Disputes and escalations go to the question's arbitrator through ERC-792 (this oracle is the
+/// `IArbitrable`); the ruling says who wins explicitly (see `RULING_*`). An arbitrator that has
+/// not ruled by the question's court deadline is bypassed: anyone may call `resolveByDefault`, and
+/// the question becomes final as `Defaulted` with the unresolvable triple (1, 1, 1e18 - 2).
+///
+/// Integrators read `isFinal(id)` (or `verdictStatus(id)`, never reverts) and then
+/// `getVerdict(id)`, or name a consumer at the ask and are called back (`IVeritasConsumer`). All
+/// probabilities are WAD-scaled (1e18 = certainty), each > 0, and the three sum to exactly 1e18.
+/// Money moves only by pull (`withdraw`).
 interface IVeritasOracle {
     /*//////////////////////////////////////////////////////////////
                                  TYPES
@@ -18,11 +34,13 @@ interface IVeritasOracle {
     /// @notice Lifecycle of a question id. Values are stable: new ones are only ever appended.
     /// @dev None: never asked. Asked: open for evidence (before `resolveAfter`), then for reports.
     /// Resolved: pooled verdict posted; final after the challenge window unless disputed.
-    /// Escalated: pooled verdict posted but flagged for the arbiter (a report escalated, the
-    /// reports' leading outcomes differ, or the report window ended before the quorum).
-    /// Arbitrated: the arbiter has ruled; final. Disputed: a Resolved verdict was disputed within
-    /// its challenge window, waiting for the arbiter. Expired: the report window ended with no
-    /// report; no verdict, the fee is refunded to the asker; final.
+    /// Escalated: pooled verdict posted but flagged for the court (see `VerdictPosted`'s reasons);
+    /// anyone may take it to the court (`requestArbitration`). Arbitrated: the court ruled; final.
+    /// Disputed: before the court (a Resolved verdict disputed in its challenge window, or an
+    /// Escalated one taken to the court). Expired: the report window ended with no report; no
+    /// verdict, the fee is refunded to the asker; final. Defaulted: the court refused to rule or did
+    /// not rule by the court deadline, or an escalation was never taken to court by then; final,
+    /// with the unresolvable triple (1, 1, 1e18 - 2).
     enum VerdictStatus {
         None,
         Asked,
@@ -30,7 +48,8 @@ interface IVeritasOracle {
         Escalated,
         Arbitrated,
         Disputed,
-        Expired
+        Expired,
+        Defaulted
     }
 
     /// @notice What the contract keeps of a question (the text lives only in the event).
@@ -39,17 +58,35 @@ interface IVeritasOracle {
         address asker; // who asked
         uint64 askedAt; // block timestamp of the ask
         uint64 resolveAfter; // earliest timestamp of a report; evidence is accepted before it
+        uint16 parametersId; // the parameter set that governs it (fixed at the ask)
+        uint32 operatorEpoch; // the operator epoch whose operators may report on it
+        address consumer; // contract called back on the question's outcome (0: none)
+        uint32 callbackGasLimit; // gas given to the consumer's callback
     }
 
-    /// @notice The rules that govern a question, fixed when it is asked.
+    /// @notice What an asker pins when asking: the ask reverts unless the oracle's parameter set
+    /// and operator epoch in force are exactly these, so no transaction mined before the ask can
+    /// change the rules it was written for.
+    struct AskRules {
+        uint16 parametersId; // expected `parametersId()`; the set names the arbitrator
+        uint32 operatorEpoch; // expected `operatorEpoch()`
+        address consumer; // contract to call back (0: none); must have code
+        uint32 callbackGasLimit; // gas for the callback: 0 without a consumer, else 1..MAX_CALLBACK_GAS
+    }
+
+    /// @notice The rules that govern a question, fixed when it is asked. A set never changes once
+    /// created: `setParameters` creates a new one for later questions.
     struct Parameters {
-        uint8 quorum; // reports that finalise the verdict, 1..MAX_QUORUM
+        uint8 quorum; // reports that finalise the verdict, 1..MAX_QUORUM, <= active operators
         uint16 maxBallotsPerReport; // cap on nYes + nNo + nNull of one report, 1..MAX_BALLOTS_PER_REPORT
-        uint32 reportWindow; // seconds after resolveAfter during which reports are accepted, >= 1
-        uint32 challengeWindow; // seconds a Resolved verdict can be disputed (0: final at once)
-        uint96 askFee; // wei required by askQuestion, paid to the reporting operators
-        uint96 disputeBond; // wei required by dispute
-        uint96 evidenceFee; // wei paid (exactly) by submitEvidence, added to the question's fee
+        uint32 reportWindow; // seconds after resolveAfter during which reports are accepted, >= MIN_REPORT_WINDOW
+        uint32 challengeWindow; // seconds a Resolved verdict can be disputed: 0 (final at once) or >= MIN_CHALLENGE_WINDOW
+        uint32 arbitrationWindow; // seconds the court has to rule (from the dispute, request or latest appeal), >= MIN_ARBITRATION_WINDOW
+        uint96 askFee; // wei required by askQuestion (<= MAX_FEE), paid to the reporting operators
+        uint96 disputeBond; // wei bonded by a disputer (<= MAX_FEE); > 0 whenever challengeWindow > 0
+        uint96 evidenceFee; // wei paid (exactly) by submitEvidence (<= MAX_FEE), added to the question's fee
+        address arbitrator; // ERC-792 arbitrator (a contract, not an operator); 0 only with challengeWindow 0
+        bytes arbitratorExtraData; // passed to the arbitrator (its court and juror count, for Kleros)
     }
 
     /// @notice One operator's report for one question (the argument of `submitReports`).
@@ -60,16 +97,41 @@ interface IVeritasOracle {
         uint16 nNo; // valid NO ballots
         uint16 nNull; // valid NULL ballots
         int256 fleissKappa; // WAD-scaled Fleiss' kappa of the committee, in [-1e18, 1e18]
-        bool escalated; // the operator's routing asks for the arbiter
+        bool escalated; // the operator's routing asks for the court
+    }
+
+    /// @notice A question's case before its court (all zero when it never went there).
+    struct Case {
+        address arbitrator; // the question's arbitrator
+        uint256 disputeId; // the arbitrator's dispute id
+        address disputer; // who disputed (0 when an escalation was taken to the court)
+        uint256 bond; // the disputer's bond, in wei
+        address requester; // who paid the court: the disputer, or who called requestArbitration
+        uint64 deadline; // the court must rule before this timestamp (extended by each appeal)
+        uint256 pYes; // the disputer's proposed triple (zero for an escalation)
+        uint256 pNo;
+        uint256 pNull;
+        uint256 ruling; // the court's ruling once given (0 before, or if it refused)
     }
 
     /*//////////////////////////////////////////////////////////////
                                  EVENTS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice A question was asked; the node reads the full text from this event.
+    /// @notice A question was asked; the node reads the full text from this event. With the
+    /// question's other events, enough to rebuild its rules and its money without any view.
     event QuestionAsked(
-        uint256 indexed id, address indexed asker, bytes32 questionHash, uint64 resolveAfter, string question
+        uint256 indexed id,
+        address indexed asker,
+        bytes32 questionHash,
+        uint64 resolveAfter,
+        uint64 askedAt,
+        uint16 parametersId,
+        uint32 operatorEpoch,
+        uint256 paid,
+        address consumer,
+        uint32 callbackGasLimit,
+        string question
     );
 
     /// @notice `operator` submitted its report for `id` (every field of the report).
@@ -90,6 +152,8 @@ interface IVeritasOracle {
 
     /// @notice The pooled verdict of `id` was posted. `operator` is the account whose transaction
     /// posted it: the operator of the quorum-th report, or whoever called `finalize`.
+    /// `escalationReasons` says why it escalated (0 when it did not): bit 0 a report escalated,
+    /// bit 1 the reports' leading outcomes differ, bit 2 the report window closed before the quorum.
     event VerdictPosted(
         uint256 indexed id,
         bytes32 merkleRoot,
@@ -98,17 +162,60 @@ interface IVeritasOracle {
         uint256 pNull,
         int256 fleissKappa,
         bool escalated,
+        uint8 escalationReasons,
         address indexed operator
     );
 
     /// @notice The report window of `id` ended with no report; `refund` wei was credited to the asker.
     event QuestionExpired(uint256 indexed id, uint256 refund);
 
-    /// @notice `disputer` disputed the Resolved verdict of `id` with a bond of `bond` wei.
-    event VerdictDisputed(uint256 indexed id, address indexed disputer, uint256 bond);
+    /// @notice `disputer` disputed the Resolved verdict of `id` with a bond of `bond` wei, claiming
+    /// the triple (`pYes`, `pNo`, `pNull`); the case is dispute `disputeId` of `arbitrator`.
+    event VerdictDisputed(
+        uint256 indexed id,
+        address indexed disputer,
+        uint256 bond,
+        uint256 pYes,
+        uint256 pNo,
+        uint256 pNull,
+        address arbitrator,
+        uint256 disputeId
+    );
 
-    /// @notice The arbiter ruled on the escalated or disputed verdict of `id`.
-    event VerdictArbitrated(uint256 indexed id, uint256 pYes, uint256 pNo, uint256 pNull, address indexed arbiter);
+    /// @notice `requester` took the Escalated verdict of `id` to its court: dispute `disputeId` of
+    /// `arbitrator`.
+    event ArbitrationRequested(uint256 indexed id, address indexed requester, address arbitrator, uint256 disputeId);
+
+    /// @notice `funder` paid `amount` wei for an appeal of the case of `id`; the court deadline
+    /// moved to `deadline`.
+    event AppealFunded(uint256 indexed id, address indexed funder, uint256 amount, uint64 deadline);
+
+    /// @notice The court ruled `ruling` on `id`: the triple is final. `disputerWon` is true when a
+    /// dispute was upheld (any ruling but `RULING_VERDICT_STANDS`).
+    event VerdictArbitrated(
+        uint256 indexed id,
+        uint256 pYes,
+        uint256 pNo,
+        uint256 pNull,
+        uint256 ruling,
+        bool disputerWon,
+        address indexed arbitrator
+    );
+
+    /// @notice `id` became final as `Defaulted` (unresolvable triple). `reason`: 0 the court refused
+    /// to rule (ruling 0), 1 the court did not rule by its deadline, 2 the escalation was never
+    /// taken to the court by its deadline.
+    event VerdictDefaulted(uint256 indexed id, uint8 reason);
+
+    /// @notice The court ruled on `id` after the question had already defaulted; nothing changed.
+    event LateRulingIgnored(uint256 indexed id, address indexed arbitrator, uint256 disputeId, uint256 ruling);
+
+    /// @notice The consumer of `id` was called back with `status` and accepted it.
+    event CallbackDelivered(uint256 indexed id, address indexed consumer, VerdictStatus status);
+
+    /// @notice The consumer of `id` reverted or ran out of gas on `status`; anyone may
+    /// `retryCallback(id)`. Nothing else was affected.
+    event CallbackFailed(uint256 indexed id, address indexed consumer, VerdictStatus status);
 
     /// @notice The money of `id` (fee, and bond if disputed) was credited; nothing more is owed.
     event QuestionSettled(uint256 indexed id);
@@ -131,17 +238,14 @@ interface IVeritasOracle {
         string snippet
     );
 
-    /// @notice The owner set new parameters; questions asked from now on use them (id `parametersId`).
+    /// @notice The owner created parameter set `parametersId`; questions asked from now on use it.
     event ParametersChanged(uint256 indexed parametersId, Parameters parameters);
 
-    /// @notice `operator` may now submit reports.
-    event OperatorAdded(address indexed operator);
+    /// @notice `operator` may now report on questions asked from `epoch` on.
+    event OperatorAdded(address indexed operator, uint32 epoch);
 
-    /// @notice `operator` may no longer submit reports.
-    event OperatorRemoved(address indexed operator);
-
-    /// @notice The arbiter changed from `previousArbiter` to `newArbiter`.
-    event ArbiterChanged(address indexed previousArbiter, address indexed newArbiter);
+    /// @notice `operator` may no longer report on any question; later questions use `epoch`.
+    event OperatorRemoved(address indexed operator, uint32 epoch);
 
     /// @notice The owner proposed `newOwner`; ownership moves when `newOwner` accepts.
     event OwnershipTransferStarted(address indexed previousOwner, address indexed newOwner);
@@ -159,6 +263,24 @@ interface IVeritasOracle {
     /// @notice The question text is `length` bytes, above the maximum `maxLength`.
     error VeritasQuestionTooLong(uint256 length, uint256 maxLength);
 
+    /// @notice The ask expected parameter set `expected`, but `inForce` is in force.
+    error VeritasParametersMismatch(uint256 expected, uint256 inForce);
+
+    /// @notice The ask expected operator epoch `expected`, but `inForce` is in force.
+    error VeritasEpochMismatch(uint256 expected, uint256 inForce);
+
+    /// @notice The quorum `quorum` exceeds the `active` operators: no question could resolve.
+    error VeritasQuorumUnreachable(uint256 quorum, uint256 active);
+
+    /// @notice A callback needs a consumer with code and a gas limit in 1..`maxGas` (0 without one).
+    error VeritasInvalidCallback(address consumer, uint256 gasLimit, uint256 maxGas);
+
+    /// @notice The transaction left `available` gas where the callback needs `required`: send more gas.
+    error VeritasCallbackGas(uint256 available, uint256 required);
+
+    /// @notice `id` has no callback owed (no consumer, or it was delivered).
+    error VeritasNoCallbackOwed(uint256 id);
+
     /// @notice No question with this id was asked.
     error VeritasUnknownQuestion(uint256 id);
 
@@ -173,6 +295,9 @@ interface IVeritasOracle {
 
     /// @notice `operator` already reported on `id`.
     error VeritasAlreadyReported(uint256 id, address operator);
+
+    /// @notice `operator` is not an operator of `id`'s epoch (added later, or removed).
+    error VeritasNotQuestionOperator(uint256 id, address operator);
 
     /// @notice The report window of `id` closed at `deadline`.
     error VeritasReportWindowClosed(uint256 id, uint256 deadline, uint256 nowTimestamp);
@@ -216,8 +341,32 @@ interface IVeritasOracle {
     /// @notice The challenge window of `id` ended at `finalAt`.
     error VeritasChallengeWindowClosed(uint256 id, uint256 finalAt, uint256 nowTimestamp);
 
-    /// @notice Only an Escalated or Disputed verdict can be arbitrated; `id` is in `status`.
-    error VeritasNotArbitrable(uint256 id, VerdictStatus status);
+    /// @notice A dispute must claim a triple other than the posted one.
+    error VeritasSameTriple(uint256 id);
+
+    /// @notice `caller` is the question's arbitrator and may not dispute what it rules on.
+    error VeritasArbitratorCannotDispute(uint256 id, address caller);
+
+    /// @notice `id` is in `status`: only an Escalated verdict can be taken to the court.
+    error VeritasNotEscalated(uint256 id, VerdictStatus status);
+
+    /// @notice `id` is not before its court (`status`).
+    error VeritasNotInCourt(uint256 id, VerdictStatus status);
+
+    /// @notice The question of `id` has no arbitrator; it can only default.
+    error VeritasNoArbitrator(uint256 id);
+
+    /// @notice `caller` is not the arbitrator of a case of this oracle with dispute id `disputeId`.
+    error VeritasUnknownDispute(address caller, uint256 disputeId);
+
+    /// @notice Ruling `ruling` is above the `choices` the case was created with.
+    error VeritasInvalidRuling(uint256 ruling, uint256 choices);
+
+    /// @notice `resolveByDefault(id)` before its deadline `deadline`.
+    error VeritasCourtDeadlineNotReached(uint256 id, uint256 deadline, uint256 nowTimestamp);
+
+    /// @notice The court deadline of `id` passed at `deadline`: no more appeals or court requests.
+    error VeritasCourtDeadlinePassed(uint256 id, uint256 deadline, uint256 nowTimestamp);
 
     /// @notice `settle(id)` needs a final Resolved verdict; `id` is in `status` (or still in its window).
     error VeritasNotFinal(uint256 id, VerdictStatus status);
@@ -237,14 +386,29 @@ interface IVeritasOracle {
     /// @notice Ballot cap `cap` is outside 1..MAX_BALLOTS_PER_REPORT.
     error VeritasInvalidBallotCap(uint256 cap);
 
-    /// @notice The report window must be at least one second.
-    error VeritasInvalidReportWindow();
+    /// @notice A window (0 = report, 1 = challenge, 2 = arbitration) of `seconds_` is below its minimum `minimum`.
+    error VeritasWindowTooShort(uint8 window, uint256 seconds_, uint256 minimum);
+
+    /// @notice A fee (0 = ask, 1 = dispute bond, 2 = evidence) of `amount` wei is above `MAX_FEE`.
+    error VeritasFeeTooHigh(uint8 fee, uint256 amount, uint256 maximum);
+
+    /// @notice A challenge window needs a nonzero dispute bond (else every verdict is disputed for free).
+    error VeritasBondRequired();
+
+    /// @notice A challenge window needs an arbitrator; `arbitrator` has no code or is an operator.
+    error VeritasInvalidArbitrator(address arbitrator);
 
     /// @notice The owner changed the parameters 65,535 times; deploy a new oracle.
     error VeritasParametersExhausted();
 
+    /// @notice The operator set changed 2^32 - 1 times; deploy a new oracle.
+    error VeritasEpochsExhausted();
+
     /// @notice MAX_OPERATORS distinct operators were already added; deploy a new oracle.
     error VeritasTooManyOperators(uint256 maxOperators);
+
+    /// @notice `account` is the arbitrator of the parameters in force and may not report.
+    error VeritasOperatorIsArbitrator(address account);
 
     /// @notice `caller` is not an operator.
     error VeritasNotOperator(address caller);
@@ -255,9 +419,6 @@ interface IVeritasOracle {
     /// @notice `caller` is not the pending owner.
     error VeritasNotPendingOwner(address caller);
 
-    /// @notice `caller` is not the arbiter.
-    error VeritasNotArbiter(address caller);
-
     /// @notice The zero address is not allowed here.
     error VeritasZeroAddress();
 
@@ -265,13 +426,19 @@ interface IVeritasOracle {
                                QUESTIONS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Ask a question for the oracle to resolve, paying at least `askFee`.
+    /// @notice Ask a question for the oracle to resolve, paying at least the `askFee` of the
+    /// parameter set in force.
     /// @dev The whole `msg.value` becomes the question's fee (a surplus is kept for the operators,
-    /// never refunded). The question is governed by the parameters in force now.
+    /// never refunded). Reverts unless `rules` names the parameter set and operator epoch in force
+    /// and the quorum is reachable by the active operators.
     /// @param question The question, UTF-8, 1 to `MAX_QUESTION_LENGTH` bytes.
     /// @param resolveAfter Earliest timestamp of a report (0 = at once); evidence is accepted before it.
+    /// @param rules The rules the asker expects and its optional callback.
     /// @return id The sequential id of the question, starting at 1.
-    function askQuestion(string calldata question, uint64 resolveAfter) external payable returns (uint256 id);
+    function askQuestion(string calldata question, uint64 resolveAfter, AskRules calldata rules)
+        external
+        payable
+        returns (uint256 id);
 
     /// @notice Maximum length of a question in bytes.
     function MAX_QUESTION_LENGTH() external view returns (uint256);
@@ -288,8 +455,9 @@ interface IVeritasOracle {
     //////////////////////////////////////////////////////////////*/
 
     /// @notice Submit an evidence item for question `id` before its `resolveAfter`, paying exactly
-    /// the question's `evidenceFee` (added to the question's fee). Every field is emitted; the
-    /// contract keeps only the question's item count and the global evidence hash chain.
+    /// the question's `evidenceFee` (added to the question's fee). Every field is emitted (and an
+    /// ERC-1497 `Evidence` event for the question's court); the contract keeps only the question's
+    /// item count and the global evidence hash chain.
     /// @param id The question id.
     /// @param url Where the evidence is, at most `MAX_URL_LENGTH` bytes.
     /// @param title Its title, at most `MAX_TITLE_LENGTH` bytes.
@@ -312,16 +480,17 @@ interface IVeritasOracle {
                                 REPORTS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Submit the caller's report for question `id`: operators only, once per operator,
-    /// from `resolveAfter` until the report window closes. The quorum-th report finalises the
-    /// pooled verdict (`VerdictPosted`).
+    /// @notice Submit the caller's report for question `id`: operators of the question's epoch
+    /// that are still active, once per operator, from `resolveAfter` until the report window
+    /// closes. The quorum-th report posts the pooled verdict (`VerdictPosted`); a verdict final at
+    /// once (no challenge window, not escalated) calls the question's consumer back.
     /// @param id The question id.
     /// @param merkleRoot RFC 6962 SHA-256 Merkle root over the question and the operator's bundle.
     /// @param nYes Valid YES ballots of the committee.
     /// @param nNo Valid NO ballots.
     /// @param nNull Valid NULL ballots; nYes + nNo + nNull <= the question's `maxBallotsPerReport`.
     /// @param fleissKappa WAD-scaled Fleiss' kappa of the committee, in [-1e18, 1e18].
-    /// @param escalated True when the operator's routing asks for the arbiter.
+    /// @param escalated True when the operator's routing asks for the court.
     function submitReport(
         uint256 id,
         bytes32 merkleRoot,
@@ -339,35 +508,95 @@ interface IVeritasOracle {
     function submitReports(Report[] calldata reports) external returns (uint256 submitted);
 
     /// @notice After the report window of `id`, anyone may close it: with at least one report the
-    /// pooled verdict is posted escalated (quorum not met); with none the question is Expired and
-    /// its fee is credited back to the asker.
+    /// pooled verdict is posted escalated (quorum not met); with none the question is Expired, its
+    /// fee is credited back to the asker and the consumer is called back.
     function finalize(uint256 id) external;
 
     /// @notice Whether `operator` has submitted a report on `id`.
     function hasReported(uint256 id, address operator) external view returns (bool);
 
+    /// @notice Whether `operator` may report on `id` now (an active operator of its epoch that has
+    /// not reported; the question's timing is not checked).
+    function canReport(uint256 id, address operator) external view returns (bool);
+
     /// @notice The reports pooled so far for `id`: how many, and the summed counts.
     function tally(uint256 id) external view returns (uint256 reports, uint256 nYes, uint256 nNo, uint256 nNull);
 
     /*//////////////////////////////////////////////////////////////
-                           VERDICTS AND DISPUTES
+                           VERDICTS AND THE COURT
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Dispute the Resolved verdict of `id` within its challenge window, bonding at least
-    /// the question's `disputeBond` (the whole `msg.value` is the bond). One dispute per question.
-    function dispute(uint256 id) external payable;
+    /// @notice Ruling: the court refused to arbitrate; the question defaults (ERC-792's 0).
+    function RULING_REFUSED() external view returns (uint256);
 
-    /// @notice The arbiter's ruling on an Escalated or Disputed verdict: replaces the triple, keeps
-    /// the root and kappa, and settles the money. Arbiter only, once.
-    /// @param id The question id.
-    /// @param pYes WAD-scaled probability of YES, > 0.
-    /// @param pNo WAD-scaled probability of NO, > 0.
-    /// @param pNull WAD-scaled probability of NULL, > 0.
-    function arbitrate(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull) external;
+    /// @notice Ruling: the posted pooled verdict stands; the reporters win a dispute.
+    function RULING_VERDICT_STANDS() external view returns (uint256);
+
+    /// @notice Ruling: YES, triple (1e18 - 2, 1, 1); a disputer wins.
+    function RULING_YES() external view returns (uint256);
+
+    /// @notice Ruling: NO, triple (1, 1e18 - 2, 1); a disputer wins.
+    function RULING_NO() external view returns (uint256);
+
+    /// @notice Ruling: unresolvable, triple (1, 1, 1e18 - 2); a disputer wins.
+    function RULING_UNRESOLVABLE() external view returns (uint256);
+
+    /// @notice Ruling (disputes only): the disputer's claimed triple; the disputer wins.
+    function RULING_DISPUTER_TRIPLE() external view returns (uint256);
+
+    /// @notice Dispute the Resolved verdict of `id` within its challenge window, claiming the
+    /// triple you hold right. `msg.value` pays the court's `arbitrationCost` exactly and bonds the
+    /// rest (at least the question's `disputeBond`). One dispute per question; the question's
+    /// arbitrator (and the judge of our reference court) may not dispute.
+    /// @dev Money: the disputer wins (bond back plus the question's fee) on any ruling but
+    /// `RULING_VERDICT_STANDS`; otherwise the reporters share bond and fee. Defaulted: the bond
+    /// goes back to the disputer, the fee to the reporters.
+    /// @return disputeId The arbitrator's id of the case.
+    function dispute(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull)
+        external
+        payable
+        returns (uint256 disputeId);
+
+    /// @notice Take the Escalated verdict of `id` to its court, paying exactly `arbitrationCost`.
+    /// Anyone may, until the question's court deadline (posting + arbitrationWindow).
+    /// @return disputeId The arbitrator's id of the case.
+    function requestArbitration(uint256 id) external payable returns (uint256 disputeId);
+
+    /// @notice Fund an appeal of the ruling on `id` (forwarded to the arbitrator's `appeal`, which
+    /// checks the amount and the appeal period); moves the court deadline to now + arbitrationWindow.
+    function appeal(uint256 id) external payable;
+
+    /// @notice What the court of `id` charges now: the arbitration cost (before a case exists) or
+    /// the appeal cost (once it does).
+    function courtCost(uint256 id) external view returns (uint256);
+
+    /// @notice Close `id` when its court failed it: a case with no ruling by the court deadline,
+    /// or an escalation nobody took to court by then. Anyone may call it. The question becomes
+    /// `Defaulted` with the unresolvable triple, the disputer's bond is credited back, the fee
+    /// goes to the reporters, and the consumer is called back.
+    function resolveByDefault(uint256 id) external;
+
+    /// @notice When the court of `id` must have ruled (or an escalation be taken there); 0 when the
+    /// question is not Escalated or Disputed.
+    function courtDeadline(uint256 id) external view returns (uint256);
+
+    /// @notice The case of `id` before its court (all zero when none).
+    function getCase(uint256 id) external view returns (Case memory);
+
+    /// @notice The question and disputer of dispute `disputeId` of `arbitrator` (zero when unknown);
+    /// a court uses it to refuse judges who are parties.
+    function caseOf(address arbitrator, uint256 disputeId) external view returns (uint256 id, address disputer);
 
     /// @notice Once the Resolved verdict of `id` is final, credit its fee to the reporting
-    /// operators. Anyone may call it, once.
+    /// operators and call the consumer back. Anyone may call it, once.
     function settle(uint256 id) external;
+
+    /// @notice Call the consumer of `id` again with the question's current status, after a
+    /// `CallbackFailed`. Anyone may call it.
+    function retryCallback(uint256 id) external;
+
+    /// @notice Whether a callback of `id` failed and was not yet delivered.
+    function callbackOwed(uint256 id) external view returns (bool);
 
     /// @notice Pay the caller all its credits.
     /// @return amount Wei sent.
@@ -379,9 +608,6 @@ interface IVeritasOracle {
     /// @notice Wei held for `id`'s operators (or its asker) and not yet credited: 0 once settled.
     function pendingFee(uint256 id) external view returns (uint256);
 
-    /// @notice The dispute of `id`: who and how much (zero when none).
-    function getDispute(uint256 id) external view returns (address disputer, uint256 bond);
-
     /// @notice The verdict of question `id`, in the seed's reading shape.
     /// @dev Reverts with `VeritasVerdictNotFound` when there is none; check `verdictStatus` or
     /// `isFinal` first. A verdict may still change until `isFinal(id)`.
@@ -391,7 +617,7 @@ interface IVeritasOracle {
     /// @return pNo WAD-scaled probability of NO.
     /// @return pNull WAD-scaled probability of NULL.
     /// @return fleissKappa WAD-scaled Fleiss' kappa (signed; the minimum of the reports').
-    /// @return timestamp Block timestamp of the posting (or of the arbitration).
+    /// @return timestamp Block timestamp of the posting (or of the ruling or default).
     function getVerdict(uint256 id)
         external
         view
@@ -408,29 +634,39 @@ interface IVeritasOracle {
     /// @notice The lifecycle status of `id`; never reverts (`None` for an unknown id).
     function verdictStatus(uint256 id) external view returns (VerdictStatus);
 
-    /// @notice Whether `id` will never change again: Resolved past its challenge window, Arbitrated,
-    /// or Expired. Integrators act only on a final question.
+    /// @notice Whether `id` will never change again: Resolved past its challenge window,
+    /// Arbitrated, Expired or Defaulted. Integrators act only on a final question.
     function isFinal(uint256 id) external view returns (bool);
 
     /// @notice When `id` becomes (or became) final: the end of a Resolved verdict's challenge window,
-    /// the arbitration or expiry time; 0 while unknown (Asked, Escalated, Disputed).
+    /// the ruling, expiry or default time; 0 while unknown (Asked, Escalated, Disputed).
     function finalAt(uint256 id) external view returns (uint256);
 
-    /// @notice Number of pooled verdicts posted so far.
+    /// @notice Number of pooled verdicts posted so far (O(1)).
     function verdictCount() external view returns (uint256);
 
     /*//////////////////////////////////////////////////////////////
                                PARAMETERS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice Set the parameters for questions asked from now on. Owner only.
-    function setParameters(Parameters calldata parameters) external;
+    /// @notice Create a parameter set for questions asked from now on, with the ERC-1497
+    /// `metaEvidence` URI a court's interface shows for them. Owner only. Open questions keep theirs.
+    /// @return parametersId The new set's id.
+    function setParameters(Parameters calldata parameters, string calldata metaEvidence)
+        external
+        returns (uint16 parametersId);
+
+    /// @notice The id of the parameter set in force (what an ask must pin).
+    function parametersId() external view returns (uint16);
 
     /// @notice The parameters in force now (those of the next question).
     function parameters() external view returns (Parameters memory);
 
     /// @notice The parameters that govern question `id` (fixed when it was asked).
     function questionParameters(uint256 id) external view returns (Parameters memory);
+
+    /// @notice Parameter set `parametersId` (every set ever created stays readable).
+    function parameterSet(uint16 parametersId) external view returns (Parameters memory);
 
     /*//////////////////////////////////////////////////////////////
                                  ROLES
@@ -448,18 +684,21 @@ interface IVeritasOracle {
     /// @notice Step two of an ownership transfer: the pending owner accepts.
     function acceptOwnership() external;
 
-    /// @notice Allow `operator` to submit reports. Owner only.
+    /// @notice Allow `operator` to report on questions asked from the next epoch on. Owner only.
+    /// Starts a new operator epoch.
     function addOperator(address operator) external;
 
-    /// @notice Stop `operator` from submitting reports. Owner only.
+    /// @notice Stop `operator` from reporting on any question, open ones included. Owner only.
+    /// Starts a new operator epoch.
     function removeOperator(address operator) external;
 
-    /// @notice Whether `account` may submit reports.
+    /// @notice Whether `account` is an active operator.
     function isOperator(address account) external view returns (bool);
 
-    /// @notice Set the arbiter of escalated and disputed verdicts. Owner only.
-    function setArbiter(address newArbiter) external;
+    /// @notice The operator epoch in force (what an ask must pin); it changes with every operator
+    /// addition or removal.
+    function operatorEpoch() external view returns (uint32);
 
-    /// @notice The arbiter of escalated and disputed verdicts.
-    function arbiter() external view returns (address);
+    /// @notice Number of active operators now.
+    function activeOperatorCount() external view returns (uint256);
 }
