@@ -48,9 +48,10 @@ async fn confirmation_to_verdict_p50_under_one_second() {
         .wallet(EthereumWallet::from(asker))
         .connect_http(chain.anvil.url.parse().unwrap());
     let oracle = IVeritasOracle::new(chain.oracle, &asking);
+    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
     for i in 0..QUESTIONS {
         let pending = oracle
-            .askQuestion(format!("Latency question {i}?"), 0)
+            .askQuestion(format!("Latency question {i}?"), 0, rules.clone())
             .send()
             .await
             .unwrap();

@@ -218,9 +218,10 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
     let first_sent = unix_ms();
     let asking = tokio::spawn(async move {
         let oracle = IVeritasOracle::new(oracle_address, &provider);
+        let rules = veritas::chain::current_rules(&oracle).await.unwrap();
         for i in 0..n {
             let _pending = oracle
-                .askQuestion(format!("Load question {i}?"), 0)
+                .askQuestion(format!("Load question {i}?"), 0, rules.clone())
                 .send()
                 .await
                 .unwrap();

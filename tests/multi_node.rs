@@ -195,9 +195,12 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
     let disputer = chain.wallet(5);
     let disputer_start = balance(address(5)).await;
     let mut disputer_gas = U256::ZERO;
+    // Each claims a NO-leaning triple (contract v3: a dispute states what it holds right).
+    let wad = |x: u64| U256::from(x) * U256::from(10_000_000_000_000_000u64);
+    let claim = [wad(10), wad(85), wad(5)];
     for id in [upheld, overturned] {
         let receipt = IVeritasOracle::new(chain.oracle, &disputer)
-            .dispute(id)
+            .dispute(id, claim[0], claim[1], claim[2])
             .value(bond)
             .send()
             .await
@@ -242,22 +245,12 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
         }
     }
 
-    // The arbiter (key 0) keeps YES on one and rules NO on the other.
-    let arbiter = chain.wallet(0);
-    let wad = |x: u64| U256::from(x) * U256::from(10_000_000_000_000_000u64);
-    for (id, triple) in [
-        (upheld, [wad(80), wad(15), wad(5)]),
-        (overturned, [wad(10), wad(85), wad(5)]),
-    ] {
-        let receipt = IVeritasOracle::new(chain.oracle, &arbiter)
-            .arbitrate(id, triple[0], triple[1], triple[2])
-            .send()
-            .await
-            .unwrap()
-            .get_receipt()
-            .await
-            .unwrap();
-        assert!(receipt.status());
+    // The court (the devnet's VeritasCourt, judge key 0) keeps the verdict on one and takes the
+    // disputer's triple on the other.
+    const VERDICT_STANDS: u64 = 1;
+    const DISPUTER_TRIPLE: u64 = 5;
+    for (id, ruling) in [(upheld, VERDICT_STANDS), (overturned, DISPUTER_TRIPLE)] {
+        chain.rule(id, ruling).await;
         assert_eq!(chain.status(id).await, S::Arbitrated);
         node.wait_stage(id, "arbitrated", WAIT).await;
     }

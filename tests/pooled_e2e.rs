@@ -65,22 +65,22 @@ fn sender(chain: &Chain, i: usize) -> DynProvider {
 async fn configure(chain: &Chain, quorum: u8, challenge: u32, fee: u64) {
     let p = sender(chain, 0);
     let oracle = IVeritasOracle::new(chain.oracle, &p);
-    let params = IVeritasOracle::Parameters {
-        quorum,
-        maxBallotsPerReport: 30,
-        reportWindow: 3600,
-        challengeWindow: challenge,
-        askFee: U96::from(fee),
-        disputeBond: U96::ZERO,
-        evidenceFee: U96::ZERO,
-    };
+    // The devnet's court stays the arbitrator; a challenge window needs a bond (contract v3).
+    let mut params = oracle.parameters().call().await.unwrap();
+    params.quorum = quorum;
+    params.maxBallotsPerReport = 30;
+    params.reportWindow = 3600;
+    params.challengeWindow = challenge;
+    params.askFee = U96::from(fee);
+    params.disputeBond = U96::from(u64::from(challenge > 0));
+    params.evidenceFee = U96::ZERO;
+    // The operator first: v3 refuses a quorum the active operators cannot reach.
     for call in [
-        oracle.setParameters(params).into_transaction_request(),
         oracle
             .addOperator(key(0).address())
             .into_transaction_request(),
         oracle
-            .setArbiter(key(0).address())
+            .setParameters(params, String::new())
             .into_transaction_request(),
     ] {
         let receipt = p
@@ -96,8 +96,10 @@ async fn configure(chain: &Chain, quorum: u8, challenge: u32, fee: u64) {
 
 async fn ask(chain: &Chain, text: &str, fee: u64) -> U256 {
     let p = sender(chain, 2);
-    let receipt = IVeritasOracle::new(chain.oracle, &p)
-        .askQuestion(text.into(), 0)
+    let oracle = IVeritasOracle::new(chain.oracle, &p);
+    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+    let receipt = oracle
+        .askQuestion(text.into(), 0, rules)
         .value(U256::from(fee))
         .send()
         .await
@@ -553,21 +555,11 @@ async fn contract_pools_like_the_auditor() {
         oracle.verdictStatus(id).call().await.unwrap(),
         IVeritasOracle::VerdictStatus::Escalated
     );
-    // The arbiter rules; the audit checks the pooled verdict against the VerdictPosted event
-    // and the arbiter's triple against getVerdict.
-    as_owner
-        .arbitrate(
-            id,
-            U256::from(700_000_000_000_000_000u64),
-            U256::from(200_000_000_000_000_000u64),
-            U256::from(100_000_000_000_000_000u64),
-        )
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
+    // The escalation goes to the court, which rules YES; the audit checks the pooled verdict
+    // against the VerdictPosted event and the court's triple against getVerdict.
+    const RULING_YES: u64 = 2;
+    chain.request_arbitration(2, id).await;
+    chain.rule(id, RULING_YES).await;
     let dir = tempfile::tempdir().unwrap();
     let (code, out, err) = cli(
         &[

@@ -110,6 +110,9 @@ async fn signed_ask(chain: &Chain, text: &str) -> Bytes {
         .get_transaction_count(asker.address())
         .await
         .unwrap();
+    let rules = veritas::chain::current_rules(&IVeritasOracle::new(chain.oracle, chain.reader()))
+        .await
+        .unwrap();
     let mut tx = alloy::consensus::TxEip1559 {
         chain_id: 31337,
         nonce,
@@ -122,6 +125,7 @@ async fn signed_ask(chain: &Chain, text: &str) -> Bytes {
         input: IVeritasOracle::askQuestionCall {
             question: text.into(),
             resolveAfter: 0,
+            rules,
         }
         .abi_encode()
         .into(),

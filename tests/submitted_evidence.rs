@@ -47,8 +47,10 @@ async fn chain_time(chain: &Chain) -> u64 {
 async fn ask_open(chain: &Chain, text: &str) -> U256 {
     let provider = chain.wallet(2);
     let resolve_after = chain_time(chain).await + OPEN_FOR;
-    let receipt = IVeritasOracle::new(chain.oracle, &provider)
-        .askQuestion(text.to_string(), resolve_after)
+    let oracle = IVeritasOracle::new(chain.oracle, &provider);
+    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+    let receipt = oracle
+        .askQuestion(text.to_string(), resolve_after, rules)
         .send()
         .await
         .unwrap()
@@ -461,8 +463,10 @@ async fn a_last_minute_submission_confirmed_after_resolve_after_is_not_missed() 
     node.start();
     let provider = chain.wallet(2);
     let resolve_after = chain_time(&chain).await + 10;
-    let receipt = IVeritasOracle::new(chain.oracle, &provider)
-        .askQuestion("Did the lane open?".to_string(), resolve_after)
+    let oracle = IVeritasOracle::new(chain.oracle, &provider);
+    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+    let receipt = oracle
+        .askQuestion("Did the lane open?".to_string(), resolve_after, rules)
         .send()
         .await
         .unwrap()

@@ -67,8 +67,9 @@ impl Chain {
         let contract = IVeritasOracle::new(self.oracle, &provider);
         let mut ids = Vec::new();
         for q in questions {
+            let rules = veritas::chain::current_rules(&contract).await.unwrap();
             let receipt = contract
-                .askQuestion(q.to_string(), 0)
+                .askQuestion(q.to_string(), 0, rules)
                 .send()
                 .await
                 .unwrap()
@@ -92,8 +93,13 @@ impl Chain {
         let provider = ProviderBuilder::new()
             .wallet(EthereumWallet::from(asker))
             .connect_http(self.anvil.url.parse().unwrap());
+        let rules = veritas::chain::current_rules(&IVeritasOracle::new(self.oracle, &provider))
+            .await
+            .unwrap();
         let mut input = IVeritasOracle::askQuestionCall::SELECTOR.to_vec();
-        input.extend((alloy::primitives::Bytes::copy_from_slice(text), 0u64).abi_encode_params());
+        input.extend(
+            (alloy::primitives::Bytes::copy_from_slice(text), 0u64, rules).abi_encode_params(),
+        );
         let tx = TransactionRequest::default()
             .with_to(self.oracle)
             .with_input(input);
@@ -473,7 +479,7 @@ impl Chain {
         let mut parameters = contract.parameters().call().await.unwrap();
         set(&mut parameters);
         let receipt = contract
-            .setParameters(parameters)
+            .setParameters(parameters, String::new())
             .send()
             .await
             .unwrap()
@@ -522,11 +528,79 @@ impl Chain {
         assert!(receipt.status(), "submitEvidence reverted");
     }
 
+    /// Dispute `id` from anvil's account `key`, bonding `bond` wei and claiming `claim`, paying
+    /// the court's cost on top.
+    pub async fn dispute(&self, key: usize, id: U256, bond: U256, claim: [U256; 3]) {
+        let provider = self.wallet(key);
+        let oracle = IVeritasOracle::new(self.oracle, &provider);
+        let cost = oracle.courtCost(id).call().await.unwrap();
+        let receipt = oracle
+            .dispute(id, claim[0], claim[1], claim[2])
+            .value(cost + bond)
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "dispute reverted");
+    }
+
+    /// The judge (key 0, the devnet court's only judge) rules `ruling` on the case of `id`, and
+    /// the ruling is executed (the devnet court has no appeal period).
+    pub async fn rule(&self, id: U256, ruling: u64) {
+        use veritas::chain::court::IVeritasCourt;
+        let judge = self.wallet(0);
+        let case = IVeritasOracle::new(self.oracle, &judge)
+            .getCase(id)
+            .call()
+            .await
+            .unwrap();
+        assert_ne!(case.arbitrator, Address::ZERO, "question {id} has no case");
+        let court = IVeritasCourt::new(case.arbitrator, &judge);
+        for call in [
+            court
+                .giveRuling(case.disputeId, U256::from(ruling))
+                .into_transaction_request(),
+            court
+                .executeRuling(case.disputeId)
+                .into_transaction_request(),
+        ] {
+            let receipt = judge
+                .send_transaction(call)
+                .await
+                .unwrap()
+                .get_receipt()
+                .await
+                .unwrap();
+            assert!(receipt.status(), "court call reverted");
+        }
+    }
+
+    /// Take the escalated verdict of `id` to its court from anvil's account `key`.
+    pub async fn request_arbitration(&self, key: usize, id: U256) {
+        let provider = self.wallet(key);
+        let oracle = IVeritasOracle::new(self.oracle, &provider);
+        let cost = oracle.courtCost(id).call().await.unwrap();
+        let receipt = oracle
+            .requestArbitration(id)
+            .value(cost)
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "requestArbitration reverted");
+    }
+
     /// Ask `question` from key 2 paying `fee` wei, answerable after `resolve_after`.
     pub async fn ask_paying(&self, question: &str, fee: U256, resolve_after: u64) -> U256 {
         let asker = self.wallet(2);
-        let receipt = IVeritasOracle::new(self.oracle, &asker)
-            .askQuestion(question.to_string(), resolve_after)
+        let oracle = IVeritasOracle::new(self.oracle, &asker);
+        let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+        let receipt = oracle
+            .askQuestion(question.to_string(), resolve_after, rules)
             .value(fee)
             .send()
             .await

@@ -244,14 +244,16 @@ pub fn compare_with_chain(
     out
 }
 
-/// The statuses a question may show once `pooled` was posted: `Resolved` and later `Disputed`
-/// for a resolved verdict, `Escalated` for an escalated one, and `Arbitrated` after either
-/// (after a dispute only when the verdict was resolved: `disputed` says whether one was filed).
+/// The statuses a question may show once `pooled` was posted: `Resolved` for a resolved
+/// verdict, `Escalated` for an escalated one; then before its court (`Disputed`), `Arbitrated`
+/// or `Defaulted` after either — a resolved verdict reaches the court only by a dispute, an
+/// escalated one only without (`disputed` says whether a disputer filed one). An escalation
+/// nobody took to court also ends `Defaulted`.
 pub fn status_consistent(pooled: &Pooled, status: &str, disputed: bool) -> bool {
     match status {
-        "Resolved" | "Disputed" => !pooled.escalated,
+        "Resolved" => !pooled.escalated,
         "Escalated" => pooled.escalated,
-        "Arbitrated" => pooled.escalated != disputed,
+        "Disputed" | "Arbitrated" | "Defaulted" => pooled.escalated != disputed,
         _ => false,
     }
 }
@@ -416,6 +418,13 @@ mod tests {
         assert!(status_consistent(&escalated, "Escalated", false));
         assert!(status_consistent(&escalated, "Arbitrated", false));
         assert!(!status_consistent(&escalated, "Resolved", false));
+        // v3: an escalation goes to the court with no disputer, and a failed court defaults.
+        assert!(status_consistent(&escalated, "Disputed", false));
+        assert!(!status_consistent(&escalated, "Disputed", true));
+        assert!(!status_consistent(&resolved, "Disputed", false));
+        assert!(status_consistent(&escalated, "Defaulted", false));
+        assert!(status_consistent(&resolved, "Defaulted", true));
+        assert!(!status_consistent(&resolved, "Defaulted", false));
         assert!(!status_consistent(&escalated, "Asked", false));
     }
 

@@ -10,7 +10,7 @@ use std::{
 
 use alloy::{
     network::{EthereumWallet, TransactionBuilder},
-    primitives::{Address, Bytes},
+    primitives::{Address, Bytes, U256},
     providers::{Provider, ProviderBuilder},
     rpc::types::TransactionRequest,
     signers::local::PrivateKeySigner,
@@ -246,25 +246,26 @@ fn signal_group(child: &Child, signal: &str) {
         .status();
 }
 
-/// The oracle's creation bytecode from forge's artifact, after one `forge build` per process.
+/// The creation bytecode of contract `name` (`out/<name>.sol/<name>.json`) from forge's
+/// artifact, after one `forge build` per process.
 ///
 /// Always building (a no-op in under a second when nothing changed) keeps a stale `out/` from
 /// an older contract from ever being deployed by the demo or the tests.
 ///
 /// # Errors
 /// [`DevnetError`] when forge fails or the artifact has no bytecode.
-pub fn oracle_bytecode() -> Result<Bytes, DevnetError> {
+pub fn artifact_bytecode(name: &str) -> Result<Bytes, DevnetError> {
     let root = repo_root().ok_or_else(|| DevnetError::Tool {
         tool: "forge".into(),
         reason: "no foundry.toml above the working directory: run from the repository".into(),
     })?;
-    let path = root.join("out/VeritasOracle.sol/VeritasOracle.json");
+    let path = root.join(format!("out/{name}.sol/{name}.json"));
     // Parallel tests in one process must not run two `forge build`s into the same out/; the
     // flag records that this process has built once.
     static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if !*built {
-        // The contract only: the tests' via-IR build takes minutes and the node needs none of it.
+        // The contracts only: the tests' via-IR build takes minutes and the node needs none of it.
         let status = Command::new(tool("forge"))
             .args(["build", "--skip", "test", "--skip", "script"])
             .current_dir(&root)
@@ -296,8 +297,11 @@ pub fn oracle_bytecode() -> Result<Bytes, DevnetError> {
     hex.parse().map_err(|e| fail(format!("bad bytecode: {e}")))
 }
 
-/// Deploy the oracle with `owner_key` as owner and arbiter, and add `operators`.
-/// Returns the oracle address and its deployment block.
+/// Deploy the oracle with `owner_key` as owner, our reference court (`VeritasCourt`) with that
+/// key as its only judge (free, no appeal period), add `operators`, and make the court the
+/// arbitrator of the oracle's parameter set (when there is an operator to reach the quorum).
+/// Returns the oracle address and its deployment block; the court is
+/// `parameters().arbitrator`.
 ///
 /// # Errors
 /// [`DevnetError`].
@@ -313,31 +317,47 @@ pub async fn deploy_oracle(
     let provider = ProviderBuilder::new()
         .wallet(EthereumWallet::from(signer))
         .connect_http(url);
-    let mut code = oracle_bytecode()?.to_vec();
-    code.extend_from_slice(&owner.abi_encode());
-    let receipt = provider
-        .send_transaction(TransactionRequest::default().with_deploy_code(code))
-        .await
-        .map_err(|e| deploy(&e))?
-        .get_receipt()
-        .await
-        .map_err(|e| deploy(&e))?;
-    let address = receipt
-        .contract_address
-        .ok_or_else(|| DevnetError::Deploy("no contract address".into()))?;
-    let block = receipt.block_number.unwrap_or_default();
+    let create = |name: &'static str, args: Vec<u8>| {
+        let provider = &provider;
+        async move {
+            let mut code = artifact_bytecode(name)?.to_vec();
+            code.extend_from_slice(&args);
+            let receipt = provider
+                .send_transaction(TransactionRequest::default().with_deploy_code(code))
+                .await
+                .map_err(|e| deploy(&e))?
+                .get_receipt()
+                .await
+                .map_err(|e| deploy(&e))?;
+            let address = receipt
+                .contract_address
+                .ok_or_else(|| DevnetError::Deploy(format!("{name}: no contract address")))?;
+            Ok::<_, DevnetError>((address, receipt.block_number.unwrap_or_default()))
+        }
+    };
+    let (address, block) = create("VeritasOracle", owner.abi_encode()).await?;
+    let judges = vec![owner];
+    let (court, _) = create(
+        "VeritasCourt",
+        (judges, U256::ZERO, U256::ZERO, U256::ZERO).abi_encode_params(),
+    )
+    .await?;
     let oracle = IVeritasOracle::new(address, &provider);
-    oracle
-        .setArbiter(owner)
-        .send()
-        .await
-        .map_err(|e| deploy(&e))?
-        .get_receipt()
-        .await
-        .map_err(|e| deploy(&e))?;
     for op in operators {
         oracle
             .addOperator(*op)
+            .send()
+            .await
+            .map_err(|e| deploy(&e))?
+            .get_receipt()
+            .await
+            .map_err(|e| deploy(&e))?;
+    }
+    if !operators.is_empty() {
+        let mut parameters = oracle.parameters().call().await.map_err(|e| deploy(&e))?;
+        parameters.arbitrator = court;
+        oracle
+            .setParameters(parameters, String::new())
             .send()
             .await
             .map_err(|e| deploy(&e))?

@@ -283,6 +283,12 @@ pub fn decode_lifecycle(logs: &[Log], undecodable: &mut u64) -> Vec<EventAt> {
                     )
                 })
             }
+            Some(&O::ArbitrationRequested::SIGNATURE_HASH) => log
+                .log_decode::<O::ArbitrationRequested>()
+                .map(|d| (d.inner.data.id, LifecycleEvent::CourtRequested)),
+            Some(&O::VerdictDefaulted::SIGNATURE_HASH) => log
+                .log_decode::<O::VerdictDefaulted>()
+                .map(|d| (d.inner.data.id, LifecycleEvent::Defaulted)),
             Some(&O::QuestionExpired::SIGNATURE_HASH) => log
                 .log_decode::<O::QuestionExpired>()
                 .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),
@@ -324,7 +330,20 @@ mod tests {
     }
 
     fn raw_asked(id: u64, hash: B256, resolve_after: u64, text: &[u8]) -> Log {
-        let data = (hash, resolve_after, Bytes::copy_from_slice(text)).abi_encode_params();
+        // QuestionAsked's data: questionHash, resolveAfter, askedAt, parametersId, operatorEpoch,
+        // paid, consumer, callbackGasLimit, question (as bytes, so tests can send non-UTF-8).
+        let data = (
+            hash,
+            resolve_after,
+            1_700_000_000u64,
+            0u64,
+            1u64,
+            U256::ZERO,
+            Address::ZERO,
+            0u64,
+            Bytes::copy_from_slice(text),
+        )
+            .abi_encode_params();
         let topics = vec![
             IVeritasOracle::QuestionAsked::SIGNATURE_HASH,
             B256::from(U256::from(id)),

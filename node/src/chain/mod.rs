@@ -4,6 +4,7 @@
 //! - [`events`]: raw logs decoded into checked values, or refused (the hostile edge).
 //! - [`watcher`]: polls `eth_getLogs` behind a confirmation depth and fills the job store.
 //! - [`evidence_chain`]: the oracle's evidence hash chain, recomputed (pure).
+//! - [`court`]: our reference ERC-792 court (`VeritasCourt`), as a judge drives it.
 //! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
 //! - [`reader`]: one question's views and events as of one block (`veritas verdict`, `veritas
 //!   audit --question`), and an account's unpaid credits.
@@ -14,6 +15,7 @@
 //! Every RPC failure becomes a [`ChainError`] that says whether retrying may help, so the
 //! retry policy lives in one place (the daemon's scheduler) instead of in every call site.
 
+pub mod court;
 pub mod devnet;
 pub mod events;
 pub mod evidence_chain;
@@ -149,6 +151,17 @@ pub enum ChainError {
     /// The question does not exist on-chain (yet, or any more).
     #[error("question {0} is unknown to the contract")]
     UnknownQuestion(U256),
+    /// This operator may not report on the question: it was added after the ask (contract v3
+    /// binds each question to the operator epoch of its ask), or it was removed.
+    #[error(
+        "{operator} is not an operator of question {id}'s epoch (added after the ask, or removed)"
+    )]
+    NotQuestionOperator {
+        /// Question id.
+        id: U256,
+        /// This node's operator address.
+        operator: alloy::primitives::Address,
+    },
     /// An `eth_getLogs` page held fewer `QuestionAsked` logs than the contract counted in its
     /// range (a provider answering from a backend that lags behind); the range is read again.
     #[error(
@@ -267,6 +280,7 @@ impl ChainError {
             ChainError::Contract { .. }
             | ChainError::WrongChain { .. }
             | ChainError::QuestionMismatch { .. }
+            | ChainError::NotQuestionOperator { .. }
             | ChainError::Signing(_)
             | ChainError::Config(_) => false,
         }
@@ -381,11 +395,48 @@ pub fn asked_id(receipt: &alloy::rpc::types::TransactionReceipt) -> Option<U256>
         .map(|log| log.inner.data.id)
 }
 
-/// Whether a question's status means a verdict is on-chain (resolved, escalated or
-/// arbitrated).
+/// The triple of a question its court failed (`Defaulted`): unresolvable, (1, 1, 1e18 - 2) wei.
+pub const UNRESOLVABLE_TRIPLE: [U256; 3] = [
+    U256::from_limbs([1, 0, 0, 0]),
+    U256::from_limbs([1, 0, 0, 0]),
+    U256::from_limbs([999_999_999_999_999_998, 0, 0, 0]),
+];
+
+/// Whether a question's status means a verdict is on-chain (resolved, escalated, arbitrated
+/// or defaulted by its court).
 pub fn has_verdict(status: &IVeritasOracle::VerdictStatus) -> bool {
     use IVeritasOracle::VerdictStatus as S;
-    matches!(status, S::Resolved | S::Escalated | S::Arbitrated)
+    matches!(
+        status,
+        S::Resolved | S::Escalated | S::Arbitrated | S::Defaulted
+    )
+}
+
+/// The rules an ask pins (contract v3): the parameter set and operator epoch in force now, read
+/// just before asking, so a rule change mined before the ask makes it revert instead of silently
+/// binding the question to rules its asker never saw. No callback.
+///
+/// # Errors
+/// [`ChainError::Contract`] when a view fails.
+pub async fn current_rules<P: alloy::providers::Provider>(
+    oracle: &IVeritasOracle::IVeritasOracleInstance<P>,
+) -> Result<IVeritasOracle::AskRules, ChainError> {
+    let parameters_id = oracle
+        .parametersId()
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("parametersId", e))?;
+    let operator_epoch = oracle
+        .operatorEpoch()
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("operatorEpoch", e))?;
+    Ok(IVeritasOracle::AskRules {
+        parametersId: parameters_id,
+        operatorEpoch: operator_epoch,
+        consumer: alloy::primitives::Address::ZERO,
+        callbackGasLimit: 0,
+    })
 }
 
 /// Check the RPC's chain id against the configured one and return it.

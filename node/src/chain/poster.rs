@@ -459,12 +459,32 @@ impl Poster {
     pub async fn on_chain(&self, id: U256) -> Result<bool, ChainError> {
         use IVeritasOracle::VerdictStatus as S;
         match self.status(id).await? {
-            S::Asked => self
-                .contract()
-                .hasReported(id, self.from)
-                .call()
-                .await
-                .map_err(|e| ChainError::contract("hasReported", e)),
+            S::Asked => {
+                let contract = self.contract();
+                if contract
+                    .hasReported(id, self.from)
+                    .call()
+                    .await
+                    .map_err(|e| ChainError::contract("hasReported", e))?
+                {
+                    return Ok(true);
+                }
+                // Contract v3 binds a question to the operators of its ask's epoch: a key
+                // added later (or removed) must not spend a committee on it.
+                let can = contract
+                    .canReport(id, self.from)
+                    .call()
+                    .await
+                    .map_err(|e| ChainError::contract("canReport", e))?;
+                if can {
+                    Ok(false)
+                } else {
+                    Err(ChainError::NotQuestionOperator {
+                        id,
+                        operator: self.from,
+                    })
+                }
+            }
             S::None => Err(ChainError::UnknownQuestion(id)),
             // Every later status is past the reports (the enum only grows after Asked).
             _ => Ok(true),

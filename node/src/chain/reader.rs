@@ -429,18 +429,18 @@ pub async fn question_view(
         .await
         .map_err(call("pendingFee"))?;
     let d = c
-        .getDispute(id)
+        .getCase(id)
         .block(at)
         .call()
         .await
-        .map_err(call("getDispute"))?;
+        .map_err(call("getCase"))?;
     let dispute = (d.disputer != Address::ZERO).then_some(DisputeView {
         disputer: d.disputer,
         bond: d.bond,
     });
     let verdict = if matches!(
         status,
-        S::Resolved | S::Escalated | S::Arbitrated | S::Disputed
+        S::Resolved | S::Escalated | S::Arbitrated | S::Disputed | S::Defaulted
     ) {
         let v = c
             .getVerdict(id)
@@ -509,7 +509,7 @@ pub async fn question_view(
     }
     let opens = question.resolveAfter.max(question.askedAt);
     let seconds_to_final = match status {
-        S::Arbitrated | S::Expired => Some(0),
+        S::Arbitrated | S::Expired | S::Defaulted => Some(0),
         S::Resolved => Some(final_at.saturating_sub(now)),
         _ => None,
     };

@@ -57,11 +57,13 @@ use crate::retry::Backoff;
 use crate::store::{Store, StoredSubmission, now_ms};
 
 /// The lifecycle events a scan reads besides `QuestionAsked`.
-const LIFECYCLE_EVENTS: [alloy::primitives::B256; 6] = [
+const LIFECYCLE_EVENTS: [alloy::primitives::B256; 8] = [
     IVeritasOracle::ReportSubmitted::SIGNATURE_HASH,
     IVeritasOracle::VerdictPosted::SIGNATURE_HASH,
     IVeritasOracle::VerdictDisputed::SIGNATURE_HASH,
     IVeritasOracle::VerdictArbitrated::SIGNATURE_HASH,
+    IVeritasOracle::ArbitrationRequested::SIGNATURE_HASH,
+    IVeritasOracle::VerdictDefaulted::SIGNATURE_HASH,
     IVeritasOracle::QuestionExpired::SIGNATURE_HASH,
     IVeritasOracle::QuestionSettled::SIGNATURE_HASH,
 ];

@@ -53,8 +53,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<()> {
         Some(d) => SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs() + d.as_secs(),
     };
     let contract = IVeritasOracle::new(oracle, &provider);
+    let rules = chain::current_rules(&contract).await?;
     let receipt = contract
-        .askQuestion(args.question, resolve_after)
+        .askQuestion(args.question, resolve_after, rules)
         .send()
         .await
         .map_err(|e| ChainError::contract("askQuestion", e))?

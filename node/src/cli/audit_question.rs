@@ -326,9 +326,9 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
             );
             let disputed = view.dispute.is_some();
             let expected_status = if p.escalated {
-                "Escalated (or Arbitrated)"
+                "Escalated (or Disputed, Arbitrated, Defaulted without a disputer)"
             } else {
-                "Resolved (or Disputed, Arbitrated after a dispute)"
+                "Resolved (or Disputed, Arbitrated, Defaulted after a dispute)"
             };
             if view.status == "Asked" {
                 problems.push(format!(
@@ -347,7 +347,9 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
                 ));
             }
             if let Some(v) = &view.verdict {
-                let arbitrated = view.arbitrated.is_some() || view.status == "Arbitrated";
+                let defaulted = view.status == "Defaulted";
+                let arbitrated =
+                    view.arbitrated.is_some() || view.status == "Arbitrated" || defaulted;
                 let onchain = PostedVerdict {
                     p_fixed: [v.p_yes, v.p_no, v.p_null],
                     kappa: v.fleiss_kappa,
@@ -372,7 +374,15 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
                         args.from_block
                     )),
                 }
-                if arbitrated {
+                if defaulted {
+                    for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
+                        checks.push(Check::new(
+                            format!("chain.getVerdict.{name} (a defaulted court: unresolvable)"),
+                            chain::UNRESOLVABLE_TRIPLE[k].to::<u128>(),
+                            onchain.p_fixed[k],
+                        ));
+                    }
+                } else if arbitrated {
                     match view.arbitrated {
                         Some(ruling) => {
                             for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {

@@ -271,7 +271,7 @@ async fn set_quorum(url: &str, oracle: Address, quorum: u8) -> anyhow::Result<()
         .map_err(|e| chain::ChainError::contract("parameters", e))?;
     parameters.quorum = quorum;
     contract
-        .setParameters(parameters)
+        .setParameters(parameters, String::new())
         .send()
         .await
         .map_err(|e| chain::ChainError::contract("setParameters", e))?
@@ -292,8 +292,9 @@ async fn ask_all(
     let contract = IVeritasOracle::new(oracle, &provider);
     let mut ids = Vec::new();
     for (q, resolve_after) in questions {
+        let rules = chain::current_rules(&contract).await?;
         let receipt = contract
-            .askQuestion(q.clone(), *resolve_after)
+            .askQuestion(q.clone(), *resolve_after, rules)
             .send()
             .await
             .map_err(|e| chain::ChainError::contract("askQuestion", e))?
@@ -429,7 +430,8 @@ async fn print_pooled(
     let Some(pooled) = pooled::pool(&claims, u64::from(view.parameters.quorum)) else {
         bail!("question {id} has a verdict but no report on-chain");
     };
-    let arbitrated = view.status == "Arbitrated";
+    // The court's triple (or a default's unresolvable one) replaces the pooled one.
+    let arbitrated = matches!(view.status.as_str(), "Arbitrated" | "Defaulted");
     if let Some(v) = &view.verdict {
         problems.extend(failures(&pooled::compare_with_chain(
             "chain.getVerdict",

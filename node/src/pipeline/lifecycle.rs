@@ -155,6 +155,7 @@ impl Follower {
                     Stage::Disputed
                 }
                 Some(ChainStatus::Arbitrated) => Stage::Arbitrated,
+                Some(ChainStatus::Defaulted) => Stage::Defaulted,
                 Some(ChainStatus::Expired) => continue,
             };
             if next != job.stage {

@@ -32,8 +32,11 @@ pub enum Stage {
     Final,
     /// Disputed within the challenge window; waiting for the arbiter.
     Disputed,
-    /// The arbiter ruled: final.
+    /// The court ruled: final.
     Arbitrated,
+    /// The court refused to rule or missed its deadline (or nobody took the escalation there):
+    /// final, with the unresolvable triple.
+    Defaulted,
     /// The report window closed without a report: no verdict, the fee went back to the asker.
     Expired,
     /// Gave up after the maximum attempts, or hit a permanent error; see `last_error`.
@@ -52,13 +55,14 @@ impl Stage {
             Stage::Final => "final",
             Stage::Disputed => "disputed",
             Stage::Arbitrated => "arbitrated",
+            Stage::Defaulted => "defaulted",
             Stage::Expired => "expired",
             Stage::Failed => "failed",
         }
     }
 
     /// Every stage, for metrics, in the order a question passes them.
-    pub const ALL: [Stage; 10] = [
+    pub const ALL: [Stage; 11] = [
         Stage::Queued,
         Stage::Resolving,
         Stage::Posting,
@@ -67,6 +71,7 @@ impl Stage {
         Stage::Final,
         Stage::Disputed,
         Stage::Arbitrated,
+        Stage::Defaulted,
         Stage::Expired,
         Stage::Failed,
     ];
@@ -80,6 +85,7 @@ impl Stage {
                 | Stage::Final
                 | Stage::Disputed
                 | Stage::Arbitrated
+                | Stage::Defaulted
                 | Stage::Expired
         )
     }
@@ -88,7 +94,7 @@ impl Stage {
     pub fn is_terminal(self) -> bool {
         matches!(
             self,
-            Stage::Final | Stage::Arbitrated | Stage::Expired | Stage::Failed
+            Stage::Final | Stage::Arbitrated | Stage::Defaulted | Stage::Expired | Stage::Failed
         )
     }
 }

@@ -29,15 +29,18 @@ pub enum ChainStatus {
     Arbitrated,
     /// The report window closed without a report.
     Expired,
+    /// The court refused or missed its deadline: final, unresolvable triple.
+    Defaulted,
 }
 
 impl ChainStatus {
-    const ALL: [ChainStatus; 5] = [
+    const ALL: [ChainStatus; 6] = [
         ChainStatus::Resolved,
         ChainStatus::Escalated,
         ChainStatus::Disputed,
         ChainStatus::Arbitrated,
         ChainStatus::Expired,
+        ChainStatus::Defaulted,
     ];
 
     /// The stored name (the contract's enum name).
@@ -48,6 +51,7 @@ impl ChainStatus {
             ChainStatus::Disputed => "Disputed",
             ChainStatus::Arbitrated => "Arbitrated",
             ChainStatus::Expired => "Expired",
+            ChainStatus::Defaulted => "Defaulted",
         }
     }
 }
@@ -110,11 +114,15 @@ pub enum LifecycleEvent {
         /// The bond, wei.
         bond: U256,
     },
+    /// `ArbitrationRequested`: an escalated verdict taken to its court.
+    CourtRequested,
     /// `VerdictArbitrated`.
     Arbitrated {
-        /// The arbiter's triple, 1e18 scale.
+        /// The court's triple, 1e18 scale.
         p: [U256; 3],
     },
+    /// `VerdictDefaulted`: final with the unresolvable triple.
+    Defaulted,
     /// `QuestionExpired`.
     Expired,
     /// `QuestionSettled`: the money is credited.
@@ -277,9 +285,19 @@ impl Store {
                     Some(*bond),
                     None,
                 )?,
+                LifecycleEvent::CourtRequested => {
+                    status(ChainStatus::Disputed, None, None, None, None)?
+                }
                 LifecycleEvent::Arbitrated { p } => {
                     status(ChainStatus::Arbitrated, None, None, None, Some(p))?
                 }
+                LifecycleEvent::Defaulted => status(
+                    ChainStatus::Defaulted,
+                    None,
+                    None,
+                    None,
+                    Some(&crate::chain::UNRESOLVABLE_TRIPLE),
+                )?,
                 LifecycleEvent::Expired => status(ChainStatus::Expired, None, None, None, None)?,
                 LifecycleEvent::Settled => tx.execute(
                     "UPDATE lifecycle SET settled = 1, updated_at = ?2 \
