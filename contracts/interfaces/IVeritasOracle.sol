@@ -587,6 +587,12 @@ interface IVeritasOracle {
     /// a court uses it to refuse judges who are parties.
     function caseOf(address arbitrator, uint256 disputeId) external view returns (uint256 id, address disputer);
 
+    /// @notice ERC-792: the question's arbitrator gives its final ruling on its dispute `disputeId`
+    /// (0..5 for a dispute, 0..4 for an escalation; see `RULING_*`). Only the arbitrator of a
+    /// known case may call it; a ruling on a question that already defaulted (or after its court
+    /// deadline) changes nothing and emits `LateRulingIgnored` instead of reverting.
+    function rule(uint256 disputeId, uint256 ruling) external;
+
     /// @notice Once the Resolved verdict of `id` is final, credit its fee to the reporting
     /// operators and call the consumer back. Anyone may call it, once.
     function settle(uint256 id) external;
