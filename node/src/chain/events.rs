@@ -162,8 +162,12 @@ pub fn decode_questions(logs: &[Log]) -> Result<Vec<NewQuestion>, PageDefect> {
         };
         // `string` is ABI-encoded as `bytes`: decoding it as bytes keeps what the asker sent,
         // where a `string` decoder would replace invalid UTF-8 and lose the hash preimage.
-        let (question_hash, resolve_after, text) =
-            <(B256, u64, Bytes)>::abi_decode_params(&log.data().data)
+        // Contract v3's data: questionHash, resolveAfter, askedAt, parametersId, operatorEpoch,
+        // paid, consumer, callbackGasLimit, question. The rules the question pinned are the
+        // contract's to enforce (a report outside them reverts); the node needs the text.
+        type Asked = (B256, u64, u64, u16, u32, U256, Address, u32, Bytes);
+        let (question_hash, resolve_after, _, _, _, _, _, _, text) =
+            <Asked>::abi_decode_params(&log.data().data)
                 .map_err(|e| forged(format!("does not decode: {e}")))?;
         if text.is_empty() || text.len() > MAX_QUESTION_BYTES {
             return Err(forged(format!(
