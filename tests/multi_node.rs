@@ -6,8 +6,12 @@
 //! - a node whose committee votes the other way → escalated, never settled by the majority;
 //! - the report window running out with one report → the node finalizes it escalated; with
 //!   none → `Expired` and the asker's fee refunded;
-//! - a dispute → `Disputed`, the node's second opinion for the arbiter, the arbiter ruling
-//!   both ways, and every balance checked to the wei.
+//! - a dispute → `Disputed`, the node's second opinion for the court, the court (contract v3's
+//!   `VeritasCourt`) ruling both ways, and every balance checked to the wei;
+//! - an escalation nobody takes to court → `Defaulted` once its court window is over, followed by
+//!   every node;
+//! - a key added after an ask → never reports on that question (contract v3's operator epochs),
+//!   and its node fails the question before any committee runs.
 
 mod support;
 
@@ -109,6 +113,86 @@ async fn a_node_voting_the_other_way_escalates_instead_of_being_outvoted() {
     }
     yes.stop();
     no.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_escalation_nobody_takes_to_court_defaults_and_every_node_follows() {
+    let chain = Chain::start_with(AnvilOptions::default(), &[1, 3], |p| p.quorum = 2).await;
+    let mut yes = Node::configure_as(&chain, 1, YES_MAJORITY, "");
+    let mut no = Node::configure_as(&chain, 3, NO_MAJORITY, "");
+    yes.start();
+    no.start();
+    let id = chain.ask(&["Did it happen, or not?"]).await[0];
+    chain.wait_status(id, S::Escalated, WAIT).await;
+    let reader = chain.reader();
+    let oracle = IVeritasOracle::new(chain.oracle, &reader);
+    let window = oracle
+        .questionParameters(id)
+        .call()
+        .await
+        .unwrap()
+        .arbitrationWindow;
+    // Before the court window is over, nobody can close it by default.
+    let anyone = chain.wallet(5);
+    let as_anyone = IVeritasOracle::new(chain.oracle, &anyone);
+    assert!(as_anyone.resolveByDefault(id).call().await.is_err());
+    chain.advance(u64::from(window) + 1).await;
+    let receipt = as_anyone
+        .resolveByDefault(id)
+        .send()
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+    assert!(receipt.status());
+    assert_eq!(chain.status(id).await, S::Defaulted);
+    let v = oracle.getVerdict(id).call().await.unwrap();
+    assert_eq!(
+        [v.pYes, v.pNo, v.pNull],
+        veritas::chain::UNRESOLVABLE_TRIPLE
+    );
+    for node in [&yes, &no] {
+        node.wait_stage(id, "defaulted", WAIT).await;
+    }
+    yes.stop();
+    no.stop();
+}
+
+/// Contract v3 binds a question to the operators of its ask's epoch: a key added afterwards
+/// never reports on it (the owner cannot reach an open question's quorum with new keys), and
+/// its node fails that question at once, before any committee runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_added_after_the_ask_fails_that_question_before_any_committee() {
+    let chain = Chain::start_with(AnvilOptions::default(), &[1], |_| {}).await;
+    let before = chain.ask(&["Asked before the new key?"]).await[0];
+    chain.add_operator(3).await;
+    let mut late = Node::configure_as(&chain, 3, YES_MAJORITY, "");
+    late.start();
+    late.wait_stage(before, "failed", WAIT).await;
+    let reason: String = late
+        .sqlite()
+        .query_row(
+            "SELECT last_error FROM jobs WHERE question_id = ?1",
+            [before.to_string()],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(reason.contains("epoch"), "{reason}");
+    assert!(
+        !late.report_path(before).exists(),
+        "a committee ran for a question the key cannot report on"
+    );
+    // The operator of the ask's epoch answers it; a question asked now is the new key's too.
+    let mut first = Node::configure_as(&chain, 1, YES_MAJORITY, "");
+    first.start();
+    chain.wait_status(before, S::Resolved, WAIT).await;
+    assert_eq!(chain.reports(before).await[0].0, address(1));
+    first.stop();
+    let after = chain.ask(&["Asked after the new key?"]).await[0];
+    chain.wait_status(after, S::Resolved, WAIT).await;
+    assert_eq!(chain.reports(after).await[0].0, address(3));
+    late.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -665,6 +665,19 @@ impl Chain {
             .unwrap()
     }
 
+    /// The owner (key 0) makes anvil's account `key` an operator: a new operator epoch.
+    pub async fn add_operator(&self, key: usize) {
+        let receipt = IVeritasOracle::new(self.oracle, &self.wallet(0))
+            .addOperator(address(key))
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "addOperator reverted");
+    }
+
     /// Let the chain's clock pass `seconds` and mine a block.
     pub async fn advance(&self, seconds: u64) {
         let p = self.reader();

@@ -184,7 +184,7 @@ pub struct Counts {
     /// Of the reported, how many our routing escalated.
     pub escalated: u64,
     /// Jobs per stage, in [`Stage::ALL`] order.
-    pub by_stage: [u64; 10],
+    pub by_stage: [u64; Stage::ALL.len()],
     /// Given up.
     pub failed: u64,
 }

@@ -368,7 +368,7 @@ mod tests {
                 reported: 1,
                 escalated: 1,
                 failed: 0,
-                by_stage: [1, 0, 0, 1, 0, 0, 0, 0, 0, 0],
+                by_stage: [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
             }
         );
     }
