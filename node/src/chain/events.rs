@@ -292,7 +292,14 @@ pub fn decode_lifecycle(logs: &[Log], undecodable: &mut u64) -> Vec<EventAt> {
                 .map(|d| (d.inner.data.id, LifecycleEvent::CourtRequested)),
             Some(&O::VerdictDefaulted::SIGNATURE_HASH) => log
                 .log_decode::<O::VerdictDefaulted>()
-                .map(|d| (d.inner.data.id, LifecycleEvent::Defaulted)),
+                .map(|d| {
+                    (
+                        d.inner.data.id,
+                        LifecycleEvent::Defaulted {
+                            p: super::UNRESOLVABLE_TRIPLE,
+                        },
+                    )
+                }),
             Some(&O::QuestionExpired::SIGNATURE_HASH) => log
                 .log_decode::<O::QuestionExpired>()
                 .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),

@@ -121,8 +121,12 @@ pub enum LifecycleEvent {
         /// The court's triple, 1e18 scale.
         p: [U256; 3],
     },
-    /// `VerdictDefaulted`: final with the unresolvable triple.
-    Defaulted,
+    /// `VerdictDefaulted`: final with the unresolvable triple (the event does not carry it; the
+    /// decoder fills in the contract's constant).
+    Defaulted {
+        /// The unresolvable triple, 1e18 scale.
+        p: [U256; 3],
+    },
     /// `QuestionExpired`.
     Expired,
     /// `QuestionSettled`: the money is credited.
@@ -291,13 +295,9 @@ impl Store {
                 LifecycleEvent::Arbitrated { p } => {
                     status(ChainStatus::Arbitrated, None, None, None, Some(p))?
                 }
-                LifecycleEvent::Defaulted => status(
-                    ChainStatus::Defaulted,
-                    None,
-                    None,
-                    None,
-                    Some(&crate::chain::UNRESOLVABLE_TRIPLE),
-                )?,
+                LifecycleEvent::Defaulted { p } => {
+                    status(ChainStatus::Defaulted, None, None, None, Some(p))?
+                }
                 LifecycleEvent::Expired => status(ChainStatus::Expired, None, None, None, None)?,
                 LifecycleEvent::Settled => tx.execute(
                     "UPDATE lifecycle SET settled = 1, updated_at = ?2 \
