@@ -33,12 +33,8 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use super::Pipeline;
 use crate::{
-    audit,
-    chain::ChainProvider,
-    evidence::onchain::Status,
-    live::LiveEvents,
-    report::Report,
-    store::{ProvisionalCandidate, now_ms},
+    audit, chain::ChainProvider, evidence::onchain::Status, live::LiveEvents, report::Report,
+    store::ProvisionalCandidate,
 };
 
 /// How often the runner looks for due questions when nothing wakes it.
@@ -141,7 +137,7 @@ impl ProvisionalRunner {
             }
             if let Some(last) = candidate.last_run_at {
                 let due = last + i64::try_from(self.interval.as_millis()).unwrap_or(i64::MAX);
-                let now = now_ms();
+                let now = self.pipeline.store.now_ms();
                 if now < due {
                     let wait = Duration::from_millis(u64::try_from(due - now).unwrap_or(0));
                     next = next.min(wait);
@@ -173,7 +169,7 @@ impl ProvisionalRunner {
             .await
             .map_err(RunError::Resolve)?;
         let seen = seen as u64;
-        let summary = summarize(&report, seen)?;
+        let summary = summarize(&report, seen, self.pipeline.store.now_ms())?;
         let run = self
             .pipeline
             .store
@@ -201,8 +197,8 @@ impl ProvisionalRunner {
     }
 }
 
-/// The stored and published summary of a provisional report.
-fn summarize(report: &Report, seen: u64) -> Result<Value, RunError> {
+/// The stored and published summary of a provisional report, made at `at_ms`.
+fn summarize(report: &Report, seen: u64, at_ms: i64) -> Result<Value, RunError> {
     let value = serde_json::to_value(report).map_err(|e| RunError::Report(e.to_string()))?;
     let rec = audit::recompute(&value).map_err(|e| RunError::Report(e.to_string()))?;
     let included: Vec<u64> = report
@@ -222,7 +218,7 @@ fn summarize(report: &Report, seen: u64) -> Result<Value, RunError> {
         "kappa_fixed": rec.kappa_fixed.to_string(),
         "ballots": rec.ballots,
         "decision": if rec.escalated { "escalate" } else { "resolve" },
-        "at": now_ms(),
+        "at": at_ms,
     }))
 }
 

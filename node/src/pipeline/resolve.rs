@@ -302,7 +302,7 @@ pub struct CommitteeResolver {
 /// A ballot as the live view receives it: the question it belongs to, then the report's row.
 #[derive(Debug, Serialize)]
 struct LiveBallot<'a> {
-    #[serde(serialize_with = "crate::store::serialize_decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     question: U256,
     #[serde(flatten)]
     ballot: &'a BallotRow,

@@ -12,7 +12,6 @@ use serde::Serialize;
 use super::{
     Store, StoreError,
     jobs::decimal,
-    now_ms,
     sql::{Dec, Hex, RowReader, collect},
 };
 
@@ -124,7 +123,7 @@ impl Store {
                 Dec(intent.kappa),
                 intent.escalated,
                 intent.report_path,
-                now_ms(),
+                self.now_ms(),
                 n_yes,
                 n_no,
                 n_null,
@@ -133,7 +132,7 @@ impl Store {
         tx.execute(
             "UPDATE jobs SET stage = 'posting', updated_at = ?2 WHERE question_id = ?1 \
              AND stage IN ('queued', 'resolving')",
-            params![Dec(intent.question_id), now_ms()],
+            params![Dec(intent.question_id), self.now_ms()],
         )?;
         let saved = {
             let mut stmt = tx.prepare_cached(&select("question_id = ?1"))?;
