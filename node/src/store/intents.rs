@@ -11,7 +11,6 @@ use serde::Serialize;
 
 use super::{
     Store, StoreError,
-    jobs::decimal,
     sql::{Dec, Hex, RowReader, collect},
 };
 
@@ -19,21 +18,21 @@ use super::{
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PostIntent {
     /// Question id.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub question_id: U256,
     /// Merkle root of the question and its evidence.
     pub merkle_root: B256,
     /// 1e18-scaled YES.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub p_yes: U256,
     /// 1e18-scaled NO.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub p_no: U256,
     /// 1e18-scaled NULL.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub p_null: U256,
     /// 1e18-scaled signed kappa.
-    #[serde(serialize_with = "signed")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub kappa: I256,
     /// Valid ballots per outcome (n_YES, n_NO, n_NULL), as in the report's `stats.counts`;
     /// `None` only for intents saved by a node older than store schema 2.
@@ -42,10 +41,6 @@ pub struct PostIntent {
     pub escalated: bool,
     /// Path of the report file.
     pub report_path: String,
-}
-
-fn signed<S: serde::Serializer>(value: &I256, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(value)
 }
 
 const INTENT_COLUMNS: &[&str] = &[

@@ -109,10 +109,8 @@ impl FromSql for Stage {
     }
 }
 
-/// Serialise a number as decimal text (the API's and the reports' form of a question id).
-pub fn decimal<S: serde::Serializer>(value: &U256, s: S) -> Result<S::Ok, S::Error> {
-    crate::decimal::serialize(value, s)
-}
+/// The store's rows write question ids as decimal text, the API's and the reports' form.
+pub(super) use crate::decimal::serialize as decimal;
 
 /// A question as the watcher saw it in a confirmed `QuestionAsked` log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

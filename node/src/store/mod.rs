@@ -43,7 +43,7 @@ use rusqlite::Connection;
 use crate::clock::{self, Clock as _, SharedClock};
 
 pub use intents::PostIntent;
-pub use jobs::{Counts, Job, NewQuestion, Stage, decimal as serialize_decimal};
+pub use jobs::{Counts, Job, NewQuestion, Stage};
 pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};
 pub use overview::{ChangeHook, QuestionSummary};
 use schema::{SCHEMA_VERSION, migrate};
