@@ -383,10 +383,9 @@ impl Pipeline {
         Ok(outcome)
     }
 
-    /// Resolve a stored question on its current evidence (every stored on-chain submission)
-    /// and stamp the report with where it was asked and each submission's fate. The final
-    /// run, a provisional run and a second opinion all go through here; the caller holds the
-    /// committee permit. Returns the report and how many submissions it saw.
+    /// Resolve a stored question on its current evidence (every stored on-chain submission).
+    /// The final run, a provisional run and a second opinion all go through here; the caller
+    /// holds the committee permit. Returns the report and how many submissions it saw.
     async fn resolve_current(&self, q: &NewQuestion) -> Result<(Report, usize), JobError> {
         let input = QuestionInput {
             id: q.question_id,
@@ -399,14 +398,13 @@ impl Pipeline {
             operator: self.poster.address(),
             submissions: submissions::for_question(&self.store, q.question_id)?,
         };
-        let mut report = self
+        // The resolver returns the finished report: its question block names the question
+        // on-chain (DESIGN.md §5) and its `submissions` record each submission's fate.
+        let report = self
             .resolver
             .resolve(&input)
             .await
             .map_err(JobError::Resolve)?;
-        // The report names its question on-chain (DESIGN.md §5), whoever built it.
-        report.question = input.info();
-        report.submissions = Some(submissions::record(&input.submissions, &report));
         Ok((report, input.submissions.len()))
     }
 

@@ -217,7 +217,7 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
             Evidence::Gather {
                 resolve_after: Some(args.resolve_after.unwrap_or_else(|| SystemClock.now_utc())),
                 // `--submitted FILE` feeds the file collector; on-chain items are the daemon's.
-                submissions: Vec::new(),
+                submissions: None,
             }
         }
     };

@@ -23,8 +23,7 @@ use alloy::primitives::{Address, U256};
 
 use crate::{
     chain::{ChainError, ChainProvider, IVeritasOracle},
-    evidence::onchain::{self, ChainSubmission, SubmissionsRecord},
-    report::Report,
+    evidence::onchain::ChainSubmission,
     store::{Job, Store, StoreError, StoredSubmission},
 };
 
@@ -53,15 +52,6 @@ pub fn for_question(store: &Store, id: U256) -> Result<Vec<ChainSubmission>, Sto
         .iter()
         .map(chain_submission)
         .collect())
-}
-
-/// The report's `submissions` key for `report`, built on `submissions`.
-pub fn record(submissions: &[ChainSubmission], report: &Report) -> SubmissionsRecord {
-    onchain::record(
-        submissions,
-        &report.evidence,
-        report.search.as_ref().map(|s| s.dropped.as_slice()),
-    )
 }
 
 /// Whether a final run may start now.
