@@ -288,6 +288,33 @@ mod tests {
     }
 
     #[test]
+    fn stamps_and_changes_read_the_store_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = std::sync::Arc::new(clock::ManualClock::at_ms(1_000_000));
+        let store = Store::open_in(dir.path())
+            .unwrap()
+            .with_clock(std::sync::Arc::clone(&clock) as SharedClock);
+        let changed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::clone(&changed);
+        store.on_change(Box::new(move |store, id| {
+            let summary = store.question_summary(id).unwrap().unwrap();
+            seen.lock()
+                .unwrap()
+                .push((summary.status, summary.updated_ms));
+        }));
+        store.record_scan(&[question(1, 10)], 11).unwrap();
+        let job = store.job(id(1)).unwrap().unwrap();
+        assert_eq!((job.seen_at, job.updated_at), (1_000_000, 1_000_000));
+        clock.advance(std::time::Duration::from_secs(90));
+        store.set_stage(id(1), Stage::Resolving).unwrap();
+        assert_eq!(store.job(id(1)).unwrap().unwrap().updated_at, 1_090_000);
+        assert_eq!(
+            *changed.lock().unwrap(),
+            [("queued", 1_000_000), ("resolving", 1_090_000)]
+        );
+    }
+
+    #[test]
     fn due_jobs_respect_time_and_stage() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
