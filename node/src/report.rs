@@ -9,6 +9,7 @@
 //! submitted item, its hash-chain link and its fate) and `tx` once posted. The types
 //! deserialise too, so `veritas audit` reads reports back with them.
 
+use alloy::primitives::U256;
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
@@ -27,9 +28,13 @@ use crate::stats::{BallotRecord, Summary, summarize};
 pub struct QuestionInfo {
     /// The question text exactly as asked (leaf 0).
     pub text: String,
-    /// On-chain question id (decimal), when asked on-chain.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    /// On-chain question id, when asked on-chain (a decimal string in JSON).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::decimal::option"
+    )]
+    pub id: Option<U256>,
     /// Chain id, when on-chain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_id: Option<u64>,

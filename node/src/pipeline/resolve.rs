@@ -66,7 +66,7 @@ impl QuestionInput {
     pub fn info(&self) -> QuestionInfo {
         QuestionInfo {
             text: self.text.clone(),
-            id: Some(self.id.to_string()),
+            id: Some(self.id),
             chain_id: Some(self.chain_id),
             oracle: Some(self.oracle.to_checksum(None)),
         }
