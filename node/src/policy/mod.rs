@@ -15,7 +15,7 @@
 //!   The default 0.25 is passed by three agreeing independent judgements (Beta(4, 2): 0.28) and
 //!   not by two (Beta(3, 2): 0.19); why three is enough is the simulation in [`simulate`].
 //! - **Relevance**: some committed item must share enough of the question's terms
-//!   ([`crate::question::relevance`]); otherwise "no relevant evidence", whatever the votes.
+//!   ([`mod@crate::question::relevance`]); otherwise "no relevant evidence", whatever the votes.
 //! - **Yes/no only**: a multi-outcome or open question ([`crate::question::kind`]) is never resolved.
 //!
 //! The posted integers are untouched by all of this: routing only chooses the status.

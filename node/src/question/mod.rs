@@ -6,7 +6,7 @@
 //! does not depend on the routing policy, and routing does not depend on the collectors.
 //!
 //! - [`kind`]: the deterministic yes/no, multi-outcome or open check.
-//! - [`relevance`]: the share of the question's key terms each committed item contains.
+//! - [`mod@relevance`]: the share of the question's key terms each committed item contains.
 //! - [`terms`]: the key terms themselves (stop words dropped), shared with the local corpus.
 
 pub mod kind;
