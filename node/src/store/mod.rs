@@ -103,7 +103,7 @@ impl StoreError {
 /// lifecycle table, both being moved to the contract's next ABI); everything else reads
 /// [`Store::clock`], so a test can move time instead of sleeping.
 pub fn now_ms() -> i64 {
-    crate::clock::SystemClock.now_ms()
+    clock::SystemClock.now_ms()
 }
 
 /// The node's SQLite store.
