@@ -44,6 +44,7 @@ use crate::{
     chain::{ChainProvider, IVeritasOracle, poster::Poster, watcher::WatchState},
     live::LiveEvents,
     metrics::Metrics,
+    overview,
     store::{Stage, Store},
 };
 
@@ -379,7 +380,12 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
         })
         .collect();
     let report = intent.as_ref().and_then(|i| read_report(&i.report_path));
-    let status = s.store.question_row(id).ok().flatten().map(|r| r.status);
+    let status = s
+        .store
+        .question_summary(id)
+        .ok()
+        .flatten()
+        .map(|r| r.status);
     let chain = on_chain(&s, id).await;
     let intent = intent.map(|i| {
         json!({"merkle_root": i.merkle_root, "p_yes": i.p_yes.to_string(), "p_no": i.p_no.to_string(),
@@ -443,7 +449,7 @@ async fn questions(State(s): State<ApiState>) -> Response {
     // Read the id first: an event published while the rows are read is then sent again
     // rather than lost.
     let event_id = s.live.latest();
-    match s.store.question_rows() {
+    match overview::rows(&s.store) {
         Ok(rows) => Json(json!({"questions": rows, "event_id": event_id})).into_response(),
         Err(e) => (
             StatusCode::INTERNAL_SERVER_ERROR,

@@ -20,11 +20,7 @@
 //! provisional runner is restarted after a panic. A job that panics fails its question with
 //! the panic as the reason; it is never dispatched again.
 
-use std::{
-    collections::HashMap,
-    sync::Arc,
-    time::{Duration, SystemTime, UNIX_EPOCH},
-};
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use alloy::{
     primitives::{Address, U256},
@@ -44,13 +40,14 @@ use crate::{
     config::{Config, ConfigError},
     live::LiveEvents,
     metrics::Metrics,
+    overview,
     pipeline::{
         Pipeline, Resolver, RetryPolicy,
         lifecycle::{FollowConfig, Follower},
         provisional::ProvisionalRunner,
         submissions::EvidenceGate,
     },
-    store::{Store, StoreError, now_ms},
+    store::{Store, StoreError},
     tasks::{Outcome, Supervisor},
     web,
 };
@@ -199,7 +196,7 @@ pub async fn run(
     })
     .await?;
     let store = Arc::new(Store::open_in(&config.node.data_dir)?);
-    store.attach_live(Arc::clone(&live));
+    overview::announce_changes(&store, Arc::clone(&live));
     crate::crashpoint::announce();
     info!(target: "veritas::node", chain_id, %oracle, %operator, data_dir = %config.node.data_dir.display(), "starting");
 
@@ -446,13 +443,6 @@ struct Scheduler {
     tick: Duration,
 }
 
-fn unix_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
 impl Scheduler {
     /// Dispatch due jobs until cancelled.
     async fn run(&self, cancel: &CancellationToken, jobs: &mut Jobs) {
@@ -462,10 +452,11 @@ impl Scheduler {
             }
             let free = self.max_in_flight.saturating_sub(jobs.len());
             if free > 0 {
-                match self
-                    .store
-                    .due_jobs(now_ms(), unix_secs(), free + jobs.len())
-                {
+                match self.store.due_jobs(
+                    self.store.now_ms(),
+                    self.store.clock().now_secs(),
+                    free + jobs.len(),
+                ) {
                     Ok(due) => {
                         let due: Vec<_> = due
                             .into_iter()

@@ -5,6 +5,8 @@
 //! The modules follow one question through the node (see `DESIGN.md` §1 of the project docs):
 //!
 //! - [`bundle`]: the question and its evidence items, the shape everything else passes around.
+//! - [`question`]: what the question text alone says: yes/no or not, its key terms, and which
+//!   evidence bears on it (pure; the planner and routing both read it).
 //! - [`config`]: the one typed configuration tree every command reads (defaults < TOML file <
 //!   `VERITAS__*` env < flags; unknown keys refused in every section).
 //! - [`chain`]: contract bindings, the `QuestionAsked` watcher, the verdict poster, and
@@ -16,53 +18,89 @@
 //! - [`stats`]: posterior, 1e18 fixed point, credible intervals, kappa, n_eff, entropy (pure).
 //! - [`policy`]: routing: resolve automatically or escalate to the arbiter.
 //! - [`report`]: the typed per-question report auditors rebuild verdicts from.
+//! - [`verdict`]: the contract's pooling of several reports into one verdict, and the verdict
+//!   as the chain states it (pure; the chain reader returns it, the audit compares with it).
+//! - [`decimal`]: the JSON form of big integers (decimal strings), written and read in one place.
 //! - [`pipeline`]: [`pipeline::resolve`], the one path from a question to its [`report::Report`]
 //!   (evidence, one commitment, committee, stats, routing) that `veritas resolve`, `eval`,
 //!   `demo` and the daemon all call; and the daemon's job runner (report file, intent, post).
 //! - [`store`]: node state in SQLite, split by concern (schema, jobs, intents, transactions),
 //!   with typed `U256`/`B256`/`I256` columns.
+//! - [`clock`]: the node's one wall clock, injectable (a manual clock in tests).
 //! - [`audit`]: rebuild a verdict from its report and compare it with the chain; `audit::pooled`
-//!   rebuilds a verdict pooled from several operators' reports.
+//!   compares a verdict pooled from several operators' reports.
 //! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown.
 //! - [`tasks`]: the daemon's named long-running tasks under supervision (none ends silently).
 //! - [`metrics`]: the counters and latencies the pipeline records and the API exports.
 //! - [`api`]: the read-only HTTP API (health, metrics, questions, bundles).
 //! - [`live`]: the ordered, bounded log of live events (status changes, ballots, reports).
+//! - [`overview`]: the question list the web view shows, announced live on every change the
+//!   store reports.
 //! - [`web`]: the live committee view at `/` and its server-sent event stream.
 //! - [`retry`]: the one backoff policy (full jitter, `Retry-After`) of every client and loop.
 //! - [`http_limits`]: the one bounded reader of HTTP answer bodies (model server, search API).
 //! - [`secret`]: the one secret type (keys and passwords that never print).
+//! - [`plot`]: the SVG charts of `veritas eval`.
 //! - [`cli`]: one file per `veritas` subcommand; nothing outside it imports from it.
 //! - [`crashpoint`]: test-only self-SIGKILL at named pipeline points (debug builds only).
 //!
 //! Pure code (statistics, commitment) does no I/O and is not async: the daemon and the
 //! auditor's `veritas audit` call the very same functions.
+//!
+//! # Layers
+//!
+//! A module imports (`crate::…`) only modules of a *lower* layer than its own; two modules of
+//! one layer never import each other. Arrows point down, so there is no import cycle and a
+//! reader can learn the code bottom-up. The unit test `layers::arrows_point_down` reads every
+//! `crate::` path under `src/` and checks it against this table, so an arrow up fails CI; a
+//! new module must be added here.
+//!
+//! | layer | modules |
+//! |---|---|
+//! | 0 | `clock`, `crashpoint`, `decimal`, `http_limits`, `live`, `metrics`, `plot`, `secret`, `tasks` |
+//! | 1 | `bundle`, `retry`, `stats`, `store` |
+//! | 2 | `commitment`, `llm`, `question`, `verdict` |
+//! | 3 | `chain`, `evidence`, `jury`, `policy` |
+//! | 4 | `config`, `overview`, `report` |
+//! | 5 | `audit` |
+//! | 6 | `pipeline`, `web` |
+//! | 7 | `api` |
+//! | 8 | `daemon` |
+//! | 9 | `cli` |
 
 pub mod api;
 pub mod audit;
 pub mod bundle;
 pub mod chain;
 pub mod cli;
+pub mod clock;
 pub mod commitment;
 pub mod config;
 pub mod crashpoint;
 pub mod daemon;
+pub mod decimal;
 pub mod evidence;
 pub mod http_limits;
 pub mod jury;
 pub mod live;
 pub mod llm;
 pub mod metrics;
+pub mod overview;
 pub mod pipeline;
 pub mod plot;
 pub mod policy;
+pub mod question;
 pub mod report;
 pub mod retry;
 pub mod secret;
 pub mod stats;
 pub mod store;
 pub mod tasks;
+pub mod verdict;
 pub mod web;
+
+#[cfg(test)]
+mod layers;
 
 /// The gates' self-test (`scripts/test-gates.sh`) proves that a failing Rust test fails
 /// `make test-rust` by arming this test with `VERITAS_GATE_CANARY`; unarmed, it passes.

@@ -13,8 +13,6 @@ use std::{
     time::Duration,
 };
 
-use crate::jury::BallotRow;
-
 /// Counters and latency summaries the node exports (besides the store's job counts).
 #[derive(Debug, Default)]
 pub struct Metrics {
@@ -60,24 +58,31 @@ impl Metrics {
         map.iter().map(|(k, v)| (*k, *v)).collect()
     }
 
-    /// Count the juror calls, failures, tokens and cost of a report's ballots.
-    pub fn record_ballots(&self, ballots: &[BallotRow]) {
-        for ballot in ballots {
-            self.inc(&self.juror_calls);
-            if ballot.vote.is_none() {
-                self.inc(&self.juror_failures);
-            }
-            self.tokens.fetch_add(
-                ballot.prompt_tokens + ballot.completion_tokens,
-                Ordering::Relaxed,
-            );
-            // Rounded to micro-dollars; negative or absurd values are ignored.
-            if ballot.cost_usd.is_finite() && ballot.cost_usd >= 0.0 {
-                self.cost_micro_usd
-                    .fetch_add((ballot.cost_usd * 1e6).round() as u64, Ordering::Relaxed);
-            }
+    /// Count one juror call: whether it produced a vote, its tokens and its cost.
+    pub fn record_juror_call(&self, call: JurorCall) {
+        self.inc(&self.juror_calls);
+        if !call.voted {
+            self.inc(&self.juror_failures);
+        }
+        self.tokens.fetch_add(call.tokens, Ordering::Relaxed);
+        // Rounded to micro-dollars; negative or absurd values are ignored.
+        if call.cost_usd.is_finite() && call.cost_usd >= 0.0 {
+            self.cost_micro_usd
+                .fetch_add((call.cost_usd * 1e6).round() as u64, Ordering::Relaxed);
         }
     }
+}
+
+/// What the metrics count of one juror call. The caller maps its ballots to these, so the
+/// metrics do not depend on the jury's types.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JurorCall {
+    /// The call produced a vote.
+    pub voted: bool,
+    /// Prompt and completion tokens.
+    pub tokens: u64,
+    /// Its cost in US dollars.
+    pub cost_usd: f64,
 }
 
 #[cfg(test)]
@@ -87,21 +92,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ballots_feed_juror_counters() {
+    fn juror_calls_feed_juror_counters() {
         let m = Metrics::default();
-        let ballots: Vec<BallotRow> = serde_json::from_value(serde_json::json!([
-            {"iteration": 1, "slot": 0, "model": "m", "archetype": "a", "vote": "YES",
-             "confidence": 1.0, "reasoning": "r", "latency_ms": 0,
-             "prompt_tokens": 100, "completion_tokens": 20, "cost_usd": 0.0015, "failure": null},
-            {"iteration": 1, "slot": 1, "model": "m", "archetype": "a", "vote": null,
-             "confidence": null, "reasoning": null, "latency_ms": 0, "failure": "timeout",
-             "prompt_tokens": 100, "completion_tokens": 0, "cost_usd": 0.001},
-            {"iteration": 1, "slot": 2, "model": "m", "archetype": "a", "vote": "NO",
-             "confidence": 1.0, "reasoning": "r", "latency_ms": 0,
-             "prompt_tokens": 7, "completion_tokens": 0, "cost_usd": 0.0, "failure": null},
-        ]))
-        .unwrap();
-        m.record_ballots(&ballots);
+        let calls = [
+            JurorCall {
+                voted: true,
+                tokens: 100 + 20,
+                cost_usd: 0.0015,
+            },
+            JurorCall {
+                voted: false,
+                tokens: 100,
+                cost_usd: 0.001,
+            },
+            JurorCall {
+                voted: true,
+                tokens: 7,
+                cost_usd: 0.0,
+            },
+        ];
+        for call in calls {
+            m.record_juror_call(call);
+        }
         assert_eq!(m.juror_calls.load(Ordering::Relaxed), 3);
         assert_eq!(m.juror_failures.load(Ordering::Relaxed), 1);
         assert_eq!(m.tokens.load(Ordering::Relaxed), 227);

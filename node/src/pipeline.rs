@@ -45,10 +45,10 @@ use crate::{
         ChainError, OracleError,
         poster::{Posted, Poster},
     },
-    metrics::Metrics,
+    metrics::{JurorCall, Metrics},
     report::{Report, TxInfo},
     retry::Backoff,
-    store::{Job, NewQuestion, PostIntent, Stage, Store, StoreError, TxStatus, now_ms},
+    store::{Job, NewQuestion, PostIntent, Stage, Store, StoreError, TxStatus},
 };
 
 /// Retry settings of jobs (and the daemon's start-up checks): how many attempts, and the
@@ -236,7 +236,7 @@ impl Pipeline {
                 Ok(outcome) => outcome,
                 Err(JobError::Chain(ChainError::Revert { error: OracleError::VeritasTooEarly(e), .. })) => {
                     let wait_s = e.resolveAfter.saturating_sub(u64::try_from(e.nowTimestamp).unwrap_or(u64::MAX)).max(1);
-                    let until = now_ms().saturating_add(i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX));
+                    let until = self.store.now_ms().saturating_add(i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX));
                     info!(target: "veritas::pipeline", wait_s, "chain clock before resolveAfter; deferring");
                     self.record(|s| s.defer(job.question.question_id, until));
                     JobOutcome::Deferred
@@ -277,7 +277,10 @@ impl Pipeline {
         {
             let delay = self.retry.delay(attempt);
             warn!(target: "veritas::pipeline", attempt, retry_in = ?delay, error = %reason, "attempt failed; will retry");
-            let at = now_ms().saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
+            let at = self
+                .store
+                .now_ms()
+                .saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
             self.record(|s| s.record_failure(qid, &reason, Some(at)));
             self.metrics.inc(&self.metrics.attempts_failed);
             JobOutcome::Retry { reason }
@@ -371,18 +374,18 @@ impl Pipeline {
                 &self.metrics.resolved
             };
             self.metrics.inc(counter);
-            let since_seen =
-                Duration::from_millis(u64::try_from(now_ms() - job.seen_at).unwrap_or(0));
+            let since_seen = Duration::from_millis(
+                u64::try_from(self.store.now_ms() - job.seen_at).unwrap_or(0),
+            );
             self.metrics.observe("confirmation_to_verdict", since_seen);
         }
         info!(target: "veritas::pipeline", outcome = ?outcome, "question done");
         Ok(outcome)
     }
 
-    /// Resolve a stored question on its current evidence (every stored on-chain submission)
-    /// and stamp the report with where it was asked and each submission's fate. The final
-    /// run, a provisional run and a second opinion all go through here; the caller holds the
-    /// committee permit. Returns the report and how many submissions it saw.
+    /// Resolve a stored question on its current evidence (every stored on-chain submission).
+    /// The final run, a provisional run and a second opinion all go through here; the caller
+    /// holds the committee permit. Returns the report and how many submissions it saw.
     async fn resolve_current(&self, q: &NewQuestion) -> Result<(Report, usize), JobError> {
         let input = QuestionInput {
             id: q.question_id,
@@ -395,14 +398,13 @@ impl Pipeline {
             operator: self.poster.address(),
             submissions: submissions::for_question(&self.store, q.question_id)?,
         };
-        let mut report = self
+        // The resolver returns the finished report: its question block names the question
+        // on-chain (DESIGN.md §5) and its `submissions` record each submission's fate.
+        let report = self
             .resolver
             .resolve(&input)
             .await
             .map_err(JobError::Resolve)?;
-        // The report names its question on-chain (DESIGN.md §5), whoever built it.
-        report.question = input.info();
-        report.submissions = Some(submissions::record(&input.submissions, &report));
         Ok((report, input.submissions.len()))
     }
 
@@ -452,7 +454,13 @@ impl Pipeline {
         let started = Instant::now();
         let (report, _) = self.resolve_current(q).await?;
         self.metrics.observe("resolve", started.elapsed());
-        self.metrics.record_ballots(&report.ballots);
+        for ballot in &report.ballots {
+            self.metrics.record_juror_call(JurorCall {
+                voted: ballot.vote.is_some(),
+                tokens: ballot.prompt_tokens + ballot.completion_tokens,
+                cost_usd: ballot.cost_usd,
+            });
+        }
 
         // The integers to post are what an auditor derives from the report file: the same
         // function, on the same JSON, so a verdict is by construction what its report proves.

@@ -9,13 +9,17 @@
 //! submitted item, its hash-chain link and its fate) and `tx` once posted. The types
 //! deserialise too, so `veritas audit` reads reports back with them.
 
+use alloy::primitives::U256;
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
 use crate::commitment::{Commitment, CommitmentError, commit_bundle};
-use crate::evidence::{SearchRecord, onchain::SubmissionsRecord};
-use crate::jury::BallotRow;
+use crate::evidence::{
+    SearchRecord,
+    onchain::{self, ChainSubmission, SubmissionsRecord},
+};
 use crate::jury::committee::{CommitteeInfo, CommitteeRun};
+use crate::jury::{BallotRow, SeedInputs};
 use crate::policy::{Routing, RoutingInputs, RoutingPolicy, route};
 use crate::stats::{BallotRecord, Summary, summarize};
 
@@ -24,9 +28,13 @@ use crate::stats::{BallotRecord, Summary, summarize};
 pub struct QuestionInfo {
     /// The question text exactly as asked (leaf 0).
     pub text: String,
-    /// On-chain question id (decimal), when asked on-chain.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
+    /// On-chain question id, when asked on-chain (a decimal string in JSON).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::decimal::option"
+    )]
+    pub id: Option<U256>,
     /// Chain id, when on-chain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_id: Option<u64>,
@@ -83,10 +91,74 @@ pub struct Report {
     pub tx: Option<TxInfo>,
 }
 
+/// Everything a report is made of. A report is built once from its parts
+/// ([`Report::from_parts`]) and not patched afterwards, so what routing read and what the
+/// file says come from one place.
+#[derive(Debug)]
+pub struct ReportParts<'a> {
+    /// The question block.
+    pub question: QuestionInfo,
+    /// The committed bundle.
+    pub bundle: &'a Bundle,
+    /// The rubric jurors scored.
+    pub rubric: &'a Rubric,
+    /// The bundle's commitment (computed once by the caller, the one that seeded the
+    /// committee).
+    pub commitment: &'a Commitment,
+    /// The committee's ballots and parameters.
+    pub run: CommitteeRun,
+    /// The routing policy.
+    pub policy: &'a RoutingPolicy,
+    /// The chain's seed inputs of an on-chain committee (the report records them).
+    pub seed_inputs: Option<SeedInputs>,
+    /// How the evidence was found, when the node searched for it; its planner's
+    /// classification of the question feeds routing.
+    pub search: Option<SearchRecord>,
+    /// The on-chain question's submissions (each one's fate is recorded); `None` off-chain,
+    /// where the report has no `submissions` key.
+    pub submissions: Option<&'a [ChainSubmission]>,
+}
+
 impl Report {
-    /// Assemble a report from a committee run and the bundle's commitment (computed once by
-    /// the caller, the same one that seeded the committee): summarises the ballots with the
-    /// same function as `veritas stats`, and routes.
+    /// Build the report: summarise the ballots with the same function as `veritas stats`,
+    /// route once on the bundle (and the planner's classification, when there is one), and
+    /// record the fate of every on-chain submission.
+    pub fn from_parts(parts: ReportParts<'_>) -> Self {
+        let bundle = parts.bundle;
+        let run = parts.run;
+        let records: Vec<BallotRecord> = run.ballots.iter().map(BallotRow::record).collect();
+        let stats = summarize(&records);
+        // Routing hook (issue 14): the question's kind and the bundle's relevance come from
+        // the committed bundle alone, so `veritas audit` can recompute them; a planner that
+        // classified the question as not yes/no adds that reason.
+        let mut inputs = RoutingInputs::from_bundle(&bundle.question, &bundle.evidence);
+        inputs.planner_kind = parts.search.as_ref().and_then(|s| s.plan.question_kind);
+        let routing = route(&stats, &inputs, parts.policy);
+        let dropped = parts.search.as_ref().map(|s| s.dropped.as_slice());
+        let submissions = parts
+            .submissions
+            .map(|items| onchain::record(items, &bundle.evidence, dropped));
+        let mut committee = run.info;
+        if parts.seed_inputs.is_some() {
+            committee.seed_inputs = parts.seed_inputs;
+        }
+        Self {
+            question: parts.question,
+            evidence: bundle.evidence.clone(),
+            rubric: parts.rubric.clone(),
+            leaves: parts.commitment.leaves_hex(),
+            root: parts.commitment.root_hex(),
+            ballots: run.ballots,
+            stats,
+            routing,
+            committee,
+            search: parts.search,
+            submissions,
+            tx: None,
+        }
+    }
+
+    /// [`Report::from_parts`] without seed inputs, search record or submissions.
     pub fn assemble(
         question: QuestionInfo,
         bundle: &Bundle,
@@ -95,26 +167,17 @@ impl Report {
         run: CommitteeRun,
         policy: &RoutingPolicy,
     ) -> Self {
-        let records: Vec<BallotRecord> = run.ballots.iter().map(BallotRow::record).collect();
-        let stats = summarize(&records);
-        // Routing hook (issue 14): the question's kind and the bundle's relevance come from
-        // the committed bundle alone, so `veritas audit` can recompute them.
-        let inputs = RoutingInputs::from_bundle(&bundle.question, &bundle.evidence);
-        let routing = route(&stats, &inputs, policy);
-        Self {
+        Self::from_parts(ReportParts {
             question,
-            evidence: bundle.evidence.clone(),
-            rubric: rubric.clone(),
-            leaves: commitment.leaves_hex(),
-            root: commitment.root_hex(),
-            ballots: run.ballots,
-            stats,
-            routing,
-            committee: run.info,
+            bundle,
+            rubric,
+            commitment,
+            run,
+            policy,
+            seed_inputs: None,
             search: None,
             submissions: None,
-            tx: None,
-        }
+        })
     }
 
     /// Commit `bundle`, then [`Report::assemble`] (for callers that did not commit it yet).

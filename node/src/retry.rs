@@ -15,6 +15,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use rand::Rng;
 
+use crate::clock::{Clock as _, SystemClock};
+
 /// Exponential backoff: the `retry`-th wait (0-based) is at most `base · 2^retry`, never
 /// above `max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +88,7 @@ pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
     headers
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| parse_retry_after(v, Utc::now()))
+        .and_then(|v| parse_retry_after(v, SystemClock.now_utc()))
 }
 
 /// `digits[.digits]` as a duration; more seconds than a `u64` holds saturate (the caller caps

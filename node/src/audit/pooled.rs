@@ -1,42 +1,11 @@
-//! The pooled verdict of several operators' reports, rebuilt the way the contract builds it
-//! (pure: no I/O, no async).
-//!
-//! `VeritasOracle` pools the reports of one question in report order (the order of their
-//! `ReportSubmitted` logs):
-//!
-//! - counts: the sum of every report's (n_YES, n_NO, n_NULL); the triple is the 1e18
-//!   largest-remainder split of α = Σn + 1, computed here by [`stats::to_wad`], the very function
-//!   behind `veritas stats` and the single-report audit;
-//! - kappa: the minimum of the reports' kappas;
-//! - escalated: any report escalated, or a report's leading outcome (ties in YES, NO, NULL
-//!   order, [`leading_outcome`]) differs from the first report's, or the verdict was posted by
-//!   `finalize` with fewer reports than the quorum;
-//! - root: the digest d1 = root1, di = sha256(d(i-1) ‖ rooti) — so one report's root is its own
-//!   bundle root, as in version 1 — and `finalize` posts the digest of the reports it has.
-//!
-//! An `Arbitrated` verdict keeps the pooled root and kappa but shows the arbiter's triple;
-//! [`compare_with_chain`] checks the pooled triple against the `VerdictPosted` event then.
-
-use alloy::primitives::{Address, B256};
-use sha2::{Digest, Sha256};
+//! The audit's side of a pooled verdict: each operator's report rebuilt from its file is
+//! compared with its `ReportSubmitted` event, and the pooled verdict ([`crate::verdict`], the
+//! contract's pooling rule) with what the chain posted. Every comparison is a named [`Check`].
 
 use super::{Mismatch, Recomputed};
-use crate::stats::{self, posterior::leading_outcome};
-
-/// One operator's report as its `ReportSubmitted` event states it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReportClaim {
-    /// The reporting operator.
-    pub operator: Address,
-    /// Its bundle's Merkle root.
-    pub root: B256,
-    /// Its valid ballots (YES, NO, NULL).
-    pub counts: [u64; 3],
-    /// Its Fleiss' kappa in 1e18 fixed point.
-    pub kappa: i128,
-    /// Its routing escalated.
-    pub escalated: bool,
-}
+pub use crate::verdict::{
+    EscalationReason, Pooled, PostedVerdict, ReportClaim, pool, roots_digest, status_consistent,
+};
 
 /// One compared value: what the recomputation gives and what a source on-chain states.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,96 +47,6 @@ pub fn failures(checks: &[Check]) -> Vec<Mismatch> {
         .collect()
 }
 
-/// Why a pooled verdict is escalated (any number of these; none means resolved).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EscalationReason {
-    /// At least one report was escalated by its operator's routing.
-    ReportEscalated,
-    /// Two reports lead with different outcomes.
-    LeadersDiffer,
-    /// Fewer reports than the quorum: posted by `finalize` after the report window.
-    QuorumNotMet,
-}
-
-impl std::fmt::Display for EscalationReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::ReportEscalated => "a report escalated",
-            Self::LeadersDiffer => "leading outcomes differ",
-            Self::QuorumNotMet => "quorum not met",
-        })
-    }
-}
-
-/// The verdict the contract posts for a list of reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pooled {
-    /// Reports pooled.
-    pub reports: usize,
-    /// Summed counts (YES, NO, NULL).
-    pub counts: [u64; 3],
-    /// The 1e18 triple of α = counts + 1.
-    pub p_fixed: [u128; 3],
-    /// The minimum reported kappa.
-    pub kappa: i128,
-    /// The roots digest.
-    pub root: B256,
-    /// Whether the verdict is escalated.
-    pub escalated: bool,
-    /// Why (empty when resolved).
-    pub reasons: Vec<EscalationReason>,
-}
-
-/// The roots digest: d1 = root1, di = sha256(d(i-1) ‖ rooti); `None` for no root.
-pub fn roots_digest<'a>(roots: impl IntoIterator<Item = &'a B256>) -> Option<B256> {
-    let mut digest: Option<B256> = None;
-    for root in roots {
-        digest = Some(match digest {
-            None => *root,
-            Some(d) => {
-                let mut h = Sha256::new();
-                h.update(d);
-                h.update(root);
-                B256::from_slice(&h.finalize())
-            }
-        });
-    }
-    digest
-}
-
-/// Pool `reports` (in report order) as the contract does for a question of quorum `quorum`.
-/// `None` without any report (no verdict: the question is open, or Expired).
-pub fn pool(reports: &[ReportClaim], quorum: u64) -> Option<Pooled> {
-    let first = reports.first()?;
-    let mut counts = [0u64; 3];
-    for r in reports {
-        for (sum, n) in counts.iter_mut().zip(r.counts) {
-            *sum = sum.saturating_add(n);
-        }
-    }
-    let kappa = reports.iter().map(|r| r.kappa).min().unwrap_or(first.kappa);
-    let mut reasons = Vec::new();
-    if reports.iter().any(|r| r.escalated) {
-        reasons.push(EscalationReason::ReportEscalated);
-    }
-    let leader = leading_outcome(first.counts);
-    if reports.iter().any(|r| leading_outcome(r.counts) != leader) {
-        reasons.push(EscalationReason::LeadersDiffer);
-    }
-    if (reports.len() as u64) < quorum {
-        reasons.push(EscalationReason::QuorumNotMet);
-    }
-    Some(Pooled {
-        reports: reports.len(),
-        counts,
-        p_fixed: stats::to_wad(counts),
-        kappa,
-        root: roots_digest(reports.iter().map(|r| &r.root)).unwrap_or(first.root),
-        escalated: !reasons.is_empty(),
-        reasons,
-    })
-}
-
 /// Compare a report rebuilt from its file with its operator's `ReportSubmitted` event: root,
 /// each count, kappa and the escalation flag. Fields are named `<label>.<field>`.
 pub fn compare_report_with_event(label: &str, rec: &Recomputed, event: &ReportClaim) -> Vec<Check> {
@@ -190,20 +69,6 @@ pub fn compare_report_with_event(label: &str, rec: &Recomputed, event: &ReportCl
         event.escalated,
     ));
     out
-}
-
-/// A posted verdict as one source on-chain states it (`getVerdict`, or the `VerdictPosted`
-/// event): the triple, kappa, root and, for the event, the escalation flag.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PostedVerdict {
-    /// (pYes, pNo, pNull).
-    pub p_fixed: [u128; 3],
-    /// Kappa, 1e18.
-    pub kappa: i128,
-    /// The stored root (digest).
-    pub root: B256,
-    /// The escalation flag, when the source states it.
-    pub escalated: Option<bool>,
 }
 
 /// Compare the pooled verdict with one on-chain source (`source` names it in the fields, e.g.
@@ -244,129 +109,14 @@ pub fn compare_with_chain(
     out
 }
 
-/// The statuses a question may show once `pooled` was posted: `Resolved` for a resolved
-/// verdict, `Escalated` for an escalated one; then before its court (`Disputed`), `Arbitrated`
-/// or `Defaulted` after either — a resolved verdict reaches the court only by a dispute, an
-/// escalated one only without (`disputed` says whether a disputer filed one). An escalation
-/// nobody took to court also ends `Defaulted`.
-pub fn status_consistent(pooled: &Pooled, status: &str, disputed: bool) -> bool {
-    match status {
-        "Resolved" => !pooled.escalated,
-        "Escalated" => pooled.escalated,
-        "Disputed" | "Arbitrated" | "Defaulted" => pooled.escalated != disputed,
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use proptest::prelude::*;
+    use alloy::primitives::B256;
 
     use super::*;
-    use crate::stats::{BallotRecord, Outcome, summarize};
-
-    fn claim(byte: u8, counts: [u64; 3], kappa: i128, escalated: bool) -> ReportClaim {
-        ReportClaim {
-            operator: Address::with_last_byte(byte),
-            root: B256::with_last_byte(byte),
-            counts,
-            kappa,
-            escalated,
-        }
-    }
-
-    /// The contract's `_leading`, written as the Solidity reads.
-    fn contract_leading(c: [u64; 3]) -> usize {
-        if c[0] >= c[1] && c[0] >= c[2] {
-            0
-        } else if c[1] >= c[2] {
-            1
-        } else {
-            2
-        }
-    }
-
-    /// Ballots with exactly these counts, spread over iterations (what `veritas stats` reads).
-    fn ballots(counts: [u64; 3]) -> Vec<BallotRecord> {
-        let mut out = Vec::new();
-        for (k, n) in counts.into_iter().enumerate() {
-            for i in 0..n {
-                out.push(BallotRecord {
-                    iteration: (i % 5) as u32 + 1,
-                    model: format!("m{k}"),
-                    archetype: "a".into(),
-                    vote: Some(Outcome::ALL[k]),
-                });
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn one_report_is_its_own_verdict() {
-        let p = pool(&[claim(1, [4, 1, 0], 500, false)], 1).unwrap();
-        assert_eq!(p.root, B256::with_last_byte(1));
-        assert_eq!(
-            p.p_fixed,
-            [
-                625_000_000_000_000_000,
-                250_000_000_000_000_000,
-                125_000_000_000_000_000
-            ]
-        );
-        assert_eq!(p.kappa, 500);
-        assert!(!p.escalated);
-        assert!(pool(&[], 1).is_none());
-    }
-
-    #[test]
-    fn digest_chains_sha256_in_report_order() {
-        let (a, b, c) = (
-            B256::with_last_byte(1),
-            B256::with_last_byte(2),
-            B256::with_last_byte(3),
-        );
-        let h = |x: B256, y: B256| {
-            let mut bytes = x.to_vec();
-            bytes.extend_from_slice(y.as_slice());
-            B256::from_slice(&Sha256::digest(&bytes))
-        };
-        assert_eq!(roots_digest([&a]), Some(a));
-        assert_eq!(roots_digest([&a, &b]), Some(h(a, b)));
-        assert_eq!(roots_digest([&a, &b, &c]), Some(h(h(a, b), c)));
-        assert_ne!(roots_digest([&b, &a]), roots_digest([&a, &b]));
-        assert_eq!(roots_digest([]), None);
-    }
-
-    #[test]
-    fn escalation_reasons() {
-        let agree = [
-            claim(1, [5, 1, 0], 900, false),
-            claim(2, [3, 0, 1], -20, false),
-        ];
-        let p = pool(&agree, 2).unwrap();
-        assert!(!p.escalated, "{:?}", p.reasons);
-        assert_eq!(p.kappa, -20);
-        assert_eq!(p.counts, [8, 1, 1]);
-        // A tie leads with the earlier outcome, as `_leading` does: (2,2,0) leads YES.
-        let tie = [claim(1, [2, 2, 0], 0, false), claim(2, [3, 0, 0], 0, false)];
-        assert!(!pool(&tie, 2).unwrap().escalated);
-        let differ = [claim(1, [1, 2, 0], 0, false), claim(2, [3, 0, 0], 0, false)];
-        assert_eq!(
-            pool(&differ, 2).unwrap().reasons,
-            [EscalationReason::LeadersDiffer]
-        );
-        let flagged = [claim(1, [3, 0, 0], 0, false), claim(2, [3, 0, 0], 0, true)];
-        assert_eq!(
-            pool(&flagged, 2).unwrap().reasons,
-            [EscalationReason::ReportEscalated]
-        );
-        let short = pool(&agree[..1], 2).unwrap();
-        assert_eq!(short.reasons, [EscalationReason::QuorumNotMet]);
-        assert_eq!(short.root, B256::with_last_byte(1));
-    }
+    use crate::{stats, verdict::test_claim as claim};
 
     #[test]
     fn a_changed_count_is_named() {
@@ -404,61 +154,5 @@ mod tests {
             .map(|m| m.field)
             .collect();
         assert_eq!(fields, ["r.root", "r.escalated"]);
-    }
-
-    #[test]
-    fn statuses_follow_the_lifecycle() {
-        let resolved = pool(&[claim(1, [3, 0, 0], 0, false)], 1).unwrap();
-        let escalated = pool(&[claim(1, [3, 0, 0], 0, true)], 1).unwrap();
-        assert!(status_consistent(&resolved, "Resolved", false));
-        assert!(status_consistent(&resolved, "Disputed", true));
-        assert!(status_consistent(&resolved, "Arbitrated", true));
-        assert!(!status_consistent(&resolved, "Arbitrated", false));
-        assert!(!status_consistent(&resolved, "Escalated", false));
-        assert!(status_consistent(&escalated, "Escalated", false));
-        assert!(status_consistent(&escalated, "Arbitrated", false));
-        assert!(!status_consistent(&escalated, "Resolved", false));
-        // v3: an escalation goes to the court with no disputer, and a failed court defaults.
-        assert!(status_consistent(&escalated, "Disputed", false));
-        assert!(!status_consistent(&escalated, "Disputed", true));
-        assert!(!status_consistent(&resolved, "Disputed", false));
-        assert!(status_consistent(&escalated, "Defaulted", false));
-        assert!(status_consistent(&resolved, "Defaulted", true));
-        assert!(!status_consistent(&resolved, "Defaulted", false));
-        assert!(!status_consistent(&escalated, "Asked", false));
-    }
-
-    proptest! {
-        /// The pooled triple is `veritas stats` of the pooled counts, bit for bit, and the
-        /// escalation and kappa follow the contract's rules.
-        #[test]
-        fn pooled_equals_stats_of_pooled_counts(
-            reports in prop::collection::vec(
-                (prop::array::uniform3(0u64..=12), -1_000i128..=1_000, any::<bool>()), 1..=7),
-            quorum in 1u64..=7,
-        ) {
-            let claims: Vec<ReportClaim> = reports
-                .iter()
-                .enumerate()
-                .map(|(i, (c, k, e))| claim(i as u8 + 1, *c, *k, *e))
-                .collect();
-            let p = pool(&claims, quorum).unwrap();
-            let total = [0, 1, 2].map(|k| claims.iter().map(|c| c.counts[k]).sum::<u64>());
-            prop_assert_eq!(p.counts, total);
-            prop_assert_eq!(p.p_fixed, summarize(&ballots(total)).p_fixed);
-            prop_assert_eq!(p.p_fixed.iter().sum::<u128>(), stats::WAD);
-            prop_assert_eq!(p.kappa, claims.iter().map(|c| c.kappa).min().unwrap());
-            let leaders: Vec<usize> = claims.iter().map(|c| contract_leading(c.counts)).collect();
-            let expected = claims.iter().any(|c| c.escalated)
-                || leaders.iter().any(|l| *l != leaders[0])
-                || (claims.len() as u64) < quorum;
-            prop_assert_eq!(p.escalated, expected);
-        }
-
-        /// `leading_outcome` is the contract's `_leading`, ties included.
-        #[test]
-        fn leader_is_the_contracts(c in prop::array::uniform3(0u64..4)) {
-            prop_assert_eq!(leading_outcome(c).index(), contract_leading(c));
-        }
     }
 }

@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::Mismatch;
 use crate::bundle::EvidenceItem;
-use crate::policy::{self, Decision, QuestionKind, Routing, RoutingInputs, RoutingPolicy};
+use crate::policy::{self, Decision, Routing, RoutingInputs, RoutingPolicy};
+use crate::question::QuestionKind;
 use crate::stats::Summary;
 
 /// The routing recomputed from a report, and what could not be.

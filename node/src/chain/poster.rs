@@ -42,7 +42,7 @@ use tracing::{debug, info, warn};
 
 use super::{ChainError, ChainProvider, IVeritasOracle, OracleError};
 use crate::stats;
-use crate::store::{NewQuestion, PostIntent, SentTx, Store, TxStatus, now_ms};
+use crate::store::{NewQuestion, PostIntent, SentTx, Store, TxStatus};
 
 /// Fee bump when replacing a stuck transaction (12.5%, above the 10% nodes require).
 pub const FEE_BUMP_PERCENT: u128 = 125;
@@ -597,7 +597,8 @@ impl Poster {
                 .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
             return Ok(None);
         }
-        let age = Duration::from_millis(u64::try_from(now_ms() - tx.sent_at).unwrap_or(0));
+        let age =
+            Duration::from_millis(u64::try_from(self.store.now_ms() - tx.sent_at).unwrap_or(0));
         if age >= self.config.receipt_timeout {
             // Stuck: replace at the same nonce with bumped fees.
 
@@ -807,7 +808,7 @@ impl Poster {
             raw: Bytes::from(raw.clone()),
             status: TxStatus::Pending,
             block_number: None,
-            sent_at: now_ms(),
+            sent_at: self.store.now_ms(),
         };
         self.store.record_batch_tx(&sent, questions)?;
         Ok((sent, *envelope.tx_hash(), raw))

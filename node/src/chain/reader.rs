@@ -19,7 +19,7 @@ use alloy::{
 use serde::Serialize;
 
 use super::{ChainError, ChainProvider, IVeritasOracle};
-use crate::audit::pooled::{PostedVerdict, ReportClaim};
+use crate::verdict::{PostedVerdict, ReportClaim};
 
 /// One `ReportSubmitted` event and where it was mined.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -25,6 +25,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Deserialize;
 
 use crate::bundle::{EvidenceItem, Rubric, Source};
+use crate::clock::{Clock as _, SystemClock};
 use crate::config::{Config, Sources};
 use crate::evidence::SearchRecord;
 use crate::evidence::normalize::parse_published;
@@ -214,9 +215,9 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
                 config.evidence.collectors.submitted.file = Some(file.clone());
             }
             Evidence::Gather {
-                resolve_after: Some(args.resolve_after.unwrap_or_else(chrono::Utc::now)),
+                resolve_after: Some(args.resolve_after.unwrap_or_else(|| SystemClock.now_utc())),
                 // `--submitted FILE` feeds the file collector; on-chain items are the daemon's.
-                submissions: Vec::new(),
+                submissions: None,
             }
         }
     };

@@ -13,8 +13,6 @@
 //!   collector's hits, and each item's fate for the report.
 //! - [`text`]: each hit's fields bounded and stripped of control and bidi characters, applied
 //!   by every collector that reads text it does not control.
-//! - [`relevance`]: how much of the question each committed item speaks to (routing's
-//!   evidence-relevance floor; pure, recomputable from a report).
 //!
 //! [`Gatherer::gather`] runs all three and returns everything the report needs: the plan, every
 //! collector's raw hits before deduplication, what was dropped and why, and the bundle.
@@ -27,8 +25,6 @@ pub mod demo;
 pub mod normalize;
 pub mod onchain;
 pub mod planner;
-pub mod relevance;
-pub mod terms;
 pub mod text;
 
 use chrono::{DateTime, Utc};

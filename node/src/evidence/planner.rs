@@ -16,9 +16,8 @@ use serde_json::json;
 
 use crate::bundle::{Criterion, Rubric};
 use crate::evidence::normalize::{collapse_whitespace, format_published, truncate_chars};
-use crate::evidence::terms::key_terms;
 use crate::llm::{ChatModel, ChatRequest, JsonSchema, LlmError};
-use crate::policy::QuestionKind;
+use crate::question::{QuestionKind, terms::key_terms};
 
 /// Planner settings; every field has a default so a config file may omit any of them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -74,7 +73,7 @@ pub struct Plan {
     pub latency_ms: u64,
     /// The model's classification of the question (yes/no, multi-outcome, open); routing
     /// escalates anything but yes/no. `None` for the fallback plan, which leaves the call to
-    /// the deterministic check in [`crate::policy::question`].
+    /// the deterministic check in [`crate::question::kind`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question_kind: Option<QuestionKind>,
 }

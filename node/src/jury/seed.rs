@@ -35,10 +35,7 @@ pub struct SeedInputs {
     /// The oracle contract.
     pub oracle: Address,
     /// The question id (decimal in JSON).
-    #[serde(
-        serialize_with = "crate::store::serialize_decimal",
-        deserialize_with = "deserialize_decimal"
-    )]
+    #[serde(with = "crate::decimal")]
     pub question_id: U256,
     /// The reporting operator.
     pub operator: Address,
@@ -59,11 +56,6 @@ impl SeedInputs {
             .abi_encode_params();
         Sha256::digest(encoded).into()
     }
-}
-
-fn deserialize_decimal<'de, D: serde::Deserializer<'de>>(d: D) -> Result<U256, D::Error> {
-    let s = String::deserialize(d)?;
-    s.parse().map_err(serde::de::Error::custom)
 }
 
 /// How a committee is seeded.

@@ -26,19 +26,16 @@ use std::{
     time::{Duration, Instant},
 };
 
-use serde_json::{Value, json};
+use alloy::primitives::{B256, U256};
+use serde::Serialize;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, debug, info, info_span, warn};
 
 use super::Pipeline;
 use crate::{
-    audit,
-    chain::ChainProvider,
-    evidence::onchain::Status,
-    live::LiveEvents,
-    report::Report,
-    store::{ProvisionalCandidate, now_ms},
+    audit, chain::ChainProvider, evidence::onchain::Status, live::LiveEvents, report::Report,
+    store::ProvisionalCandidate,
 };
 
 /// How often the runner looks for due questions when nothing wakes it.
@@ -141,7 +138,7 @@ impl ProvisionalRunner {
             }
             if let Some(last) = candidate.last_run_at {
                 let due = last + i64::try_from(self.interval.as_millis()).unwrap_or(i64::MAX);
-                let now = now_ms();
+                let now = self.pipeline.store.now_ms();
                 if now < due {
                     let wait = Duration::from_millis(u64::try_from(due - now).unwrap_or(0));
                     next = next.min(wait);
@@ -173,36 +170,85 @@ impl ProvisionalRunner {
             .await
             .map_err(RunError::Resolve)?;
         let seen = seen as u64;
-        let summary = summarize(&report, seen)?;
+        let summary = summarize(&report, seen, self.pipeline.store.now_ms())?;
+        // The store keeps the summary as a JSON column.
+        let stored = serde_json::to_value(&summary).map_err(|e| RunError::Report(e.to_string()))?;
         let run = self
             .pipeline
             .store
-            .record_provisional(q.question_id, seen, &summary)?;
+            .record_provisional(q.question_id, seen, &stored)?;
         let path = self
             .pipeline
             .reports_dir
             .join(format!("{}.provisional.jsonl", q.question_id));
-        append_line(
-            &path,
-            &json!({"run": run, "summary": summary, "report": report}),
-        )
-        .map_err(|error| RunError::Io {
+        let line = HistoryLine {
+            run,
+            summary: &summary,
+            report: &report,
+        };
+        append_line(&path, &line).map_err(|error| RunError::Io {
             path: path.clone(),
             error,
         })?;
-        let mut event = summary.clone();
-        if let Some(obj) = event.as_object_mut() {
-            obj.insert("question".into(), json!(q.question_id.to_string()));
-            obj.insert("run".into(), json!(run));
-        }
+        let event = LiveSummary {
+            summary: &summary,
+            question: q.question_id,
+            run,
+        };
         self.live.publish("provisional", &event);
         info!(target: "veritas::provisional", run, submissions = seen, elapsed = ?started.elapsed(), "provisional posterior published");
         Ok(())
     }
 }
 
-/// The stored and published summary of a provisional report.
-fn summarize(report: &Report, seen: u64) -> Result<Value, RunError> {
+/// The stored and published summary of a provisional report (keys in this order).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+struct Summary {
+    /// Submissions stored when the run started.
+    submissions: u64,
+    /// The indexes of those the bundle included (or merged).
+    included: Vec<u64>,
+    /// The bundle's Merkle root.
+    root: B256,
+    /// The posterior mean (YES, NO, NULL).
+    posterior: [f64; 3],
+    /// The 1e18 integers (decimal strings).
+    #[serde(with = "crate::decimal::triple")]
+    p_fixed: [u128; 3],
+    /// Valid votes (YES, NO, NULL).
+    counts: [u64; 3],
+    /// Kappa, 1e18 (a decimal string).
+    #[serde(with = "crate::decimal")]
+    kappa_fixed: i128,
+    /// Ballots, failed ones included.
+    ballots: u64,
+    /// `resolve` or `escalate`.
+    decision: &'static str,
+    /// Unix ms of the run.
+    at: i64,
+}
+
+/// A line of `reports/<id>.provisional.jsonl`.
+#[derive(Serialize)]
+struct HistoryLine<'a> {
+    run: u64,
+    summary: &'a Summary,
+    report: &'a Report,
+}
+
+/// The live `provisional` event: the summary, then which question and run.
+#[derive(Serialize)]
+struct LiveSummary<'a> {
+    #[serde(flatten)]
+    summary: &'a Summary,
+    #[serde(with = "crate::decimal")]
+    question: U256,
+    run: u64,
+}
+
+/// The summary of a provisional report, made at `at_ms`: its integers are the audit's
+/// recomputation from the report's JSON, as for a final run.
+fn summarize(report: &Report, seen: u64, at_ms: i64) -> Result<Summary, RunError> {
     let value = serde_json::to_value(report).map_err(|e| RunError::Report(e.to_string()))?;
     let rec = audit::recompute(&value).map_err(|e| RunError::Report(e.to_string()))?;
     let included: Vec<u64> = report
@@ -212,22 +258,22 @@ fn summarize(report: &Report, seen: u64) -> Result<Value, RunError> {
         .filter(|e| matches!(e.status, Status::Included | Status::Merged))
         .map(|e| e.submission.index)
         .collect();
-    Ok(json!({
-        "submissions": seen,
-        "included": included,
-        "root": rec.root,
-        "posterior": report.stats.posterior,
-        "p_fixed": rec.p_fixed.map(|p| p.to_string()),
-        "counts": rec.counts,
-        "kappa_fixed": rec.kappa_fixed.to_string(),
-        "ballots": rec.ballots,
-        "decision": if rec.escalated { "escalate" } else { "resolve" },
-        "at": now_ms(),
-    }))
+    Ok(Summary {
+        submissions: seen,
+        included,
+        root: rec.root,
+        posterior: report.stats.posterior,
+        p_fixed: rec.p_fixed,
+        counts: rec.counts,
+        kappa_fixed: rec.kappa_fixed,
+        ballots: rec.ballots,
+        decision: if rec.escalated { "escalate" } else { "resolve" },
+        at: at_ms,
+    })
 }
 
 /// Append one JSON line to `path` and fsync it (a history file: lines are only added).
-fn append_line(path: &std::path::Path, value: &Value) -> std::io::Result<()> {
+fn append_line(path: &std::path::Path, value: &impl Serialize) -> std::io::Result<()> {
     use std::io::Write;
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
@@ -240,4 +286,51 @@ fn append_line(path: &std::path::Path, value: &Value) -> std::io::Result<()> {
     line.push(b'\n');
     file.write_all(&line)?;
     file.sync_data()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// The stored summary and the live event keep the JSON they had as `json!` objects: keys
+    /// in this order, 1e18 integers and the question id as decimal strings.
+    #[test]
+    fn summary_and_event_json() {
+        let summary = Summary {
+            submissions: 2,
+            included: vec![1],
+            root: B256::with_last_byte(1),
+            posterior: [0.5, 0.25, 0.25],
+            p_fixed: [
+                500_000_000_000_000_000,
+                250_000_000_000_000_000,
+                250_000_000_000_000_000,
+            ],
+            counts: [1, 0, 0],
+            kappa_fixed: -7,
+            ballots: 1,
+            decision: "escalate",
+            at: 1_700_000_000_000,
+        };
+        let stored = concat!(
+            r#"{"submissions":2,"included":[1],"root":"0x0000000000000000000000000000000000000000000000000000000000000001","#,
+            r#""posterior":[0.5,0.25,0.25],"p_fixed":["500000000000000000","250000000000000000","250000000000000000"],"#,
+            r#""counts":[1,0,0],"kappa_fixed":"-7","ballots":1,"decision":"escalate","at":1700000000000"#,
+        );
+        assert_eq!(
+            serde_json::to_string(&summary).unwrap(),
+            format!("{stored}}}")
+        );
+        let event = LiveSummary {
+            summary: &summary,
+            question: U256::from(12),
+            run: 3,
+        };
+        assert_eq!(
+            serde_json::to_string(&event).unwrap(),
+            format!(r#"{stored},"question":"12","run":3}}"#)
+        );
+    }
 }

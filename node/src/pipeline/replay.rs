@@ -39,7 +39,7 @@ use crate::{
         committee::{CommitteeInfo, CommitteeRun, Weight},
     },
     policy::{Decision, RoutingPolicy},
-    report::Report,
+    report::{Report, ReportParts},
     stats::{EarlyStopping, Outcome},
 };
 
@@ -172,7 +172,8 @@ impl ReplayResolver {
             min_ballots: stopping.min_ballots,
             early_stopping: false,
             seed: format!("0x{}", hex::encode(seed)),
-            seed_inputs: source.inputs(),
+            // Recorded by the report from the chain's inputs.
+            seed_inputs: None,
             stop_iteration: iterations,
             stopped_early: false,
             calls: ballots.len() as u64,
@@ -186,14 +187,17 @@ impl ReplayResolver {
             info,
             elapsed: std::time::Duration::ZERO,
         };
-        Ok(Report::assemble(
-            question.info(),
-            &bundle,
-            &Rubric::default(),
-            &commitment,
+        Ok(Report::from_parts(ReportParts {
+            question: question.info(),
+            bundle: &bundle,
+            rubric: &Rubric::default(),
+            commitment: &commitment,
             run,
-            &replay_policy(decision),
-        ))
+            policy: &replay_policy(decision),
+            seed_inputs: source.inputs(),
+            search: None,
+            submissions: Some(&question.submissions),
+        }))
     }
 }
 

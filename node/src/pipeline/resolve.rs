@@ -10,7 +10,9 @@
 //! 2. one RFC 6962 commitment of the bundle, passed on (never recomputed);
 //! 3. the committee, seeded from values the chain fixed before the evidence existed
 //!    ([`SeedSource`]; off-chain from the root and the question id);
-//! 4. the report: statistics of the ballots and the routing decision ([`Report::assemble`]).
+//! 4. the report, built once and finished ([`Report::from_parts`]): statistics of the ballots,
+//!    the routing decision (with the planner's classification), the committee's seed inputs
+//!    and, for an on-chain question, each submission's fate. Nothing patches it afterwards.
 
 use std::sync::Arc;
 
@@ -30,8 +32,8 @@ use crate::{
     },
     live::LiveEvents,
     llm::{ChatModel, openai::OpenAiChat},
-    policy::{RoutingInputs, RoutingPolicy, route},
-    report::{QuestionInfo, Report},
+    policy::RoutingPolicy,
+    report::{QuestionInfo, Report, ReportParts},
 };
 
 /// An on-chain question as the daemon hands it to a [`Resolver`].
@@ -64,7 +66,7 @@ impl QuestionInput {
     pub fn info(&self) -> QuestionInfo {
         QuestionInfo {
             text: self.text.clone(),
-            id: Some(self.id.to_string()),
+            id: Some(self.id),
             chain_id: Some(self.chain_id),
             oracle: Some(self.oracle.to_checksum(None)),
         }
@@ -128,8 +130,10 @@ pub enum Evidence {
     Gather {
         /// The evidence cutoff.
         resolve_after: Option<DateTime<Utc>>,
-        /// Evidence submitted on-chain, offered to the bundle rules with the collectors' hits.
-        submissions: Vec<ChainSubmission>,
+        /// An on-chain question's submissions, offered to the bundle rules with the
+        /// collectors' hits; the report records each one's fate. `None` for a question not
+        /// asked on-chain (the report has no `submissions` key).
+        submissions: Option<Vec<ChainSubmission>>,
     },
     /// These items, as given (ids 1..n), scored on `rubric`; the report has no `search`.
     Given {
@@ -225,8 +229,8 @@ pub async fn resolve(
     on_search: &mut (dyn FnMut(&SearchRecord) + Send),
     progress: &mut (dyn FnMut(&IterationProgress<'_>) + Send),
 ) -> Result<Report, ResolveError> {
-    let (items, rubric, search) = match evidence {
-        Evidence::Given { items, rubric } => (items, rubric, None),
+    let (items, rubric, search, submissions) = match evidence {
+        Evidence::Given { items, rubric } => (items, rubric, None, None),
         Evidence::Gather {
             resolve_after,
             submissions,
@@ -234,10 +238,11 @@ pub async fn resolve(
             let gatherer = engine.gatherer.as_ref().ok_or_else(|| {
                 ResolveError::permanent("evidence: this engine was built without collectors")
             })?;
-            let given = if submissions.is_empty() {
-                Vec::new()
-            } else {
-                vec![crate::evidence::onchain::collector_hits(&submissions)]
+            let given = match &submissions {
+                Some(items) if !items.is_empty() => {
+                    vec![crate::evidence::onchain::collector_hits(items)]
+                }
+                _ => Vec::new(),
             };
             let gathered = gatherer
                 .gather_with(
@@ -253,7 +258,12 @@ pub async fn resolve(
                 })?;
             let search = gathered.record(resolve_after);
             on_search(&search);
-            (gathered.bundle, gathered.plan.rubric, Some(search))
+            (
+                gathered.bundle,
+                gathered.plan.rubric,
+                Some(search),
+                submissions,
+            )
         }
     };
     let bundle = Bundle {
@@ -277,18 +287,17 @@ pub async fn resolve(
     .await
     // The committee could not run at all (bad shape, sampler); failing jurors are not errors.
     .map_err(|e| ResolveError::permanent(format!("committee: {e}")))?;
-    let mut run = run;
-    run.info.seed_inputs = source.inputs();
-    let mut report = Report::assemble(question, &bundle, &rubric, &commitment, run, &engine.policy);
-    // Routing hook (issue 14): a planner that classified the question as not yes/no adds that
-    // reason (the deterministic check already ran in `Report::assemble`).
-    if let Some(kind) = search.as_ref().and_then(|s| s.plan.question_kind) {
-        let mut inputs = RoutingInputs::from_bundle(&report.question.text, &report.evidence);
-        inputs.planner_kind = Some(kind);
-        report.routing = route(&report.stats, &inputs, &engine.policy);
-    }
-    report.search = search;
-    Ok(report)
+    Ok(Report::from_parts(ReportParts {
+        question,
+        bundle: &bundle,
+        rubric: &rubric,
+        commitment: &commitment,
+        run,
+        policy: &engine.policy,
+        seed_inputs: source.inputs(),
+        search,
+        submissions: submissions.as_deref(),
+    }))
 }
 
 /// The daemon's resolver: gathers evidence and runs the committee on each on-chain question.
@@ -302,7 +311,7 @@ pub struct CommitteeResolver {
 /// A ballot as the live view receives it: the question it belongs to, then the report's row.
 #[derive(Debug, Serialize)]
 struct LiveBallot<'a> {
-    #[serde(serialize_with = "crate::store::serialize_decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     question: U256,
     #[serde(flatten)]
     ballot: &'a BallotRow,
@@ -336,7 +345,7 @@ impl Resolver for CommitteeResolver {
             q.seed_source(),
             Evidence::Gather {
                 resolve_after: q.cutoff(),
-                submissions: q.submissions.clone(),
+                submissions: Some(q.submissions.clone()),
             },
             &mut |_| {},
             &mut |p| {

@@ -23,9 +23,8 @@ use alloy::primitives::{Address, U256};
 
 use crate::{
     chain::{ChainError, ChainProvider, IVeritasOracle},
-    evidence::onchain::{self, ChainSubmission, SubmissionsRecord},
-    report::Report,
-    store::{Job, Store, StoreError, StoredSubmission, now_ms},
+    evidence::onchain::ChainSubmission,
+    store::{Job, Store, StoreError, StoredSubmission},
 };
 
 /// The report-side form of a stored submission.
@@ -53,15 +52,6 @@ pub fn for_question(store: &Store, id: U256) -> Result<Vec<ChainSubmission>, Sto
         .iter()
         .map(chain_submission)
         .collect())
-}
-
-/// The report's `submissions` key for `report`, built on `submissions`.
-pub fn record(submissions: &[ChainSubmission], report: &Report) -> SubmissionsRecord {
-    onchain::record(
-        submissions,
-        &report.evidence,
-        report.search.as_ref().map(|s| s.dropped.as_slice()),
-    )
 }
 
 /// Whether a final run may start now.
@@ -115,13 +105,13 @@ impl EvidenceGate {
             return Ok(Gate::Ready);
         }
         let wait = |reason: String| Gate::Wait {
-            until_ms: now_ms() + i64::try_from(self.recheck.as_millis()).unwrap_or(1_000),
+            until_ms: store.now_ms() + i64::try_from(self.recheck.as_millis()).unwrap_or(1_000),
             reason,
         };
         let (latest, chain_time) = crate::chain::latest_block(&self.provider).await?;
         if chain_time < q.resolve_after {
             let settled_at = q.resolve_after.saturating_add(self.settle.as_secs());
-            let now_secs = u64::try_from(now_ms() / 1000).unwrap_or(0);
+            let now_secs = store.clock().now_secs();
             if now_secs < settled_at {
                 return Ok(wait(format!(
                     "latest block time {chain_time} is before resolveAfter {}: evidence may still arrive",

@@ -15,21 +15,18 @@
 //!   The default 0.25 is passed by three agreeing independent judgements (Beta(4, 2): 0.28) and
 //!   not by two (Beta(3, 2): 0.19); why three is enough is the simulation in [`simulate`].
 //! - **Relevance**: some committed item must share enough of the question's terms
-//!   ([`crate::evidence::relevance`]); otherwise "no relevant evidence", whatever the votes.
-//! - **Yes/no only**: a multi-outcome or open question ([`question`]) is never resolved.
+//!   ([`mod@crate::question::relevance`]); otherwise "no relevant evidence", whatever the votes.
+//! - **Yes/no only**: a multi-outcome or open question ([`crate::question::kind`]) is never resolved.
 //!
 //! The posted integers are untouched by all of this: routing only chooses the status.
 
-pub mod question;
 pub mod simulate;
 
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::EvidenceItem;
-use crate::evidence::relevance::{Relevance, relevance};
+use crate::question::{QuestionCheck, QuestionKind, Relevance, classify, relevance};
 use crate::stats::{EffectiveSample, Outcome, Summary, effective_sample};
-
-pub use question::{QuestionCheck, QuestionKind, classify};
 
 /// Thresholds of the routing rule.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

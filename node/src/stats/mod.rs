@@ -13,11 +13,13 @@
 //! Submodules, one formula each: [`posterior`] (means and the 1e18 split), [`interval`]
 //! (credible intervals, exact and Monte Carlo), [`kappa`], [`neff`], `info` ([`kl_bits`],
 //! [`entropy_bits`]), [`stopping`] (the KL early-stopping rule) and [`effective`] (the posterior
-//! of counts scaled to n_eff, which routing reads; never posted). Every statistic is
+//! of counts scaled to n_eff, which routing reads; never posted); [`fixed`] reads a posted 1e18
+//! integer as a probability for display. Every statistic is
 //! generic over the [`Ballot`] trait, so owned records, borrowed views and the daemon's own
 //! ballot type all work.
 
 pub mod effective;
+pub mod fixed;
 pub mod interval;
 pub mod kappa;
 pub mod neff;
@@ -30,6 +32,7 @@ mod summary;
 
 pub use ballot::{Ballot, BallotRecord, BallotRef, Outcome};
 pub use effective::{EffectiveSample, effective_sample};
+pub use fixed::wad_to_f64;
 pub use info::{entropy_bits, kl_bits};
 pub use interval::{credible_intervals, monte_carlo_intervals};
 pub use kappa::{Kappa, fleiss_kappa, kappa_wad, subject_counts};

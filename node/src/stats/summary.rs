@@ -1,6 +1,6 @@
 //! The `veritas stats` object: every statistic of one ballot set.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use super::{
     Ballot, credible_intervals, effective_sample_size, entropy_bits, fleiss_kappa,
@@ -53,18 +53,12 @@ pub struct Summary {
     /// Posterior mean (YES, NO, NULL) of Dir(counts + 1).
     pub posterior: [f64; 3],
     /// The posterior in 1e18 fixed point as posted (sums to exactly 10^18).
-    #[serde(
-        serialize_with = "wads_as_strings",
-        deserialize_with = "wads_from_strings"
-    )]
+    #[serde(with = "crate::decimal::triple")]
     pub p_fixed: [u128; 3],
     /// Fleiss' kappa; `null` when undefined (no iteration with 2 valid ballots).
     pub kappa: Option<f64>,
     /// κ·10^18 as posted (exact, half away from zero); `"0"` when undefined.
-    #[serde(
-        serialize_with = "i128_as_string",
-        deserialize_with = "i128_from_string"
-    )]
+    #[serde(with = "crate::decimal")]
     pub kappa_fixed: i128,
     /// Exact 95% credible interval `[lo, hi]` of each outcome.
     pub ci95: [[f64; 2]; 3],
@@ -93,29 +87,6 @@ pub fn summarize<B: Ballot>(ballots: &[B]) -> Summary {
         n_eff: effective_sample_size(ballots),
         entropy_bits: entropy_bits(&posterior),
     }
-}
-
-fn wads_as_strings<S: Serializer>(p: &[u128; 3], s: S) -> Result<S::Ok, S::Error> {
-    p.map(|x| x.to_string()).serialize(s)
-}
-
-fn wads_from_strings<'de, D: Deserializer<'de>>(d: D) -> Result<[u128; 3], D::Error> {
-    let text = <[String; 3]>::deserialize(d)?;
-    let mut out = [0u128; 3];
-    for (slot, t) in out.iter_mut().zip(&text) {
-        *slot = t.parse().map_err(serde::de::Error::custom)?;
-    }
-    Ok(out)
-}
-
-fn i128_as_string<S: Serializer>(x: &i128, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&x.to_string())
-}
-
-fn i128_from_string<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
-    String::deserialize(d)?
-        .parse()
-        .map_err(serde::de::Error::custom)
 }
 
 #[cfg(test)]

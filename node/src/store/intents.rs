@@ -11,8 +11,6 @@ use serde::Serialize;
 
 use super::{
     Store, StoreError,
-    jobs::decimal,
-    now_ms,
     sql::{Dec, Hex, RowReader, collect},
 };
 
@@ -20,21 +18,21 @@ use super::{
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PostIntent {
     /// Question id.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub question_id: U256,
     /// Merkle root of the question and its evidence.
     pub merkle_root: B256,
     /// 1e18-scaled YES.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub p_yes: U256,
     /// 1e18-scaled NO.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub p_no: U256,
     /// 1e18-scaled NULL.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub p_null: U256,
     /// 1e18-scaled signed kappa.
-    #[serde(serialize_with = "signed")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub kappa: I256,
     /// Valid ballots per outcome (n_YES, n_NO, n_NULL), as in the report's `stats.counts`;
     /// `None` only for intents saved by a node older than store schema 2.
@@ -43,10 +41,6 @@ pub struct PostIntent {
     pub escalated: bool,
     /// Path of the report file.
     pub report_path: String,
-}
-
-fn signed<S: serde::Serializer>(value: &I256, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(value)
 }
 
 const INTENT_COLUMNS: &[&str] = &[
@@ -124,7 +118,7 @@ impl Store {
                 Dec(intent.kappa),
                 intent.escalated,
                 intent.report_path,
-                now_ms(),
+                self.now_ms(),
                 n_yes,
                 n_no,
                 n_null,
@@ -133,7 +127,7 @@ impl Store {
         tx.execute(
             "UPDATE jobs SET stage = 'posting', updated_at = ?2 WHERE question_id = ?1 \
              AND stage IN ('queued', 'resolving')",
-            params![Dec(intent.question_id), now_ms()],
+            params![Dec(intent.question_id), self.now_ms()],
         )?;
         let saved = {
             let mut stmt = tx.prepare_cached(&select("question_id = ?1"))?;

@@ -8,7 +8,7 @@ use rusqlite::{
 use serde::Serialize;
 
 use super::{
-    Store, StoreError, now_ms,
+    Store, StoreError,
     sql::{Dec, Hex, RowReader, collect},
 };
 
@@ -115,10 +115,8 @@ impl FromSql for Stage {
     }
 }
 
-/// Serialise a number as decimal text (the API's and the reports' form of a question id).
-pub fn decimal<S: serde::Serializer>(value: &U256, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(value)
-}
+/// The store's rows write question ids as decimal text, the API's and the reports' form.
+pub(super) use crate::decimal::serialize as decimal;
 
 /// A question as the watcher saw it in a confirmed `QuestionAsked` log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -235,8 +233,8 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job, StoreError> {
 pub(super) fn insert_questions(
     tx: &rusqlite::Transaction<'_>,
     questions: &[NewQuestion],
+    now: i64,
 ) -> Result<usize, StoreError> {
-    let now = now_ms();
     let mut inserted = 0;
     let mut stmt = tx.prepare_cached(
         "INSERT OR IGNORE INTO jobs (question_id, question, asker, question_hash, block_number, \
@@ -368,7 +366,7 @@ impl Store {
     pub fn set_stage(&self, question_id: U256, stage: Stage) -> Result<(), StoreError> {
         self.conn().execute(
             "UPDATE jobs SET stage = ?2, updated_at = ?3 WHERE question_id = ?1",
-            params![Dec(question_id), stage, now_ms()],
+            params![Dec(question_id), stage, self.now_ms()],
         )?;
         self.announce(question_id);
         Ok(())
@@ -386,7 +384,7 @@ impl Store {
         reason: &str,
         retry_at_ms: Option<i64>,
     ) -> Result<(), StoreError> {
-        let now = now_ms();
+        let now = self.now_ms();
         match retry_at_ms {
             Some(at) => self.conn().execute(
                 "UPDATE jobs SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3, \
@@ -410,7 +408,7 @@ impl Store {
     pub fn defer(&self, question_id: U256, until_ms: i64) -> Result<(), StoreError> {
         self.conn().execute(
             "UPDATE jobs SET next_attempt_at = ?2, updated_at = ?3 WHERE question_id = ?1",
-            params![Dec(question_id), until_ms, now_ms()],
+            params![Dec(question_id), until_ms, self.now_ms()],
         )?;
         Ok(())
     }
@@ -420,7 +418,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`].
     pub fn mark_reported(&self, question_id: U256) -> Result<(), StoreError> {
-        let now = now_ms();
+        let now = self.now_ms();
         self.conn().execute(
             "UPDATE jobs SET stage = 'reported', last_error = NULL, updated_at = ?2, \
              reported_at = COALESCE(reported_at, ?2) WHERE question_id = ?1",

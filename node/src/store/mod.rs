@@ -36,15 +36,16 @@ mod txs;
 use std::{
     path::Path,
     sync::{Mutex, MutexGuard},
-    time::{SystemTime, UNIX_EPOCH},
 };
 
 use rusqlite::Connection;
 
+use crate::clock::{self, Clock as _, SharedClock};
+
 pub use intents::PostIntent;
-pub use jobs::{Counts, Job, NewQuestion, Stage, decimal as serialize_decimal};
+pub use jobs::{Counts, Job, NewQuestion, Stage};
 pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};
-pub use overview::QuestionRow;
+pub use overview::{ChangeHook, QuestionSummary};
 use schema::{SCHEMA_VERSION, migrate};
 pub use submissions::{ProvisionalCandidate, ProvisionalRun, ScanStored, StoredSubmission};
 pub use txs::{SentTx, TxStatus};
@@ -96,12 +97,13 @@ impl StoreError {
     }
 }
 
-/// Unix time in milliseconds.
+/// Unix time in milliseconds on the system clock.
+///
+/// Kept only for the code not yet handed the store's clock (the chain watcher and the
+/// lifecycle table, both being moved to the contract's next ABI); everything else reads
+/// [`Store::clock`], so a test can move time instead of sleeping.
 pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
+    clock::SystemClock.now_ms()
 }
 
 /// The node's SQLite store.
@@ -112,8 +114,10 @@ pub struct Store {
     /// `<data_dir>/veritas.lock`, so two nodes never share a data directory (they would race
     /// for nonces). The OS drops it when the process dies, even on SIGKILL.
     _lock: Option<Mutex<Connection>>,
-    /// Where every change of a question is announced (the web view), once attached.
-    live: std::sync::OnceLock<std::sync::Arc<crate::live::LiveEvents>>,
+    /// What every change of a question is reported to (the web view's list), once set.
+    on_change: overview::OnChange,
+    /// The node's clock: every stamp written here and every deadline computed from one.
+    clock: SharedClock,
 }
 
 /// The lock file inside the data directory.
@@ -175,8 +179,27 @@ impl Store {
         Ok(Self {
             conn: Mutex::new(conn),
             _lock: None,
-            live: std::sync::OnceLock::new(),
+            on_change: overview::OnChange::default(),
+            clock: clock::system(),
         })
+    }
+
+    /// The same store on `clock` (a test's [`clock::ManualClock`]) instead of the system's.
+    #[must_use]
+    pub fn with_clock(mut self, clock: SharedClock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The node's clock. Components that hold the store read the time here, so the stamps
+    /// in the database and the deadlines computed from them come from one clock.
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
+    /// Unix milliseconds on the store's clock.
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
@@ -262,6 +285,33 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn stamps_and_changes_read_the_store_clock() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = std::sync::Arc::new(clock::ManualClock::at_ms(1_000_000));
+        let store = Store::open_in(dir.path())
+            .unwrap()
+            .with_clock(std::sync::Arc::clone(&clock) as SharedClock);
+        let changed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = std::sync::Arc::clone(&changed);
+        store.on_change(Box::new(move |store, id| {
+            let summary = store.question_summary(id).unwrap().unwrap();
+            seen.lock()
+                .unwrap()
+                .push((summary.status, summary.updated_ms));
+        }));
+        store.record_scan(&[question(1, 10)], 11).unwrap();
+        let job = store.job(id(1)).unwrap().unwrap();
+        assert_eq!((job.seen_at, job.updated_at), (1_000_000, 1_000_000));
+        clock.advance(std::time::Duration::from_secs(90));
+        store.set_stage(id(1), Stage::Resolving).unwrap();
+        assert_eq!(store.job(id(1)).unwrap().unwrap().updated_at, 1_090_000);
+        assert_eq!(
+            *changed.lock().unwrap(),
+            [("queued", 1_000_000), ("resolving", 1_090_000)]
+        );
     }
 
     #[test]

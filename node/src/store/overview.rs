@@ -1,23 +1,39 @@
-//! One summary row per question for the web view's list, and the live announcement of every
-//! change: the store is where every stage change passes, so announcing here covers the
-//! watcher, the pipeline and the poster alike, and no caller can forget it.
+//! One summary per question for the web view's list, and the hook every change of a question
+//! is reported to: the store is where every stage change passes, so reporting here covers the
+//! watcher, the pipeline and the poster alike, and no caller can forget it. What a change
+//! becomes (a live event, a row with a probability) is the hook's business: the store neither
+//! publishes events nor formats numbers.
 
-use std::sync::Arc;
+use std::sync::OnceLock;
 
 use alloy::primitives::U256;
-use serde::Serialize;
 
-use super::{ChainStatus, Stage, Store, StoreError, jobs::decimal, sql::Dec};
-use crate::{live::LiveEvents, stats::WAD};
+use super::{ChainStatus, Stage, Store, StoreError, sql::Dec};
 
 /// Questions the list shows (the most recent first).
 pub(super) const LIST_LIMIT: usize = 500;
 
-/// A question as the list shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct QuestionRow {
+/// Called with the store and a question's id after every change of that question.
+pub type ChangeHook = Box<dyn Fn(&Store, U256) + Send + Sync>;
+
+/// The hook, set once (a `Box<dyn Fn>` has no `Debug` of its own).
+#[derive(Default)]
+pub(super) struct OnChange(OnceLock<ChangeHook>);
+
+impl std::fmt::Debug for OnChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "OnChange(set)"
+        } else {
+            "OnChange(unset)"
+        })
+    }
+}
+
+/// A question as the store knows it, for the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuestionSummary {
     /// Question id.
-    #[serde(serialize_with = "decimal")]
     pub id: U256,
     /// The question text.
     pub text: String,
@@ -25,11 +41,9 @@ pub struct QuestionRow {
     /// verdict is posted, its challenge window open), `escalated` (posted and flagged for the
     /// arbiter), `final`, `disputed`, `arbitrated`, `expired` or `failed`.
     pub status: &'static str,
-    /// The leading outcome (YES, NO, NULL) of the verdict on-chain, or of our report before
-    /// the pooled verdict is posted.
-    pub outcome: Option<&'static str>,
-    /// Its probability (the posted 1e18 integer over 1e18).
-    pub p_leading: Option<f64>,
+    /// The 1e18 triple (YES, NO, NULL) of the verdict on-chain, or of our report before the
+    /// pooled verdict is posted.
+    pub posted: Option<[U256; 3]>,
     /// Unix ms when this node first saw the question.
     pub asked_at_ms: i64,
     /// Unix ms of the last change.
@@ -39,33 +53,26 @@ pub struct QuestionRow {
 }
 
 impl Store {
-    /// Announce every later change of a question to `live` (once; later calls are ignored).
-    pub fn attach_live(&self, live: Arc<LiveEvents>) {
-        let _ = self.live.set(live);
+    /// Call `hook` after every later change of a question (once; later calls are ignored).
+    pub fn on_change(&self, hook: ChangeHook) {
+        let _ = self.on_change.0.set(hook);
     }
 
-    /// Publish the question's row as a `question` event, if a listener is attached. A store
-    /// error here only costs the live view an update (the page reloads on the next one).
+    /// Report a change of the question to the hook, if one is set.
     pub(super) fn announce(&self, question_id: U256) {
-        let Some(live) = self.live.get() else {
-            return;
-        };
-        match self.question_row(question_id) {
-            Ok(Some(row)) => {
-                live.publish("question", &row);
-            }
-            Ok(None) => {}
-            Err(e) => {
-                tracing::warn!(target: "veritas::live", question = %question_id, error = %e, "no live update");
-            }
+        if let Some(hook) = self.on_change.0.get() {
+            hook(self, question_id);
         }
     }
 
-    /// The list row of one question.
+    /// The list summary of one question.
     ///
     /// # Errors
     /// [`StoreError`].
-    pub fn question_row(&self, question_id: U256) -> Result<Option<QuestionRow>, StoreError> {
+    pub fn question_summary(
+        &self,
+        question_id: U256,
+    ) -> Result<Option<QuestionSummary>, StoreError> {
         let Some(job) = self.job(question_id)? else {
             return Ok(None);
         };
@@ -83,24 +90,11 @@ impl Store {
                 .filter(|_| job.stage.is_reported())
                 .map(|i| [i.p_yes, i.p_no, i.p_null])
         });
-        let (outcome, p_leading) = match posted {
-            Some([p_yes, p_no, p_null]) => {
-                let triple = [("YES", p_yes), ("NO", p_no), ("NULL", p_null)];
-                // Ties go to the earlier outcome in K order, as in routing.
-                let (name, p) = triple
-                    .iter()
-                    .copied()
-                    .fold(triple[0], |best, x| if x.1 > best.1 { x } else { best });
-                (Some(name), Some(wad_to_f64(p)))
-            }
-            None => (None, None),
-        };
-        Ok(Some(QuestionRow {
+        Ok(Some(QuestionSummary {
             id: question_id,
             text: job.question.question,
             status,
-            outcome,
-            p_leading,
+            posted,
             asked_at_ms: job.seen_at,
             updated_ms: job.updated_at,
             has_report: intent.is_some(),
@@ -111,7 +105,7 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError`].
-    pub fn question_rows(&self) -> Result<Vec<QuestionRow>, StoreError> {
+    pub fn question_summaries(&self) -> Result<Vec<QuestionSummary>, StoreError> {
         let ids: Vec<U256> = {
             let conn = self.conn();
             let mut stmt = conn.prepare_cached(
@@ -122,33 +116,8 @@ impl Store {
         };
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            out.extend(self.question_row(id)?);
+            out.extend(self.question_summary(id)?);
         }
         Ok(out)
-    }
-}
-
-/// A posted 1e18 integer as a probability (for display only; the integer is the truth).
-fn wad_to_f64(value: U256) -> f64 {
-    let wad = U256::from(WAD);
-    // Integer part and 18 decimals, each exact in f64's range for values ≤ 1e18.
-    let whole = u64::try_from(value / wad).unwrap_or(u64::MAX) as f64;
-    let frac = u64::try_from(value % wad).unwrap_or(0) as f64 / 1e18;
-    whole + frac
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-
-    #[test]
-    fn wad_values_read_as_probabilities() {
-        assert_eq!(wad_to_f64(U256::from(WAD)), 1.0);
-        // Display only: within a unit in the last place of the true quotient.
-        let two_thirds = wad_to_f64(U256::from(666_666_666_666_666_667u64));
-        assert!((two_thirds - 2.0 / 3.0).abs() < 1e-15, "{two_thirds}");
-        assert_eq!(wad_to_f64(U256::ZERO), 0.0);
     }
 }

@@ -15,7 +15,6 @@ use serde::Serialize;
 use super::{
     Job, NewQuestion, Store, StoreError,
     jobs::{insert_questions, set_cursor},
-    now_ms,
     sql::{Dec, Hex, RowReader, collect},
 };
 
@@ -131,10 +130,10 @@ impl Store {
     ) -> Result<ScanStored, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        let new_questions = insert_questions(&tx, questions)?;
+        let now = self.now_ms();
+        let new_questions = insert_questions(&tx, questions, now)?;
         let mut new_submissions = 0;
         {
-            let now = now_ms();
             let mut stmt = tx.prepare_cached(
                 "INSERT OR IGNORE INTO submissions (question_id, idx, submitter, url, title, \
                  snippet, prev_head, evidence_head, block_number, block_hash, log_index, tx_hash, \
@@ -251,7 +250,7 @@ impl Store {
                 run,
                 submissions,
                 summary.to_string(),
-                now_ms()
+                self.now_ms()
             ],
         )?;
         tx.commit()?;

@@ -10,7 +10,6 @@ use serde::Serialize;
 
 use super::{
     Store, StoreError,
-    jobs::decimal,
     sql::{Dec, Hex, RowReader, collect},
 };
 
@@ -73,7 +72,7 @@ pub struct SentTx {
     /// Transaction hash.
     pub tx_hash: B256,
     /// Question id.
-    #[serde(serialize_with = "decimal")]
+    #[serde(serialize_with = "crate::decimal::serialize")]
     pub question_id: U256,
     /// Account nonce.
     pub nonce: u64,

@@ -40,8 +40,8 @@ use tantivy::{Index, IndexReader, TantivyDocument, Term, doc};
 
 use super::{Collector, CollectorError, Hit, SearchRequest};
 use crate::bundle::Source;
-use crate::evidence::terms::STOP_WORDS;
 use crate::evidence::text;
+use crate::question::terms::STOP_WORDS;
 
 /// File extensions read as documents.
 const EXTENSIONS: &[&str] = &["md", "markdown", "txt"];
