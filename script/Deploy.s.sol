@@ -107,7 +107,9 @@ contract Deploy is Script {
         p.disputeBond = uint96(_env("VERITAS_DISPUTE_BOND", 0, 0, 1000 ether));
         p.evidenceFee = uint96(_env("VERITAS_EVIDENCE_FEE", 0, 0, 1000 ether));
         // forge-lint: disable-end(unsafe-typecast)
-        if (_has("VERITAS_ARBITRATOR_EXTRA_DATA")) p.arbitratorExtraData = vm.envBytes("VERITAS_ARBITRATOR_EXTRA_DATA");
+        if (_has("VERITAS_ARBITRATOR_EXTRA_DATA")) {
+            p.arbitratorExtraData = vm.envBytes("VERITAS_ARBITRATOR_EXTRA_DATA");
+        }
     }
 
     /// @dev Whether `name` is set to something (an empty variable counts as unset).
@@ -135,7 +137,9 @@ contract Deploy is Script {
             bytes32 allow = keccak256(bytes(vm.envString("VERITAS_ALLOW_WEAK_RULES")));
             if (allow == keccak256("1") || allow == keccak256("true")) return;
         }
-        if (p.quorum == 1) revert("Deploy: VERITAS_QUORUM=1 lets one operator decide (VERITAS_ALLOW_WEAK_RULES=1 to allow)");
+        if (p.quorum == 1) {
+            revert("Deploy: VERITAS_QUORUM=1 lets one operator decide (VERITAS_ALLOW_WEAK_RULES=1 to allow)");
+        }
         if (p.challengeWindow == 0) {
             revert("Deploy: VERITAS_CHALLENGE_WINDOW=0 leaves no dispute (VERITAS_ALLOW_WEAK_RULES=1 to allow)");
         }

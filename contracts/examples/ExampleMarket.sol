@@ -159,7 +159,9 @@ contract ExampleMarket is IVeritasConsumer {
         uint64 stakingClosesAt_,
         Rules memory rules
     ) {
-        if (stakingClosesAt_ > resolveAfter_) revert MarketBadSchedule(stakingClosesAt_, resolveAfter_);
+        if (stakingClosesAt_ > resolveAfter_) {
+            revert MarketBadSchedule(stakingClosesAt_, resolveAfter_);
+        }
         oracle = oracle_;
         questionHash = questionHash_;
         resolveAfter = resolveAfter_;
@@ -187,7 +189,9 @@ contract ExampleMarket is IVeritasConsumer {
         // What the oracle stored is what the market was written for.
         IVeritasOracle.Question memory q = oracle.getQuestion(id);
         IVeritasOracle.Parameters memory p = oracle.questionParameters(id);
-        if (q.questionHash != questionHash || q.consumer != address(this)) revert MarketWrongQuestion(questionHash, q.questionHash);
+        if (q.questionHash != questionHash || q.consumer != address(this)) {
+            revert MarketWrongQuestion(questionHash, q.questionHash);
+        }
         if (
             q.parametersId != _parametersId || p.arbitrator != _arbitrator || p.quorum < _minQuorum
                 || p.challengeWindow < _minChallengeWindow
@@ -214,13 +218,9 @@ contract ExampleMarket is IVeritasConsumer {
     /// @inheritdoc IVeritasConsumer
     /// @dev Settles on a final status; ignores `Disputed` (the verdict may still change) and
     /// anything after settling, so the callback never fails on a legitimate call.
-    function onVeritasVerdict(
-        uint256 id,
-        IVeritasOracle.VerdictStatus status,
-        uint256 pYes,
-        uint256 pNo,
-        uint256 pNull
-    ) external {
+    function onVeritasVerdict(uint256 id, IVeritasOracle.VerdictStatus status, uint256 pYes, uint256 pNo, uint256 pNull)
+        external
+    {
         if (msg.sender != address(oracle) || id != questionId || id == 0) revert MarketNotOracle(msg.sender);
         if (outcome != Outcome.Open || status == IVeritasOracle.VerdictStatus.Disputed) return;
         _settle(status, pYes, pNo, pNull);

@@ -41,7 +41,9 @@ contract ArbitrationTest is BaseTest {
         _request(id);
         _rule(id, 2);
         vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasNotInCourt.selector, id, IVeritasOracle.VerdictStatus.Arbitrated)
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasNotInCourt.selector, id, IVeritasOracle.VerdictStatus.Arbitrated
+            )
         );
         vm.prank(address(court));
         oracle.rule(0, 3);
@@ -64,7 +66,6 @@ contract ArbitrationTest is BaseTest {
 
     function test_RevertIf_NoArbitrator() public {
         // The constructor's defaults: no court, no challenge window.
-        vm.prank(owner);
         IVeritasOracle.Parameters memory p = _params(1, 0);
         p.arbitrator = address(0);
         _setParams(p);

@@ -81,7 +81,9 @@ contract AttacksTest is BaseTest {
         IVeritasOracle.AskRules memory rules = _rules(); // what alice saw
         _setParams(_params(1, 0)); // mined first
         vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasParametersMismatch.selector, rules.parametersId, rules.parametersId + 1)
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasParametersMismatch.selector, rules.parametersId, rules.parametersId + 1
+            )
         );
         vm.prank(alice);
         oracle.askQuestion{value: ASK_FEE}(QUESTION, 0, rules);
@@ -106,7 +108,9 @@ contract AttacksTest is BaseTest {
         vm.prank(owner);
         oracle.removeOperator(puppet2);
         vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasEpochMismatch.selector, stale.operatorEpoch, stale.operatorEpoch + 1)
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasEpochMismatch.selector, stale.operatorEpoch, stale.operatorEpoch + 1
+            )
         );
         vm.prank(alice);
         oracle.askQuestion{value: ASK_FEE}(QUESTION, 0, stale);

@@ -91,12 +91,12 @@ abstract contract BaseTest is Test {
     }
 
     /// @dev The rules in force now on `target`, without a callback (what an honest asker pins).
-    /// Read with `vm.load` from the header slot (slot 0: [215..200] parametersId, [247..216]
+    /// Read with `vm.load` from the header slot (slot 0: [55..40] parametersId, [87..56]
     /// operatorEpoch), not with calls, so that it can sit between `vm.prank` and the ask.
     function _rulesOf(address target) internal view returns (IVeritasOracle.AskRules memory rules) {
         uint256 header = uint256(vm.load(target, bytes32(0)));
-        rules.parametersId = uint16(header >> 200);
-        rules.operatorEpoch = uint32(header >> 216);
+        rules.parametersId = uint16(header >> 40);
+        rules.operatorEpoch = uint32(header >> 56);
     }
 
     /// @dev `_rulesOf(oracle)`.
@@ -126,26 +126,30 @@ abstract contract BaseTest is Test {
 
     /// @dev `who` disputes `id` claiming (C_YES, C_NO, C_NULL), paying the court and the bond.
     function _dispute(address who, uint256 id) internal returns (uint256 disputeId) {
-        uint256 cost = oracle.courtCost(id);
         vm.prank(who);
-        disputeId = oracle.dispute{value: cost + BOND}(id, C_YES, C_NO, C_NULL);
+        disputeId = oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL);
     }
 
     /// @dev The fixture court's first judge rules `ruling` on `id`'s case, and after the appeal
     /// period anyone executes it.
     function _rule(uint256 id, uint256 ruling) internal {
-        uint256 disputeId = oracle.getCase(id).disputeId;
-        vm.prank(court.judgeOf(disputeId));
+        uint256 disputeId = _giveRuling(id, ruling);
+        court.executeRuling(disputeId);
+    }
+
+    /// @dev `_rule` up to the execution: the judge rules and the appeal period passes.
+    function _giveRuling(uint256 id, uint256 ruling) internal returns (uint256 disputeId) {
+        disputeId = oracle.getCase(id).disputeId;
+        address judge = court.judgeOf(disputeId);
+        vm.prank(judge);
         court.giveRuling(disputeId, ruling);
         vm.warp(block.timestamp + APPEAL_PERIOD);
-        court.executeRuling(disputeId);
     }
 
     /// @dev Anyone (bob) takes the Escalated `id` to the court.
     function _request(uint256 id) internal returns (uint256 disputeId) {
-        uint256 cost = oracle.courtCost(id);
         vm.prank(bob);
-        disputeId = oracle.requestArbitration{value: cost}(id);
+        disputeId = oracle.requestArbitration{value: COURT_COST}(id);
     }
 
     /// @dev `who` reports (nYes, nNo, nNull) with `ROOT` and `KAPPA` on `id`.

@@ -36,11 +36,26 @@ contract DeployTest is Test {
     address internal judge1 = makeAddr("judge1");
     address internal newOwner = makeAddr("newOwner");
 
-    function setUp() public {
+    /// @dev The environment is shared by the whole process (and forge runs tests in parallel):
+    /// every scenario runs here, one after the other, each from a clean environment.
+    function test_DeployScenarios() public {
+        _reset();
+        _DeployReadsRolesFromEnvAndWritesRecord();
+        _reset();
+        _UsesAGivenArbitrator();
+        _reset();
+        _RevertIf_WeakRulesOnAPublicChain();
+        _reset();
+        _LocalChainAllowsTheDefaults();
+        _reset();
+        _RevertIf_ValuesOutOfRange();
+        _reset();
+    }
+
+    function _reset() internal {
         // A chain id of its own, so the record never clobbers a real deployments/<chainId>.json.
         vm.chainId(CHAIN_ID);
         vm.setEnv("PRIVATE_KEY", vm.toString(KEY));
-        // The environment is shared by the process: start from nothing set.
         for (uint256 i = 0; i < _vars.length; i++) {
             vm.setEnv(_vars[i], "");
         }
@@ -62,7 +77,7 @@ contract DeployTest is Test {
         return string.concat("deployments/", vm.toString(CHAIN_ID), ".json");
     }
 
-    function test_DeployReadsRolesFromEnvAndWritesRecord() public {
+    function _DeployReadsRolesFromEnvAndWritesRecord() internal {
         _strongEnv();
         address deployer = vm.addr(KEY);
         VeritasOracle oracle = new Deploy().run();
@@ -103,7 +118,7 @@ contract DeployTest is Test {
         assertEq(judges[0], judge1);
     }
 
-    function test_UsesAGivenArbitrator() public {
+    function _UsesAGivenArbitrator() internal {
         _strongEnv();
         address[] memory judges = new address[](1);
         judges[0] = judge1;
@@ -114,11 +129,13 @@ contract DeployTest is Test {
         assertEq(oracle.parameters().arbitrator, address(existing));
     }
 
-    function test_RevertIf_WeakRulesOnAPublicChain() public {
+    function _RevertIf_WeakRulesOnAPublicChain() internal {
         _strongEnv();
         Deploy script = new Deploy();
         vm.setEnv("VERITAS_QUORUM", "1");
-        vm.expectRevert(bytes("Deploy: VERITAS_QUORUM=1 lets one operator decide (VERITAS_ALLOW_WEAK_RULES=1 to allow)"));
+        vm.expectRevert(
+            bytes("Deploy: VERITAS_QUORUM=1 lets one operator decide (VERITAS_ALLOW_WEAK_RULES=1 to allow)")
+        );
         script.run();
         vm.setEnv("VERITAS_QUORUM", "2");
         vm.setEnv("VERITAS_CHALLENGE_WINDOW", "0");
@@ -142,7 +159,7 @@ contract DeployTest is Test {
         assertEq(oracle.parameters().quorum, 1);
     }
 
-    function test_LocalChainAllowsTheDefaults() public {
+    function _LocalChainAllowsTheDefaults() internal {
         vm.chainId(31337);
         VeritasOracle oracle = new Deploy().run();
         string memory path = "deployments/31337.json";
@@ -152,7 +169,7 @@ contract DeployTest is Test {
         assertEq(VeritasCourt(oracle.parameters().arbitrator).judges()[0], vm.addr(KEY));
     }
 
-    function test_RevertIf_ValuesOutOfRange() public {
+    function _RevertIf_ValuesOutOfRange() internal {
         _strongEnv();
         Deploy script = new Deploy();
         vm.setEnv("VERITAS_QUORUM", "258");
@@ -163,7 +180,9 @@ contract DeployTest is Test {
         vm.expectRevert(
             bytes(
                 string.concat(
-                    "Deploy: VERITAS_DISPUTE_BOND=", vm.toString(uint256(1) << 96), " is outside 0..1000000000000000000000"
+                    "Deploy: VERITAS_DISPUTE_BOND=",
+                    vm.toString(uint256(1) << 96),
+                    " is outside 0..1000000000000000000000"
                 )
             )
         );

@@ -97,7 +97,9 @@ contract DisputeTest is BaseTest {
     function test_RevertIf_DisputeNotResolved() public {
         uint256 asked = _ask();
         vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasNotDisputable.selector, asked, IVeritasOracle.VerdictStatus.Asked)
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasNotDisputable.selector, asked, IVeritasOracle.VerdictStatus.Asked
+            )
         );
         _dispute(carol, asked);
         uint256 escalated = _askAndPost(true);
@@ -194,9 +196,10 @@ contract DisputeTest is BaseTest {
     function test_RefusedRulingDefaults() public {
         uint256 id = _askAndPost(false);
         _dispute(carol, id);
+        uint256 disputeId = _giveRuling(id, 0);
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.VerdictDefaulted(id, 0);
-        _rule(id, 0);
+        court.executeRuling(disputeId);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Defaulted));
         (,, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(id);
         assertEq(pYes, 1);
@@ -278,9 +281,7 @@ contract DisputeTest is BaseTest {
         uint256 deadline = block.timestamp + ARBITRATION_WINDOW;
         vm.warp(deadline - 1);
         vm.expectRevert(
-            abi.encodeWithSelector(
-                IVeritasOracle.VeritasCourtDeadlineNotReached.selector, id, deadline, deadline - 1
-            )
+            abi.encodeWithSelector(IVeritasOracle.VeritasCourtDeadlineNotReached.selector, id, deadline, deadline - 1)
         );
         oracle.resolveByDefault(id);
         vm.warp(deadline);
@@ -322,7 +323,9 @@ contract DisputeTest is BaseTest {
         oracle.resolveByDefault(id);
         assertEq(oracle.credits(operator), ASK_FEE);
         vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasNotInCourt.selector, id, IVeritasOracle.VerdictStatus.Defaulted)
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasNotInCourt.selector, id, IVeritasOracle.VerdictStatus.Defaulted
+            )
         );
         oracle.resolveByDefault(id);
     }

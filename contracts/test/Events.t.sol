@@ -70,9 +70,10 @@ contract EventsTest is BaseTest {
         _setParams(_params(1, CHALLENGE_WINDOW));
         uint256 id = _askAndPost(true);
         _request(id);
+        uint256 disputeId = _giveRuling(id, 3);
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.VerdictArbitrated(id, 1, WAD - 2, 1, 3, false, address(court));
-        _rule(id, 3);
+        court.executeRuling(disputeId);
     }
 
     function test_EmitsErc1497Events() public {

@@ -92,15 +92,13 @@ contract ExampleMarketTest is BaseTest {
     }
 
     function test_RevertIf_StakingClosesAfterResolveAfter() public {
+        uint16 pid = oracle.parametersId();
+        bytes32 questionHash = sha256(bytes(QUESTION)); // a precompile call: before expectRevert
         vm.expectRevert(
             abi.encodeWithSelector(ExampleMarket.MarketBadSchedule.selector, RESOLVE_AFTER + 1, RESOLVE_AFTER)
         );
         new ExampleMarket(
-            oracle,
-            sha256(bytes(QUESTION)),
-            RESOLVE_AFTER,
-            RESOLVE_AFTER + 1,
-            ExampleMarket.Rules(oracle.parametersId(), address(court), 1, 0)
+            oracle, questionHash, RESOLVE_AFTER, RESOLVE_AFTER + 1, ExampleMarket.Rules(pid, address(court), 1, 0)
         );
     }
 

@@ -21,7 +21,9 @@ abstract contract GasBase is BaseTest {
     // v2's 60,000 bonded in one slot; a v3 dispute also pays its court (VeritasCourt's
     // createDispute writes its case) and records the case and the claimed triple.
     uint256 internal constant LIMIT_DISPUTE = 250_000;
-    uint256 internal constant LIMIT_EVIDENCE = 70_000;
+    // v2's 70,000 plus ERC-1497's `Evidence` event for the question's court (~2,300) and the read
+    // of the question's arbitrator (a cold slot, 2,100).
+    uint256 internal constant LIMIT_EVIDENCE = 75_000;
     uint256 internal constant LIMIT_BATCH_PER_REPORT = 45_000;
     // The quorum-3 budget (170,000 for the three reports, 280,000 with the ask), split per step.
     uint256 internal constant LIMIT_Q3_REPORT_1 = 64_000;
@@ -205,9 +207,9 @@ contract GasCallbackTest is GasBase {
     }
 
     function test_GasAskWithCallback() public {
-        uint256 gas = _txGas(alice, ASK_FEE, abi.encodeCall(
-            IVeritasOracle.askQuestion, (QUESTION, 0, _rules(address(consumer), 50_000))
-        ));
+        uint256 gas = _txGas(
+            alice, ASK_FEE, abi.encodeCall(IVeritasOracle.askQuestion, (QUESTION, 0, _rules(address(consumer), 50_000)))
+        );
         emit log_named_uint("askQuestion with a callback (not limited; one slot more)", gas);
     }
 }

@@ -351,8 +351,8 @@ contract OracleHandler is Test {
     /// @dev The rules in force, read from the header slot (no call, so a prank can follow).
     function _rulesNow() internal view returns (IVeritasOracle.AskRules memory rules) {
         uint256 header = uint256(vm.load(address(oracle), bytes32(0)));
-        rules.parametersId = uint16(header >> 200);
-        rules.operatorEpoch = uint32(header >> 216);
+        rules.parametersId = uint16(header >> 40);
+        rules.operatorEpoch = uint32(header >> 56);
     }
 
     function _verdictHash(uint256 id) internal view returns (bytes32) {

@@ -34,11 +34,13 @@ contract KlerosTest is BaseTest {
     }
 
     /// @dev Carol disputes a fresh verdict, claiming (C_YES, C_NO, C_NULL).
-    function _disputed() internal returns (uint256 id, uint256 disputeId) {
+    function _disputed(uint256 expectedDisputeId) internal returns (uint256 id, uint256 disputeId) {
         id = _askAndPost(false);
         uint256 cost = oracle.courtCost(id);
+        address arbitrator = oracle.questionParameters(id).arbitrator;
+        uint256 parametersId = oracle.parametersId();
         vm.expectEmit(address(oracle));
-        emit IEvidence.Dispute(oracle.questionParameters(id).arbitrator, 0, oracle.parametersId(), id);
+        emit IEvidence.Dispute(arbitrator, expectedDisputeId, parametersId, id);
         vm.prank(carol);
         disputeId = oracle.dispute{value: cost + BOND}(id, C_YES, C_NO, C_NULL);
     }
@@ -46,7 +48,7 @@ contract KlerosTest is BaseTest {
     function test_SimpleCentralizedArbitratorEveryRuling() public {
         _useCourt(address(simple));
         for (uint256 ruling = 0; ruling <= 5; ruling++) {
-            (uint256 id, uint256 disputeId) = _disputed();
+            (uint256 id, uint256 disputeId) = _disputed(ruling);
             assertEq(address(simple).balance, 0.1 ether, "the oracle paid Kleros's arbitrationCost");
             vm.expectEmit(address(oracle));
             emit IArbitrable.Ruling(address(simple), disputeId, ruling);
@@ -66,7 +68,9 @@ contract KlerosTest is BaseTest {
     function test_SimpleCentralizedArbitratorOnAnEscalation() public {
         _useCourt(address(simple));
         uint256 id = _askAndPost(true);
-        uint256 disputeId = _request(id);
+        uint256 cost = oracle.courtCost(id);
+        vm.prank(bob);
+        uint256 disputeId = oracle.requestArbitration{value: cost}(id);
         vm.prank(klerosOwner);
         vm.expectRevert(abi.encodeWithSelector(SimpleCentralizedArbitrator.InvalidRuling.selector, 5, 4));
         simple.rule(disputeId, 5);
@@ -81,7 +85,7 @@ contract KlerosTest is BaseTest {
     function test_CentralizedArbitratorWithAppealEveryRuling() public {
         _useCourt(address(appealable));
         for (uint256 ruling = 0; ruling <= 5; ruling++) {
-            (uint256 id, uint256 disputeId) = _disputed();
+            (uint256 id, uint256 disputeId) = _disputed(ruling);
             vm.prank(klerosOwner);
             appealable.giveRuling(disputeId, ruling == 1 ? 2 : 1);
             // The losing side appeals through the oracle; Kleros's example charges 2^appeals x fee.
@@ -105,7 +109,7 @@ contract KlerosTest is BaseTest {
 
     function test_RevertIf_KlerosAppealAfterItsPeriod() public {
         _useCourt(address(appealable));
-        (uint256 id, uint256 disputeId) = _disputed();
+        (uint256 id, uint256 disputeId) = _disputed(0);
         vm.prank(klerosOwner);
         appealable.giveRuling(disputeId, 1);
         (, uint256 end) = appealable.appealPeriod(disputeId);
@@ -120,7 +124,7 @@ contract KlerosTest is BaseTest {
 
     function test_SilentKlerosCourtDefaults() public {
         _useCourt(address(appealable));
-        (uint256 id,) = _disputed();
+        (uint256 id,) = _disputed(0);
         vm.warp(block.timestamp + ARBITRATION_WINDOW);
         oracle.resolveByDefault(id);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Defaulted));

@@ -367,9 +367,9 @@ contract ValidationTest is BaseTest {
     }
 
     function test_RevertIf_ParametersExhausted() public {
-        // Header slot 0, bits [215..200]: the parameter set in force. Jump it to the last id.
+        // Header slot 0, bits [55..40]: the parameter set in force. Jump it to the last id.
         bytes32 header = vm.load(address(oracle), bytes32(0));
-        vm.store(address(oracle), bytes32(0), header | bytes32(uint256(type(uint16).max) << 200));
+        vm.store(address(oracle), bytes32(0), header | bytes32(uint256(type(uint16).max) << 40));
         IVeritasOracle.Parameters memory p = _params(1, 0);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasParametersExhausted.selector));
         vm.prank(owner);
