@@ -72,10 +72,14 @@ import {WadTriple} from "./lib/WadTriple.sol";
 /// [207..200] ruling uint8; the dispute id; [63..0] pYes, [127..64] pNo of the disputer's claimed
 /// triple). `_caseIds[keccak256(arbitrator, disputeId)]` maps a case back to its question.
 ///
-/// Header slot (`_header`): [159..0] owner, [199..160] questionCount (uint40), [215..200]
-/// parametersId in force (uint16), [247..216] operatorEpoch (uint32, capped at 2^16 - 1: questions
-/// store it in 16 bits), [255..248] active operators (uint8). Counter slot (`_counters`): [159..0]
-/// pending owner, [167..160] operator indices handed out, [207..168] verdicts posted (uint40).
+/// Header slot (`_header`, slot 0): [39..0] questionCount (uint40), [55..40] parametersId in force
+/// (uint16), [87..56] operatorEpoch (uint32, capped at 2^16 - 1: questions store it in 16 bits),
+/// [95..88] active operators (uint8), [135..96] verdicts posted (uint40), then a copy of the set in
+/// force's hot fields: [143..136] quorum, [159..144] maxBallotsPerReport, [191..160] reportWindow,
+/// [223..192] challengeWindow. A report reads the header (cold) to count its verdict there, and
+/// then needs no read of its parameter set when the question uses the set in force. Owner slot
+/// (`_owner`). Counter slot (`_counters`): [159..0] pending owner, [167..160] operator indices
+/// handed out.
 /// Operator slot (`_operators[account]`): [7..0] index, [15..8] active, [47..16] epoch of its
 /// latest addition, [87..48] addedAfter (question count at that addition).
 /// Parameter set (`_parameters[id]`, Solidity's packing of `Parameters`): [7..0] quorum,
@@ -229,20 +233,25 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
         uint32 gasLimit;
     }
 
-    /// @dev Owner, question count, parameter set and operator epoch in force, active operators.
+    /// @dev Question count, parameter set and operator epoch in force, active operators, verdicts
+    /// posted, and the hot fields of the set in force.
     struct Header {
-        address owner;
         uint40 questionCount;
         uint16 parametersId;
         uint32 operatorEpoch;
         uint8 activeOperators;
+        uint40 verdictCount;
+        // The hot fields of the set in force (a nested struct would start a slot of its own).
+        uint8 quorum;
+        uint16 maxBallotsPerReport;
+        uint32 reportWindow;
+        uint32 challengeWindow;
     }
 
-    /// @dev Pending owner, operator indices handed out, verdicts posted.
+    /// @dev Pending owner and operator indices handed out.
     struct Counters {
         address pendingOwner;
         uint8 operatorCount;
-        uint40 verdictCount;
     }
 
     /// @dev An operator's 8-bit index (assigned once, kept across removal), whether it is active,
@@ -266,8 +275,11 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
         uint64 pNo;
     }
 
-    /// @dev Owner, question count, parameters and epoch in force.
+    /// @dev Counters, parameters and epoch in force (slot 0).
     Header private _header;
+
+    /// @dev The owner.
+    address private _owner;
 
     /// @dev Pending owner, operator count, verdict count.
     Counters private _counters;
@@ -305,7 +317,7 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
     /// @param initialOwner The owner, who then adds operators and creates parameter sets.
     constructor(address initialOwner) {
         if (initialOwner == address(0)) revert VeritasZeroAddress();
-        _header.owner = initialOwner;
+        _owner = initialOwner;
         Parameters memory defaults = Parameters({
             quorum: _DEFAULT_QUORUM,
             maxBallotsPerReport: _DEFAULT_MAX_BALLOTS,
@@ -319,6 +331,9 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
             arbitratorExtraData: ""
         });
         _parameters[0] = defaults;
+        _header.quorum = _DEFAULT_QUORUM;
+        _header.maxBallotsPerReport = _DEFAULT_MAX_BALLOTS;
+        _header.reportWindow = _DEFAULT_REPORT_WINDOW;
         // A nonzero start, so no submission pays for creating the slot; unique to this oracle.
         _evidenceHead = keccak256(abi.encode(block.chainid, address(this)));
         emit OwnershipTransferred(address(0), initialOwner);
@@ -332,7 +347,7 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
 
     /// @dev Reverts with `VeritasNotOwner` unless the caller is the owner.
     modifier onlyOwner() {
-        if (msg.sender != _header.owner) revert VeritasNotOwner(msg.sender);
+        if (msg.sender != _owner) revert VeritasNotOwner(msg.sender);
         _;
     }
 
@@ -474,7 +489,7 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
             // The quorum was not met: the pooled verdict goes to the court.
             uint8 reasons = (t.flags & (_FLAG_ESCALATED | _FLAG_DISAGREE)) | _REASON_WINDOW_CLOSED;
             _post(id, record, t, record.merkleRoot, reasons);
-            _counters.verdictCount += 1;
+            _countVerdict();
         }
     }
 
@@ -816,7 +831,7 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
 
     /// @inheritdoc IVeritasOracle
     function verdictCount() external view returns (uint256) {
-        return _counters.verdictCount;
+        return _header.verdictCount;
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -836,7 +851,12 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
         // Cannot truncate: checked just above.
         // forge-lint: disable-next-line(unsafe-typecast)
         parametersId_ = uint16(next);
-        _header.parametersId = parametersId_;
+        Header storage h = _header;
+        h.parametersId = parametersId_;
+        h.quorum = p.quorum;
+        h.maxBallotsPerReport = p.maxBallotsPerReport;
+        h.reportWindow = p.reportWindow;
+        h.challengeWindow = p.challengeWindow;
         emit ParametersChanged(next, p);
         emit MetaEvidence(next, metaEvidence);
     }
@@ -869,7 +889,7 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
 
     /// @inheritdoc IVeritasOracle
     function owner() external view returns (address) {
-        return _header.owner;
+        return _owner;
     }
 
     /// @inheritdoc IVeritasOracle
@@ -888,8 +908,8 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
     /// @inheritdoc IVeritasOracle
     function acceptOwnership() external {
         if (msg.sender != _counters.pendingOwner) revert VeritasNotPendingOwner(msg.sender);
-        address previousOwner = _header.owner;
-        _header.owner = msg.sender;
+        address previousOwner = _owner;
+        _owner = msg.sender;
         delete _counters.pendingOwner;
         emit OwnershipTransferred(previousOwner, msg.sender);
     }
@@ -985,8 +1005,8 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
 
     /// @dev Whether `status` never changes again.
     function _finalStatus(VerdictStatus status) private pure returns (bool) {
-        return status == VerdictStatus.Arbitrated || status == VerdictStatus.Expired
-            || status == VerdictStatus.Defaulted;
+        return
+            status == VerdictStatus.Arbitrated || status == VerdictStatus.Expired || status == VerdictStatus.Defaulted;
     }
 
     /// @dev Whether the operator of index `index` reported in tally `t`.
@@ -1005,11 +1025,10 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
         Header memory h = _header;
         if (rules.parametersId != h.parametersId) revert VeritasParametersMismatch(rules.parametersId, h.parametersId);
         if (rules.operatorEpoch != h.operatorEpoch) revert VeritasEpochMismatch(rules.operatorEpoch, h.operatorEpoch);
-        Parameters storage params = _parameters[h.parametersId];
-        uint256 quorum = params.quorum;
+        uint256 quorum = h.quorum;
         if (quorum > h.activeOperators) revert VeritasQuorumUnreachable(quorum, h.activeOperators);
         id = uint256(h.questionCount) + 1;
-        uint256 askFee = params.askFee;
+        uint256 askFee = _parameters[h.parametersId].askFee;
         if (msg.value < askFee) revert VeritasInsufficientPayment(msg.value, askFee);
         // Only a surplus costs a slot: the common exact payment is known from the parameter set.
         if (msg.value > askFee) _extraFees[id] = msg.value - askFee;
@@ -1099,8 +1118,7 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
         if (t.reportCount >= quorum) {
             uint8 reasons = t.flags & (_FLAG_ESCALATED | _FLAG_DISAGREE);
             (uint256 pYes, uint256 pNo, uint256 pNull) = _post(r.id, record, t, root, reasons);
-            // Checked, and cannot overflow 40 bits anyway: never more verdicts than questions.
-            _counters.verdictCount += 1;
+            _countVerdict();
             if (reasons == 0 && challengeWindow == 0 && t.flags & _FLAG_CALLBACK != 0) {
                 _notify(r.id, record, VerdictStatus.Resolved, pYes, pNo, pNull);
             }
@@ -1129,8 +1147,10 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
         }
         uint256 nowTimestamp = _now();
         if (nowTimestamp < t.time) revert VeritasTooEarly(id, t.time, nowTimestamp);
-        Parameters storage params = _parameters[t.parametersId];
-        uint256 deadline = uint256(t.time) + params.reportWindow;
+        uint256 maxBallots;
+        uint256 reportWindow;
+        (quorum, maxBallots, reportWindow, challengeWindow) = _hot(t.parametersId);
+        uint256 deadline = uint256(t.time) + reportWindow;
         if (nowTimestamp >= deadline) {
             if (batch) return (_skip(id, VeritasReportWindowClosed.selector), 0);
             revert VeritasReportWindowClosed(id, deadline, nowTimestamp);
@@ -1144,11 +1164,11 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
         unchecked {
             total = uint256(r.nYes) + r.nNo + r.nNull;
         }
-        if (total > params.maxBallotsPerReport) revert VeritasTooManyBallots(total, params.maxBallotsPerReport);
+        if (total > maxBallots) revert VeritasTooManyBallots(total, maxBallots);
         if (r.fleissKappa < -_KAPPA_BOUND || r.fleissKappa > _KAPPA_BOUND) {
             revert VeritasKappaOutOfRange(r.fleissKappa);
         }
-        return (params.quorum, params.challengeWindow);
+        return (quorum, challengeWindow);
     }
 
     /// @dev Adds report `r` to the tally `t` (in memory) and writes the root or roots digest.
@@ -1183,6 +1203,38 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
             t.reportCount = uint8(count + 1);
         }
         // forge-lint: disable-end(unsafe-typecast)
+    }
+
+    /// @dev The hot fields of parameter set `parametersId_`: from the header when it is the set in
+    /// force (the header is read anyway, to count the verdict), else from the set.
+    function _hot(uint16 parametersId_)
+        private
+        view
+        returns (uint256 quorum, uint256 maxBallots, uint256 reportWindow, uint256 challengeWindow)
+    {
+        uint256 header;
+        // One SLOAD of the header slot (layout on the contract); Solidity would read it per field.
+        assembly ("memory-safe") {
+            header := sload(_header.slot)
+        }
+        if ((header >> 40) & 0xffff == parametersId_) {
+            return (
+                (header >> 136) & 0xff,
+                (header >> 144) & 0xffff,
+                (header >> 160) & 0xffffffff,
+                (header >> 192) & 0xffffffff
+            );
+        }
+        Parameters storage p = _parameters[parametersId_];
+        return (p.quorum, p.maxBallotsPerReport, p.reportWindow, p.challengeWindow);
+    }
+
+    /// @dev Adds one to the header's verdict count ([135..96]) with one SLOAD and one SSTORE. It
+    /// cannot overflow into the next field: never more verdicts than questions (< 2^40).
+    function _countVerdict() private {
+        assembly ("memory-safe") {
+            sstore(_header.slot, add(sload(_header.slot), shl(96, 1)))
+        }
     }
 
     /// @dev Emits `ReportSkipped` and returns 0 (the report did not count).
@@ -1255,8 +1307,10 @@ contract VeritasOracle is IVeritasOracle, IArbitrable, IEvidence {
             CaseRecord memory c = _cases[id];
             return _rulingTriple(t, c, c.ruling);
         }
-        if (t.status == VerdictStatus.Resolved || t.status == VerdictStatus.Escalated || t.status == VerdictStatus.Disputed)
-        {
+        if (
+            t.status == VerdictStatus.Resolved || t.status == VerdictStatus.Escalated
+                || t.status == VerdictStatus.Disputed
+        ) {
             return WadTriple.fromCounts(t.nYes, t.nNo, t.nNull);
         }
         return (0, 0, 0);

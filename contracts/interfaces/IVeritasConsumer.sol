@@ -13,11 +13,6 @@ import {IVeritasOracle} from "./IVeritasOracle.sol";
 interface IVeritasConsumer {
     /// @notice Question `id` reached `status`: final (Resolved past its window, Arbitrated, Expired,
     /// Defaulted) or Disputed (the verdict may still change). The triple is zero for Expired.
-    function onVeritasVerdict(
-        uint256 id,
-        IVeritasOracle.VerdictStatus status,
-        uint256 pYes,
-        uint256 pNo,
-        uint256 pNull
-    ) external;
+    function onVeritasVerdict(uint256 id, IVeritasOracle.VerdictStatus status, uint256 pYes, uint256 pNo, uint256 pNull)
+        external;
 }

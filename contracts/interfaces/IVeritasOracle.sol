@@ -552,10 +552,7 @@ interface IVeritasOracle {
     /// `RULING_VERDICT_STANDS`; otherwise the reporters share bond and fee. Defaulted: the bond
     /// goes back to the disputer, the fee to the reporters.
     /// @return disputeId The arbitrator's id of the case.
-    function dispute(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull)
-        external
-        payable
-        returns (uint256 disputeId);
+    function dispute(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull) external payable returns (uint256 disputeId);
 
     /// @notice Take the Escalated verdict of `id` to its court, paying exactly `arbitrationCost`.
     /// Anyone may, until the question's court deadline (posting + arbitrationWindow).

@@ -59,7 +59,7 @@ contract AccessTest is BaseTest {
 
     function test_AnyoneCanAsk() public {
         vm.prank(bob);
-        uint256 id = oracle.askQuestion(QUESTION, 0);
+        uint256 id = oracle.askQuestion(QUESTION, 0, _rules());
         assertEq(oracle.getQuestion(id).asker, bob);
     }
 
@@ -86,10 +86,10 @@ contract AccessTest is BaseTest {
         oracle.removeOperator(operator);
     }
 
-    function test_RevertIf_NonOwnerSetsArbiter() public {
+    function test_RevertIf_NonOwnerChangesOperators() public {
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOwner.selector, arbiter));
         vm.prank(arbiter);
-        oracle.setArbiter(bob);
+        oracle.addOperator(bob);
     }
 
     function test_RevertIf_ZeroAddressOperator() public {
@@ -98,21 +98,23 @@ contract AccessTest is BaseTest {
         oracle.addOperator(address(0));
     }
 
-    function test_RevertIf_ZeroAddressArbiter() public {
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroAddress.selector));
-        vm.prank(owner);
-        oracle.setArbiter(address(0));
-    }
-
     function test_RevertIf_ZeroAddressInitialOwner() public {
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroAddress.selector));
         new VeritasOracle(address(0));
     }
 
-    function test_SetArbiterReplacesArbiter() public {
-        vm.prank(owner);
-        oracle.setArbiter(bob);
-        assertEq(oracle.arbiter(), bob);
+    function test_EveryOperatorChangeStartsAnEpoch() public {
+        assertEq(oracle.operatorEpoch(), 3);
+        assertEq(oracle.activeOperatorCount(), 3);
+        vm.startPrank(owner);
+        oracle.addOperator(bob);
+        oracle.addOperator(bob); // idempotent: no new epoch
+        assertEq(oracle.operatorEpoch(), 4);
+        oracle.removeOperator(bob);
+        oracle.removeOperator(bob);
+        vm.stopPrank();
+        assertEq(oracle.operatorEpoch(), 5);
+        assertEq(oracle.activeOperatorCount(), 3);
     }
 
     function test_RevertIf_NonOperatorBatches() public {
@@ -128,11 +130,12 @@ contract AccessTest is BaseTest {
         IVeritasOracle.Parameters memory p = _params(2, 0);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOwner.selector, operator));
         vm.prank(operator);
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
     }
 
     function test_ReAddedOperatorKeepsItsIndex() public {
-        // operator2 reports under quorum 2, is removed and added again: still one report.
+        // operator2 reports under quorum 2, is removed and added again: its report is still its
+        // own, and it may not report again (nor on anything asked before its re-addition).
         _setParams(_params(2, 0));
         uint256 id = _ask();
         _report(operator2, id, 1, 0, 0, false);
@@ -140,9 +143,10 @@ contract AccessTest is BaseTest {
         oracle.removeOperator(operator2);
         oracle.addOperator(operator2);
         vm.stopPrank();
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasAlreadyReported.selector, id, operator2));
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotQuestionOperator.selector, id, operator2));
         _report(operator2, id, 1, 0, 0, false);
         assertTrue(oracle.hasReported(id, operator2));
+        assertFalse(oracle.canReport(id, operator2));
     }
 
     function test_RevertIf_TooManyOperators() public {
@@ -156,10 +160,11 @@ contract AccessTest is BaseTest {
         vm.stopPrank();
     }
 
-    function test_NewOracleHasNoOperatorsNorArbiter() public {
+    function test_NewOracleHasNoOperatorsNorArbitrator() public {
         VeritasOracle fresh = new VeritasOracle(owner);
         assertEq(fresh.owner(), owner);
-        assertEq(fresh.arbiter(), address(0));
+        assertEq(fresh.parameters().arbitrator, address(0));
+        assertEq(fresh.operatorEpoch(), 0);
         assertFalse(fresh.isOperator(owner));
         assertEq(fresh.questionCount(), 0);
         assertEq(fresh.verdictCount(), 0);

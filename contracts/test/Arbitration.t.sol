@@ -3,114 +3,89 @@ pragma solidity ^0.8.24;
 
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
+import {VeritasCourt} from "../court/VeritasCourt.sol";
 
-/// @notice The human in the loop: the arbiter rules once on an escalated or disputed verdict.
+/// @notice The court's ruling on an escalated verdict: what it replaces, what it keeps, who may give it.
 contract ArbitrationTest is BaseTest {
-    function test_ArbitrateReplacesTripleKeepsRootAndKappa() public {
-        uint256 id = _askAndPost(true);
-        vm.warp(START_TIME + 3 days);
-        vm.prank(arbiter);
-        oracle.arbitrate(id, 0.01e18, 0.98e18, 0.01e18);
-
-        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
-        (
-            bytes32 questionHash,
-            bytes32 merkleRoot,
-            uint256 pYes,
-            uint256 pNo,
-            uint256 pNull,
-            int256 fleissKappa,
-            uint256 timestamp
-        ) = oracle.getVerdict(id);
-        assertEq(questionHash, sha256(bytes(QUESTION)));
-        assertEq(merkleRoot, ROOT);
-        assertEq(pYes, 0.01e18);
-        assertEq(pNo, 0.98e18);
-        assertEq(pNull, 0.01e18);
-        assertEq(fleissKappa, KAPPA);
-        assertEq(timestamp, START_TIME + 3 days);
-        // An arbitration is not a new verdict.
-        assertEq(oracle.verdictCount(), 1);
+    function setUp() public override {
+        super.setUp();
+        _setParams(_params(1, CHALLENGE_WINDOW));
     }
 
-    function test_RevertIf_ArbitratedTwice() public {
+    function test_RulingReplacesTripleKeepsRootAndKappa() public {
         uint256 id = _askAndPost(true);
-        vm.startPrank(arbiter);
-        oracle.arbitrate(id, 0.01e18, 0.98e18, 0.01e18);
+        _request(id);
+        vm.warp(START_TIME + 100);
+        uint256 disputeId = oracle.getCase(id).disputeId;
+        vm.prank(arbiter);
+        court.giveRuling(disputeId, 2);
+        vm.warp(START_TIME + 100 + APPEAL_PERIOD);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.VerdictArbitrated(id, WAD - 2, 1, 1, 2, false, address(court));
+        court.executeRuling(disputeId);
+        (bytes32 qh, bytes32 root, uint256 pYes, uint256 pNo, uint256 pNull, int256 kappa, uint256 ts) =
+            oracle.getVerdict(id);
+        assertEq(qh, sha256(bytes(QUESTION)));
+        assertEq(root, ROOT);
+        assertEq(pYes, WAD - 2);
+        assertEq(pNo, 1);
+        assertEq(pNull, 1);
+        assertEq(kappa, KAPPA);
+        assertEq(ts, START_TIME + 100 + APPEAL_PERIOD);
+        assertEq(oracle.finalAt(id), ts);
+        assertTrue(oracle.isFinal(id));
+    }
+
+    function test_RevertIf_RuledTwice() public {
+        uint256 id = _askAndPost(true);
+        _request(id);
+        _rule(id, 2);
         vm.expectRevert(
             abi.encodeWithSelector(
-                IVeritasOracle.VeritasNotArbitrable.selector, id, IVeritasOracle.VerdictStatus.Arbitrated
+                IVeritasOracle.VeritasNotInCourt.selector, id, IVeritasOracle.VerdictStatus.Arbitrated
             )
         );
-        oracle.arbitrate(id, 0.98e18, 0.01e18, 0.01e18);
-        vm.stopPrank();
+        vm.prank(address(court));
+        oracle.rule(0, 3);
     }
 
-    function test_RevertIf_ArbitrateResolvedVerdict() public {
-        uint256 id = _askAndPost(false);
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                IVeritasOracle.VeritasNotArbitrable.selector, id, IVeritasOracle.VerdictStatus.Resolved
-            )
-        );
-        vm.prank(arbiter);
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL);
+    function test_RevertIf_RuleOnAnUnknownCase() public {
+        _askAndPost(true);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasUnknownDispute.selector, address(court), 7));
+        vm.prank(address(court));
+        oracle.rule(7, 1);
     }
 
-    function test_RevertIf_ArbitrateWithoutVerdict() public {
-        uint256 id = _ask();
-        vm.startPrank(arbiter);
-        vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasNotArbitrable.selector, id, IVeritasOracle.VerdictStatus.Asked)
-        );
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL);
-        vm.expectRevert(
-            abi.encodeWithSelector(IVeritasOracle.VeritasNotArbitrable.selector, 99, IVeritasOracle.VerdictStatus.None)
-        );
-        oracle.arbitrate(99, P_YES, P_NO, P_NULL);
-        vm.stopPrank();
-    }
-
-    function test_RevertIf_NonArbiterArbitrates() public {
+    function test_RevertIf_NonJudgeRules() public {
         uint256 id = _askAndPost(true);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotArbiter.selector, owner));
+        uint256 disputeId = _request(id);
+        vm.expectRevert(abi.encodeWithSelector(VeritasCourt.CourtNotJudge.selector, disputeId, owner));
         vm.prank(owner);
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotArbiter.selector, operator));
-        vm.prank(operator);
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL);
+        court.giveRuling(disputeId, 1);
     }
 
-    function test_RevertIf_ArbitrateWithBadTriple() public {
+    function test_RevertIf_NoArbitrator() public {
+        // The constructor's defaults: no court, no challenge window.
+        IVeritasOracle.Parameters memory p = _params(1, 0);
+        p.arbitrator = address(0);
+        _setParams(p);
         uint256 id = _askAndPost(true);
-        vm.startPrank(arbiter);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, uint8(2)));
-        oracle.arbitrate(id, 0.5e18, 0.5e18, 0);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD + 2));
-        oracle.arbitrate(id, 0.5e18, 0.5e18, 2);
-        vm.stopPrank();
-        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
-    }
-
-    function test_FormerArbiterLosesRole() public {
-        uint256 id = _askAndPost(true);
-        vm.prank(owner);
-        oracle.setArbiter(bob);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotArbiter.selector, arbiter));
-        vm.prank(arbiter);
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoArbitrator.selector, id));
         vm.prank(bob);
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL);
+        oracle.requestArbitration(id);
+        vm.warp(block.timestamp + ARBITRATION_WINDOW);
+        oracle.resolveByDefault(id);
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Defaulted));
     }
 
-    function testFuzz_ArbitrateAcceptsValidTriples(uint256 a, uint256 b) public {
-        (uint256 pYes, uint256 pNo, uint256 pNull) = _validTriple(a, b);
+    function testFuzz_EveryEscalationRulingIsFinal(uint256 ruling) public {
+        ruling = bound(ruling, 0, 4);
         uint256 id = _askAndPost(true);
-        vm.prank(arbiter);
-        oracle.arbitrate(id, pYes, pNo, pNull);
-        (,, uint256 rYes, uint256 rNo, uint256 rNull,,) = oracle.getVerdict(id);
-        assertEq(rYes, pYes);
-        assertEq(rNo, pNo);
-        assertEq(rNull, pNull);
+        _request(id);
+        _rule(id, ruling);
+        assertTrue(oracle.isFinal(id));
+        (,, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(id);
+        assertEq(pYes + pNo + pNull, WAD);
+        assertEq(oracle.credits(operator), ASK_FEE);
     }
 }

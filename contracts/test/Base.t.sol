@@ -4,10 +4,12 @@ pragma solidity ^0.8.24;
 import {Test} from "forge-std/Test.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
+import {VeritasCourt} from "../court/VeritasCourt.sol";
 
 /// @notice Shared fixture: a deployed oracle with three operators (quorum 1 by default, the
-/// constructor's local defaults) and an arbiter, and helpers to ask, report and set parameters.
-/// Every concern's test contract inherits it.
+/// constructor's local defaults), a reference court (`VeritasCourt`) whose judges are `arbiter`
+/// then `judge2`, and helpers to ask, report, dispute, rule and set parameters. Every concern's
+/// test contract inherits it.
 abstract contract BaseTest is Test {
     uint256 internal constant WAD = 1e18;
     uint64 internal constant START_TIME = 1_750_000_000;
@@ -29,8 +31,17 @@ abstract contract BaseTest is Test {
     uint96 internal constant ASK_FEE = 0.01 ether;
     uint96 internal constant BOND = 0.1 ether;
     uint96 internal constant EVIDENCE_FEE = 0.001 ether;
+    uint32 internal constant ARBITRATION_WINDOW = 1 days;
+    uint256 internal constant COURT_COST = 0.05 ether;
+    uint256 internal constant APPEAL_COST = 0.2 ether;
+    uint256 internal constant APPEAL_PERIOD = 1 hours;
+    // A disputer's claimed triple that differs from (P_YES, P_NO, P_NULL).
+    uint256 internal constant C_YES = 0.2e18;
+    uint256 internal constant C_NO = 0.7e18;
+    uint256 internal constant C_NULL = 0.1e18;
 
     VeritasOracle internal oracle;
+    VeritasCourt internal court;
     address internal owner = makeAddr("owner");
     address internal operator = makeAddr("operator");
     address internal operator2 = makeAddr("operator2");
@@ -38,6 +49,7 @@ abstract contract BaseTest is Test {
     address internal arbiter = makeAddr("arbiter");
     address internal alice = makeAddr("alice");
     address internal bob = makeAddr("bob");
+    address internal judge2 = makeAddr("judge2");
 
     function setUp() public virtual {
         vm.warp(START_TIME);
@@ -46,36 +58,98 @@ abstract contract BaseTest is Test {
         oracle.addOperator(operator);
         oracle.addOperator(operator2);
         oracle.addOperator(operator3);
-        oracle.setArbiter(arbiter);
         vm.stopPrank();
+        address[] memory judges = new address[](2);
+        judges[0] = arbiter;
+        judges[1] = judge2;
+        court = new VeritasCourt(judges, COURT_COST, APPEAL_COST, APPEAL_PERIOD);
         vm.deal(alice, 100 ether);
         vm.deal(bob, 100 ether);
     }
 
-    /// @dev Parameters with the given quorum and challenge window and this file's fees and bond.
-    function _params(uint8 quorum, uint32 challengeWindow) internal pure returns (IVeritasOracle.Parameters memory) {
+    /// @dev Parameters with the given quorum and challenge window, this file's fees and bond, and
+    /// the fixture's court.
+    function _params(uint8 quorum, uint32 challengeWindow) internal view returns (IVeritasOracle.Parameters memory) {
         return IVeritasOracle.Parameters({
             quorum: quorum,
             maxBallotsPerReport: 30,
             reportWindow: REPORT_WINDOW,
             challengeWindow: challengeWindow,
+            arbitrationWindow: ARBITRATION_WINDOW,
             askFee: ASK_FEE,
             disputeBond: BOND,
-            evidenceFee: EVIDENCE_FEE
+            evidenceFee: EVIDENCE_FEE,
+            arbitrator: address(court),
+            arbitratorExtraData: ""
         });
     }
 
     /// @dev The owner sets `p` for later questions.
     function _setParams(IVeritasOracle.Parameters memory p) internal {
         vm.prank(owner);
-        oracle.setParameters(p);
+        oracle.setParameters(p, "ipfs://meta");
+    }
+
+    /// @dev The rules in force now on `target`, without a callback (what an honest asker pins).
+    /// Read with `vm.load` from the header slot (slot 0: [55..40] parametersId, [87..56]
+    /// operatorEpoch), not with calls, so that it can sit between `vm.prank` and the ask.
+    function _rulesOf(address target) internal view returns (IVeritasOracle.AskRules memory rules) {
+        uint256 header = uint256(vm.load(target, bytes32(0)));
+        rules.parametersId = uint16(header >> 40);
+        rules.operatorEpoch = uint32(header >> 56);
+    }
+
+    /// @dev `_rulesOf(oracle)`.
+    function _rules() internal view returns (IVeritasOracle.AskRules memory) {
+        return _rulesOf(address(oracle));
+    }
+
+    /// @dev The rules in force now, with `consumer` called back with `gasLimit`.
+    function _rules(address consumer, uint32 gasLimit) internal view returns (IVeritasOracle.AskRules memory rules) {
+        rules = _rules();
+        rules.consumer = consumer;
+        rules.callbackGasLimit = gasLimit;
     }
 
     /// @dev Alice asks `QUESTION`, resolvable at once, paying the current ask fee.
     function _ask() internal returns (uint256 id) {
+        id = _askAt(0);
+    }
+
+    /// @dev Alice asks `QUESTION`, resolvable from `resolveAfter`, paying the current ask fee.
+    function _askAt(uint64 resolveAfter) internal returns (uint256 id) {
         uint256 fee = oracle.parameters().askFee;
+        IVeritasOracle.AskRules memory rules = _rules();
         vm.prank(alice);
-        id = oracle.askQuestion{value: fee}(QUESTION, 0);
+        id = oracle.askQuestion{value: fee}(QUESTION, resolveAfter, rules);
+    }
+
+    /// @dev `who` disputes `id` claiming (C_YES, C_NO, C_NULL), paying the court and the bond.
+    function _dispute(address who, uint256 id) internal returns (uint256 disputeId) {
+        vm.prank(who);
+        disputeId = oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL);
+    }
+
+    /// @dev The fixture court's first judge rules `ruling` on `id`'s case, and after the appeal
+    /// period anyone executes it.
+    function _rule(uint256 id, uint256 ruling) internal {
+        uint256 disputeId = _giveRuling(id, ruling);
+        court.executeRuling(disputeId);
+    }
+
+    /// @dev `_rule` up to the execution: the judge rules and the appeal period passes.
+    function _giveRuling(uint256 id, uint256 ruling) internal returns (uint256 disputeId) {
+        disputeId = oracle.getCase(id).disputeId;
+        address judge = court.judgeOf(disputeId);
+        vm.prank(judge);
+        court.giveRuling(disputeId, ruling);
+        vm.warp(block.timestamp + APPEAL_PERIOD);
+    }
+
+    /// @dev Anyone (bob) takes the Escalated `id` to the court.
+    function _request(uint256 id) internal returns (uint256 disputeId) {
+        vm.prank(bob);
+        disputeId = oracle.requestArbitration{value: COURT_COST}(id);
     }
 
     /// @dev `who` reports (nYes, nNo, nNull) with `ROOT` and `KAPPA` on `id`.

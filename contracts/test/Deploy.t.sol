@@ -4,58 +4,198 @@ pragma solidity ^0.8.24;
 import {Test} from "forge-std/Test.sol";
 import {Deploy} from "../../script/Deploy.s.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
+import {VeritasCourt} from "../court/VeritasCourt.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 
-/// @notice The deploy script grants the roles it reads from the environment and records them.
+/// @notice The deploy script grants the roles it reads from the environment, deploys a court
+/// unless given an arbitrator, refuses weak rules on a public chain, range-checks every value and
+/// records the deployment.
 contract DeployTest is Test {
     uint256 internal constant CHAIN_ID = 4_242_424;
+    uint256 internal constant KEY = 0xA11CE;
 
-    function test_DeployReadsRolesFromEnvAndWritesRecord() public {
+    string[] internal _vars = [
+        "VERITAS_OPERATORS",
+        "VERITAS_ARBITRATOR",
+        "VERITAS_JUDGES",
+        "VERITAS_OWNER",
+        "VERITAS_QUORUM",
+        "VERITAS_MAX_BALLOTS",
+        "VERITAS_REPORT_WINDOW",
+        "VERITAS_CHALLENGE_WINDOW",
+        "VERITAS_ARBITRATION_WINDOW",
+        "VERITAS_ASK_FEE",
+        "VERITAS_DISPUTE_BOND",
+        "VERITAS_EVIDENCE_FEE",
+        "VERITAS_ALLOW_WEAK_RULES",
+        "VERITAS_COURT_COST"
+    ];
+
+    address internal op1 = makeAddr("op1");
+    address internal op2 = makeAddr("op2");
+    address internal judge1 = makeAddr("judge1");
+    address internal newOwner = makeAddr("newOwner");
+
+    /// @dev The environment is shared by the whole process (and forge runs tests in parallel):
+    /// every scenario runs here, one after the other, each from a clean environment.
+    function test_DeployScenarios() public {
+        _reset();
+        _DeployReadsRolesFromEnvAndWritesRecord();
+        _reset();
+        _UsesAGivenArbitrator();
+        _reset();
+        _RevertIf_WeakRulesOnAPublicChain();
+        _reset();
+        _LocalChainAllowsTheDefaults();
+        _reset();
+        _RevertIf_ValuesOutOfRange();
+        _reset();
+    }
+
+    function _reset() internal {
         // A chain id of its own, so the record never clobbers a real deployments/<chainId>.json.
         vm.chainId(CHAIN_ID);
-        uint256 key = 0xA11CE;
-        address deployer = vm.addr(key);
-        address op1 = makeAddr("op1");
-        address op2 = makeAddr("op2");
-        address arbiter = makeAddr("arbiter");
-        address newOwner = makeAddr("newOwner");
-        vm.setEnv("PRIVATE_KEY", vm.toString(key));
+        vm.setEnv("PRIVATE_KEY", vm.toString(KEY));
+        for (uint256 i = 0; i < _vars.length; i++) {
+            vm.setEnv(_vars[i], "");
+        }
+    }
+
+    /// @dev A complete, strong configuration for a public chain.
+    function _strongEnv() internal {
         vm.setEnv("VERITAS_OPERATORS", string.concat(vm.toString(op1), ",", vm.toString(op2)));
-        vm.setEnv("VERITAS_ARBITER", vm.toString(arbiter));
+        vm.setEnv("VERITAS_JUDGES", vm.toString(judge1));
         vm.setEnv("VERITAS_OWNER", vm.toString(newOwner));
-        vm.setEnv("VERITAS_QUORUM", "3");
+        vm.setEnv("VERITAS_QUORUM", "2");
         vm.setEnv("VERITAS_CHALLENGE_WINDOW", "86400");
         vm.setEnv("VERITAS_ASK_FEE", "10000000000000000");
         vm.setEnv("VERITAS_DISPUTE_BOND", "100000000000000000");
+        vm.setEnv("VERITAS_COURT_COST", "50000000000000000");
+    }
 
+    function _path() internal pure returns (string memory) {
+        return string.concat("deployments/", vm.toString(CHAIN_ID), ".json");
+    }
+
+    function _DeployReadsRolesFromEnvAndWritesRecord() internal {
+        _strongEnv();
+        address deployer = vm.addr(KEY);
         VeritasOracle oracle = new Deploy().run();
 
         assertTrue(oracle.isOperator(op1));
         assertTrue(oracle.isOperator(op2));
         assertFalse(oracle.isOperator(deployer));
-        assertEq(oracle.arbiter(), arbiter);
         assertEq(oracle.owner(), deployer);
         assertEq(oracle.pendingOwner(), newOwner);
         IVeritasOracle.Parameters memory p = oracle.parameters();
-        assertEq(p.quorum, 3);
+        assertEq(p.quorum, 2);
         assertEq(p.maxBallotsPerReport, 30);
         assertEq(p.reportWindow, 1 days);
         assertEq(p.challengeWindow, 86400);
+        assertEq(p.arbitrationWindow, 1 days);
         assertEq(p.askFee, 0.01 ether);
         assertEq(p.disputeBond, 0.1 ether);
         assertEq(p.evidenceFee, 0);
+        VeritasCourt court = VeritasCourt(p.arbitrator);
+        assertEq(court.judges()[0], judge1);
+        assertEq(court.ARBITRATION_COST(), 0.05 ether);
 
-        string memory path = string.concat("deployments/", vm.toString(CHAIN_ID), ".json");
-        string memory json = vm.readFile(path);
-        vm.removeFile(path);
+        string memory json = vm.readFile(_path());
+        vm.removeFile(_path());
         assertEq(vm.parseJsonAddress(json, ".address"), address(oracle));
         assertEq(vm.parseJsonUint(json, ".chainId"), CHAIN_ID);
         assertEq(vm.parseJsonAddress(json, ".deployer"), deployer);
-        assertEq(vm.parseJsonAddress(json, ".arbiter"), arbiter);
+        assertEq(vm.parseJsonAddress(json, ".arbitrator"), address(court));
+        assertEq(vm.parseJsonAddress(json, ".court"), address(court));
         assertEq(vm.parseJsonAddress(json, ".pendingOwner"), newOwner);
+        assertEq(vm.parseJsonUint(json, ".parametersId"), 1);
+        assertEq(vm.parseJsonUint(json, ".operatorEpoch"), 2);
         address[] memory operators = vm.parseJsonAddressArray(json, ".operators");
         assertEq(operators.length, 2);
         assertEq(operators[0], op1);
         assertEq(operators[1], op2);
+        address[] memory judges = vm.parseJsonAddressArray(json, ".judges");
+        assertEq(judges[0], judge1);
+    }
+
+    function _UsesAGivenArbitrator() internal {
+        _strongEnv();
+        address[] memory judges = new address[](1);
+        judges[0] = judge1;
+        VeritasCourt existing = new VeritasCourt(judges, 0, 0, 1);
+        vm.setEnv("VERITAS_ARBITRATOR", vm.toString(address(existing)));
+        VeritasOracle oracle = new Deploy().run();
+        vm.removeFile(_path());
+        assertEq(oracle.parameters().arbitrator, address(existing));
+    }
+
+    function _RevertIf_WeakRulesOnAPublicChain() internal {
+        _strongEnv();
+        Deploy script = new Deploy();
+        vm.setEnv("VERITAS_QUORUM", "1");
+        vm.expectRevert(
+            bytes("Deploy: VERITAS_QUORUM=1 lets one operator decide (VERITAS_ALLOW_WEAK_RULES=1 to allow)")
+        );
+        script.run();
+        vm.setEnv("VERITAS_QUORUM", "2");
+        vm.setEnv("VERITAS_CHALLENGE_WINDOW", "0");
+        vm.expectRevert(
+            bytes("Deploy: VERITAS_CHALLENGE_WINDOW=0 leaves no dispute (VERITAS_ALLOW_WEAK_RULES=1 to allow)")
+        );
+        script.run();
+        vm.setEnv("VERITAS_CHALLENGE_WINDOW", "86400");
+        vm.setEnv("VERITAS_JUDGES", "");
+        vm.expectRevert(
+            bytes(
+                "Deploy: set VERITAS_OPERATORS, VERITAS_OWNER and VERITAS_JUDGES (or VERITAS_ARBITRATOR) explicitly (VERITAS_ALLOW_WEAK_RULES=1 to allow)"
+            )
+        );
+        script.run();
+        // Told explicitly, it deploys.
+        vm.setEnv("VERITAS_ALLOW_WEAK_RULES", "1");
+        vm.setEnv("VERITAS_QUORUM", "1");
+        VeritasOracle oracle = script.run();
+        vm.removeFile(_path());
+        assertEq(oracle.parameters().quorum, 1);
+    }
+
+    function _LocalChainAllowsTheDefaults() internal {
+        vm.chainId(31337);
+        VeritasOracle oracle = new Deploy().run();
+        string memory path = "deployments/31337.json";
+        if (vm.exists(path)) vm.removeFile(path);
+        assertTrue(oracle.isOperator(vm.addr(KEY)));
+        assertEq(oracle.parameters().quorum, 1);
+        assertEq(VeritasCourt(oracle.parameters().arbitrator).judges()[0], vm.addr(KEY));
+    }
+
+    function _RevertIf_ValuesOutOfRange() internal {
+        _strongEnv();
+        Deploy script = new Deploy();
+        vm.setEnv("VERITAS_QUORUM", "258");
+        vm.expectRevert(bytes("Deploy: VERITAS_QUORUM=258 is outside 1..7"));
+        script.run();
+        vm.setEnv("VERITAS_QUORUM", "2");
+        vm.setEnv("VERITAS_DISPUTE_BOND", vm.toString(uint256(1) << 96));
+        vm.expectRevert(
+            bytes(
+                string.concat(
+                    "Deploy: VERITAS_DISPUTE_BOND=",
+                    vm.toString(uint256(1) << 96),
+                    " is outside 0..1000000000000000000000"
+                )
+            )
+        );
+        script.run();
+        vm.setEnv("VERITAS_DISPUTE_BOND", "1");
+        vm.setEnv("VERITAS_REPORT_WINDOW", vm.toString(uint256(type(uint32).max) + 1));
+        vm.expectRevert(
+            bytes(
+                string.concat(
+                    "Deploy: VERITAS_REPORT_WINDOW=4294967296 is outside 30..", vm.toString(uint256(type(uint32).max))
+                )
+            )
+        );
+        script.run();
     }
 }

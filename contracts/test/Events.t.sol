@@ -5,56 +5,103 @@ import {Vm} from "forge-std/Vm.sol";
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
+import {IEvidence} from "../interfaces/IEvidence.sol";
 
 /// @notice Every state change emits its event, with every field the node and integrators read.
 contract EventsTest is BaseTest {
     function test_EmitsQuestionAsked() public {
         uint64 resolveAfter = START_TIME + 1 days;
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.QuestionAsked(1, alice, sha256(bytes(QUESTION)), resolveAfter, QUESTION);
+        emit IVeritasOracle.QuestionAsked(
+            1, alice, sha256(bytes(QUESTION)), resolveAfter, START_TIME, 0, 3, 0, address(0), 0, QUESTION
+        );
         vm.prank(alice);
-        oracle.askQuestion(QUESTION, resolveAfter);
+        oracle.askQuestion(QUESTION, resolveAfter, _rules());
     }
 
     function test_QuestionAskedCarriesResolveAfterAsGiven() public {
         // Storage saturates to 40 bits; the event keeps what the asker sent.
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.QuestionAsked(1, alice, sha256(bytes(QUESTION)), type(uint64).max, QUESTION);
+        emit IVeritasOracle.QuestionAsked(
+            1, alice, sha256(bytes(QUESTION)), type(uint64).max, START_TIME, 0, 3, 0, address(0), 0, QUESTION
+        );
         vm.prank(alice);
-        oracle.askQuestion(QUESTION, type(uint64).max);
+        oracle.askQuestion(QUESTION, type(uint64).max, _rules());
+    }
+
+    function test_QuestionAskedCarriesPaymentRulesAndCallback() public {
+        _setParams(_params(1, 0));
+        address consumer = address(court); // any contract
+        IVeritasOracle.AskRules memory rules = _rules(consumer, 50_000);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.QuestionAsked(
+            1, alice, sha256(bytes(QUESTION)), 0, START_TIME, 1, 3, ASK_FEE + 5, consumer, 50_000, QUESTION
+        );
+        vm.prank(alice);
+        oracle.askQuestion{value: ASK_FEE + 5}(QUESTION, 0, rules);
     }
 
     function test_EmitsVerdictPosted() public {
         uint256 id = _ask();
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.VerdictPosted(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, true, operator);
+        emit IVeritasOracle.VerdictPosted(id, ROOT, P_YES, P_NO, P_NULL, KAPPA, true, 1, operator);
         _post(id, true);
     }
 
-    function test_EmitsVerdictArbitrated() public {
-        uint256 id = _askAndPost(true);
+    function test_VerdictPostedSaysWhyItEscalated() public {
+        _setParams(_params(2, 0));
+        uint256 id = _ask();
+        _report(operator, id, 3, 0, 0, false);
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.VerdictArbitrated(id, 0.2e18, 0.7e18, 0.1e18, arbiter);
-        vm.prank(arbiter);
-        oracle.arbitrate(id, 0.2e18, 0.7e18, 0.1e18);
+        emit IVeritasOracle.VerdictPosted(
+            id, sha256(abi.encodePacked(ROOT, ROOT)), 0.4e18, 0.5e18, 0.1e18, KAPPA, true, 2, operator2
+        );
+        _report(operator2, id, 0, 4, 0, false); // YES then NO: leading outcomes differ
+        uint256 late = _ask();
+        _report(operator, late, 5, 0, 0, true);
+        vm.warp(block.timestamp + REPORT_WINDOW);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.VerdictPosted(late, ROOT, 0.75e18, 0.125e18, 0.125e18, KAPPA, true, 5, bob);
+        vm.prank(bob);
+        oracle.finalize(late);
+    }
+
+    function test_EmitsVerdictArbitrated() public {
+        _setParams(_params(1, CHALLENGE_WINDOW));
+        uint256 id = _askAndPost(true);
+        _request(id);
+        uint256 disputeId = _giveRuling(id, 3);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.VerdictArbitrated(id, 1, WAD - 2, 1, 3, false, address(court));
+        court.executeRuling(disputeId);
+    }
+
+    function test_EmitsErc1497Events() public {
+        IVeritasOracle.Parameters memory p = _params(1, CHALLENGE_WINDOW);
+        vm.expectEmit(address(oracle));
+        emit IEvidence.MetaEvidence(1, "ipfs://meta");
+        _setParams(p);
+        uint256 id = _askAt(START_TIME + 1 days);
+        vm.expectEmit(address(oracle));
+        emit IEvidence.Evidence(address(court), id, bob, "https://x");
+        vm.prank(bob);
+        oracle.submitEvidence{value: EVIDENCE_FEE}(id, "https://x", "t", "s");
+        vm.warp(START_TIME + 1 days);
+        _post(id, false);
+        vm.expectEmit(address(oracle));
+        emit IEvidence.Dispute(address(court), 0, 1, id);
+        _dispute(bob, id);
     }
 
     function test_EmitsOperatorAddedAndRemoved() public {
         vm.startPrank(owner);
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.OperatorAdded(bob);
+        emit IVeritasOracle.OperatorAdded(bob, 4);
         oracle.addOperator(bob);
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.OperatorRemoved(bob);
+        emit IVeritasOracle.OperatorRemoved(bob, 5);
         oracle.removeOperator(bob);
         vm.stopPrank();
-    }
-
-    function test_EmitsArbiterChanged() public {
-        vm.expectEmit(address(oracle));
-        emit IVeritasOracle.ArbiterChanged(arbiter, bob);
-        vm.prank(owner);
-        oracle.setArbiter(bob);
     }
 
     function test_EmitsOwnershipEvents() public {
@@ -79,11 +126,16 @@ contract EventsTest is BaseTest {
                 maxBallotsPerReport: 30,
                 reportWindow: 1 days,
                 challengeWindow: 0,
+                arbitrationWindow: 1 days,
                 askFee: 0,
                 disputeBond: 0,
-                evidenceFee: 0
+                evidenceFee: 0,
+                arbitrator: address(0),
+                arbitratorExtraData: ""
             })
         );
+        vm.expectEmit();
+        emit IEvidence.MetaEvidence(0, "");
         new VeritasOracle(bob);
     }
 

@@ -18,7 +18,7 @@ contract EvidenceTest is BaseTest {
         super.setUp();
         _setParams(_params(1, 0));
         vm.prank(alice);
-        id = oracle.askQuestion{value: ASK_FEE}(QUESTION, RESOLVE_AFTER);
+        id = oracle.askQuestion{value: ASK_FEE}(QUESTION, RESOLVE_AFTER, _rules());
     }
 
     function _submit(address who, string memory snippet) internal returns (uint256) {

@@ -15,10 +15,15 @@ import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 abstract contract GasBase is BaseTest {
     uint256 internal constant TX_BASE = 21_000;
 
-    uint256 internal constant LIMIT_ASK = 105_000;
+    uint256 internal constant LIMIT_ASK = 110_000;
     uint256 internal constant LIMIT_REPORT_QUORUM_1 = 70_000;
-    uint256 internal constant LIMIT_DISPUTE = 60_000;
-    uint256 internal constant LIMIT_EVIDENCE = 70_000;
+    uint256 internal constant LIMIT_CALLBACK_OVERHEAD = 12_000;
+    // v2's 60,000 bonded in one slot; a v3 dispute also pays its court (VeritasCourt's
+    // createDispute writes its case) and records the case and the claimed triple.
+    uint256 internal constant LIMIT_DISPUTE = 250_000;
+    // v2's 70,000 plus ERC-1497's `Evidence` event for the question's court (~2,300) and the read
+    // of the question's arbitrator (a cold slot, 2,100).
+    uint256 internal constant LIMIT_EVIDENCE = 75_000;
     uint256 internal constant LIMIT_BATCH_PER_REPORT = 45_000;
     // The quorum-3 budget (170,000 for the three reports, 280,000 with the ask), split per step.
     uint256 internal constant LIMIT_Q3_REPORT_1 = 64_000;
@@ -41,8 +46,8 @@ abstract contract GasBase is BaseTest {
         }
     }
 
-    function _askData() internal pure returns (bytes memory) {
-        return abi.encodeCall(IVeritasOracle.askQuestion, (QUESTION, 0));
+    function _askData() internal view returns (bytes memory) {
+        return abi.encodeCall(IVeritasOracle.askQuestion, (QUESTION, 0, _rules()));
     }
 
     function _reportData(uint256 id, uint256 salt) internal pure returns (bytes memory) {
@@ -96,8 +101,7 @@ contract GasTest is GasBase {
         reportId = _ask();
         disputeId = _ask();
         _report(operator, disputeId, G_YES, G_NO, G_NULL, false);
-        vm.prank(alice);
-        evidenceId = oracle.askQuestion{value: ASK_FEE}(QUESTION, START_TIME + 1 days);
+        evidenceId = _askAt(START_TIME + 1 days);
         firstBatchId = oracle.questionCount() + 1;
         for (uint256 i = 0; i < BATCH; i++) {
             _ask();
@@ -119,7 +123,8 @@ contract GasTest is GasBase {
     }
 
     function test_GasDispute() public {
-        uint256 gas = _txGas(carol, BOND, abi.encodeCall(IVeritasOracle.dispute, (disputeId)));
+        bytes memory data = abi.encodeCall(IVeritasOracle.dispute, (disputeId, C_YES, C_NO, C_NULL));
+        uint256 gas = _txGas(carol, COURT_COST + BOND, data);
         emit log_named_uint("dispute", gas);
         assertLe(gas, LIMIT_DISPUTE);
     }
@@ -158,6 +163,54 @@ contract GasTest is GasBase {
     function test_Quorum3BudgetsAddUp() public pure {
         assertLe(LIMIT_Q3_REPORT_1 + LIMIT_Q3_REPORT_2 + LIMIT_Q3_REPORT_3, 170_000);
         assertLe(LIMIT_ASK + LIMIT_Q3_REPORT_1 + LIMIT_Q3_REPORT_2 + LIMIT_Q3_REPORT_3, 280_000);
+    }
+}
+
+/// @dev A consumer that only accepts the call.
+contract NoopConsumer {
+    fallback() external {}
+}
+
+/// @notice The callback's overhead on a finalising quorum-1 report (challenge window 0, so the
+/// report is final at once and calls back).
+contract GasCallbackTest is GasBase {
+    uint256 internal plainId;
+    uint256 internal callbackId;
+    NoopConsumer internal consumer;
+
+    function setUp() public override {
+        super.setUp();
+        _setUpGas(1);
+        _setParams(_params(1, 0));
+        consumer = new NoopConsumer();
+        // A first question with a callback, answered, so the consumer's account is not new.
+        IVeritasOracle.AskRules memory rules = _rules(address(consumer), 50_000);
+        vm.prank(alice);
+        uint256 first = oracle.askQuestion{value: ASK_FEE}(QUESTION, 0, rules);
+        _report(operator, first, 1, 0, 0, false);
+        plainId = _ask();
+        rules = _rules(address(consumer), 50_000);
+        vm.prank(alice);
+        callbackId = oracle.askQuestion{value: ASK_FEE}(QUESTION, 0, rules);
+    }
+
+    function test_GasCallbackOverhead() public {
+        uint256 plain = _txGas(operator, 0, _reportData(plainId, 0));
+        uint256 with = _txGas(operator, 0, _reportData(callbackId, 0));
+        // The two reports' calldata differ only in the id's last byte.
+        emit log_named_uint("submitReport, quorum 1, final at once, no callback", plain);
+        emit log_named_uint("submitReport, quorum 1, final at once, no-op consumer", with);
+        emit log_named_uint("callback overhead (no-op consumer included)", with - plain);
+        assertLe(plain, LIMIT_REPORT_QUORUM_1);
+        assertLe(with - plain, LIMIT_CALLBACK_OVERHEAD);
+        assertFalse(oracle.callbackOwed(callbackId));
+    }
+
+    function test_GasAskWithCallback() public {
+        uint256 gas = _txGas(
+            alice, ASK_FEE, abi.encodeCall(IVeritasOracle.askQuestion, (QUESTION, 0, _rules(address(consumer), 50_000)))
+        );
+        emit log_named_uint("askQuestion with a callback (not limited; one slot more)", gas);
     }
 }
 

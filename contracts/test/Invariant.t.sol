@@ -6,17 +6,20 @@ import {StdInvariant} from "forge-std/StdInvariant.sol";
 import {Vm} from "forge-std/Vm.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
+import {VeritasCourt} from "../court/VeritasCourt.sol";
 
 /// @notice Drives the oracle with random asks (with fees and surpluses), evidence, reports and
-/// batches (by operators and strangers, valid and not), finalize, disputes, arbitrations,
-/// settlements, withdrawals, parameter and operator changes and time; reads the logs of every call
-/// that succeeded and keeps ghost records of what happened.
+/// batches (by operators and strangers, valid and not), finalize, disputes, court requests,
+/// rulings (by our court or one the owner controls), appeals, defaults, settlements, withdrawals,
+/// parameter and operator changes and time; reads the logs of every call that succeeded and keeps
+/// ghost records of what happened.
 contract OracleHandler is Test {
     uint256 internal constant WAD = 1e18;
 
     VeritasOracle public immutable oracle;
     address public immutable owner;
-    address public immutable arbiter;
+    address public immutable arbitrator;
+    address public immutable ownersCourt;
     address[] internal _operators;
     address[] internal _users;
 
@@ -34,16 +37,23 @@ contract OracleHandler is Test {
     mapping(uint256 id => bytes32) internal _disputedVerdict;
     bool public ghostDisputedChangedByOthers;
 
+    /// @dev Each question's rules (its parameter set and record) when it was asked, and whether
+    /// any later action changed them.
+    mapping(uint256 id => bytes32) internal _rulesAtAsk;
+    bool public ghostRulesChanged;
+
     constructor(
         VeritasOracle oracle_,
         address owner_,
-        address arbiter_,
+        address arbitrator_,
+        address ownersCourt_,
         address[] memory operators_,
         address[] memory users_
     ) {
         oracle = oracle_;
         owner = owner_;
-        arbiter = arbiter_;
+        arbitrator = arbitrator_;
+        ownersCourt = ownersCourt_;
         _operators = operators_;
         _users = users_;
     }
@@ -56,9 +66,14 @@ contract OracleHandler is Test {
         _before();
         uint256 fee = oracle.parameters().askFee + bound(surplus, 0, 3) * (surplus % 2);
         uint64 resolveAfter = delay % 3 == 0 ? 0 : uint64(block.timestamp + bound(delay, 1, 2 hours));
+        IVeritasOracle.AskRules memory rules = _rulesNow();
         vm.prank(_user(userSeed));
-        oracle.askQuestion{value: fee}("Will it rain?", resolveAfter);
-        _after(true, false);
+        bool ok;
+        try oracle.askQuestion{value: fee}("Will it rain?", resolveAfter, rules) returns (uint256 id) {
+            ok = true;
+            _rulesAtAsk[id] = _rulesHash(id);
+        } catch {}
+        _after(ok, false);
     }
 
     function evidence(uint256 userSeed, uint256 idSeed) external {
@@ -122,31 +137,89 @@ contract OracleHandler is Test {
         _after(ok, false);
     }
 
-    function dispute(uint256 userSeed, uint256 idSeed, uint256 extra) external {
+    function dispute(uint256 userSeed, uint256 idSeed, uint256 extra, uint256 a, uint256 b) external {
         _before();
         uint256 id = _id(idSeed);
-        uint256 bond = oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.None
-            ? 0
-            : oracle.questionParameters(id).disputeBond;
+        uint256 value;
+        if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Resolved) {
+            value = oracle.questionParameters(id).disputeBond + oracle.courtCost(id) + bound(extra, 0, 2);
+        }
+        uint256 pYes = bound(a, 1, WAD - 2);
+        uint256 pNo = bound(b, 1, WAD - 1 - pYes);
         vm.prank(_user(userSeed));
         bool ok;
-        try oracle.dispute{value: bond + bound(extra, 0, 2)}(id) {
+        try oracle.dispute{value: value}(id, pYes, pNo, WAD - pYes - pNo) {
             ok = true;
         } catch {}
         _after(ok, false);
     }
 
-    function arbitrate(uint256 idSeed, uint256 a, uint256 b) external {
+    function requestArbitration(uint256 userSeed, uint256 idSeed) external {
         _before();
-        uint256 pYes = bound(a, 1, WAD - 2);
-        uint256 pNo = bound(b, 1, WAD - 1 - pYes);
-        uint256 id = _id(idSeed); // before the prank, as in `report`
-        vm.prank(arbiter);
+        uint256 id = _id(idSeed);
+        uint256 cost;
+        if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Escalated) cost = oracle.courtCost(id);
+        vm.prank(_user(userSeed));
         bool ok;
-        try oracle.arbitrate(id, pYes, pNo, WAD - pYes - pNo) {
+        try oracle.requestArbitration{value: cost}(id) {
             ok = true;
         } catch {}
+        _after(ok, false);
+    }
+
+    /// @dev The judge of the case's round rules (its court may be ours or the owner's).
+    function giveRuling(uint256 idSeed, uint256 ruling) external {
+        _before();
+        uint256 id = _id(idSeed);
+        IVeritasOracle.Case memory c = oracle.getCase(id);
+        bool ok;
+        if (c.arbitrator != address(0)) {
+            VeritasCourt court = VeritasCourt(c.arbitrator);
+            address judge;
+            try court.judgeOf(c.disputeId) returns (address j) {
+                judge = j;
+            } catch {}
+            vm.prank(judge);
+            try court.giveRuling(c.disputeId, bound(ruling, 0, 5)) {
+                ok = true;
+            } catch {}
+        }
         _after(ok, true);
+    }
+
+    function executeRuling(uint256 idSeed) external {
+        _before();
+        IVeritasOracle.Case memory c = oracle.getCase(_id(idSeed));
+        bool ok;
+        if (c.arbitrator != address(0)) {
+            try VeritasCourt(c.arbitrator).executeRuling(c.disputeId) {
+                ok = true;
+            } catch {}
+        }
+        _after(ok, true);
+    }
+
+    function appeal(uint256 userSeed, uint256 idSeed) external {
+        _before();
+        uint256 id = _id(idSeed);
+        uint256 cost;
+        if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Disputed) cost = oracle.courtCost(id);
+        if (cost > 10 ether) cost = 0;
+        vm.prank(_user(userSeed));
+        bool ok;
+        try oracle.appeal{value: cost}(id) {
+            ok = true;
+        } catch {}
+        _after(ok, false);
+    }
+
+    function resolveByDefault(uint256 idSeed) external {
+        _before();
+        bool ok;
+        try oracle.resolveByDefault(_id(idSeed)) {
+            ok = true;
+        } catch {}
+        _after(ok, false);
     }
 
     function settle(uint256 idSeed) external {
@@ -169,21 +242,33 @@ contract OracleHandler is Test {
         _after(ok, false);
     }
 
-    function setParameters(uint8 quorum, uint32 challengeWindow, uint32 reportWindow, uint96 fee) external {
+    /// @dev The owner creates a parameter set (valid or not), sometimes naming its own court.
+    function setParameters(uint8 quorum, uint32 challengeWindow, uint32 reportWindow, uint96 fee, bool ownCourt)
+        external
+    {
         _before();
+        uint32 cw = uint32(bound(challengeWindow, 0, 2 hours));
+        if (cw < 60 && cw % 2 == 1) cw = 60;
         vm.prank(owner);
-        oracle.setParameters(
+        bool ok;
+        try oracle.setParameters(
             IVeritasOracle.Parameters({
-                quorum: uint8(bound(quorum, 1, 3)),
+                quorum: uint8(bound(quorum, 1, 4)),
                 maxBallotsPerReport: 30,
-                reportWindow: uint32(bound(reportWindow, 1, 1 days)),
-                challengeWindow: uint32(bound(challengeWindow, 0, 2 hours)),
+                reportWindow: uint32(bound(reportWindow, 30, 1 days)),
+                challengeWindow: cw,
+                arbitrationWindow: uint32(bound(reportWindow, 1 hours, 6 hours)),
                 askFee: uint96(bound(fee, 0, 1 ether)),
-                disputeBond: uint96(bound(fee >> 8, 0, 1 ether)),
-                evidenceFee: uint96(bound(fee >> 16, 0, 0.1 ether))
-            })
-        );
-        _after(true, false);
+                disputeBond: uint96(bound(fee >> 8, 1, 1 ether)),
+                evidenceFee: uint96(bound(fee >> 16, 0, 0.1 ether)),
+                arbitrator: ownCourt ? ownersCourt : arbitrator,
+                arbitratorExtraData: ""
+            }),
+            "ipfs://meta"
+        ) {
+            ok = true;
+        } catch {}
+        _after(ok, false);
     }
 
     function toggleOperator(uint256 seed) external {
@@ -193,6 +278,16 @@ contract OracleHandler is Test {
         if (oracle.isOperator(op)) oracle.removeOperator(op);
         else oracle.addOperator(op);
         vm.stopPrank();
+        _after(true, false);
+    }
+
+    /// @dev The owner hands its ownership to itself again (a no-op owner action).
+    function ownerNoise(uint256 seed) external {
+        _before();
+        vm.prank(owner);
+        oracle.transferOwnership(_user(seed));
+        vm.prank(owner);
+        oracle.transferOwnership(owner);
         _after(true, false);
     }
 
@@ -213,7 +308,7 @@ contract OracleHandler is Test {
     /// @dev Reads the action's logs, if its call to the oracle succeeded, and compares every
     /// question with what was last seen. The logs of a call that reverted are dropped unread:
     /// `vm.recordLogs` keeps them, but the chain never saw them.
-    function _after(bool succeeded, bool arbiterAction) internal {
+    function _after(bool succeeded, bool courtAction) internal {
         Vm.Log[] memory logs = vm.getRecordedLogs();
         if (!succeeded) logs = new Vm.Log[](0);
         for (uint256 i = 0; i < logs.length; i++) {
@@ -238,13 +333,26 @@ contract OracleHandler is Test {
 
             IVeritasOracle.VerdictStatus status = oracle.verdictStatus(id);
             bytes32 seenVerdict = _disputedVerdict[id];
-            if (seenVerdict != 0 && !arbiterAction) {
+            if (seenVerdict != 0 && !courtAction) {
                 if (status != IVeritasOracle.VerdictStatus.Disputed || _verdictHash(id) != seenVerdict) {
                     ghostDisputedChangedByOthers = true;
                 }
             }
             _disputedVerdict[id] = status == IVeritasOracle.VerdictStatus.Disputed ? _verdictHash(id) : bytes32(0);
+            if (_rulesAtAsk[id] != 0 && _rulesHash(id) != _rulesAtAsk[id]) ghostRulesChanged = true;
         }
+    }
+
+    /// @dev Hash of what governs `id`: its parameter set (with the court) and its record.
+    function _rulesHash(uint256 id) internal view returns (bytes32) {
+        return keccak256(abi.encode(oracle.questionParameters(id), oracle.getQuestion(id)));
+    }
+
+    /// @dev The rules in force, read from the header slot (no call, so a prank can follow).
+    function _rulesNow() internal view returns (IVeritasOracle.AskRules memory rules) {
+        uint256 header = uint256(vm.load(address(oracle), bytes32(0)));
+        rules.parametersId = uint16(header >> 40);
+        rules.operatorEpoch = uint32(header >> 56);
     }
 
     function _verdictHash(uint256 id) internal view returns (bytes32) {
@@ -292,7 +400,13 @@ abstract contract OracleHarness is Test {
     function _deployHarness() internal {
         vm.warp(1_750_000_000);
         address owner = makeAddr("owner");
-        address arbiter = makeAddr("arbiter");
+        address[] memory judges = new address[](2);
+        judges[0] = makeAddr("judge0");
+        judges[1] = makeAddr("judge1");
+        VeritasCourt court = new VeritasCourt(judges, 0.05 ether, 0.1 ether, 10 minutes);
+        address[] memory ownerJudges = new address[](1);
+        ownerJudges[0] = makeAddr("owner");
+        VeritasCourt ownersCourt = new VeritasCourt(ownerJudges, 0, 0, 1);
         address[] memory operators = new address[](5);
         for (uint256 i = 0; i < operators.length; i++) {
             operators[i] = makeAddr(string.concat("operator", vm.toString(i)));
@@ -308,21 +422,24 @@ abstract contract OracleHarness is Test {
         for (uint256 i = 0; i < operators.length; i++) {
             oracle.addOperator(operators[i]);
         }
-        oracle.setArbiter(arbiter);
         oracle.setParameters(
             IVeritasOracle.Parameters({
                 quorum: 2,
                 maxBallotsPerReport: 30,
                 reportWindow: 1 hours,
                 challengeWindow: 1 hours,
+                arbitrationWindow: 2 hours,
                 askFee: 0.01 ether,
                 disputeBond: 0.1 ether,
-                evidenceFee: 0.001 ether
-            })
+                evidenceFee: 0.001 ether,
+                arbitrator: address(court),
+                arbitratorExtraData: ""
+            }),
+            "ipfs://meta"
         );
         vm.stopPrank();
 
-        handler = new OracleHandler(oracle, owner, arbiter, operators, users);
+        handler = new OracleHandler(oracle, owner, address(court), address(ownersCourt), operators, users);
     }
 }
 
@@ -352,17 +469,31 @@ contract OracleHandlerTest is OracleHarness {
         assertEq(handler.ghostMaxReportsPerOperator(), 1);
     }
 
-    /// @dev An operator's report and the arbiter's ruling through the handler are the operator's
-    /// and the arbiter's: the handler's own calls to the oracle do not take their prank.
-    function test_ReportAndArbitrationActAsTheirActors() public {
+    /// @dev An operator's report and the judge's ruling through the handler are the operator's
+    /// and the judge's: the handler's own calls to the oracle do not take their prank.
+    function test_ReportAndRulingActAsTheirActors() public {
         handler.ask(0, 0, 0);
         handler.report(0, 1, 1, 0, 0, 0, 2);
         handler.report(1, 1, 1, 0, 0, 0, 2);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Resolved));
-        handler.dispute(0, 1, 0);
+        handler.dispute(0, 1, 0, 0.5e18, 0.25e18);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Disputed));
-        handler.arbitrate(1, 0.5e18, 0.25e18);
+        handler.giveRuling(1, 5);
+        handler.warp(1 hours);
+        handler.executeRuling(1);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
+    }
+
+    /// @dev A reverted ask is not snapshotted, and the swap of the owner's court after an ask is
+    /// seen as no change of that question's rules.
+    function test_RulesSnapshotOnlyForSuccessfulAsks() public {
+        handler.ask(0, 0, 0);
+        handler.setParameters(1, 0, 60, 0, true);
+        handler.ask(0, 0, 0);
+        assertEq(oracle.questionCount(), 2);
+        assertEq(oracle.questionParameters(1).arbitrator, handler.arbitrator());
+        assertEq(oracle.questionParameters(2).arbitrator, handler.ownersCourt());
+        assertFalse(handler.ghostRulesChanged());
     }
 
     /// @dev A batch that succeeds is counted, item by item.
@@ -380,20 +511,26 @@ contract OracleHandlerTest is OracleHarness {
 contract InvariantTest is StdInvariant, OracleHarness {
     function setUp() public {
         _deployHarness();
-        bytes4[] memory selectors = new bytes4[](13);
+        bytes4[] memory selectors = new bytes4[](19);
         selectors[0] = OracleHandler.ask.selector;
         selectors[1] = OracleHandler.evidence.selector;
         selectors[2] = OracleHandler.report.selector;
         selectors[3] = OracleHandler.batch.selector;
         selectors[4] = OracleHandler.finalize.selector;
         selectors[5] = OracleHandler.dispute.selector;
-        selectors[6] = OracleHandler.arbitrate.selector;
+        selectors[6] = OracleHandler.giveRuling.selector;
         selectors[7] = OracleHandler.settle.selector;
         selectors[8] = OracleHandler.withdraw.selector;
         selectors[9] = OracleHandler.setParameters.selector;
         selectors[10] = OracleHandler.toggleOperator.selector;
         selectors[11] = OracleHandler.warp.selector;
         selectors[12] = OracleHandler.report.selector; // reports twice as likely
+        selectors[13] = OracleHandler.requestArbitration.selector;
+        selectors[14] = OracleHandler.executeRuling.selector;
+        selectors[15] = OracleHandler.appeal.selector;
+        selectors[16] = OracleHandler.resolveByDefault.selector;
+        selectors[17] = OracleHandler.ownerNoise.selector;
+        selectors[18] = OracleHandler.ask.selector; // asks twice as likely
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }
@@ -434,14 +571,55 @@ contract InvariantTest is StdInvariant, OracleHarness {
         for (uint256 id = 1; id <= n; id++) {
             owed += oracle.pendingFee(id);
             if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Disputed) {
-                (, uint256 bond) = oracle.getDispute(id);
-                owed += bond;
+                owed += oracle.getCase(id).bond;
             }
         }
         assertEq(address(oracle).balance, owed);
     }
 
-    function invariant_OnlyTheArbiterChangesADisputedVerdict() public view {
+    /// @dev Every locked wei has a path out: from any state, public calls after enough time make
+    /// every question final and settled, and then everyone's withdrawal empties the oracle.
+    /// Run on a snapshot, which is then restored.
+    function invariant_EveryLockedWeiHasAPathOut() public {
+        uint256 snapshot = vm.snapshotState();
+        uint256 n = oracle.questionCount();
+        vm.warp(block.timestamp + 3 days);
+        for (uint256 id = 1; id <= n; id++) {
+            if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Asked) oracle.finalize(id);
+        }
+        vm.warp(block.timestamp + 7 days);
+        for (uint256 id = 1; id <= n; id++) {
+            IVeritasOracle.VerdictStatus s = oracle.verdictStatus(id);
+            if (s == IVeritasOracle.VerdictStatus.Escalated || s == IVeritasOracle.VerdictStatus.Disputed) {
+                oracle.resolveByDefault(id);
+            }
+            if (oracle.pendingFee(id) != 0) oracle.settle(id);
+            assertTrue(oracle.isFinal(id), "a question cannot become final");
+            assertEq(oracle.pendingFee(id), 0, "a fee is stuck");
+        }
+        for (uint256 i = 0; i < handler.operatorsLength(); i++) {
+            _drain(handler.operatorAt(i));
+        }
+        for (uint256 i = 0; i < handler.usersLength(); i++) {
+            _drain(handler.userAt(i));
+        }
+        assertEq(address(oracle).balance, 0, "wei left with no way out");
+        vm.revertToState(snapshot);
+    }
+
+    function _drain(address account) internal {
+        if (oracle.credits(account) == 0) return;
+        vm.prank(account);
+        oracle.withdraw();
+    }
+
+    /// @dev No owner or court action changes an open question's rules (its parameter set, court
+    /// and record as snapshotted at its ask).
+    function invariant_NoActionChangesAQuestionsRules() public view {
+        assertFalse(handler.ghostRulesChanged());
+    }
+
+    function invariant_OnlyTheCourtChangesADisputedVerdict() public view {
         assertFalse(handler.ghostDisputedChangedByOthers());
     }
 

@@ -32,7 +32,7 @@ contract LifecycleTest is BaseTest {
 
     function test_AskStoresQuestionRecord() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 days);
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 days, _rules());
         IVeritasOracle.Question memory q = oracle.getQuestion(id);
         assertEq(q.questionHash, sha256(bytes(QUESTION)));
         assertEq(q.asker, alice);
@@ -44,13 +44,13 @@ contract LifecycleTest is BaseTest {
     function test_QuestionHashIsSha256OfUtf8Text() public {
         string memory text = unicode"Le pont d'Avignon sera-t-il rouvert en 2027 ? ✓";
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(text, 0);
+        uint256 id = oracle.askQuestion(text, 0, _rules());
         assertEq(oracle.getQuestion(id).questionHash, sha256(bytes(text)));
     }
 
     function test_ResolveAfterBeyond40BitsSaturates() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, type(uint64).max);
+        uint256 id = oracle.askQuestion(QUESTION, type(uint64).max, _rules());
         assertEq(oracle.getQuestion(id).resolveAfter, type(uint40).max);
     }
 
@@ -101,7 +101,7 @@ contract LifecycleTest is BaseTest {
 
     function test_PostAtExactlyResolveAfter() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 hours);
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 hours, _rules());
         vm.warp(START_TIME + 1 hours);
         _post(id, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
@@ -174,7 +174,7 @@ contract LifecycleTest is BaseTest {
         clocked.addOperator(operator);
         clocked.setClock(500);
         vm.prank(alice);
-        uint256 id = clocked.askQuestion(QUESTION, 1000);
+        uint256 id = clocked.askQuestion(QUESTION, 1000, _rulesOf(address(clocked)));
         assertEq(clocked.getQuestion(id).askedAt, 500);
 
         // block.timestamp is far past resolveAfter, but the oracle's own clock is not.
@@ -277,7 +277,7 @@ contract LifecycleTest is BaseTest {
         vm.warp(START_TIME + REPORT_WINDOW);
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.VerdictPosted(
-            id, ROOT, 0.769230769230769231e18, 0.153846153846153846e18, 0.076923076923076923e18, KAPPA, true, bob
+            id, ROOT, 0.769230769230769231e18, 0.153846153846153846e18, 0.076923076923076923e18, KAPPA, true, 4, bob
         );
         vm.prank(bob);
         oracle.finalize(id);
@@ -305,7 +305,7 @@ contract LifecycleTest is BaseTest {
 
     function test_ReportWindowStartsAtResolveAfter() public {
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 days);
+        uint256 id = oracle.askQuestion(QUESTION, START_TIME + 1 days, _rules());
         vm.warp(START_TIME + 1 days + REPORT_WINDOW - 1);
         vm.expectRevert(
             abi.encodeWithSelector(
@@ -349,9 +349,9 @@ contract LifecycleTest is BaseTest {
         assertFalse(oracle.isFinal(99));
         assertEq(oracle.finalAt(asked), 0);
         assertEq(oracle.finalAt(escalated), 0);
-        vm.prank(arbiter);
-        oracle.arbitrate(escalated, P_YES, P_NO, P_NULL);
+        vm.warp(START_TIME + ARBITRATION_WINDOW);
+        oracle.resolveByDefault(escalated);
         assertTrue(oracle.isFinal(escalated));
-        assertEq(oracle.finalAt(escalated), START_TIME);
+        assertEq(oracle.finalAt(escalated), START_TIME + ARBITRATION_WINDOW);
     }
 }

@@ -5,7 +5,7 @@ import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 
 /// @notice Every input check of `askQuestion`, `submitReport`, `finalize`, `setParameters` and of
-/// the arbiter's triple, with fuzzed accepted and rejected counts, triples and kappas.
+/// the disputer's claimed triple, with fuzzed accepted and rejected counts, triples and kappas.
 contract ValidationTest is BaseTest {
     /*//////////////////////////////////////////////////////////////
                                QUESTIONS
@@ -13,14 +13,14 @@ contract ValidationTest is BaseTest {
 
     function test_RevertIf_QuestionEmpty() public {
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasEmptyQuestion.selector));
-        oracle.askQuestion("", 0);
+        oracle.askQuestion("", 0, _rules());
     }
 
     function test_RevertIf_QuestionTooLong() public {
         uint256 max = oracle.MAX_QUESTION_LENGTH();
         string memory text = string(new bytes(max + 1));
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasQuestionTooLong.selector, max + 1, max));
-        oracle.askQuestion(text, 0);
+        oracle.askQuestion(text, 0, _rules());
     }
 
     function test_QuestionOfMaximumLengthIsAccepted() public {
@@ -29,7 +29,7 @@ contract ValidationTest is BaseTest {
         for (uint256 i = 0; i < text.length; i++) {
             text[i] = "a";
         }
-        uint256 id = oracle.askQuestion(string(text), 0);
+        uint256 id = oracle.askQuestion(string(text), 0, _rules());
         assertEq(oracle.getQuestion(id).questionHash, sha256(text));
     }
 
@@ -41,7 +41,7 @@ contract ValidationTest is BaseTest {
         } else if (length > 2048) {
             vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasQuestionTooLong.selector, length, 2048));
         }
-        oracle.askQuestion(text, 0);
+        oracle.askQuestion(text, 0, _rules());
     }
 
     function test_RevertIf_GetQuestionUnknown() public {
@@ -55,7 +55,7 @@ contract ValidationTest is BaseTest {
             abi.encodeWithSelector(IVeritasOracle.VeritasInsufficientPayment.selector, ASK_FEE - 1, ASK_FEE)
         );
         vm.prank(alice);
-        oracle.askQuestion{value: ASK_FEE - 1}(QUESTION, 0);
+        oracle.askQuestion{value: ASK_FEE - 1}(QUESTION, 0, _rules());
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -99,7 +99,7 @@ contract ValidationTest is BaseTest {
     function test_RevertIf_TooEarly() public {
         uint64 resolveAfter = START_TIME + 1 hours;
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, resolveAfter);
+        uint256 id = oracle.askQuestion(QUESTION, resolveAfter, _rules());
         vm.warp(resolveAfter - 1);
         vm.expectRevert(
             abi.encodeWithSelector(IVeritasOracle.VeritasTooEarly.selector, id, resolveAfter, resolveAfter - 1)
@@ -214,47 +214,55 @@ contract ValidationTest is BaseTest {
         oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, kappa, false);
     }
 
+    /// @dev A Resolved verdict in its challenge window, before the fixture's court.
+    function _disputable() internal returns (uint256 id) {
+        if (oracle.parameters().challengeWindow == 0) _setParams(_params(1, CHALLENGE_WINDOW));
+        id = _askAndPost(false);
+    }
+
     /*//////////////////////////////////////////////////////////////
-                           ARBITER'S TRIPLE
+                           DISPUTER'S TRIPLE
     //////////////////////////////////////////////////////////////*/
 
     function test_RevertIf_ZeroProbability() public {
-        uint256 id = _askAndPost(true);
-        vm.startPrank(arbiter);
+        uint256 id = _disputable();
+        vm.startPrank(bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 0));
-        oracle.arbitrate(id, 0, 0.5e18, 0.5e18);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0, 0.5e18, 0.5e18);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 1));
-        oracle.arbitrate(id, 0.5e18, 0, 0.5e18);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0, 0.5e18);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 2));
-        oracle.arbitrate(id, 0.5e18, 0.5e18, 0);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0.5e18, 0);
         vm.stopPrank();
     }
 
     function test_RevertIf_ProbabilitySumOffByOne() public {
-        uint256 id = _askAndPost(true);
-        vm.startPrank(arbiter);
+        uint256 id = _disputable();
+        vm.startPrank(bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD - 1));
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL - 1);
+        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL - 1);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD + 1));
-        oracle.arbitrate(id, P_YES, P_NO, P_NULL + 1);
+        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL + 1);
         vm.stopPrank();
     }
 
     function test_RevertIf_ProbabilitySumOverflows() public {
-        uint256 id = _askAndPost(true);
-        vm.startPrank(arbiter);
+        uint256 id = _disputable();
+        vm.startPrank(bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
-        oracle.arbitrate(id, type(uint256).max, 1, 1);
+        oracle.dispute{value: COURT_COST + BOND}(id, type(uint256).max, 1, 1);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
-        oracle.arbitrate(id, 1, 1, type(uint256).max);
+        oracle.dispute{value: COURT_COST + BOND}(id, 1, 1, type(uint256).max);
         vm.stopPrank();
     }
 
     function testFuzz_AcceptsEveryValidTriple(uint256 a, uint256 b) public {
         (uint256 pYes, uint256 pNo, uint256 pNull) = _validTriple(a, b);
-        uint256 id = _askAndPost(true);
-        vm.prank(arbiter);
-        oracle.arbitrate(id, pYes, pNo, pNull);
+        vm.assume(pYes != P_YES || pNo != P_NO);
+        uint256 id = _disputable();
+        vm.prank(bob);
+        oracle.dispute{value: COURT_COST + BOND}(id, pYes, pNo, pNull);
+        _rule(id, 5);
         (,, uint256 rYes, uint256 rNo, uint256 rNull,,) = oracle.getVerdict(id);
         assertEq(rYes, pYes);
         assertEq(rNo, pNo);
@@ -267,10 +275,10 @@ contract ValidationTest is BaseTest {
         pNull = bound(pNull, 1, 3 * WAD);
         uint256 sum = pYes + pNo + pNull;
         vm.assume(sum != WAD);
-        uint256 id = _askAndPost(true);
+        uint256 id = _disputable();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, sum));
-        vm.prank(arbiter);
-        oracle.arbitrate(id, pYes, pNo, pNull);
+        vm.prank(bob);
+        oracle.dispute{value: COURT_COST + BOND}(id, pYes, pNo, pNull);
     }
 
     function testFuzz_RevertIf_AnyProbabilityIsZero(uint256 a, uint256 b, uint8 which) public {
@@ -281,12 +289,12 @@ contract ValidationTest is BaseTest {
         p[which] = 0;
         p[(which + 1) % 3] = a;
         p[(which + 2) % 3] = b;
-        uint256 id = _askAndPost(true);
+        uint256 id = _disputable();
         vm.expectRevert(
             abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, _firstZero(p[0], p[1], p[2]))
         );
-        vm.prank(arbiter);
-        oracle.arbitrate(id, p[0], p[1], p[2]);
+        vm.prank(bob);
+        oracle.dispute{value: COURT_COST + BOND}(id, p[0], p[1], p[2]);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -296,13 +304,16 @@ contract ValidationTest is BaseTest {
     function test_RevertIf_InvalidQuorum() public {
         IVeritasOracle.Parameters memory p = _params(0, 0);
         vm.startPrank(owner);
+        for (uint256 i = 0; i < 4; i++) {
+            oracle.addOperator(address(uint160(0x6000 + i)));
+        }
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidQuorum.selector, 0));
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
         p.quorum = uint8(oracle.MAX_QUORUM() + 1);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidQuorum.selector, p.quorum));
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
         p.quorum = uint8(oracle.MAX_QUORUM());
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
         vm.stopPrank();
     }
 
@@ -311,43 +322,73 @@ contract ValidationTest is BaseTest {
         p.maxBallotsPerReport = 0;
         vm.startPrank(owner);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidBallotCap.selector, 0));
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
         p.maxBallotsPerReport = uint16(oracle.MAX_BALLOTS_PER_REPORT() + 1);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidBallotCap.selector, p.maxBallotsPerReport));
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
         vm.stopPrank();
     }
 
-    function test_RevertIf_ZeroReportWindow() public {
+    function test_RevertIf_WindowsTooShort() public {
         IVeritasOracle.Parameters memory p = _params(1, 0);
-        p.reportWindow = 0;
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidReportWindow.selector));
+        p.reportWindow = 29;
+        vm.startPrank(owner);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasWindowTooShort.selector, 0, 29, 30));
+        oracle.setParameters(p, "");
+        p.reportWindow = 30;
+        p.challengeWindow = 59;
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasWindowTooShort.selector, 1, 59, 60));
+        oracle.setParameters(p, "");
+        p.challengeWindow = 60;
+        p.arbitrationWindow = 1 hours - 1;
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasWindowTooShort.selector, 2, 1 hours - 1, 1 hours));
+        oracle.setParameters(p, "");
+        p.arbitrationWindow = 1 hours;
+        oracle.setParameters(p, "");
+        vm.stopPrank();
+    }
+
+    function test_RevertIf_ArbitratorWithoutCode() public {
+        IVeritasOracle.Parameters memory p = _params(1, CHALLENGE_WINDOW);
+        p.arbitrator = bob;
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInvalidArbitrator.selector, bob));
         vm.prank(owner);
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
+    }
+
+    function test_RevertIf_EvidenceFeeTooHigh() public {
+        IVeritasOracle.Parameters memory p = _params(1, 0);
+        p.evidenceFee = 1000 ether + 1;
+        vm.expectRevert(
+            abi.encodeWithSelector(IVeritasOracle.VeritasFeeTooHigh.selector, uint8(2), 1000 ether + 1, 1000 ether)
+        );
+        vm.prank(owner);
+        oracle.setParameters(p, "");
     }
 
     function test_RevertIf_ParametersExhausted() public {
-        // Header slot 0, bits [255..240]: the parameter set in force. Jump it to the last id.
+        // Header slot 0, bits [55..40]: the parameter set in force. Jump it to the last id.
         bytes32 header = vm.load(address(oracle), bytes32(0));
-        vm.store(address(oracle), bytes32(0), header | bytes32(uint256(type(uint16).max) << 240));
+        vm.store(address(oracle), bytes32(0), header | bytes32(uint256(type(uint16).max) << 40));
         IVeritasOracle.Parameters memory p = _params(1, 0);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasParametersExhausted.selector));
         vm.prank(owner);
-        oracle.setParameters(p);
+        oracle.setParameters(p, "");
     }
 
     function test_MaximalQuorumAndCapsPool() public {
         // MAX_QUORUM reports of MAX_BALLOTS_PER_REPORT ballots each still fit the 16-bit counts.
         IVeritasOracle.Parameters memory p = _params(uint8(oracle.MAX_QUORUM()), 0);
         p.maxBallotsPerReport = uint16(oracle.MAX_BALLOTS_PER_REPORT());
+        for (uint256 i = 0; i < p.quorum; i++) {
+            vm.prank(owner);
+            oracle.addOperator(address(uint160(0x5000 + i)));
+        }
         _setParams(p);
         uint256 id = _ask();
         uint16 cap = p.maxBallotsPerReport;
         for (uint256 i = 0; i < p.quorum; i++) {
-            address op = address(uint160(0x5000 + i));
-            vm.prank(owner);
-            oracle.addOperator(op);
-            _report(op, id, i == 0 ? cap : 0, i == 0 ? 0 : cap, 0, false);
+            _report(address(uint160(0x5000 + i)), id, i == 0 ? cap : 0, i == 0 ? 0 : cap, 0, false);
         }
         (uint256 reports, uint256 y, uint256 n,) = oracle.tally(id);
         assertEq(reports, p.quorum);
