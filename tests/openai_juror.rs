@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
-use support::chat_double::{Reply, completion, serve, serve_with};
+use support::chat_double::{BALLOT, Reply, completion, serve, serve_with};
 use veritas::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use veritas::jury::ballot::{BallotValidator, SchemaOptions};
 use veritas::jury::committee::{Committee, CommitteeConfig, PoolMember, run_committee};
@@ -131,7 +131,7 @@ fn cached_completion(model: &Value, cached: u64, details: bool) -> axum::respons
         "choices": [{"index": 0, "finish_reason": "stop",
                      "message": {"role": "assistant", "content": BALLOT}}],
         "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050},
-        "timings": {"cache_n": cached, "prompt_n": 1000 - cached}
+        "timings": {"cache_n": cached, "prompt_n": 1000u64.saturating_sub(cached)}
     });
     if details {
         body["usage"]["prompt_tokens_details"] = json!({"cached_tokens": cached});
@@ -277,12 +277,13 @@ async fn structured_output_is_requested_parsed_and_costed() {
         json!([1, 2])
     );
     assert_eq!(body["temperature"].as_f64().unwrap(), 0.800000011920929); // 0.8 as f32
-    assert!(
-        body["messages"][0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("Skeptic")
-    );
+    // #28: the persona is the last part of the user message, no longer in the system prompt
+    // (everything before it is the question's shared, cacheable prefix).
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(!system.contains("Skeptic"), "{system}");
+    let persona = user.rfind("Your persona").unwrap();
+    assert!(user[persona..].contains("Skeptic"), "{user}");
 }
 
 #[tokio::test]
