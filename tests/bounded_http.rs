@@ -177,6 +177,7 @@ fn ask() -> ChatRequest {
         temperature: 0.0,
         max_tokens: 10,
         seed: None,
+        cache_key: None,
     }
 }
 

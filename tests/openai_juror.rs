@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
-use support::chat_double::{Reply, completion, serve, serve_with};
+use support::chat_double::{BALLOT, Reply, completion, serve, serve_with};
 use veritas::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use veritas::jury::ballot::{BallotValidator, SchemaOptions};
 use veritas::jury::committee::{Committee, CommitteeConfig, PoolMember, run_committee};
@@ -113,12 +113,142 @@ fn plain(user: &str) -> veritas::llm::ChatRequest {
         temperature: 0.8,
         max_tokens: 10,
         seed: None,
+        cache_key: None,
     }
 }
 
 fn juror(client: OpenAiChat) -> ChatJuror {
     let (t, m) = (client.config().temperature, client.config().max_tokens);
     ChatJuror::new(Arc::new(client), t, m)
+}
+
+/// A 200 completion whose usage says `cached` of its 1000 prompt tokens came from the cache,
+/// the way OpenAI, vLLM and llama.cpp (`prompt_tokens_details`) or older llama.cpp builds
+/// (`timings.cache_n` only) say it.
+fn cached_completion(model: &Value, cached: u64, details: bool) -> axum::response::Response {
+    let mut body = json!({
+        "id": "chatcmpl-1", "object": "chat.completion", "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": BALLOT}}],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 50, "total_tokens": 1050},
+        "timings": {"cache_n": cached, "prompt_n": 1000u64.saturating_sub(cached)}
+    });
+    if details {
+        body["usage"]["prompt_tokens_details"] = json!({"cached_tokens": cached});
+    }
+    axum::Json(body).into_response()
+}
+
+/// Every ballot of a question asks the server to cache, under one key per question, and the
+/// cached share of the prompt is counted and priced apart.
+#[tokio::test]
+async fn the_shared_prefix_is_cached_counted_and_priced_apart() {
+    let (double, url) = serve_with(|body, _| cached_completion(&body["model"], 800, true)).await;
+    let mut c = config(url);
+    c.price_cached_input_per_million = Some(0.075);
+    let j = juror(OpenAiChat::with_api_key(c, None).unwrap());
+    let mut first = task();
+    let answer = j.ballot(&first).await.unwrap();
+    let usage = answer.usage;
+    assert_eq!(
+        (
+            usage.prompt_tokens,
+            usage.cached_prompt_tokens,
+            usage.completion_tokens
+        ),
+        (1000, 800, 50)
+    );
+    let expected = (200.0 * 0.15 + 800.0 * 0.075 + 50.0 * 0.60) / 1e6;
+    assert!(
+        (usage.cost_usd - expected).abs() < 1e-12,
+        "{}",
+        usage.cost_usd
+    );
+    // Another persona on the same question: same system prompt, same key, same prefix.
+    first.archetype = Archetype::shipped()[3].clone();
+    j.ballot(&first).await.unwrap();
+    let requests = double.requests.lock().unwrap();
+    let bodies: Vec<&Value> = requests.iter().map(|r| &r.0).collect();
+    for body in &bodies {
+        assert_eq!(body["cache_prompt"], true);
+        assert!(
+            body["prompt_cache_key"]
+                .as_str()
+                .unwrap()
+                .starts_with("veritas-")
+        );
+    }
+    assert_eq!(bodies[0]["prompt_cache_key"], bodies[1]["prompt_cache_key"]);
+    assert_eq!(bodies[0]["messages"][0], bodies[1]["messages"][0]);
+    let users: Vec<&str> = bodies
+        .iter()
+        .map(|b| b["messages"][1]["content"].as_str().unwrap())
+        .collect();
+    assert_ne!(users[0], users[1]);
+    let shared = users[0]
+        .bytes()
+        .zip(users[1].bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Everything up to the persona section is shared.
+    let persona_at = users[0].find("\nYour persona").unwrap();
+    assert!(
+        shared >= persona_at,
+        "ballots differ before the persona: {shared} < {persona_at}"
+    );
+}
+
+/// llama.cpp builds that only report `timings.cache_n` are counted too, and a server's
+/// figure is never taken above the prompt it was sent.
+#[tokio::test]
+async fn llama_cpp_timings_are_read_and_claims_are_bounded() {
+    let (_double, url) = serve_with(|body, _| cached_completion(&body["model"], 700, false)).await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    let usage = j.ballot(&task()).await.unwrap().usage;
+    assert_eq!(usage.cached_prompt_tokens, 700);
+    // No separate cached price configured: cached tokens cost the prompt price.
+    let expected = (1000.0 * 0.15 + 50.0 * 0.60) / 1e6;
+    assert!((usage.cost_usd - expected).abs() < 1e-12);
+
+    let (_double, url) = serve_with(|body, _| cached_completion(&body["model"], 5000, true)).await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    let usage = j.ballot(&task()).await.unwrap().usage;
+    assert_eq!(usage.cached_prompt_tokens, 1000, "bounded by prompt_tokens");
+}
+
+/// A server that rejects the cache fields (strict OpenAI-compatible proxies do) is asked again
+/// without them, once, and never sent them again.
+#[tokio::test]
+async fn a_server_refusing_the_cache_fields_is_asked_without_them() {
+    let (double, url) = serve(vec![Reply::Status(
+        400,
+        r#"{"error":{"message":"Unrecognized request argument supplied: cache_prompt"}}"#,
+        None,
+    )])
+    .await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    j.ballot(&task()).await.unwrap();
+    j.ballot(&task()).await.unwrap();
+    let requests = double.requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(requests[0].0["cache_prompt"], true);
+    for (body, _, _) in &requests[1..] {
+        assert!(body.get("cache_prompt").is_none(), "{body}");
+        assert!(body.get("prompt_cache_key").is_none(), "{body}");
+    }
+}
+
+/// An answer that is not a ballot still cost its tokens: the failed ballot records them.
+#[tokio::test]
+async fn an_invalid_answer_still_counts_its_tokens() {
+    let (_double, url) = serve(vec![Reply::Content("no JSON here")]).await;
+    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    match j.ballot(&task()).await {
+        Err(JurorError::InvalidAnswer { usage, .. }) => {
+            assert_eq!((usage.prompt_tokens, usage.completion_tokens), (1000, 50));
+        }
+        other => panic!("expected an invalid answer, got {other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -133,8 +263,9 @@ async fn structured_output_is_requested_parsed_and_costed() {
     let answer = j.ballot(&task()).await.unwrap();
     assert_eq!(answer.content.vote, Outcome::No);
     assert_eq!(answer.content.refuting_evidence_ids, [2]);
-    assert_eq!((answer.prompt_tokens, answer.completion_tokens), (1000, 50));
-    assert!((answer.cost_usd - (1000.0 * 0.15 + 50.0 * 0.60) / 1e6).abs() < 1e-12);
+    let usage = answer.usage;
+    assert_eq!((usage.prompt_tokens, usage.completion_tokens), (1000, 50));
+    assert!((usage.cost_usd - (1000.0 * 0.15 + 50.0 * 0.60) / 1e6).abs() < 1e-12);
 
     let requests = double.requests.lock().unwrap();
     let (body, auth, _) = &requests[0];
@@ -146,12 +277,13 @@ async fn structured_output_is_requested_parsed_and_costed() {
         json!([1, 2])
     );
     assert_eq!(body["temperature"].as_f64().unwrap(), 0.800000011920929); // 0.8 as f32
-    assert!(
-        body["messages"][0]["content"]
-            .as_str()
-            .unwrap()
-            .contains("Skeptic")
-    );
+    // #28: the persona is the last part of the user message, no longer in the system prompt
+    // (everything before it is the question's shared, cacheable prefix).
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(!system.contains("Skeptic"), "{system}");
+    let persona = user.rfind("Your persona").unwrap();
+    assert!(user[persona..].contains("Skeptic"), "{user}");
 }
 
 #[tokio::test]

@@ -215,10 +215,23 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         &[("", load(&m.tokens) as f64)],
     );
     put(
+        "veritas_juror_cached_tokens_total",
+        "counter",
+        "Juror prompt tokens served from the model server's prompt cache (this process).",
+        &[("", load(&m.cached_tokens) as f64)],
+    );
+    put(
         "veritas_juror_cost_usd_total",
         "counter",
         "Juror cost in US dollars (this process).",
         &[("", load(&m.cost_micro_usd) as f64 / 1e6)],
+    );
+    let (cost_sum, cost_runs) = m.question_cost();
+    let _ = writeln!(
+        out,
+        "# HELP veritas_question_cost_usd Juror cost of one question's committee run, US dollars (this process).\n\
+         # TYPE veritas_question_cost_usd summary\n\
+         veritas_question_cost_usd_sum {cost_sum}\nveritas_question_cost_usd_count {cost_runs}"
     );
     let latencies = m.latencies();
     let _ = writeln!(

@@ -32,6 +32,10 @@ pub struct Metrics {
     pub tokens: AtomicU64,
     /// Juror cost in micro-dollars.
     pub cost_micro_usd: AtomicU64,
+    /// Prompt tokens the model servers served from their prompt cache.
+    pub cached_tokens: AtomicU64,
+    /// Juror cost of each question's committee run: (sum of US dollars, runs).
+    question_cost: Mutex<(f64, u64)>,
     /// Stage → (sum of seconds, count).
     latencies: Mutex<BTreeMap<&'static str, (f64, u64)>>,
 }
@@ -65,11 +69,26 @@ impl Metrics {
             self.inc(&self.juror_failures);
         }
         self.tokens.fetch_add(call.tokens, Ordering::Relaxed);
+        self.cached_tokens
+            .fetch_add(call.cached_tokens, Ordering::Relaxed);
         // Rounded to micro-dollars; negative or absurd values are ignored.
         if call.cost_usd.is_finite() && call.cost_usd >= 0.0 {
             self.cost_micro_usd
                 .fetch_add((call.cost_usd * 1e6).round() as u64, Ordering::Relaxed);
         }
+    }
+
+    /// Record the juror cost of one question's committee run (non-finite or negative: 0).
+    pub fn record_question_cost(&self, usd: f64) {
+        let usd = if usd.is_finite() && usd >= 0.0 { usd } else { 0.0 };
+        let mut cost = self.question_cost.lock().unwrap_or_else(|p| p.into_inner());
+        cost.0 += usd;
+        cost.1 += 1;
+    }
+
+    /// The juror cost of the committee runs so far: (sum of US dollars, runs).
+    pub fn question_cost(&self) -> (f64, u64) {
+        *self.question_cost.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -81,6 +100,8 @@ pub struct JurorCall {
     pub voted: bool,
     /// Prompt and completion tokens.
     pub tokens: u64,
+    /// Of the prompt tokens, those served from the server's prompt cache.
+    pub cached_tokens: u64,
     /// Its cost in US dollars.
     pub cost_usd: f64,
 }
@@ -98,16 +119,19 @@ mod tests {
             JurorCall {
                 voted: true,
                 tokens: 100 + 20,
+                cached_tokens: 60,
                 cost_usd: 0.0015,
             },
             JurorCall {
                 voted: false,
                 tokens: 100,
+                cached_tokens: 0,
                 cost_usd: 0.001,
             },
             JurorCall {
                 voted: true,
                 tokens: 7,
+                cached_tokens: 0,
                 cost_usd: 0.0,
             },
         ];
@@ -118,6 +142,12 @@ mod tests {
         assert_eq!(m.juror_failures.load(Ordering::Relaxed), 1);
         assert_eq!(m.tokens.load(Ordering::Relaxed), 227);
         assert_eq!(m.cost_micro_usd.load(Ordering::Relaxed), 2_500);
+        assert_eq!(m.cached_tokens.load(Ordering::Relaxed), 60);
+        m.record_question_cost(0.0025);
+        m.record_question_cost(f64::NAN);
+        let (sum, runs) = m.question_cost();
+        assert_eq!(runs, 2);
+        assert!((sum - 0.0025).abs() < 1e-12, "{sum}");
         m.observe("post", Duration::from_millis(250));
         m.observe("post", Duration::from_millis(750));
         let map = m.latencies.lock().unwrap();

@@ -458,9 +458,12 @@ impl Pipeline {
             self.metrics.record_juror_call(JurorCall {
                 voted: ballot.vote.is_some(),
                 tokens: ballot.prompt_tokens + ballot.completion_tokens,
+                cached_tokens: ballot.cached_prompt_tokens,
                 cost_usd: ballot.cost_usd,
             });
         }
+        self.metrics
+            .record_question_cost(report.ballots.iter().map(|b| b.cost_usd).sum());
 
         // The integers to post are what an auditor derives from the report file: the same
         // function, on the same JSON, so a verdict is by construction what its report proves.

@@ -144,7 +144,44 @@ struct Line {
     stop_iteration: u32,
     root: String,
     wall_ms: u64,
+    /// What the claim's committee consumed, over all its ballots (valid or not).
+    tokens: Tokens,
     reasons: Vec<String>,
+}
+
+/// Tokens and cost of a set of ballots.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+struct Tokens {
+    /// Prompt tokens sent (cached ones included).
+    prompt: u64,
+    /// Of those, served from the model server's prompt cache.
+    cached_prompt: u64,
+    /// Prompt tokens the server computed (`prompt - cached_prompt`).
+    computed_prompt: u64,
+    completion: u64,
+    cost_usd: f64,
+}
+
+impl Tokens {
+    fn of(ballots: &[crate::jury::BallotRow]) -> Self {
+        let mut t = Self::default();
+        for b in ballots {
+            t.prompt += b.prompt_tokens;
+            t.cached_prompt += b.cached_prompt_tokens.min(b.prompt_tokens);
+            t.completion += b.completion_tokens;
+            t.cost_usd += b.cost_usd;
+        }
+        t.computed_prompt = t.prompt - t.cached_prompt;
+        t
+    }
+
+    fn add(&mut self, other: Tokens) {
+        self.prompt += other.prompt;
+        self.cached_prompt += other.cached_prompt;
+        self.computed_prompt += other.computed_prompt;
+        self.completion += other.completion;
+        self.cost_usd += other.cost_usd;
+    }
 }
 
 #[derive(Debug, Default)]
@@ -168,6 +205,9 @@ struct Totals {
     calls: u64,
     calls_full: u64,
     failed: u64,
+    valid: u64,
+    tokens: Tokens,
+    wall_ms: u64,
     /// Rows: gold YES, NO, NULL, DISPUTED. Columns: leading YES, NO, NULL, insufficient.
     confusion: [[u64; 4]; 4],
     /// Same rows; columns: resolved, escalated.
@@ -267,6 +307,11 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         t.calls += report.committee.calls;
         t.calls_full += full_calls;
         t.failed += s.failed;
+        t.valid += s.valid;
+        let tokens = Tokens::of(&report.ballots);
+        t.tokens.add(tokens);
+        let wall_ms = u64::try_from(q0.elapsed().as_millis()).unwrap_or(u64::MAX);
+        t.wall_ms += wall_ms;
         t.confusion[row][outcome.map(|o| o.index()).unwrap_or(3)] += 1;
         t.routing[row][usize::from(!resolved)] += 1;
         if resolved {
@@ -316,7 +361,8 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             calls_without_early_stopping: full_calls,
             stop_iteration: report.committee.stop_iteration,
             root: report.root.clone(),
-            wall_ms: u64::try_from(q0.elapsed().as_millis()).unwrap_or(u64::MAX),
+            wall_ms,
+            tokens,
             reasons: report.routing.reasons.clone(),
         };
         if let Some(w) = out.as_mut() {
@@ -332,8 +378,12 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         });
         bar.inc(1);
         bar.set_message(format!(
-            "resolved {} ({} correct)",
-            t.resolved, t.resolved_correct
+            "resolved {} ({} correct); last claim {} prompt tokens ({} cached), ${:.6}",
+            t.resolved,
+            t.resolved_correct,
+            tokens.prompt,
+            tokens.cached_prompt,
+            tokens.cost_usd
         ));
     }
     bar.finish_and_clear();
@@ -374,6 +424,17 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         "calls_per_claim": ratio(t.calls, t.n),
         "calls_per_claim_without_early_stopping": ratio(t.calls_full, t.n),
         "failed_ballots": t.failed,
+        "valid_ballot_rate": ratio(t.valid, t.valid + t.failed),
+        "tokens": t.tokens,
+        "per_claim": {
+            "prompt_tokens": ratio(t.tokens.prompt, t.n),
+            "cached_prompt_tokens": ratio(t.tokens.cached_prompt, t.n),
+            "computed_prompt_tokens": ratio(t.tokens.computed_prompt, t.n),
+            "completion_tokens": ratio(t.tokens.completion, t.n),
+            "cost_usd": if t.n == 0 { None } else { Some(t.tokens.cost_usd / t.n as f64) },
+            "wall_seconds": if t.n == 0 { None } else { Some(t.wall_ms as f64 / 1000.0 / t.n as f64) },
+        },
+        "computed_prompt_share": ratio(t.tokens.computed_prompt, t.tokens.prompt),
         "injected_items": injected.len(),
         "injected_from": args.inject.as_ref().map(|p| p.display().to_string()),
         "wall_seconds": started.elapsed().as_secs_f64(),

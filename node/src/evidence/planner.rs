@@ -196,6 +196,8 @@ pub async fn plan(
         temperature: config.temperature,
         max_tokens: config.max_tokens,
         seed: Some(0),
+        // One plan per question: no prefix to share.
+        cache_key: None,
     };
     let started = std::time::Instant::now();
     let outcome = match model.chat(&request).await {
@@ -450,6 +452,7 @@ mod tests {
                 content,
                 model: "scripted".to_owned(),
                 prompt_tokens: 10,
+                cached_prompt_tokens: 0,
                 completion_tokens: 10,
                 cost_usd: 0.0,
                 latency: Duration::from_millis(1),

@@ -316,8 +316,12 @@ pub struct BallotRow {
     pub reasoning: Option<String>,
     /// Wall time of the juror call, in milliseconds.
     pub latency_ms: u64,
-    /// Prompt tokens processed for this ballot.
+    /// Prompt tokens of this ballot's request (cached ones included).
     pub prompt_tokens: u64,
+    /// Of those, the tokens the model server served from its prompt cache (absent in reports
+    /// written before it was counted).
+    #[serde(default)]
+    pub cached_prompt_tokens: u64,
     /// Completion tokens generated for this ballot.
     pub completion_tokens: u64,
     /// Cost in US dollars from the configured prices (0 for local and replay jurors).
@@ -330,6 +334,14 @@ pub struct BallotRow {
 }
 
 impl BallotRow {
+    /// Record what the ballot's model call consumed.
+    pub fn set_usage(&mut self, usage: super::juror::Usage) {
+        self.prompt_tokens = usage.prompt_tokens;
+        self.cached_prompt_tokens = usage.cached_prompt_tokens;
+        self.completion_tokens = usage.completion_tokens;
+        self.cost_usd = usage.cost_usd;
+    }
+
     /// The fields the statistics read (`veritas stats` input).
     pub fn record(&self) -> BallotRecord {
         BallotRecord {

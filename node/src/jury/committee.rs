@@ -391,6 +391,7 @@ impl Seat {
             reasoning: None,
             latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
             prompt_tokens: 0,
+            cached_prompt_tokens: 0,
             completion_tokens: 0,
             cost_usd: 0.0,
             probabilities: None,
@@ -435,12 +436,15 @@ fn row(
             row.refuting_evidence_ids = c.refuting_evidence_ids;
             row.rubric_scores = c.rubric_scores;
             row.reasoning = Some(c.reasoning);
-            row.prompt_tokens = answer.prompt_tokens;
-            row.completion_tokens = answer.completion_tokens;
-            row.cost_usd = answer.cost_usd;
+            row.set_usage(answer.usage);
             row.probabilities = answer.probabilities;
         }
-        Err(e) => row.failure = Some(e.to_string()),
+        Err(e) => {
+            if let JurorError::InvalidAnswer { usage, .. } = &e {
+                row.set_usage(*usage);
+            }
+            row.failure = Some(e.to_string());
+        }
     }
     row
 }

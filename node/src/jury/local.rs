@@ -282,9 +282,10 @@ impl Juror for LocalJuror {
         let content = scores.validator.validate_value(&value)?;
         Ok(JurorAnswer {
             content,
-            prompt_tokens: scores.tokens.get(name).copied().unwrap_or(0),
-            completion_tokens: 0,
-            cost_usd: 0.0,
+            usage: super::juror::Usage {
+                prompt_tokens: scores.tokens.get(name).copied().unwrap_or(0),
+                ..Default::default()
+            },
             probabilities: Some(p),
         })
     }

@@ -29,6 +29,6 @@ pub mod seed;
 pub use archetype::Archetype;
 pub use ballot::{BallotContent, BallotError, BallotRow};
 pub use committee::{CommitteeConfig, CommitteeRun, run_committee};
-pub use juror::{BallotTask, ChatJuror, Juror, JurorAnswer, JurorError};
+pub use juror::{BallotTask, ChatJuror, Juror, JurorAnswer, JurorError, Usage};
 pub use sampler::{Sampler, committee_seed};
 pub use seed::{SeedInputs, SeedSource};

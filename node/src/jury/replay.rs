@@ -121,9 +121,7 @@ impl Juror for ReplayJuror {
         }
         Ok(JurorAnswer {
             content,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            cost_usd: 0.0,
+            usage: Default::default(),
             probabilities: None,
         })
     }

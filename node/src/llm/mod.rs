@@ -26,6 +26,9 @@ pub struct ChatRequest {
     pub max_tokens: u32,
     /// Sampling seed for servers that honour one (reproducibility is best effort there).
     pub seed: Option<u64>,
+    /// Names the prompt prefix this request shares with others (one per question's committee),
+    /// for servers that route or cache by a key (OpenAI's `prompt_cache_key`).
+    pub cache_key: Option<String>,
 }
 
 /// A named JSON Schema for structured output.
@@ -44,8 +47,12 @@ pub struct ChatResponse {
     pub content: String,
     /// The model that answered, as the server names it.
     pub model: String,
-    /// Prompt tokens billed.
+    /// Prompt tokens of the request (cached ones included).
     pub prompt_tokens: u64,
+    /// Of those, the tokens the server served from its prompt cache instead of computing them
+    /// (OpenAI's and llama.cpp's `usage.prompt_tokens_details.cached_tokens`, else llama.cpp's
+    /// `timings.cache_n`); 0 when the server does not say.
+    pub cached_prompt_tokens: u64,
     /// Completion tokens billed.
     pub completion_tokens: u64,
     /// Cost in US dollars from the configured per-token prices (0 for local models).

@@ -16,7 +16,7 @@
 //! an environment variable named in the configuration and never appears in logs, errors or
 //! `Debug` output.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -62,8 +62,15 @@ pub struct OpenAiConfig {
     /// Cap on one wait, `Retry-After` included.
     #[serde(with = "humantime_serde")]
     pub max_backoff: Duration,
-    /// US dollars per million prompt tokens.
+    /// US dollars per million prompt tokens computed by the server.
     pub price_prompt_per_million: f64,
+    /// US dollars per million prompt tokens served from the server's prompt cache (hosted APIs
+    /// bill them at a discount); unset: the same as `price_prompt_per_million`.
+    pub price_cached_input_per_million: Option<f64>,
+    /// Ask the server to keep and reuse the prompt prefix: llama.cpp's `cache_prompt` and a
+    /// per-question `prompt_cache_key` (OpenAI). Dropped by itself, for good, when a server
+    /// refuses either field.
+    pub cache_prompt: bool,
     /// US dollars per million completion tokens.
     pub price_completion_per_million: f64,
 }
@@ -81,7 +88,9 @@ impl Default for OpenAiConfig {
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
             price_prompt_per_million: 0.0,
+            price_cached_input_per_million: None,
             price_completion_per_million: 0.0,
+            cache_prompt: true,
         }
     }
 }
@@ -96,6 +105,17 @@ pub struct OpenAiChat {
     http: reqwest::Client,
     /// The [`OutputMode`] this server accepted (as its `u8`), downgraded on refusals.
     output_mode: AtomicU8,
+    /// Whether the cache fields are still sent (cleared when the server refuses them).
+    cache_fields: AtomicBool,
+}
+
+/// The request fields that ask a server to cache the prompt prefix.
+const CACHE_FIELDS: [&str; 2] = ["cache_prompt", "prompt_cache_key"];
+
+/// Whether `e` is the server refusing the cache fields: an error status whose body names one.
+fn refuses_cache_fields(e: &LlmError) -> bool {
+    matches!(e, LlmError::Status { status, body } if *status >= 400
+        && CACHE_FIELDS.iter().any(|f| body.contains(f)))
 }
 
 /// How structured output is asked for, strongest first.
@@ -178,6 +198,7 @@ impl OpenAiChat {
             key,
             http,
             output_mode: AtomicU8::new(OutputMode::JsonSchema as u8),
+            cache_fields: AtomicBool::new(true),
         })
     }
 
@@ -203,6 +224,12 @@ impl OpenAiChat {
         });
         if let Some(seed) = request.seed {
             body["seed"] = json!(seed);
+        }
+        if self.config.cache_prompt && self.cache_fields.load(Ordering::Relaxed) {
+            body["cache_prompt"] = json!(true);
+            if let Some(key) = &request.cache_key {
+                body["prompt_cache_key"] = json!(key);
+            }
         }
         if let Some(schema) = &request.json_schema {
             match mode {
@@ -290,8 +317,13 @@ impl OpenAiChat {
         })?;
         let prompt_tokens = value["usage"]["prompt_tokens"].as_u64().unwrap_or(0);
         let completion_tokens = value["usage"]["completion_tokens"].as_u64().unwrap_or(0);
-        let cost_usd = prompt_tokens as f64 * self.config.price_prompt_per_million / 1e6
-            + completion_tokens as f64 * self.config.price_completion_per_million / 1e6;
+        // A server's claim is bounded by the prompt it was sent: a larger figure is not a count.
+        let cached_prompt_tokens = value["usage"]["prompt_tokens_details"]["cached_tokens"]
+            .as_u64()
+            .or_else(|| value["timings"]["cache_n"].as_u64())
+            .unwrap_or(0)
+            .min(prompt_tokens);
+        let cost_usd = self.cost(prompt_tokens, cached_prompt_tokens, completion_tokens);
         Ok(ChatResponse {
             content: self.scrub(content),
             model: self
@@ -300,10 +332,23 @@ impl OpenAiChat {
                 .take(MODEL_NAME_CHARS)
                 .collect(),
             prompt_tokens,
+            cached_prompt_tokens,
             completion_tokens,
             cost_usd,
             latency,
         })
+    }
+
+    /// US dollars for one call: computed and cached prompt tokens and completion tokens, each
+    /// at its own price.
+    fn cost(&self, prompt: u64, cached: u64, completion: u64) -> f64 {
+        let c = &self.config;
+        let cached_price = c
+            .price_cached_input_per_million
+            .unwrap_or(c.price_prompt_per_million);
+        (prompt - cached.min(prompt)) as f64 * c.price_prompt_per_million / 1e6
+            + cached as f64 * cached_price / 1e6
+            + completion as f64 * c.price_completion_per_million / 1e6
     }
 }
 
@@ -331,6 +376,13 @@ impl ChatModel for OpenAiChat {
                         from = ?mode, to = ?next, "server refuses this structured-output mode; asking with a weaker one");
                     // Only ever downgrade: a concurrent request may have gone further already.
                     self.output_mode.fetch_max(next as u8, Ordering::Relaxed);
+                }
+                Err((e, _))
+                    if refuses_cache_fields(&e)
+                        && self.cache_fields.swap(false, Ordering::Relaxed) =>
+                {
+                    tracing::info!(target: "veritas::llm", model = %self.label, error = %e,
+                        "server refuses the prompt-cache fields; asking without them");
                 }
                 Err((e, retry_after)) if e.is_retryable() && retry < self.config.max_retries => {
                     let wait = self.backoff(retry, retry_after);

@@ -153,6 +153,7 @@ impl ReplayResolver {
                     reasoning: vote.map(|_| "replayed vote (test resolver)".into()),
                     latency_ms: 0,
                     prompt_tokens: 0,
+                    cached_prompt_tokens: 0,
                     completion_tokens: 0,
                     cost_usd: 0.0,
                     probabilities: None,
