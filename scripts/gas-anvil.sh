@@ -2,7 +2,8 @@
 # VeritasOracle's acceptance gas figures, measured the way users pay them: real transactions on a
 # local anvil (default hardfork), each figure the `gasUsed` of the receipts (intrinsic 21,000 and
 # calldata included). Realistic values: a 56-byte question, quorum 1 and 3, an ask fee, a 2-hour
-# challenge window, a 1,000-byte evidence snippet. Fails when a figure is above its limit.
+# challenge window before a VeritasCourt, a 1,000-byte evidence snippet, a no-op consumer for the
+# callback overhead. Fails when a figure is above its limit.
 #
 #   scripts/gas-anvil.sh            # needs `make setup` (forge, anvil, cast, solc in tools/)
 set -euo pipefail
@@ -27,7 +28,7 @@ anvil_pid=$!
 trap 'kill $anvil_pid 2>/dev/null || true' EXIT
 for _ in $(seq 50); do "$cast" chain-id --rpc-url "$rpc" >/dev/null 2>&1 && break; sleep 0.1; done
 
-# anvil's public test accounts: 0 owner, 1-3 operators, 4 arbiter, 5 asker, 6 disputer.
+# anvil's public test accounts: 0 owner, 1-3 operators, 4 judge, 5 asker, 6 disputer.
 mnemonic="test test test test test test test test test test test junk"
 keys=()
 for i in $(seq 0 6); do
@@ -45,21 +46,40 @@ send() {
     printf '%d\n' "$(jq -r .gasUsed <<<"$out")"
 }
 
+# create <account> <creation code hex>: prints the new contract's address.
+create() {
+    "$cast" send --rpc-url "$rpc" --private-key "${keys[$1]}" --json --create "$2" | jq -r .contractAddress
+}
+
+court_cost=50000000000000000 # 0.05 ether
+code=$(jq -r .bytecode.object out/VeritasCourt.sol/VeritasCourt.json)
+args=$("$cast" abi-encode "constructor(address[],uint256,uint256,uint256)" "[$(addr 4)]" $court_cost 0 3600)
+court=$(create 0 "$code${args#0x}")
 code=$(jq -r .bytecode.object out/VeritasOracle.sol/VeritasOracle.json)
 args=$("$cast" abi-encode "constructor(address)" "$(addr 0)")
-oracle=$("$cast" send --rpc-url "$rpc" --private-key "${keys[0]}" --json --create "$code${args#0x}" |
-    jq -r .contractAddress)
+oracle=$(create 0 "$code${args#0x}")
 for i in 1 2 3; do send 0 "$oracle" "addOperator(address)" "$(addr $i)" >/dev/null; done
-send 0 "$oracle" "setArbiter(address)" "$(addr 4)" >/dev/null
+# A consumer whose code is one STOP: the callback costs the oracle's overhead only.
+consumer=$(create 0 0x6001600c60003960016000f300)
 
 ask_fee=10000000000000000 # 0.01 ether
 bond=100000000000000000   # 0.1 ether
-params() { # quorum evidenceFee
-    send 0 "$oracle" "setParameters((uint8,uint16,uint32,uint32,uint96,uint96,uint96))" \
-        "($1,30,86400,7200,$ask_fee,$bond,$2)" >/dev/null
+params() { # quorum evidenceFee [challengeWindow]
+    send 0 "$oracle" "setParameters((uint8,uint16,uint32,uint32,uint32,uint96,uint96,uint96,address,bytes),string)" \
+        "($1,30,86400,${3:-7200},86400,$ask_fee,$bond,$2,$court,0x)" "ipfs://meta" >/dev/null
 }
 question="Will the Eiffel Tower be open to visitors on 2026-12-01?" # 56 bytes
-ask() { send 5 "$oracle" "askQuestion(string,uint64)" "$question" "${1:-0}" --value $ask_fee; }
+# The rules an asker pins: the parameter set and operator epoch in force, and its callback.
+rules() { # [consumer gasLimit]
+    local pid epoch
+    pid=$("$cast" call --rpc-url "$rpc" "$oracle" "parametersId()(uint16)")
+    epoch=$("$cast" call --rpc-url "$rpc" "$oracle" "operatorEpoch()(uint32)")
+    echo "($pid,$epoch,${1:-0x0000000000000000000000000000000000000000},${2:-0})"
+}
+ask() { # [resolveAfter [consumer gasLimit]]
+    send 5 "$oracle" "askQuestion(string,uint64,(uint16,uint32,address,uint32))" "$question" "${1:-0}" \
+        "$(rules "${@:2}")" --value $ask_fee
+}
 count=0
 new_id() { count=$((count + 1)); id=$count; }
 root() { "$cast" keccak "bundle $1"; }
@@ -83,11 +103,27 @@ report 1 "$id" 19 6 2 >/dev/null
 ask_gas=$(ask)
 new_id
 q1_gas=$(report 1 "$id" 19 6 2)
-check "quorum 1: askQuestion (56-byte question, ask fee)" "$ask_gas" 105000
+check "quorum 1: askQuestion (56-byte question, ask fee)" "$ask_gas" 110000
 check "quorum 1: submitReport that finalises" "$q1_gas" 70000
 
-dispute_gas=$(send 6 "$oracle" "dispute(uint256)" "$id" --value $bond)
-check "dispute (bond)" "$dispute_gas" 60000
+dispute_gas=$(send 6 "$oracle" "dispute(uint256,uint256,uint256,uint256)" "$id" \
+    200000000000000000 700000000000000000 100000000000000000 --value $((court_cost + bond)))
+check "dispute (court cost + bond, VeritasCourt)" "$dispute_gas" 250000
+
+# The callback's overhead: the same final-at-once report with and without a (no-op) consumer.
+params 1 0 0
+ask 0 "$consumer" 50000 >/dev/null
+new_id # a first callback, so the consumer's account is not new
+report 1 "$id" 19 6 2 >/dev/null
+ask >/dev/null
+new_id
+plain_gas=$(report 1 "$id" 19 6 2)
+ask_cb_gas=$(ask 0 "$consumer" 50000)
+new_id
+cb_gas=$(report 1 "$id" 19 6 2)
+check "quorum 1: submitReport, final at once, no callback" "$plain_gas" 70000
+check "callback overhead (no-op consumer)" $((cb_gas - plain_gas)) 12000
+printf '%-58s %8d  (not limited)\n' "askQuestion with a callback" "$ask_cb_gas"
 
 params 3 0
 a3=$(ask)
@@ -126,13 +162,13 @@ ask "$later" >/dev/null
 new_id
 e1=$(evidence "$id")
 e2=$(evidence "$id")
-check "submitEvidence, 1,000-byte snippet (first ever on the oracle)" "$e1" 70000
-check "submitEvidence, 1,000-byte snippet" "$e2" 70000
+check "submitEvidence, 1,000-byte snippet (first ever on the oracle)" "$e1" 75000
+check "submitEvidence, 1,000-byte snippet" "$e2" 75000
 params 1 1000000000000000
 ask "$later" >/dev/null
 new_id
 e3=$(evidence "$id" --value 1000000000000000)
 e4=$(evidence "$id" --value 1000000000000000)
-check "submitEvidence, 1,000-byte snippet, evidence fee (first of question)" "$e3" 70000
-check "submitEvidence, 1,000-byte snippet, evidence fee" "$e4" 70000
+check "submitEvidence, 1,000-byte snippet, evidence fee (first of question)" "$e3" 75000
+check "submitEvidence, 1,000-byte snippet, evidence fee" "$e4" 75000
 exit $fail

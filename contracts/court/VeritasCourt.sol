@@ -107,11 +107,11 @@ contract VeritasCourt is IArbitrator {
         if (msg.value != ARBITRATION_COST) revert CourtWrongPayment(msg.value, ARBITRATION_COST);
         if (choices == 0 || choices > type(uint8).max) revert CourtInvalidChoices(choices);
         disputeId = _cases.length;
-        // Cannot truncate: checked just above.
-        // forge-lint: disable-next-line(unsafe-typecast)
         _cases.push(
             Case({
                 arbitrable: msg.sender,
+                // Cannot truncate: checked just above.
+                // forge-lint: disable-next-line(unsafe-typecast)
                 choices: uint8(choices),
                 round: 0,
                 ruling: 0,
@@ -168,6 +168,7 @@ contract VeritasCourt is IArbitrator {
     function appeal(uint256 disputeId, bytes calldata) external payable {
         Case storage c = _case(disputeId);
         if (c.status != DisputeStatus.Appealable) revert CourtWrongStatus(disputeId, c.status);
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp >= c.appealEnd) revert CourtAppealPeriod(disputeId, c.appealEnd, block.timestamp);
         if (uint256(c.round) + 1 >= _judges.length) revert CourtNoMoreAppeals(disputeId);
         if (msg.value != APPEAL_COST) revert CourtWrongPayment(msg.value, APPEAL_COST);
@@ -183,6 +184,7 @@ contract VeritasCourt is IArbitrator {
     function executeRuling(uint256 disputeId) external {
         Case storage c = _case(disputeId);
         if (c.status != DisputeStatus.Appealable) revert CourtWrongStatus(disputeId, c.status);
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp < c.appealEnd) revert CourtAppealPeriod(disputeId, c.appealEnd, block.timestamp);
         c.status = DisputeStatus.Solved;
         IArbitrable(c.arbitrable).rule(disputeId, c.ruling);

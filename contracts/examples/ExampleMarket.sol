@@ -204,6 +204,9 @@ contract ExampleMarket is IVeritasConsumer {
     function stake(bool onYes) external payable {
         if (msg.value == 0) revert MarketZeroStake();
         if (questionId == 0) revert MarketNotOpen();
+        // A fixed time, chosen by the market's deployer: a few seconds of validator drift cannot
+        // give anyone the answer (no report exists before resolveAfter).
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp >= stakingClosesAt) revert MarketStakingClosed(stakingClosesAt);
         if (onYes) {
             stakeYes[msg.sender] += msg.value;

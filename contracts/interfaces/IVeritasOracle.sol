@@ -401,7 +401,8 @@ interface IVeritasOracle {
     /// @notice The owner changed the parameters 65,535 times; deploy a new oracle.
     error VeritasParametersExhausted();
 
-    /// @notice The operator set changed 2^32 - 1 times; deploy a new oracle.
+    /// @notice The operator set changed 2^16 - 1 times (questions store their epoch in 16 bits);
+    /// deploy a new oracle.
     error VeritasEpochsExhausted();
 
     /// @notice MAX_OPERATORS distinct operators were already added; deploy a new oracle.
@@ -502,8 +503,9 @@ interface IVeritasOracle {
     ) external;
 
     /// @notice Submit many reports of the caller in one transaction. A stale report (question no
-    /// longer open, report window closed, already reported by the caller) is skipped with
-    /// `ReportSkipped`; any other invalid report reverts the whole batch.
+    /// longer open, report window closed, already reported by the caller, or asked before the
+    /// caller's latest addition) is skipped with `ReportSkipped`; any other invalid report reverts
+    /// the whole batch.
     /// @return submitted Number of reports accepted.
     function submitReports(Report[] calldata reports) external returns (uint256 submitted);
 
@@ -547,7 +549,8 @@ interface IVeritasOracle {
     /// @notice Dispute the Resolved verdict of `id` within its challenge window, claiming the
     /// triple you hold right. `msg.value` pays the court's `arbitrationCost` exactly and bonds the
     /// rest (at least the question's `disputeBond`). One dispute per question; the question's
-    /// arbitrator (and the judge of our reference court) may not dispute.
+    /// arbitrator may not dispute (and our reference court, `VeritasCourt`, refuses a judge who is the
+    /// disputer or a reporter of the question).
     /// @dev Money: the disputer wins (bond back plus the question's fee) on any ruling but
     /// `RULING_VERDICT_STANDS`; otherwise the reporters share bond and fee. Defaulted: the bond
     /// goes back to the disputer, the fee to the reporters.
