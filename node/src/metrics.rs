@@ -80,7 +80,11 @@ impl Metrics {
 
     /// Record the juror cost of one question's committee run (non-finite or negative: 0).
     pub fn record_question_cost(&self, usd: f64) {
-        let usd = if usd.is_finite() && usd >= 0.0 { usd } else { 0.0 };
+        let usd = if usd.is_finite() && usd >= 0.0 {
+            usd
+        } else {
+            0.0
+        };
         let mut cost = self.question_cost.lock().unwrap_or_else(|p| p.into_inner());
         cost.0 += usd;
         cost.1 += 1;

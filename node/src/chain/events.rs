@@ -290,16 +290,16 @@ pub fn decode_lifecycle(logs: &[Log], undecodable: &mut u64) -> Vec<EventAt> {
             Some(&O::ArbitrationRequested::SIGNATURE_HASH) => log
                 .log_decode::<O::ArbitrationRequested>()
                 .map(|d| (d.inner.data.id, LifecycleEvent::CourtRequested)),
-            Some(&O::VerdictDefaulted::SIGNATURE_HASH) => log
-                .log_decode::<O::VerdictDefaulted>()
-                .map(|d| {
+            Some(&O::VerdictDefaulted::SIGNATURE_HASH) => {
+                log.log_decode::<O::VerdictDefaulted>().map(|d| {
                     (
                         d.inner.data.id,
                         LifecycleEvent::Defaulted {
                             p: super::UNRESOLVABLE_TRIPLE,
                         },
                     )
-                }),
+                })
+            }
             Some(&O::QuestionExpired::SIGNATURE_HASH) => log
                 .log_decode::<O::QuestionExpired>()
                 .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),

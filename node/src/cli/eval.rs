@@ -379,11 +379,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         bar.inc(1);
         bar.set_message(format!(
             "resolved {} ({} correct); last claim {} prompt tokens ({} cached), ${:.6}",
-            t.resolved,
-            t.resolved_correct,
-            tokens.prompt,
-            tokens.cached_prompt,
-            tokens.cost_usd
+            t.resolved, t.resolved_correct, tokens.prompt, tokens.cached_prompt, tokens.cost_usd
         ));
     }
     bar.finish_and_clear();
