@@ -5,7 +5,7 @@
 //! auditor spec states. This is the one place that form is written and read; types keep their
 //! typed value (`U256`, `I256`, `u128`, `i128`) and name a module here:
 //!
-//! ```ignore
+//! ```text
 //! #[serde(with = "crate::decimal")] question_id: U256,
 //! #[serde(with = "crate::decimal::triple")] p_fixed: [u128; 3],
 //! ```
