@@ -95,19 +95,7 @@ async fn configure(chain: &Chain, quorum: u8, challenge: u32, fee: u64) {
 }
 
 async fn ask(chain: &Chain, text: &str, fee: u64) -> U256 {
-    let p = sender(chain, 2);
-    let oracle = IVeritasOracle::new(chain.oracle, &p);
-    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
-    let receipt = oracle
-        .askQuestion(text.into(), 0, rules)
-        .value(U256::from(fee))
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
-    veritas::chain::asked_id(&receipt).unwrap()
+    chain.ask_paying(text, U256::from(fee), 0).await
 }
 
 /// A report file as a node writes one (the keys `veritas audit` reads), for `votes` in

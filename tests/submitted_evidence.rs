@@ -45,19 +45,8 @@ async fn chain_time(chain: &Chain) -> u64 {
 
 /// Ask `text` from account 2, open for evidence `OPEN_FOR` seconds of chain time.
 async fn ask_open(chain: &Chain, text: &str) -> U256 {
-    let provider = chain.wallet(2);
     let resolve_after = chain_time(chain).await + OPEN_FOR;
-    let oracle = IVeritasOracle::new(chain.oracle, &provider);
-    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
-    let receipt = oracle
-        .askQuestion(text.to_string(), resolve_after, rules)
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
-    veritas::chain::asked_id(&receipt).unwrap()
+    chain.ask_paying(text, U256::ZERO, resolve_after).await
 }
 
 /// `submitEvidence` from submitter `who` (0 or 1), paying the question's evidence fee.
@@ -461,19 +450,10 @@ async fn a_last_minute_submission_confirmed_after_resolve_after_is_not_missed() 
     node.edit_config("confirmations = 1", "confirmations = 5");
     node.stop();
     node.start();
-    let provider = chain.wallet(2);
     let resolve_after = chain_time(&chain).await + 10;
-    let oracle = IVeritasOracle::new(chain.oracle, &provider);
-    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
-    let receipt = oracle
-        .askQuestion("Did the lane open?".to_string(), resolve_after, rules)
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
-    let id = veritas::chain::asked_id(&receipt).unwrap();
+    let id = chain
+        .ask_paying("Did the lane open?", U256::ZERO, resolve_after)
+        .await;
     while chain_time(&chain).await + 3 < resolve_after {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

@@ -60,24 +60,9 @@ impl Chain {
 
     /// Ask questions from anvil's account 2; returns their ids.
     pub async fn ask(&self, questions: &[&str]) -> Vec<U256> {
-        let asker: PrivateKeySigner = ANVIL_KEYS[2].parse().unwrap();
-        let provider = ProviderBuilder::new()
-            .wallet(EthereumWallet::from(asker))
-            .connect_http(self.anvil.url.parse().unwrap());
-        let contract = IVeritasOracle::new(self.oracle, &provider);
         let mut ids = Vec::new();
         for q in questions {
-            let rules = veritas::chain::current_rules(&contract).await.unwrap();
-            let receipt = contract
-                .askQuestion(q.to_string(), 0, rules)
-                .send()
-                .await
-                .unwrap()
-                .get_receipt()
-                .await
-                .unwrap();
-            let id = veritas::chain::asked_id(&receipt).unwrap();
-            ids.push(id);
+            ids.push(self.ask_paying(q, U256::ZERO, 0).await);
         }
         ids
     }
