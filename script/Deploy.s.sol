@@ -31,7 +31,10 @@ import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
 ///   VERITAS_ARBITRATION_WINDOW seconds the court has to rule, >= 3600 (default 86400)
 ///   VERITAS_ASK_FEE           wei per question (default 0)
 ///   VERITAS_DISPUTE_BOND      wei per dispute (default 0; > 0 with a challenge window)
-///   VERITAS_EVIDENCE_FEE      wei per evidence item (default 0)
+///   VERITAS_EVIDENCE_FEE      wei per evidence item (default 0; doubles every 8 items of a question)
+///   VERITAS_OPERATOR_STAKE    wei the deployer stakes for each operator (default 0). Each report
+///                             locks the question's dispute bond of its operator's stake, so
+///                             operators need at least one bond per open report.
 /// On any chain but a local one (chain id 31337) the script refuses quorum 1, a zero challenge
 /// window, and roles left implicit (operators, judges or owner defaulting to the deployer) unless
 /// VERITAS_ALLOW_WEAK_RULES=1.
@@ -52,7 +55,7 @@ contract Deploy is Script {
         bool implicitRoles;
     }
 
-    function run() external returns (VeritasOracle oracle) {
+    function run() external returns (IVeritasOracle oracle) {
         uint256 key = vm.envUint("PRIVATE_KEY");
         Plan memory plan;
         plan.deployer = vm.addr(key);
@@ -75,14 +78,16 @@ contract Deploy is Script {
         uint256 appealCost = _env("VERITAS_APPEAL_COST", 0, 0, 1000 ether);
         uint256 appealPeriod = _env("VERITAS_APPEAL_PERIOD", 1 hours, 0, 365 days);
         string memory metaEvidence = _has("VERITAS_META_EVIDENCE") ? vm.envString("VERITAS_META_EVIDENCE") : "";
+        uint256 operatorStake = _env("VERITAS_OPERATOR_STAKE", 0, 0, type(uint96).max);
 
         vm.startBroadcast(key);
         if (plan.arbitrator == address(0)) {
             plan.arbitrator = address(new VeritasCourt(plan.judges, courtCost, appealCost, appealPeriod));
         }
-        oracle = new VeritasOracle(plan.deployer);
+        oracle = IVeritasOracle(address(new VeritasOracle(plan.deployer)));
         for (uint256 i = 0; i < plan.operators.length; i++) {
             oracle.addOperator(plan.operators[i]);
+            if (operatorStake != 0) oracle.stake{value: operatorStake}(plan.operators[i]);
         }
         params.arbitrator = plan.arbitrator;
         oracle.setParameters(params, metaEvidence);
@@ -151,7 +156,7 @@ contract Deploy is Script {
     }
 
     /// @dev Writes `deployments/<chainId>.json`; keys are documented in deployments/README.md.
-    function _record(VeritasOracle oracle, Plan memory plan) private {
+    function _record(IVeritasOracle oracle, Plan memory plan) private {
         string memory key = "deployment";
         vm.serializeString(key, "contract", "VeritasOracle");
         vm.serializeAddress(key, "address", address(oracle));

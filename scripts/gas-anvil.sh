@@ -58,7 +58,11 @@ court=$(create 0 "$code${args#0x}")
 code=$(jq -r .bytecode.object out/VeritasOracle.sol/VeritasOracle.json)
 args=$("$cast" abi-encode "constructor(address)" "$(addr 0)")
 oracle=$(create 0 "$code${args#0x}")
-for i in 1 2 3; do send 0 "$oracle" "addOperator(address)" "$(addr $i)" >/dev/null; done
+for i in 1 2 3; do
+    send 0 "$oracle" "addOperator(address)" "$(addr $i)" >/dev/null
+    # Each report locks the question's bond of its operator's stake.
+    send "$i" "$oracle" "stake(address)" "$(addr $i)" --value 10000000000000000000 >/dev/null
+done
 # A consumer whose code is one STOP: the callback costs the oracle's overhead only.
 consumer=$(create 0 0x6001600c60003960016000f300)
 
@@ -104,10 +108,10 @@ ask_gas=$(ask)
 new_id
 q1_gas=$(report 1 "$id" 19 6 2)
 check "quorum 1: askQuestion (56-byte question, ask fee)" "$ask_gas" 110000
-check "quorum 1: submitReport that finalises" "$q1_gas" 70000
+check "quorum 1: submitReport that finalises" "$q1_gas" 75000
 
-dispute_gas=$(send 6 "$oracle" "dispute(uint256,uint256,uint256,uint256)" "$id" \
-    200000000000000000 700000000000000000 100000000000000000 --value $((court_cost + bond)))
+dispute_gas=$(send 6 "$oracle" "dispute(uint256,uint256,uint256,uint256,address)" "$id" \
+    200000000000000000 700000000000000000 100000000000000000 "$(addr 6)" --value $((court_cost + bond)))
 check "dispute (court cost + bond, VeritasCourt)" "$dispute_gas" 250000
 
 # The callback's overhead: the same final-at-once report with and without a (no-op) consumer.
@@ -121,7 +125,7 @@ plain_gas=$(report 1 "$id" 19 6 2)
 ask_cb_gas=$(ask 0 "$consumer" 50000)
 new_id
 cb_gas=$(report 1 "$id" 19 6 2)
-check "quorum 1: submitReport, final at once, no callback" "$plain_gas" 70000
+check "quorum 1: submitReport, final at once, no callback" "$plain_gas" 75000
 check "callback overhead (no-op consumer)" $((cb_gas - plain_gas)) 12000
 printf '%-58s %8d  (not limited)\n' "askQuestion with a callback" "$ask_cb_gas"
 
@@ -131,11 +135,11 @@ new_id
 r1=$(report 1 "$id" 9 1 0)
 r2=$(report 2 "$id" 8 2 0)
 r3=$(report 3 "$id" 10 0 0)
-check "quorum 3: report 1" "$r1" 170000
-check "quorum 3: report 2" "$r2" 170000
-check "quorum 3: report 3 (finalises)" "$r3" 170000
-check "quorum 3: the three reports together" $((r1 + r2 + r3)) 170000
-check "quorum 3: ask + three reports" $((a3 + r1 + r2 + r3)) 280000
+check "quorum 3: report 1" "$r1" 180000
+check "quorum 3: report 2" "$r2" 180000
+check "quorum 3: report 3 (finalises)" "$r3" 180000
+check "quorum 3: the three reports together" $((r1 + r2 + r3)) 180000
+check "quorum 3: ask + three reports" $((a3 + r1 + r2 + r3)) 290000
 
 params 1 0
 batch="["
@@ -162,13 +166,13 @@ ask "$later" >/dev/null
 new_id
 e1=$(evidence "$id")
 e2=$(evidence "$id")
-check "submitEvidence, 1,000-byte snippet (first ever on the oracle)" "$e1" 75000
-check "submitEvidence, 1,000-byte snippet" "$e2" 75000
+check "submitEvidence, 1,000-byte snippet (first ever on the oracle)" "$e1" 100000
+check "submitEvidence, 1,000-byte snippet" "$e2" 100000
 params 1 1000000000000000
 ask "$later" >/dev/null
 new_id
 e3=$(evidence "$id" --value 1000000000000000)
 e4=$(evidence "$id" --value 1000000000000000)
-check "submitEvidence, 1,000-byte snippet, evidence fee (first of question)" "$e3" 75000
-check "submitEvidence, 1,000-byte snippet, evidence fee" "$e4" 75000
+check "submitEvidence, 1,000-byte snippet, evidence fee (first of question)" "$e3" 100000
+check "submitEvidence, 1,000-byte snippet, evidence fee" "$e4" 100000
 exit $fail

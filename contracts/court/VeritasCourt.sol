@@ -145,7 +145,11 @@ contract VeritasCourt is IArbitrator {
         if (msg.sender != judge) revert CourtNotJudge(disputeId, msg.sender);
         if (ruling > c.choices) revert CourtInvalidRuling(ruling, c.choices);
         (uint256 questionId, address disputer) = IVeritasOracle(c.arbitrable).caseOf(address(this), disputeId);
-        if (judge == disputer || IVeritasOracle(c.arbitrable).hasReported(questionId, judge)) {
+        // A dispute names its beneficiary (`disputer` here); who sent it is the case's requester.
+        if (
+            judge == disputer || IVeritasOracle(c.arbitrable).hasReported(questionId, judge)
+                || (disputer != address(0) && IVeritasOracle(c.arbitrable).getCase(questionId).requester == judge)
+        ) {
             revert CourtJudgeIsParty(disputeId, judge);
         }
         // Cannot truncate: bounded by `choices`, a uint8.

@@ -38,9 +38,10 @@ interface IVeritasOracle {
     /// anyone may take it to the court (`requestArbitration`). Arbitrated: the court ruled; final.
     /// Disputed: before the court (a Resolved verdict disputed in its challenge window, or an
     /// Escalated one taken to the court). Expired: the report window ended with no report; no
-    /// verdict, the fee is refunded to the asker; final. Defaulted: the court refused to rule or did
-    /// not rule by the court deadline, or an escalation was never taken to court by then; final,
-    /// with the unresolvable triple (1, 1, 1e18 - 2).
+    /// verdict, the fee is refunded to the asker (and each evidence fee to its submitter); final.
+    /// Defaulted: the court refused to rule or did not rule by the court deadline, or an
+    /// escalation was never taken to court by then; final, with the unresolvable triple
+    /// (1, 1, 1e18 - 2); the fee goes back to the asker.
     enum VerdictStatus {
         None,
         Asked,
@@ -83,8 +84,8 @@ interface IVeritasOracle {
         uint32 challengeWindow; // seconds a Resolved verdict can be disputed: 0 (final at once) or >= MIN_CHALLENGE_WINDOW
         uint32 arbitrationWindow; // seconds the court has to rule (from the dispute, request or latest appeal), >= MIN_ARBITRATION_WINDOW
         uint96 askFee; // wei required by askQuestion (<= MAX_FEE), paid to the reporting operators
-        uint96 disputeBond; // wei bonded by a disputer (<= MAX_FEE); > 0 whenever challengeWindow > 0
-        uint96 evidenceFee; // wei paid (exactly) by submitEvidence (<= MAX_FEE), added to the question's fee
+        uint96 disputeBond; // wei bonded by a disputer, and locked from each reporter's stake (<= MAX_FEE); > 0 whenever challengeWindow > 0
+        uint96 evidenceFee; // wei of the first 8 evidence items of a question (<= MAX_FEE), doubling every 8; burned, or refunded on expiry
         address arbitrator; // ERC-792 arbitrator (a contract, not an operator); 0 only with challengeWindow 0
         bytes arbitratorExtraData; // passed to the arbitrator (its court and juror count, for Kleros)
     }
@@ -152,8 +153,10 @@ interface IVeritasOracle {
 
     /// @notice The pooled verdict of `id` was posted. `operator` is the account whose transaction
     /// posted it: the operator of the quorum-th report, or whoever called `finalize`.
-    /// `escalationReasons` says why it escalated (0 when it did not): bit 0 a report escalated,
-    /// bit 1 the reports' leading outcomes differ, bit 2 the report window closed before the quorum.
+    /// `escalationReasons` says why it escalated (0 when it did not): bit 0 at least half of the
+    /// reports escalated, bit 1 at least half of the reports lead with an outcome other than the
+    /// pooled one (ties in YES, NO, NULL order), bit 2 the report window closed before the quorum,
+    /// bit 3 the pooled counts tie for the top (no outcome leads).
     event VerdictPosted(
         uint256 indexed id,
         bytes32 merkleRoot,
@@ -170,7 +173,8 @@ interface IVeritasOracle {
     event QuestionExpired(uint256 indexed id, uint256 refund);
 
     /// @notice `disputer` disputed the Resolved verdict of `id` with a bond of `bond` wei, claiming
-    /// the triple (`pYes`, `pNo`, `pNull`); the case is dispute `disputeId` of `arbitrator`.
+    /// the triple (`pYes`, `pNo`, `pNull`); the case is dispute `disputeId` of `arbitrator`. What the
+    /// dispute wins is credited to `beneficiary`.
     event VerdictDisputed(
         uint256 indexed id,
         address indexed disputer,
@@ -179,7 +183,8 @@ interface IVeritasOracle {
         uint256 pNo,
         uint256 pNull,
         address arbitrator,
-        uint256 disputeId
+        uint256 disputeId,
+        address beneficiary
     );
 
     /// @notice `requester` took the Escalated verdict of `id` to its court: dispute `disputeId` of
@@ -225,6 +230,22 @@ interface IVeritasOracle {
 
     /// @notice `account` withdrew `amount` wei.
     event Withdrawn(address indexed account, uint256 amount);
+
+    /// @notice `from` added `amount` wei to the stake of `operator`, which now holds `stake` wei.
+    event Staked(address indexed operator, address indexed from, uint256 amount, uint256 stake);
+
+    /// @notice `operator` withdrew `amount` wei of its free stake; `stake` wei remain.
+    event StakeWithdrawn(address indexed operator, uint256 amount, uint256 stake);
+
+    /// @notice The court overturned the verdict of `id` and `operator`, whose report led with an
+    /// outcome other than the final one, lost `amount` wei of its stake (the question's report bond).
+    event Slashed(uint256 indexed id, address indexed operator, uint256 amount);
+
+    /// @notice `operator` left for good and its 5-bit index `index` is free for a new operator.
+    event OperatorIndexReleased(address indexed operator, uint256 index);
+
+    /// @notice The owner set the farthest `resolveAfter` an ask may name: `seconds_` after the ask.
+    event MaxHorizonChanged(uint256 seconds_);
 
     /// @notice Evidence for `id` was submitted (every field). `index` counts the question's items
     /// from 1; `evidenceHead` is the contract's evidence hash chain after this item.
@@ -405,7 +426,8 @@ interface IVeritasOracle {
     /// deploy a new oracle.
     error VeritasEpochsExhausted();
 
-    /// @notice MAX_OPERATORS distinct operators were already added; deploy a new oracle.
+    /// @notice Every one of the MAX_OPERATORS indices is held (by an operator that is active or
+    /// has stake or unsettled reports); release one first (`releaseIndex`).
     error VeritasTooManyOperators(uint256 maxOperators);
 
     /// @notice `account` is the arbitrator of the parameters in force and may not report.
@@ -413,6 +435,31 @@ interface IVeritasOracle {
 
     /// @notice `caller` is not an operator.
     error VeritasNotOperator(address caller);
+
+    /// @notice A report on `id` holds no valid ballot (nYes + nNo + nNull == 0).
+    error VeritasNoValidBallot(uint256 id);
+
+    /// @notice A report on `id` repeats the Merkle root `root` another operator already reported.
+    error VeritasDuplicateRoot(uint256 id, bytes32 root);
+
+    /// @notice `operator` has `free` wei of unlocked stake where its report needs `required`.
+    error VeritasInsufficientStake(address operator, uint256 free, uint256 required);
+
+    /// @notice `account` already submitted `limit` evidence items on `id`.
+    error VeritasEvidenceLimit(uint256 id, address account, uint256 limit);
+
+    /// @notice `resolveAfter` is beyond `latest`, the farthest the ask may name (`maxHorizon`).
+    error VeritasTooFarAhead(uint256 resolveAfter, uint256 latest);
+
+    /// @notice A horizon of `seconds_` is outside 1 day .. 100 years.
+    error VeritasInvalidHorizon(uint256 seconds_);
+
+    /// @notice `account` has nothing to refund on `id` (not Expired, or no evidence fee left).
+    error VeritasNothingToRefund(uint256 id, address account);
+
+    /// @notice The index of `operator` cannot be released: it is active, holds stake, or has
+    /// unsettled reports.
+    error VeritasIndexInUse(address operator);
 
     /// @notice `caller` is not the owner.
     error VeritasNotOwner(address caller);
@@ -444,6 +491,46 @@ interface IVeritasOracle {
     /// @notice Maximum length of a question in bytes.
     function MAX_QUESTION_LENGTH() external view returns (uint256);
 
+    /// @notice Most reports a verdict pools.
+    function MAX_QUORUM() external view returns (uint256);
+
+    /// @notice Largest `maxBallotsPerReport`.
+    function MAX_BALLOTS_PER_REPORT() external view returns (uint256);
+
+    /// @notice Most operator indices held at once (active operators, and removed ones that still
+    /// hold stake or unsettled reports).
+    function MAX_OPERATORS() external view returns (uint256);
+
+    /// @notice Most gas an asker may give its consumer's callback.
+    function MAX_CALLBACK_GAS() external view returns (uint256);
+
+    /// @notice Most evidence items per question.
+    function MAX_EVIDENCE_PER_QUESTION() external view returns (uint256);
+
+    /// @notice Most evidence items one account may submit per question.
+    function MAX_EVIDENCE_PER_SUBMITTER() external view returns (uint256);
+
+    /// @notice The evidence fee doubles after every this many items of a question.
+    function EVIDENCE_PRICE_STEP() external view returns (uint256);
+
+    /// @notice Longest evidence URL in bytes.
+    function MAX_URL_LENGTH() external view returns (uint256);
+
+    /// @notice Longest evidence title in bytes.
+    function MAX_TITLE_LENGTH() external view returns (uint256);
+
+    /// @notice Longest evidence snippet in bytes.
+    function MAX_SNIPPET_LENGTH() external view returns (uint256);
+
+    /// @notice Share of every slashed stake and every lost dispute bond that is burned, in basis points.
+    function BURN_BPS() external view returns (uint256);
+
+    /// @notice Where burned wei are credited (an account nobody controls; they never leave the oracle).
+    function BURN_ADDRESS() external view returns (address);
+
+    /// @notice A report locks its question's `disputeBond` rounded down to a multiple of this (wei).
+    function BOND_UNIT() external view returns (uint256);
+
     /// @notice The stored record of question `id`.
     /// @dev Reverts with `VeritasUnknownQuestion` for an id never asked.
     function getQuestion(uint256 id) external view returns (Question memory);
@@ -456,7 +543,10 @@ interface IVeritasOracle {
     //////////////////////////////////////////////////////////////*/
 
     /// @notice Submit an evidence item for question `id` before its `resolveAfter`, paying exactly
-    /// the question's `evidenceFee` (added to the question's fee). Every field is emitted (and an
+    /// `nextEvidenceFee(id)`: the question's `evidenceFee`, doubled every `EVIDENCE_PRICE_STEP`
+    /// items, at most `MAX_EVIDENCE_PER_SUBMITTER` items per account. Evidence fees never go to the
+    /// reporters or the asker: they are burned once the question has a verdict and refunded to each
+    /// submitter (`refundEvidence`) when it expires. Every field is emitted (and an
     /// ERC-1497 `Evidence` event for the question's court); the contract keeps only the question's
     /// item count and the global evidence hash chain.
     /// @param id The question id.
@@ -484,7 +574,10 @@ interface IVeritasOracle {
     /// @notice Submit the caller's report for question `id`: operators of the question's epoch
     /// that are still active, once per operator, from `resolveAfter` until the report window
     /// closes. The quorum-th report posts the pooled verdict (`VerdictPosted`); a verdict final at
-    /// once (no challenge window, not escalated) calls the question's consumer back.
+    /// once (no challenge window, not escalated) calls the question's consumer back. The report
+    /// needs a valid ballot (`VeritasNoValidBallot`), a root other than the first report's
+    /// (`VeritasDuplicateRoot`), and the question's report bond free in the caller's stake
+    /// (`VeritasInsufficientStake`), which it locks until the question settles.
     /// @param id The question id.
     /// @param merkleRoot RFC 6962 SHA-256 Merkle root over the question and the operator's bundle.
     /// @param nYes Valid YES ballots of the committee.
@@ -550,12 +643,18 @@ interface IVeritasOracle {
     /// triple you hold right. `msg.value` pays the court's `arbitrationCost` exactly and bonds the
     /// rest (at least the question's `disputeBond`). One dispute per question; the question's
     /// arbitrator may not dispute (and our reference court, `VeritasCourt`, refuses a judge who is the
-    /// disputer or a reporter of the question).
-    /// @dev Money: the disputer wins (bond back plus the question's fee) on any ruling but
-    /// `RULING_VERDICT_STANDS`; otherwise the reporters share bond and fee. Defaulted: the bond
-    /// goes back to the disputer, the fee to the reporters.
+    /// disputer or a reporter of the question). Whatever the dispute wins is credited to
+    /// `beneficiary` (a relayer or a contract may dispute for someone else).
+    /// @dev Money: the disputer wins on any ruling but `RULING_VERDICT_STANDS`: bond back, the
+    /// question's fee, and the slashed report bonds of the reporters whose leading outcome differs
+    /// from the final one, less `BURN_BPS` of them (burned). When the verdict stands, `BURN_BPS` of
+    /// the bond is burned and the rest goes with the fee to the reporters who agree with it.
+    /// Defaulted: the bond goes back to the beneficiary, the fee to the asker.
     /// @return disputeId The arbitrator's id of the case.
-    function dispute(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull) external payable returns (uint256 disputeId);
+    function dispute(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull, address beneficiary)
+        external
+        payable
+        returns (uint256 disputeId);
 
     /// @notice Take the Escalated verdict of `id` to its court, paying exactly `arbitrationCost`.
     /// Anyone may, until the question's court deadline (posting + arbitrationWindow).
@@ -573,7 +672,8 @@ interface IVeritasOracle {
     /// @notice Close `id` when its court failed it: a case with no ruling by the court deadline,
     /// or an escalation nobody took to court by then. Anyone may call it. The question becomes
     /// `Defaulted` with the unresolvable triple, the disputer's bond is credited back, the fee
-    /// goes to the reporters, and the consumer is called back.
+    /// goes back to the asker (no reporter is paid for a verdict that was never confirmed), the
+    /// report bonds are released, and the consumer is called back.
     function resolveByDefault(uint256 id) external;
 
     /// @notice When the court of `id` must have ruled (or an escalation be taken there); 0 when the
@@ -593,8 +693,9 @@ interface IVeritasOracle {
     /// deadline) changes nothing and emits `LateRulingIgnored` instead of reverting.
     function rule(uint256 disputeId, uint256 ruling) external;
 
-    /// @notice Once the Resolved verdict of `id` is final, credit its fee to the reporting
-    /// operators and call the consumer back. Anyone may call it, once.
+    /// @notice Once the Resolved verdict of `id` is final, credit its fee to the reporters whose
+    /// leading outcome is the verdict's, burn its evidence fees, release its report bonds and call
+    /// the consumer back. Anyone may call it, once (an operator calls it to free its stake).
     function settle(uint256 id) external;
 
     /// @notice Call the consumer of `id` again with the question's current status, after a
@@ -611,7 +712,8 @@ interface IVeritasOracle {
     /// @notice Wei the caller of `withdraw` would receive.
     function credits(address account) external view returns (uint256);
 
-    /// @notice Wei held for `id`'s operators (or its asker) and not yet credited: 0 once settled.
+    /// @notice Wei held for `id` and not yet credited (the ask fee and the evidence fees): 0 once
+    /// settled (an expired question's evidence fees wait for `refundEvidence`: see `evidenceOf`).
     function pendingFee(uint256 id) external view returns (uint256);
 
     /// @notice The verdict of question `id`, in the seed's reading shape.
@@ -650,6 +752,48 @@ interface IVeritasOracle {
 
     /// @notice Number of pooled verdicts posted so far (O(1)).
     function verdictCount() external view returns (uint256);
+
+    /*//////////////////////////////////////////////////////////////
+                           STAKE AND EVIDENCE
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice Add `msg.value` to the stake of `operator` (anyone may fund an operator; only the
+    /// operator withdraws). Each report locks the question's report bond (`disputeBond`, in whole
+    /// `BOND_UNIT`s; nothing for a set without a challenge window) of the reporter's free stake
+    /// until the question settles; a verdict the court
+    /// overturns slashes the locked bond of every reporter whose leading outcome lost.
+    function stake(address operator) external payable;
+
+    /// @notice Withdraw `amount` wei of the caller's free (unlocked) stake; credited at once and
+    /// sent like any credit by `withdraw`. An operator that was removed and holds no stake or
+    /// unsettled report gives its index back (`OperatorIndexReleased`).
+    function withdrawStake(uint256 amount) external;
+
+    /// @notice The stake of `operator`: total wei, wei locked by unsettled reports, and how many
+    /// unsettled reports it has.
+    function operatorStake(address operator) external view returns (uint256 staked, uint256 locked, uint256 openReports);
+
+    /// @notice Free the index of a removed `operator` with no stake and no unsettled report, so a
+    /// new operator can use it. Anyone may call it.
+    function releaseIndex(address operator) external;
+
+    /// @notice On an Expired question, credit the caller the evidence fees it paid for `id`.
+    /// @return amount Wei credited.
+    function refundEvidence(uint256 id) external returns (uint256 amount);
+
+    /// @notice What the next evidence item of `id` costs: `evidenceFee` doubled every
+    /// `EVIDENCE_PRICE_STEP` items already submitted.
+    function nextEvidenceFee(uint256 id) external view returns (uint256);
+
+    /// @notice Evidence fees `account` paid for `id` and the number of its items.
+    function evidenceOf(uint256 id, address account) external view returns (uint256 paid, uint256 items);
+
+    /// @notice Set the farthest `resolveAfter` an ask may name, in seconds after the ask (1 day to
+    /// 100 years; one year at deployment). Owner only; applies to later asks.
+    function setMaxHorizon(uint32 seconds_) external;
+
+    /// @notice The farthest `resolveAfter` an ask may name, in seconds after the ask.
+    function maxHorizon() external view returns (uint256);
 
     /*//////////////////////////////////////////////////////////////
                                PARAMETERS

@@ -150,7 +150,7 @@ contract AccessTest is BaseTest {
     }
 
     function test_RevertIf_TooManyOperators() public {
-        VeritasOracle fresh = new VeritasOracle(owner);
+        IVeritasOracle fresh = IVeritasOracle(address(new VeritasOracle(owner)));
         vm.startPrank(owner);
         for (uint256 i = 1; i <= fresh.MAX_OPERATORS(); i++) {
             fresh.addOperator(address(uint160(0x1000 + i)));
@@ -161,7 +161,7 @@ contract AccessTest is BaseTest {
     }
 
     function test_NewOracleHasNoOperatorsNorArbitrator() public {
-        VeritasOracle fresh = new VeritasOracle(owner);
+        IVeritasOracle fresh = IVeritasOracle(address(new VeritasOracle(owner)));
         assertEq(fresh.owner(), owner);
         assertEq(fresh.parameters().arbitrator, address(0));
         assertEq(fresh.operatorEpoch(), 0);

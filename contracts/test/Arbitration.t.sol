@@ -86,6 +86,10 @@ contract ArbitrationTest is BaseTest {
         assertTrue(oracle.isFinal(id));
         (,, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(id);
         assertEq(pYes + pNo + pNull, WAD);
-        assertEq(oracle.credits(operator), ASK_FEE);
+        // Issue #26: the fee goes to the reporter when the ruling agrees with its YES (verdict
+        // stands, YES), else back to the asker (NO, unresolvable, or a refusal: a default).
+        uint256 earned = ruling == 1 || ruling == 2 ? ASK_FEE : 0;
+        assertEq(oracle.credits(operator), earned);
+        assertEq(oracle.credits(alice), ASK_FEE - earned);
     }
 }

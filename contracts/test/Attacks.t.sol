@@ -59,7 +59,7 @@ contract AttacksTest is BaseTest {
             abi.encodeWithSelector(IVeritasOracle.VeritasArbitratorCannotDispute.selector, id, address(court))
         );
         vm.prank(address(court));
-        oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL);
+        oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL, address(court));
     }
 
     /// v2: a judge (the arbiter key) could dispute and then rule. Our court refuses a judge who is
@@ -133,7 +133,8 @@ contract AttacksTest is BaseTest {
         vm.warp(block.timestamp + ARBITRATION_WINDOW);
         oracle.resolveByDefault(id);
         assertTrue(oracle.isFinal(id));
-        assertEq(oracle.credits(operator), ASK_FEE);
+        // Issue #26: a default pays no reporter; the fee goes back to the asker.
+        assertEq(oracle.credits(alice), ASK_FEE);
     }
 
     /// v2: `dispute` succeeded with no arbiter set, locking fee and bond for good.
@@ -156,7 +157,9 @@ contract AttacksTest is BaseTest {
         oracle.resolveByDefault(id);
         assertTrue(oracle.isFinal(id));
         assertEq(oracle.credits(carol), BOND);
-        assertEq(oracle.credits(operator) + oracle.credits(operator2), ASK_FEE);
+        // Issue #26: a default pays no reporter; the fee goes back to the asker.
+        assertEq(oracle.credits(operator) + oracle.credits(operator2), 0);
+        assertEq(oracle.credits(alice), ASK_FEE);
     }
 
     /// v2 judged a dispute on the leading outcome only: correcting 0.94 YES to 0.60 YES (which
@@ -169,7 +172,7 @@ contract AttacksTest is BaseTest {
         assertGt(pYes, 0.93e18);
         uint256 cost = oracle.courtCost(id);
         vm.prank(carol);
-        oracle.dispute{value: cost + BOND}(id, 0.6e18, 0.3e18, 0.1e18);
+        oracle.dispute{value: cost + BOND}(id, 0.6e18, 0.3e18, 0.1e18, carol);
         _rule(id, 5);
         (,, pYes,,,,) = oracle.getVerdict(id);
         assertEq(pYes, 0.6e18);
@@ -245,7 +248,7 @@ contract AttacksTest is BaseTest {
         _setParams(p);
         uint256 id = _askAndPost(false);
         vm.prank(carol);
-        uint256 disputeId = oracle.dispute{value: BOND}(id, C_YES, C_NO, C_NULL);
+        uint256 disputeId = oracle.dispute{value: BOND}(id, C_YES, C_NO, C_NULL, carol);
         vm.expectRevert(abi.encodeWithSelector(VeritasCourt.CourtJudgeIsParty.selector, disputeId, operator));
         vm.prank(operator);
         reportersCourt.giveRuling(disputeId, 1);

@@ -35,12 +35,14 @@ abstract contract BaseTest is Test {
     uint256 internal constant COURT_COST = 0.05 ether;
     uint256 internal constant APPEAL_COST = 0.2 ether;
     uint256 internal constant APPEAL_PERIOD = 1 hours;
+    // What each fixture operator stakes: 100 reports' worth of `BOND`.
+    uint256 internal constant STAKE = 10 ether;
     // A disputer's claimed triple that differs from (P_YES, P_NO, P_NULL).
     uint256 internal constant C_YES = 0.2e18;
     uint256 internal constant C_NO = 0.7e18;
     uint256 internal constant C_NULL = 0.1e18;
 
-    VeritasOracle internal oracle;
+    IVeritasOracle internal oracle;
     VeritasCourt internal court;
     address internal owner = makeAddr("owner");
     address internal operator = makeAddr("operator");
@@ -53,18 +55,29 @@ abstract contract BaseTest is Test {
 
     function setUp() public virtual {
         vm.warp(START_TIME);
-        oracle = new VeritasOracle(owner);
+        oracle = IVeritasOracle(address(new VeritasOracle(owner)));
         vm.startPrank(owner);
         oracle.addOperator(operator);
         oracle.addOperator(operator2);
         oracle.addOperator(operator3);
         vm.stopPrank();
+        // Each operator stakes enough for `STAKE / BOND` open reports at this file's bond.
+        _stake(operator, STAKE);
+        _stake(operator2, STAKE);
+        _stake(operator3, STAKE);
         address[] memory judges = new address[](2);
         judges[0] = arbiter;
         judges[1] = judge2;
         court = new VeritasCourt(judges, COURT_COST, APPEAL_COST, APPEAL_PERIOD);
         vm.deal(alice, 100 ether);
         vm.deal(bob, 100 ether);
+    }
+
+    /// @dev `who` stakes `amount` wei (dealt to it first).
+    function _stake(address who, uint256 amount) internal {
+        vm.deal(who, who.balance + amount);
+        vm.prank(who);
+        oracle.stake{value: amount}(who);
     }
 
     /// @dev Parameters with the given quorum and challenge window, this file's fees and bond, and
@@ -127,7 +140,7 @@ abstract contract BaseTest is Test {
     /// @dev `who` disputes `id` claiming (C_YES, C_NO, C_NULL), paying the court and the bond.
     function _dispute(address who, uint256 id) internal returns (uint256 disputeId) {
         vm.prank(who);
-        disputeId = oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL);
+        disputeId = oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL, who);
     }
 
     /// @dev The fixture court's first judge rules `ruling` on `id`'s case, and after the appeal
@@ -152,10 +165,17 @@ abstract contract BaseTest is Test {
         disputeId = oracle.requestArbitration{value: COURT_COST}(id);
     }
 
-    /// @dev `who` reports (nYes, nNo, nNull) with `ROOT` and `KAPPA` on `id`.
+    /// @dev `who` reports (nYes, nNo, nNull) with `KAPPA` on `id`, and `_rootOf(who)`.
     function _report(address who, uint256 id, uint16 nYes, uint16 nNo, uint16 nNull, bool escalated) internal {
+        bytes32 root = _rootOf(who);
         vm.prank(who);
-        oracle.submitReport(id, ROOT, nYes, nNo, nNull, KAPPA, escalated);
+        oracle.submitReport(id, root, nYes, nNo, nNull, KAPPA, escalated);
+    }
+
+    /// @dev The root `who` reports: `ROOT` for the first operator, one of its own for any other
+    /// (two operators may not report the same root: `VeritasDuplicateRoot`).
+    function _rootOf(address who) internal view returns (bytes32) {
+        return who == operator ? ROOT : keccak256(abi.encode(ROOT, who));
     }
 
     /// @dev The operator submits the default report for `id` (finalising under quorum 1).

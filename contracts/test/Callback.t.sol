@@ -69,7 +69,7 @@ contract TestConsumer is IVeritasConsumer {
                 reentryReverted = true;
             }
         } else if (m == Mode.ReenterDispute) {
-            try oracle.dispute{value: 1 ether}(id, 0.2e18, 0.7e18, 0.1e18) {}
+            try oracle.dispute{value: 1 ether}(id, 0.2e18, 0.7e18, 0.1e18, address(this)) {}
             catch {
                 reentryReverted = true;
             }
@@ -294,6 +294,6 @@ contract CallbackTest is BaseTest {
         vm.warp(block.timestamp + CHALLENGE_WINDOW);
         oracle.settle(d);
         assertTrue(consumer.reentryReverted());
-        assertEq(address(oracle).balance, oracle.credits(operator) + BOND + oracle.pendingFee(c));
+        assertEq(address(oracle).balance, oracle.credits(operator) + BOND + oracle.pendingFee(c) + 3 * STAKE);
     }
 }

@@ -80,7 +80,7 @@ contract DeployTest is Test {
     function _DeployReadsRolesFromEnvAndWritesRecord() internal {
         _strongEnv();
         address deployer = vm.addr(KEY);
-        VeritasOracle oracle = new Deploy().run();
+        IVeritasOracle oracle = new Deploy().run();
 
         assertTrue(oracle.isOperator(op1));
         assertTrue(oracle.isOperator(op2));
@@ -124,7 +124,7 @@ contract DeployTest is Test {
         judges[0] = judge1;
         VeritasCourt existing = new VeritasCourt(judges, 0, 0, 1);
         vm.setEnv("VERITAS_ARBITRATOR", vm.toString(address(existing)));
-        VeritasOracle oracle = new Deploy().run();
+        IVeritasOracle oracle = new Deploy().run();
         vm.removeFile(_path());
         assertEq(oracle.parameters().arbitrator, address(existing));
     }
@@ -154,14 +154,14 @@ contract DeployTest is Test {
         // Told explicitly, it deploys.
         vm.setEnv("VERITAS_ALLOW_WEAK_RULES", "1");
         vm.setEnv("VERITAS_QUORUM", "1");
-        VeritasOracle oracle = script.run();
+        IVeritasOracle oracle = script.run();
         vm.removeFile(_path());
         assertEq(oracle.parameters().quorum, 1);
     }
 
     function _LocalChainAllowsTheDefaults() internal {
         vm.chainId(31337);
-        VeritasOracle oracle = new Deploy().run();
+        IVeritasOracle oracle = new Deploy().run();
         string memory path = "deployments/31337.json";
         if (vm.exists(path)) vm.removeFile(path);
         assertTrue(oracle.isOperator(vm.addr(KEY)));

@@ -35,7 +35,7 @@ contract DisputeTest is BaseTest {
         uint256 id = _askAndPost(false);
         vm.warp(START_TIME + CHALLENGE_WINDOW - 1);
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.VerdictDisputed(id, carol, BOND, C_YES, C_NO, C_NULL, address(court), 0);
+        emit IVeritasOracle.VerdictDisputed(id, carol, BOND, C_YES, C_NO, C_NULL, address(court), 0, carol);
         uint256 disputeId = _dispute(carol, id);
         assertEq(disputeId, 0);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Disputed));
@@ -55,7 +55,7 @@ contract DisputeTest is BaseTest {
         assertEq(caseId, id);
         assertEq(disputer, carol);
         assertEq(address(court).balance, COURT_COST, "the court was paid exactly its cost");
-        assertEq(address(oracle).balance, ASK_FEE + BOND);
+        assertEq(address(oracle).balance, ASK_FEE + BOND + 3 * STAKE, "fee, bond and the three stakes");
         // The disputed verdict is still readable, and the integrator sees it is not final.
         (,, uint256 pYes,,,,) = oracle.getVerdict(id);
         assertEq(pYes, P_YES);
@@ -64,7 +64,7 @@ contract DisputeTest is BaseTest {
     function test_LargerPaymentBondsTheRest() public {
         uint256 id = _askAndPost(false);
         vm.prank(carol);
-        oracle.dispute{value: COURT_COST + 3 * BOND}(id, C_YES, C_NO, C_NULL);
+        oracle.dispute{value: COURT_COST + 3 * BOND}(id, C_YES, C_NO, C_NULL, carol);
         assertEq(oracle.getCase(id).bond, 3 * BOND);
     }
 
@@ -91,7 +91,7 @@ contract DisputeTest is BaseTest {
             )
         );
         vm.prank(bob);
-        oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL);
+        oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL, bob);
     }
 
     function test_RevertIf_DisputeNotResolved() public {
@@ -118,7 +118,7 @@ contract DisputeTest is BaseTest {
             abi.encodeWithSelector(IVeritasOracle.VeritasInsufficientPayment.selector, required - 1, required)
         );
         vm.prank(carol);
-        oracle.dispute{value: required - 1}(id, C_YES, C_NO, C_NULL);
+        oracle.dispute{value: required - 1}(id, C_YES, C_NO, C_NULL, carol);
     }
 
     function test_RevertIf_BondAbove96Bits() public {
@@ -129,18 +129,18 @@ contract DisputeTest is BaseTest {
             abi.encodeWithSelector(IVeritasOracle.VeritasAmountTooLarge.selector, uint256(type(uint96).max) + 1)
         );
         vm.prank(carol);
-        oracle.dispute{value: value}(id, C_YES, C_NO, C_NULL);
+        oracle.dispute{value: value}(id, C_YES, C_NO, C_NULL, carol);
     }
 
     function test_RevertIf_ClaimedTripleInvalidOrSame() public {
         uint256 id = _askAndPost(false);
         vm.startPrank(carol);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasSameTriple.selector, id));
-        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL);
+        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL, carol);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, uint8(2)));
-        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0.5e18, 0);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0.5e18, 0, carol);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD + 1));
-        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0.4e18, 0.1e18 + 1);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0.4e18, 0.1e18 + 1, address(this));
         vm.stopPrank();
     }
 
@@ -180,7 +180,10 @@ contract DisputeTest is BaseTest {
             assertEq(pNo, triples[k][1]);
             assertEq(pNull, triples[k][2]);
             assertEq(oracle.getCase(id).ruling, rulings[k]);
-            assertEq(oracle.credits(carol) - before, BOND + ASK_FEE, "bond back plus the fee");
+            // Issue #26: NO, NULL and the disputer's (NO-leading) triple also slash the YES
+            // reporter's bond, half of it to the disputer.
+            uint256 slashedHalf = rulings[k] == 2 ? 0 : BOND / 2;
+            assertEq(oracle.credits(carol) - before, BOND + ASK_FEE + slashedHalf, "bond back plus the fee");
         }
         assertEq(oracle.credits(operator), 0, "the corrected reporter earns nothing");
     }
@@ -189,7 +192,10 @@ contract DisputeTest is BaseTest {
         uint256 id = _ruleDispute(1);
         (,, uint256 pYes,,,,) = oracle.getVerdict(id);
         assertEq(pYes, P_YES);
-        assertEq(oracle.credits(operator), BOND + ASK_FEE);
+        // Issue #26: half of the losing disputer's bond is burned, the rest goes with the fee to
+        // the reporters who agree with the verdict.
+        assertEq(oracle.credits(operator), BOND - BOND / 2 + ASK_FEE);
+        assertEq(oracle.credits(address(0xdEaD)), BOND / 2);
         assertEq(oracle.credits(carol), 0);
     }
 
@@ -206,7 +212,9 @@ contract DisputeTest is BaseTest {
         assertEq(pNo, 1);
         assertEq(pNull, WAD - 2);
         assertEq(oracle.credits(carol), BOND, "bond back");
-        assertEq(oracle.credits(operator), ASK_FEE, "fee to the reporter");
+        // Issue #26: no reporter is paid for a verdict the court never confirmed.
+        assertEq(oracle.credits(operator), 0, "no fee to the reporter");
+        assertEq(oracle.credits(alice), ASK_FEE, "the fee back to the asker");
     }
 
     function test_EscalationGoesToCourtOnRequest() public {
@@ -222,7 +230,10 @@ contract DisputeTest is BaseTest {
         (,, uint256 pYes, uint256 pNo,,,) = oracle.getVerdict(id);
         assertEq(pYes, 1);
         assertEq(pNo, WAD - 2);
-        assertEq(oracle.credits(operator), ASK_FEE, "the reporters earn the fee of an escalation");
+        // Issue #26: the fee goes to the reporters who agree with the ruling (here none: the
+        // reporter led YES), else back to the asker.
+        assertEq(oracle.credits(operator), 0, "the reporter disagreed with the ruling");
+        assertEq(oracle.credits(alice), ASK_FEE, "the fee back to the asker");
     }
 
     function test_RevertIf_RequestWrongPaymentOrLate() public {
@@ -268,7 +279,7 @@ contract DisputeTest is BaseTest {
         assertEq(oracle.courtCost(id), type(uint256).max, "no judge left");
         vm.warp(block.timestamp + APPEAL_PERIOD);
         court.executeRuling(disputeId);
-        assertEq(oracle.credits(carol), BOND + ASK_FEE);
+        assertEq(oracle.credits(carol), BOND + ASK_FEE + BOND / 2, "half the slashed report bond too");
         assertEq(court.fees(arbiter), COURT_COST);
         assertEq(court.fees(judge2), APPEAL_COST);
         vm.prank(judge2);
@@ -291,7 +302,9 @@ contract DisputeTest is BaseTest {
         oracle.resolveByDefault(id);
         assertTrue(oracle.isFinal(id));
         assertEq(oracle.credits(carol), BOND);
-        assertEq(oracle.credits(operator), ASK_FEE);
+        // Issue #26: a default pays no reporter; the fee goes back to the asker.
+        assertEq(oracle.credits(operator), 0);
+        assertEq(oracle.credits(alice), ASK_FEE);
         // A ruling that comes after the default changes nothing and does not revert.
         uint256 disputeId = oracle.getCase(id).disputeId;
         vm.prank(arbiter);
@@ -301,7 +314,7 @@ contract DisputeTest is BaseTest {
         emit IVeritasOracle.LateRulingIgnored(id, address(court), disputeId, 1);
         court.executeRuling(disputeId);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Defaulted));
-        assertEq(oracle.credits(operator), ASK_FEE);
+        assertEq(oracle.credits(operator), 0);
     }
 
     function test_RulingAfterTheDeadlineDefaults() public {
@@ -321,7 +334,8 @@ contract DisputeTest is BaseTest {
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.VerdictDefaulted(id, 2);
         oracle.resolveByDefault(id);
-        assertEq(oracle.credits(operator), ASK_FEE);
+        assertEq(oracle.credits(operator), 0);
+        assertEq(oracle.credits(alice), ASK_FEE);
         vm.expectRevert(
             abi.encodeWithSelector(
                 IVeritasOracle.VeritasNotInCourt.selector, id, IVeritasOracle.VerdictStatus.Defaulted

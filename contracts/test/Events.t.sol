@@ -20,13 +20,14 @@ contract EventsTest is BaseTest {
     }
 
     function test_QuestionAskedCarriesResolveAfterAsGiven() public {
-        // Storage saturates to 40 bits; the event keeps what the asker sent.
+        // The farthest `resolveAfter` the horizon allows (issue #26: one year by default).
+        uint64 latest = uint64(START_TIME + 365 days);
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.QuestionAsked(
-            1, alice, sha256(bytes(QUESTION)), type(uint64).max, START_TIME, 0, 3, 0, address(0), 0, QUESTION
+            1, alice, sha256(bytes(QUESTION)), latest, START_TIME, 0, 3, 0, address(0), 0, QUESTION
         );
         vm.prank(alice);
-        oracle.askQuestion(QUESTION, type(uint64).max, _rules());
+        oracle.askQuestion(QUESTION, latest, _rules());
     }
 
     function test_QuestionAskedCarriesPaymentRulesAndCallback() public {
@@ -54,7 +55,7 @@ contract EventsTest is BaseTest {
         _report(operator, id, 3, 0, 0, false);
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.VerdictPosted(
-            id, sha256(abi.encodePacked(ROOT, ROOT)), 0.4e18, 0.5e18, 0.1e18, KAPPA, true, 2, operator2
+            id, sha256(abi.encodePacked(ROOT, _rootOf(operator2))), 0.4e18, 0.5e18, 0.1e18, KAPPA, true, 2, operator2
         );
         _report(operator2, id, 0, 4, 0, false); // YES then NO: leading outcomes differ
         uint256 late = _ask();
@@ -154,7 +155,7 @@ contract EventsTest is BaseTest {
         _setParams(_params(2, 0));
         uint256 id = _ask();
         vm.expectEmit(address(oracle));
-        emit IVeritasOracle.ReportSubmitted(id, operator2, ROOT, 3, 4, 5, KAPPA, true);
+        emit IVeritasOracle.ReportSubmitted(id, operator2, _rootOf(operator2), 3, 4, 5, KAPPA, true);
         _report(operator2, id, 3, 4, 5, true);
     }
 

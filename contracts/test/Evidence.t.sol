@@ -21,9 +21,15 @@ contract EvidenceTest is BaseTest {
         id = oracle.askQuestion{value: ASK_FEE}(QUESTION, RESOLVE_AFTER, _rules());
     }
 
+    /// @dev `who` submits an item at its current price (`nextEvidenceFee`).
     function _submit(address who, string memory snippet) internal returns (uint256) {
+        return _submitPaying(who, snippet, oracle.nextEvidenceFee(id));
+    }
+
+    /// @dev `who` submits an item paying `fee` (read the price before a `vm.expectRevert`).
+    function _submitPaying(address who, string memory snippet, uint256 fee) internal returns (uint256) {
         vm.prank(who);
-        return oracle.submitEvidence{value: EVIDENCE_FEE}(id, URL, TITLE, snippet);
+        return oracle.submitEvidence{value: fee}(id, URL, TITLE, snippet);
     }
 
     function test_ChainStartsAtTheOracleSeed() public view {
@@ -46,20 +52,24 @@ contract EvidenceTest is BaseTest {
         assertEq(oracle.pendingFee(id), ASK_FEE + 2 * EVIDENCE_FEE);
     }
 
-    function test_EvidenceFeesGoToTheReporters() public {
+    /// @dev Issue #26: evidence fees are burned, never paid to the reporters (v3 added them to
+    /// the question's fee, so a reporting operator's own spam came back to it).
+    function test_EvidenceFeesAreBurnedNotPaidToTheReporters() public {
         _submit(bob, SNIPPET);
         vm.warp(RESOLVE_AFTER);
         _post(id, false);
         oracle.settle(id);
-        assertEq(oracle.credits(operator), ASK_FEE + EVIDENCE_FEE);
+        assertEq(oracle.credits(operator), ASK_FEE);
+        assertEq(oracle.credits(address(0xdEaD)), EVIDENCE_FEE);
     }
 
     function test_RevertIf_EvidenceAfterResolveAfter() public {
         vm.warp(RESOLVE_AFTER);
+        uint256 fee = oracle.nextEvidenceFee(id);
         vm.expectRevert(
             abi.encodeWithSelector(IVeritasOracle.VeritasEvidenceClosed.selector, id, RESOLVE_AFTER, RESOLVE_AFTER)
         );
-        _submit(bob, SNIPPET);
+        _submitPaying(bob, SNIPPET, fee);
     }
 
     function test_RevertIf_EvidenceForImmediateQuestion() public {
@@ -129,11 +139,16 @@ contract EvidenceTest is BaseTest {
 
     function test_RevertIf_TooMuchEvidence() public {
         uint256 max = oracle.MAX_EVIDENCE_PER_QUESTION();
-        vm.deal(bob, 100 ether);
+        // Eight accounts, eight items each (the per-account limit), at the rising price.
         for (uint256 i = 0; i < max; i++) {
-            _submit(bob, "x");
+            address who = address(uint160(0xe000 + i / 8));
+            vm.deal(who, 100 ether);
+            _submit(who, "x");
         }
+        address late = makeAddr("late");
+        vm.deal(late, 100 ether);
+        uint256 fee = oracle.nextEvidenceFee(id);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooMuchEvidence.selector, id, max));
-        _submit(bob, "x");
+        _submitPaying(late, "x", fee);
     }
 }

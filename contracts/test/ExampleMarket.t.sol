@@ -175,10 +175,13 @@ contract ExampleMarketTest is BaseTest {
         assertEq(market.claim(), 2 ether);
     }
 
-    function test_TieForTheTopRefunds() public {
+    /// @dev Issue #26: 3 YES / 3 NO (pYes = pNo + 1 wei) no longer resolves: the tie escalates,
+    /// and the market waits for the court instead of paying YES by the odd wei.
+    function test_TieForTheTopEscalatesAndTheMarketWaits() public {
         _stake(alice, true, 1 ether);
         _postTriple(0.4e18, 0.4e18, 0.2e18, false);
-        assertEq(uint8(market.outcome()), uint8(ExampleMarket.Outcome.Refund));
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
+        assertEq(uint8(market.outcome()), uint8(ExampleMarket.Outcome.Open));
     }
 
     function test_EmptyWinningSideRefunds() public {

@@ -16,7 +16,7 @@ import {VeritasCourt} from "../court/VeritasCourt.sol";
 contract OracleHandler is Test {
     uint256 internal constant WAD = 1e18;
 
-    VeritasOracle public immutable oracle;
+    IVeritasOracle public immutable oracle;
     address public immutable owner;
     address public immutable arbitrator;
     address public immutable ownersCourt;
@@ -43,7 +43,7 @@ contract OracleHandler is Test {
     bool public ghostRulesChanged;
 
     constructor(
-        VeritasOracle oracle_,
+        IVeritasOracle oracle_,
         address owner_,
         address arbitrator_,
         address ownersCourt_,
@@ -79,9 +79,7 @@ contract OracleHandler is Test {
     function evidence(uint256 userSeed, uint256 idSeed) external {
         _before();
         uint256 id = _id(idSeed);
-        uint256 fee = oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.None
-            ? 0
-            : oracle.questionParameters(id).evidenceFee;
+        uint256 fee = oracle.nextEvidenceFee(id);
         vm.prank(_user(userSeed));
         bool ok;
         try oracle.submitEvidence{value: fee}(id, "https://x", "t", "s") {
@@ -118,7 +116,8 @@ contract OracleHandler is Test {
         length = uint8(bound(length, 1, 4));
         IVeritasOracle.Report[] memory reports = new IVeritasOracle.Report[](length);
         for (uint256 i = 0; i < length; i++) {
-            reports[i] = IVeritasOracle.Report(_id(idSeed + i), bytes32(i + 1), uint16(i), 1, 0, 0, false);
+            bytes32 root = keccak256(abi.encode(idSeed + i, actorSeed % _operators.length));
+            reports[i] = IVeritasOracle.Report(_id(idSeed + i), root, uint16(i), 1, 0, 0, false);
         }
         vm.prank(_operators[actorSeed % _operators.length]);
         bool ok;
@@ -148,7 +147,7 @@ contract OracleHandler is Test {
         uint256 pNo = bound(b, 1, WAD - 1 - pYes);
         vm.prank(_user(userSeed));
         bool ok;
-        try oracle.dispute{value: value}(id, pYes, pNo, WAD - pYes - pNo) {
+        try oracle.dispute{value: value}(id, pYes, pNo, WAD - pYes - pNo, _user(userSeed)) {
             ok = true;
         } catch {}
         _after(ok, false);
@@ -394,7 +393,7 @@ contract OracleHandler is Test {
 abstract contract OracleHarness is Test {
     uint256 internal constant WAD = 1e18;
 
-    VeritasOracle internal oracle;
+    IVeritasOracle internal oracle;
     OracleHandler internal handler;
 
     function _deployHarness() internal {
@@ -417,11 +416,19 @@ abstract contract OracleHarness is Test {
             vm.deal(users[i], 1_000_000 ether);
         }
 
-        oracle = new VeritasOracle(owner);
+        oracle = IVeritasOracle(address(new VeritasOracle(owner)));
         vm.startPrank(owner);
         for (uint256 i = 0; i < operators.length; i++) {
             oracle.addOperator(operators[i]);
         }
+        vm.stopPrank();
+        // Each operator stakes 100 ether: a thousand reports' worth of the harness's largest bond.
+        for (uint256 i = 0; i < operators.length; i++) {
+            vm.deal(operators[i], 100 ether);
+            vm.prank(operators[i]);
+            oracle.stake{value: 100 ether}(operators[i]);
+        }
+        vm.startPrank(owner);
         oracle.setParameters(
             IVeritasOracle.Parameters({
                 quorum: 2,
@@ -558,11 +565,14 @@ contract InvariantTest is StdInvariant, OracleHarness {
         }
     }
 
-    /// @dev balance == withdrawable credits + bonds held by disputes + fees not yet credited.
+    /// @dev balance == withdrawable credits (burned ones included) + stakes + bonds held by
+    /// disputes + fees not yet credited + evidence fees of expired questions not yet refunded.
     function invariant_EthIsConserved() public view {
-        uint256 owed;
+        uint256 owed = oracle.credits(address(0xdEaD));
         for (uint256 i = 0; i < handler.operatorsLength(); i++) {
             owed += oracle.credits(handler.operatorAt(i));
+            (uint256 staked,,) = oracle.operatorStake(handler.operatorAt(i));
+            owed += staked;
         }
         for (uint256 i = 0; i < handler.usersLength(); i++) {
             owed += oracle.credits(handler.userAt(i));
@@ -570,8 +580,15 @@ contract InvariantTest is StdInvariant, OracleHarness {
         uint256 n = oracle.questionCount();
         for (uint256 id = 1; id <= n; id++) {
             owed += oracle.pendingFee(id);
-            if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Disputed) {
+            IVeritasOracle.VerdictStatus s = oracle.verdictStatus(id);
+            if (s == IVeritasOracle.VerdictStatus.Disputed) {
                 owed += oracle.getCase(id).bond;
+            }
+            if (s == IVeritasOracle.VerdictStatus.Expired) {
+                for (uint256 i = 0; i < handler.usersLength(); i++) {
+                    (uint256 paid,) = oracle.evidenceOf(id, handler.userAt(i));
+                    owed += paid;
+                }
             }
         }
         assertEq(address(oracle).balance, owed);
@@ -593,17 +610,33 @@ contract InvariantTest is StdInvariant, OracleHarness {
             if (s == IVeritasOracle.VerdictStatus.Escalated || s == IVeritasOracle.VerdictStatus.Disputed) {
                 oracle.resolveByDefault(id);
             }
-            if (oracle.pendingFee(id) != 0) oracle.settle(id);
+            if (oracle.pendingFee(id) != 0 || oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Resolved) {
+                try oracle.settle(id) {} catch {}
+            }
             assertTrue(oracle.isFinal(id), "a question cannot become final");
             assertEq(oracle.pendingFee(id), 0, "a fee is stuck");
+            if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Expired) {
+                for (uint256 i = 0; i < handler.usersLength(); i++) {
+                    address user = handler.userAt(i);
+                    (uint256 paid,) = oracle.evidenceOf(id, user);
+                    if (paid == 0) continue;
+                    vm.prank(user);
+                    oracle.refundEvidence(id);
+                }
+            }
         }
         for (uint256 i = 0; i < handler.operatorsLength(); i++) {
-            _drain(handler.operatorAt(i));
+            address op = handler.operatorAt(i);
+            (uint256 staked, uint256 locked,) = oracle.operatorStake(op);
+            assertEq(locked, 0, "a report bond stays locked");
+            vm.prank(op);
+            oracle.withdrawStake(staked);
+            _drain(op);
         }
         for (uint256 i = 0; i < handler.usersLength(); i++) {
             _drain(handler.userAt(i));
         }
-        assertEq(address(oracle).balance, 0, "wei left with no way out");
+        assertEq(address(oracle).balance, oracle.credits(address(0xdEaD)), "wei left with no way out");
         vm.revertToState(snapshot);
     }
 

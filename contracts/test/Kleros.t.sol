@@ -42,7 +42,7 @@ contract KlerosTest is BaseTest {
         vm.expectEmit(address(oracle));
         emit IEvidence.Dispute(arbitrator, expectedDisputeId, parametersId, id);
         vm.prank(carol);
-        disputeId = oracle.dispute{value: cost + BOND}(id, C_YES, C_NO, C_NULL);
+        disputeId = oracle.dispute{value: cost + BOND}(id, C_YES, C_NO, C_NULL, carol);
     }
 
     function test_SimpleCentralizedArbitratorEveryRuling() public {
@@ -58,7 +58,10 @@ contract KlerosTest is BaseTest {
                 ruling == 0 ? IVeritasOracle.VerdictStatus.Defaulted : IVeritasOracle.VerdictStatus.Arbitrated;
             assertEq(uint8(_status(id)), uint8(expected));
             assertTrue(oracle.isFinal(id));
-            uint256 carolGain = ruling == 0 ? BOND : ruling == 1 ? 0 : BOND + ASK_FEE;
+            // Issue #26: a ruling other than YES (the reporter's leading outcome) also slashes
+            // the reporter's bond, half of which goes to the disputer.
+            uint256 carolGain =
+                ruling == 0 ? BOND : ruling == 1 ? 0 : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2;
             assertEq(oracle.credits(carol), carolGain, "disputer's credit");
             vm.prank(carol);
             if (carolGain > 0) oracle.withdraw();
@@ -100,7 +103,10 @@ contract KlerosTest is BaseTest {
             appealable.executeRuling(disputeId);
             assertTrue(oracle.isFinal(id));
             assertEq(oracle.getCase(id).ruling, ruling);
-            uint256 carolGain = ruling == 0 ? BOND : ruling == 1 ? 0 : BOND + ASK_FEE;
+            // Issue #26: a ruling other than YES (the reporter's leading outcome) also slashes
+            // the reporter's bond, half of which goes to the disputer.
+            uint256 carolGain =
+                ruling == 0 ? BOND : ruling == 1 ? 0 : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2;
             assertEq(oracle.credits(carol), carolGain, "disputer's credit");
             vm.prank(carol);
             if (carolGain > 0) oracle.withdraw();

@@ -48,10 +48,20 @@ contract LifecycleTest is BaseTest {
         assertEq(oracle.getQuestion(id).questionHash, sha256(bytes(text)));
     }
 
-    function test_ResolveAfterBeyond40BitsSaturates() public {
+    /// @dev Issue #26: a `resolveAfter` beyond the horizon (one year by default) is refused; v3
+    /// saturated 2^64 - 1 to 2^40 - 1 and kept evidence open (and fees locked) for millennia.
+    function test_RevertIf_ResolveAfterBeyondTheHorizon() public {
+        IVeritasOracle.AskRules memory rules = _rules();
         vm.prank(alice);
-        uint256 id = oracle.askQuestion(QUESTION, type(uint64).max, _rules());
-        assertEq(oracle.getQuestion(id).resolveAfter, type(uint40).max);
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IVeritasOracle.VeritasTooFarAhead.selector, type(uint64).max, block.timestamp + 365 days
+            )
+        );
+        oracle.askQuestion(QUESTION, type(uint64).max, rules);
+        vm.prank(alice);
+        uint256 id = oracle.askQuestion(QUESTION, uint64(block.timestamp + 365 days), rules);
+        assertEq(oracle.getQuestion(id).resolveAfter, block.timestamp + 365 days);
     }
 
     function test_PostVerdictStoresEverything() public {
@@ -171,11 +181,11 @@ contract LifecycleTest is BaseTest {
     function test_TimeComesFromVirtualNow() public {
         ClockedOracle clocked = new ClockedOracle(owner);
         vm.prank(owner);
-        clocked.addOperator(operator);
+        IVeritasOracle(address(clocked)).addOperator(operator);
         clocked.setClock(500);
         vm.prank(alice);
         uint256 id = clocked.askQuestion(QUESTION, 1000, _rulesOf(address(clocked)));
-        assertEq(clocked.getQuestion(id).askedAt, 500);
+        assertEq(IVeritasOracle(address(clocked)).getQuestion(id).askedAt, 500);
 
         // block.timestamp is far past resolveAfter, but the oracle's own clock is not.
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooEarly.selector, id, uint64(1000), 500));

@@ -52,7 +52,7 @@ contract PoolingTest is BaseTest {
     }
 
     function test_EdgesMatchTheReference() public view {
-        uint256 cap = harness.MAX_BALLOTS_PER_REPORT() * harness.MAX_QUORUM();
+        uint256 cap = oracle.MAX_BALLOTS_PER_REPORT() * oracle.MAX_QUORUM();
         _assertMatches(0, 0, 0);
         _assertMatches(30, 0, 0);
         _assertMatches(0, 30, 0);

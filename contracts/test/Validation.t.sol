@@ -165,22 +165,22 @@ contract ValidationTest is BaseTest {
         _report(operator, id, 10, 11, 10, false);
     }
 
-    function test_BallotCapAndEmptyReportAreAccepted() public {
+    /// @dev Issue #26: a report with no valid ballot is refused (v3 pooled it as the uniform
+    /// prior, counted it toward the quorum and paid it).
+    function test_BallotCapAcceptedEmptyReportRefused() public {
         uint256 a = _ask();
         uint256 b = _ask();
-        _report(operator, a, 10, 10, 10, false);
+        _report(operator, a, 10, 11, 9, false);
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoValidBallot.selector, b));
         _report(operator, b, 0, 0, 0, true);
-        (,, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(b);
-        // No valid ballot: the uniform prior, the odd unit to YES.
-        assertEq(pYes, 333_333_333_333_333_334);
-        assertEq(pNo, 333_333_333_333_333_333);
-        assertEq(pNull, 333_333_333_333_333_333);
     }
 
     function testFuzz_BallotCap(uint16 y, uint16 n, uint16 u) public {
         uint256 id = _ask();
         uint256 total = uint256(y) + n + u;
-        if (total > 30) {
+        if (total == 0) {
+            vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoValidBallot.selector, id));
+        } else if (total > 30) {
             vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooManyBallots.selector, total, 30));
         }
         _report(operator, id, y, n, u, false);
@@ -228,11 +228,11 @@ contract ValidationTest is BaseTest {
         uint256 id = _disputable();
         vm.startPrank(bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 0));
-        oracle.dispute{value: COURT_COST + BOND}(id, 0, 0.5e18, 0.5e18);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0, 0.5e18, 0.5e18, bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 1));
-        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0, 0.5e18);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0, 0.5e18, bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, 2));
-        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0.5e18, 0);
+        oracle.dispute{value: COURT_COST + BOND}(id, 0.5e18, 0.5e18, 0, address(this));
         vm.stopPrank();
     }
 
@@ -240,9 +240,9 @@ contract ValidationTest is BaseTest {
         uint256 id = _disputable();
         vm.startPrank(bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD - 1));
-        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL - 1);
+        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL - 1, bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, WAD + 1));
-        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL + 1);
+        oracle.dispute{value: COURT_COST + BOND}(id, P_YES, P_NO, P_NULL + 1, bob);
         vm.stopPrank();
     }
 
@@ -250,9 +250,9 @@ contract ValidationTest is BaseTest {
         uint256 id = _disputable();
         vm.startPrank(bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
-        oracle.dispute{value: COURT_COST + BOND}(id, type(uint256).max, 1, 1);
+        oracle.dispute{value: COURT_COST + BOND}(id, type(uint256).max, 1, 1, bob);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, type(uint256).max));
-        oracle.dispute{value: COURT_COST + BOND}(id, 1, 1, type(uint256).max);
+        oracle.dispute{value: COURT_COST + BOND}(id, 1, 1, type(uint256).max, bob);
         vm.stopPrank();
     }
 
@@ -261,7 +261,7 @@ contract ValidationTest is BaseTest {
         vm.assume(pYes != P_YES || pNo != P_NO);
         uint256 id = _disputable();
         vm.prank(bob);
-        oracle.dispute{value: COURT_COST + BOND}(id, pYes, pNo, pNull);
+        oracle.dispute{value: COURT_COST + BOND}(id, pYes, pNo, pNull, bob);
         _rule(id, 5);
         (,, uint256 rYes, uint256 rNo, uint256 rNull,,) = oracle.getVerdict(id);
         assertEq(rYes, pYes);
@@ -278,7 +278,7 @@ contract ValidationTest is BaseTest {
         uint256 id = _disputable();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasProbabilitySum.selector, sum));
         vm.prank(bob);
-        oracle.dispute{value: COURT_COST + BOND}(id, pYes, pNo, pNull);
+        oracle.dispute{value: COURT_COST + BOND}(id, pYes, pNo, pNull, bob);
     }
 
     function testFuzz_RevertIf_AnyProbabilityIsZero(uint256 a, uint256 b, uint8 which) public {
@@ -294,7 +294,7 @@ contract ValidationTest is BaseTest {
             abi.encodeWithSelector(IVeritasOracle.VeritasZeroProbability.selector, _firstZero(p[0], p[1], p[2]))
         );
         vm.prank(bob);
-        oracle.dispute{value: COURT_COST + BOND}(id, p[0], p[1], p[2]);
+        oracle.dispute{value: COURT_COST + BOND}(id, p[0], p[1], p[2], bob);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -394,7 +394,8 @@ contract ValidationTest is BaseTest {
         assertEq(reports, p.quorum);
         assertEq(y, cap);
         assertEq(n, uint256(cap) * (p.quorum - 1));
-        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
+        // Issue #26: one dissenting report out of seven does not escalate.
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
     }
 
     /// @dev The outcome index the contract reports: the first zero in (YES, NO, NULL) order.
