@@ -141,9 +141,8 @@ contract VeritasOracle is VeritasStorage {
                                 REPORTS
     //////////////////////////////////////////////////////////////*/
 
-    /// @notice See `IVeritasOracle.submitReport`. The report needs at least one valid ballot, a
-    /// Merkle root other than the first report's, and the question's report bond free in the
-    /// caller's stake (locked until the question settles).
+    /// @notice See `IVeritasOracle.submitReport`. The report needs at least one valid ballot and
+    /// the question's report bond free in the caller's stake (locked until the question settles).
     function submitReport(
         uint256 id,
         bytes32 merkleRoot,
@@ -533,7 +532,7 @@ contract VeritasOracle is VeritasStorage {
     }
 
     /// @dev Adds report `r` to the tally `t` (in memory) and writes the root or roots digest.
-    /// Returns the new root. A root equal to the first report's is refused (a copied report).
+    /// Returns the new root.
     function _pool(Record storage record, Tally memory t, IVeritasOracle.Report memory r, uint256 operatorIndex)
         private
         returns (bytes32 root)
@@ -549,8 +548,8 @@ contract VeritasOracle is VeritasStorage {
             root = r.merkleRoot;
         } else {
             bytes32 previous = record.merkleRoot;
-            // While one report is pooled the slot holds its root.
-            if (count == 1 && r.merkleRoot == previous) revert IVeritasOracle.VeritasDuplicateRoot(r.id, previous);
+            // Identical roots are NOT refused: the root commits to the question and the evidence
+            // bundle only, so honest operators that read the same evidence post the same root.
             if (r.fleissKappa < t.kappa) t.kappa = int64(r.fleissKappa);
             root = sha256(abi.encodePacked(previous, r.merkleRoot));
         }

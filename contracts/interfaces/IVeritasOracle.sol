@@ -439,9 +439,6 @@ interface IVeritasOracle {
     /// @notice A report on `id` holds no valid ballot (nYes + nNo + nNull == 0).
     error VeritasNoValidBallot(uint256 id);
 
-    /// @notice A report on `id` repeats the Merkle root `root` another operator already reported.
-    error VeritasDuplicateRoot(uint256 id, bytes32 root);
-
     /// @notice `operator` has `free` wei of unlocked stake where its report needs `required`.
     error VeritasInsufficientStake(address operator, uint256 free, uint256 required);
 
@@ -575,8 +572,7 @@ interface IVeritasOracle {
     /// that are still active, once per operator, from `resolveAfter` until the report window
     /// closes. The quorum-th report posts the pooled verdict (`VerdictPosted`); a verdict final at
     /// once (no challenge window, not escalated) calls the question's consumer back. The report
-    /// needs a valid ballot (`VeritasNoValidBallot`), a root other than the first report's
-    /// (`VeritasDuplicateRoot`), and the question's report bond free in the caller's stake
+    /// needs a valid ballot (`VeritasNoValidBallot`) and the question's report bond free in the caller's stake
     /// (`VeritasInsufficientStake`), which it locks until the question settles.
     /// @param id The question id.
     /// @param merkleRoot RFC 6962 SHA-256 Merkle root over the question and the operator's bundle.

@@ -105,16 +105,6 @@ contract AttacksV3Test is BaseTest {
         assertEq(_burned(), BOND / 2);
     }
 
-    /// Before: an operator resubmitted another's report verbatim and took its share of the fee.
-    function test_RevertIf_ReportIsCopied() public {
-        _setParams(_params(3, CHALLENGE_WINDOW));
-        uint256 id = _ask();
-        _report(operator, id, 20, 1, 0, false);
-        vm.prank(operator2);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasDuplicateRoot.selector, id, ROOT));
-        oracle.submitReport(id, ROOT, 20, 1, 0, KAPPA, false);
-    }
-
     /// Before: a 0/0/0 report was accepted, counted toward the quorum and was paid.
     function test_RevertIf_ReportHasNoBallot() public {
         _setParams(_params(2, CHALLENGE_WINDOW));

@@ -173,7 +173,7 @@ abstract contract BaseTest is Test {
     }
 
     /// @dev The root `who` reports: `ROOT` for the first operator, one of its own for any other
-    /// (two operators may not report the same root: `VeritasDuplicateRoot`).
+    /// (so that a pooled verdict's roots digest differs from a single report's root).
     function _rootOf(address who) internal view returns (bytes32) {
         return who == operator ? ROOT : keccak256(abi.encode(ROOT, who));
     }

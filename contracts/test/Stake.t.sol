@@ -263,18 +263,6 @@ contract StakeTest is BaseTest {
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
     }
 
-    /// @dev The second report may not repeat the first one's root; the third is checked only
-    /// against the first (stage B's commit-reveal covers the rest).
-    function test_RevertIf_SecondReportRepeatsTheFirstRoot() public {
-        _setParams(_params(3, CHALLENGE_WINDOW));
-        uint256 id = _ask();
-        vm.prank(operator);
-        oracle.submitReport(id, keccak256("a"), 20, 1, 0, KAPPA, false);
-        vm.prank(operator2);
-        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasDuplicateRoot.selector, id, keccak256("a")));
-        oracle.submitReport(id, keccak256("a"), 19, 2, 0, KAPPA, false);
-    }
-
     /*//////////////////////////////////////////////////////////////
                                 EVIDENCE
     //////////////////////////////////////////////////////////////*/
