@@ -273,7 +273,11 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
         async move { reader.get_balance(who).await.unwrap() }
     };
     let start_balance = balance(chain.oracle).await;
-    assert_eq!(start_balance, fee * U256::from(2));
+    // The two fees and the operator's stake (the devnet stakes for each operator it adds).
+    assert_eq!(
+        start_balance,
+        fee * U256::from(2) + veritas::chain::devnet::DEVNET_OPERATOR_STAKE
+    );
 
     // Key 5 disputes both within the window.
     let disputer = chain.wallet(5);
@@ -284,7 +288,7 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
     let claim = [wad(10), wad(85), wad(5)];
     for id in [upheld, overturned] {
         let receipt = IVeritasOracle::new(chain.oracle, &disputer)
-            .dispute(id, claim[0], claim[1], claim[2])
+            .dispute(id, claim[0], claim[1], claim[2], address(5))
             .value(bond)
             .send()
             .await
@@ -338,10 +342,29 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
         assert_eq!(chain.status(id).await, S::Arbitrated);
         node.wait_stage(id, "arbitrated", WAIT).await;
     }
-    // Upheld: the operator gets the fee and the bond; overturned: the disputer gets both.
-    assert_eq!(chain.credits(address(1)).await, fee + bond);
-    assert_eq!(chain.credits(address(5)).await, fee + bond);
-    for key in [1, 5] {
+    // Upheld: the operator gets the fee and half the disputer's bond (the other half is burned);
+    // overturned: the disputer gets its bond back, the fee and half the operator's slashed
+    // report bond (contract #26).
+    let half = bond / U256::from(2);
+    let operator_credit = fee + half;
+    let disputer_credit = fee + bond + half;
+    assert_eq!(chain.credits(address(1)).await, operator_credit);
+    assert_eq!(chain.credits(address(5)).await, disputer_credit);
+    let (staked, locked, _) = {
+        let s = IVeritasOracle::new(chain.oracle, &chain.reader())
+            .operatorStake(address(1))
+            .call()
+            .await
+            .unwrap();
+        (s.staked, s.locked, s.openReports)
+    };
+    assert_eq!(
+        staked,
+        veritas::chain::devnet::DEVNET_OPERATOR_STAKE - bond,
+        "slashed once"
+    );
+    assert_eq!(locked, U256::ZERO);
+    for (key, credit) in [(1, operator_credit), (5, disputer_credit)] {
         let who = address(key);
         let before = balance(who).await;
         let receipt = IVeritasOracle::new(chain.oracle, &chain.wallet(key))
@@ -353,20 +376,32 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
             .await
             .unwrap();
         let gas = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
-        assert_eq!(balance(who).await, before + fee + bond - gas, "key {key}");
+        assert_eq!(balance(who).await, before + credit - gas, "key {key}");
         if key == 5 {
             disputer_gas += gas;
         }
     }
-    // Two bonds paid, one returned with the overturned question's fee: up fee − bond, less gas.
+    // Two bonds paid, one returned with the overturned question's fee and half the slashed
+    // bond: down half a bond, up the fee, less gas.
     assert_eq!(
         balance(address(5)).await,
-        disputer_start + fee - bond - disputer_gas
+        disputer_start + fee - half - disputer_gas
     );
+    // The oracle keeps the operator's remaining stake and the burned halves, nothing else.
     assert_eq!(
         balance(chain.oracle).await,
-        U256::ZERO,
-        "the oracle keeps nothing"
+        staked + bond,
+        "the oracle keeps only the stake and the burned wei"
+    );
+    assert_eq!(
+        chain
+            .credits(
+                "0x000000000000000000000000000000000000dEaD"
+                    .parse()
+                    .unwrap()
+            )
+            .await,
+        bond
     );
     node.stop();
 }

@@ -444,6 +444,12 @@ async fn two_reports_pool_audit_show_and_pay() {
     let (code, out, err) = run(on(&["operator", "balance"]), Some(1));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains(&format!("credits  {credited} wei")), "{out}");
+    // The stake the devnet put up for the operator, and no slashing (contract #26).
+    assert!(
+        out.contains("stake    1000000000000000000 wei (1 ETH) (0 wei (0 ETH) locked by "),
+        "{out}"
+    );
+    assert!(out.contains("slashed  0 wei (0 ETH) (0 times)"), "{out}");
 
     let me = operator().address();
     let before = reader.get_balance(me).await.unwrap();

@@ -12,8 +12,10 @@
 //!   largest-remainder split of α = Σn + 1, computed here by [`stats::to_wad`], the very function
 //!   behind `veritas stats` and the single-report audit;
 //! - kappa: the minimum of the reports' kappas;
-//! - escalated: any report escalated, or a report's leading outcome (ties in YES, NO, NULL
-//!   order, [`leading_outcome`]) differs from the first report's, or the verdict was posted by
+//! - escalated: at least half of the reports escalated, or at least half of them lead (ties in
+//!   YES, NO, NULL order, [`leading_outcome`]) with an outcome other than the pooled counts'
+//!   (the minimum weight of a dissent: with three or more reports one dissenting report does not
+//!   escalate alone), or the pooled counts tie for the top, or the verdict was posted by
 //!   `finalize` with fewer reports than the quorum;
 //! - root: the digest d1 = root1, di = sha256(d(i-1) ‖ rooti) — so one report's root is its own
 //!   bundle root, as in version 1 — and `finalize` posts the digest of the reports it has.
@@ -44,12 +46,14 @@ pub struct ReportClaim {
 /// Why a pooled verdict is escalated (any number of these; none means resolved).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EscalationReason {
-    /// At least one report was escalated by its operator's routing.
+    /// At least half of the reports were escalated by their operators' routing.
     ReportEscalated,
-    /// Two reports lead with different outcomes.
+    /// At least half of the reports lead with an outcome other than the pooled one.
     LeadersDiffer,
     /// Fewer reports than the quorum: posted by `finalize` after the report window.
     QuorumNotMet,
+    /// The pooled counts tie for the top: no outcome leads.
+    TopTie,
 }
 
 impl std::fmt::Display for EscalationReason {
@@ -58,6 +62,7 @@ impl std::fmt::Display for EscalationReason {
             Self::ReportEscalated => "a report escalated",
             Self::LeadersDiffer => "leading outcomes differ",
             Self::QuorumNotMet => "quorum not met",
+            Self::TopTie => "the pooled counts tie for the top",
         })
     }
 }
@@ -110,15 +115,24 @@ pub fn pool(reports: &[ReportClaim], quorum: u64) -> Option<Pooled> {
     }
     let kappa = reports.iter().map(|r| r.kappa).min().unwrap_or(first.kappa);
     let mut reasons = Vec::new();
-    if reports.iter().any(|r| r.escalated) {
+    let n = reports.len();
+    let escalating = reports.iter().filter(|r| r.escalated).count();
+    if escalating > 0 && escalating * 2 >= n {
         reasons.push(EscalationReason::ReportEscalated);
     }
-    let leader = leading_outcome(first.counts);
-    if reports.iter().any(|r| leading_outcome(r.counts) != leader) {
+    let leader = leading_outcome(counts);
+    let dissent = reports
+        .iter()
+        .filter(|r| leading_outcome(r.counts) != leader)
+        .count();
+    if dissent > 0 && dissent * 2 >= n {
         reasons.push(EscalationReason::LeadersDiffer);
     }
     if (reports.len() as u64) < quorum {
         reasons.push(EscalationReason::QuorumNotMet);
+    }
+    if top_tie(counts) {
+        reasons.push(EscalationReason::TopTie);
     }
     Some(Pooled {
         reports: reports.len(),
@@ -129,6 +143,13 @@ pub fn pool(reports: &[ReportClaim], quorum: u64) -> Option<Pooled> {
         escalated: !reasons.is_empty(),
         reasons,
     })
+}
+
+/// Whether the two largest of `counts` are equal (the contract's tie for the top).
+fn top_tie(c: [u64; 3]) -> bool {
+    let mut sorted = c;
+    sorted.sort_unstable();
+    sorted[2] == sorted[1]
 }
 
 /// A posted verdict as one source on-chain states it (`getVerdict`, or the `VerdictPosted`
@@ -266,6 +287,29 @@ mod tests {
             pool(&flagged, 2).unwrap().reasons,
             [EscalationReason::ReportEscalated]
         );
+        // One dissenting report out of three does not escalate; two out of four do.
+        let one_of_three = [
+            claim(1, [5, 1, 0], 0, false),
+            claim(2, [4, 1, 0], 0, false),
+            claim(3, [0, 3, 0], 0, true),
+        ];
+        assert!(!pool(&one_of_three, 3).unwrap().escalated);
+        let two_of_four = [
+            claim(1, [5, 1, 0], 0, false),
+            claim(2, [4, 1, 0], 0, true),
+            claim(3, [0, 3, 0], 0, true),
+            claim(4, [0, 3, 0], 0, false),
+        ];
+        assert_eq!(
+            pool(&two_of_four, 4).unwrap().reasons,
+            [
+                EscalationReason::ReportEscalated,
+                EscalationReason::LeadersDiffer
+            ]
+        );
+        // A tie for the top escalates, whatever the reports say: 15/15/0 has no leader.
+        let even = [claim(1, [15, 15, 0], 0, false)];
+        assert_eq!(pool(&even, 1).unwrap().reasons, [EscalationReason::TopTie]);
         let short = pool(&agree[..1], 2).unwrap();
         assert_eq!(short.reasons, [EscalationReason::QuorumNotMet]);
         assert_eq!(short.root, B256::with_last_byte(1));
@@ -313,9 +357,15 @@ mod tests {
             prop_assert_eq!(p.p_fixed, summarize(&ballots(total)).p_fixed);
             prop_assert_eq!(p.p_fixed.iter().sum::<u128>(), stats::WAD);
             prop_assert_eq!(p.kappa, claims.iter().map(|c| c.kappa).min().unwrap());
-            let leaders: Vec<usize> = claims.iter().map(|c| contract_leading(c.counts)).collect();
-            let expected = claims.iter().any(|c| c.escalated)
-                || leaders.iter().any(|l| *l != leaders[0])
+            let n = claims.len();
+            let pooled = contract_leading(total);
+            let dissent = claims.iter().filter(|c| contract_leading(c.counts) != pooled).count();
+            let escalating = claims.iter().filter(|c| c.escalated).count();
+            let mut top = total;
+            top.sort_unstable();
+            let expected = (escalating > 0 && escalating * 2 >= n)
+                || (dissent > 0 && dissent * 2 >= n)
+                || top[2] == top[1]
                 || (claims.len() as u64) < quorum;
             prop_assert_eq!(p.escalated, expected);
         }

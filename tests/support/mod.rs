@@ -495,12 +495,7 @@ impl Chain {
     ) {
         let provider = self.wallet(key);
         let oracle = IVeritasOracle::new(self.oracle, &provider);
-        let fee = oracle
-            .questionParameters(id)
-            .call()
-            .await
-            .unwrap()
-            .evidenceFee;
+        let fee = oracle.nextEvidenceFee(id).call().await.unwrap();
         let receipt = oracle
             .submitEvidence(id, url.into(), title.into(), snippet.into())
             .value(U256::from(fee))
@@ -520,7 +515,7 @@ impl Chain {
         let oracle = IVeritasOracle::new(self.oracle, &provider);
         let cost = oracle.courtCost(id).call().await.unwrap();
         let receipt = oracle
-            .dispute(id, claim[0], claim[1], claim[2])
+            .dispute(id, claim[0], claim[1], claim[2], address(key))
             .value(cost + bond)
             .send()
             .await

@@ -297,8 +297,13 @@ pub fn artifact_bytecode(name: &str) -> Result<Bytes, DevnetError> {
     hex.parse().map_err(|e| fail(format!("bad bytecode: {e}")))
 }
 
+/// What the devnet owner stakes for each operator it adds: 1 ether, a hundred reports' worth of
+/// the 0.01-ether bonds the tests use.
+pub const DEVNET_OPERATOR_STAKE: U256 = U256::from_limbs([1_000_000_000_000_000_000, 0, 0, 0]);
+
 /// Deploy the oracle with `owner_key` as owner, our reference court (`VeritasCourt`) with that
-/// key as its only judge (free, no appeal period), add `operators`, and make the court the
+/// key as its only judge (free, no appeal period), add `operators` (staking
+/// [`DEVNET_OPERATOR_STAKE`] for each), and make the court the
 /// arbitrator of the oracle's parameter set (when there is an operator to reach the quorum).
 /// Returns the oracle address and its deployment block; the court is
 /// `parameters().arbitrator`.
@@ -346,6 +351,16 @@ pub async fn deploy_oracle(
     for op in operators {
         oracle
             .addOperator(*op)
+            .send()
+            .await
+            .map_err(|e| deploy(&e))?
+            .get_receipt()
+            .await
+            .map_err(|e| deploy(&e))?;
+        // Each report locks its question's dispute bond of the operator's stake.
+        oracle
+            .stake(*op)
+            .value(DEVNET_OPERATOR_STAKE)
             .send()
             .await
             .map_err(|e| deploy(&e))?

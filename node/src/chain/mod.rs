@@ -152,9 +152,10 @@ pub enum ChainError {
     #[error("question {0} is unknown to the contract")]
     UnknownQuestion(U256),
     /// This operator may not report on the question: it was added after the ask (contract v3
-    /// binds each question to the operator epoch of its ask), or it was removed.
+    /// binds each question to the operator epoch of its ask), it was removed, or its free stake
+    /// does not cover the question's report bond (contract #26: `canReport` checks the stake).
     #[error(
-        "{operator} is not an operator of question {id}'s epoch (added after the ask, or removed)"
+        "{operator} cannot report on question {id}: not an operator of its epoch (added after the ask, or removed), or its free stake is below the report bond"
     )]
     NotQuestionOperator {
         /// Question id.

@@ -360,6 +360,60 @@ pub async fn credits(
         .map_err(|e| ChainError::contract("credits", e))
 }
 
+/// An operator's stake on the oracle and what the court took from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StakeInfo {
+    /// Wei staked (free and locked).
+    pub staked: U256,
+    /// Wei locked by unsettled reports (each locks its question's report bond).
+    pub locked: U256,
+    /// Reports whose questions have not settled yet.
+    pub open_reports: U256,
+    /// Wei slashed so far (`Slashed` events from `from_block`).
+    pub slashed: U256,
+    /// How many times it was slashed.
+    pub slashings: usize,
+}
+
+/// The stake of `account` (`operatorStake`) and its `Slashed` events since `from_block`.
+///
+/// # Errors
+/// [`ChainError`] from the view or `eth_getLogs`.
+pub async fn stake(
+    provider: &ChainProvider,
+    oracle: Address,
+    account: Address,
+    from_block: u64,
+) -> Result<StakeInfo, ChainError> {
+    let view = IVeritasOracle::new(oracle, provider)
+        .operatorStake(account)
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("operatorStake", e))?;
+    let latest = provider
+        .get_block_number()
+        .await
+        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let filter = Filter::new()
+        .address(oracle)
+        .event_signature(IVeritasOracle::Slashed::SIGNATURE_HASH)
+        .topic2(account.into_word());
+    let found = logs(provider, &filter, from_block, latest).await?;
+    let mut slashed = U256::ZERO;
+    for log in &found {
+        if let Ok(decoded) = log.log_decode::<IVeritasOracle::Slashed>() {
+            slashed += decoded.inner.data.amount;
+        }
+    }
+    Ok(StakeInfo {
+        staked: view.staked,
+        locked: view.locked,
+        open_reports: view.openReports,
+        slashed,
+        slashings: found.len(),
+    })
+}
+
 /// Read question `id` whole (views at the latest block, events from `from_block` to it).
 ///
 /// # Errors

@@ -1,4 +1,5 @@
-//! `veritas operator`: the operator's unpaid credits (fees and won bonds) and their withdrawal.
+//! `veritas operator`: the operator's unpaid credits (fees and won bonds), its stake (locked by
+//! unsettled reports, and what the court slashed), and the withdrawal of its credits.
 //!
 //! ```text
 //! veritas operator balance                  # credits on the oracle and the wallet balance
@@ -35,7 +36,8 @@ pub struct OperatorArgs {
 /// The operator's money commands.
 #[derive(Debug, Subcommand)]
 pub enum Action {
-    /// Show the unpaid credits on the oracle (wei and ETH) and the wallet balance.
+    /// Show the unpaid credits on the oracle (wei and ETH), the stake (locked part, unsettled
+    /// reports, slashed so far) and the wallet balance.
     Balance(Common),
     /// Withdraw every credit; exits non-zero without sending anything when there is none.
     Withdraw(Common),
@@ -57,6 +59,7 @@ struct Account {
     signer: alloy::signers::local::PrivateKeySigner,
     provider: ChainProvider,
     oracle: Address,
+    from_block: u64,
 }
 
 impl Account {
@@ -69,11 +72,13 @@ impl Account {
             .with_context(|| format!("cannot use the RPC at {}", config.chain.rpc_url))?;
         let oracle = config.oracle_address(chain_id)?;
         reader::ensure_contract(&provider, oracle, alloy::eips::BlockId::latest()).await?;
+        let from_block = config::start_block(&config, chain_id);
         Ok(Self {
             config,
             signer,
             provider,
             oracle,
+            from_block,
         })
     }
 
@@ -115,17 +120,38 @@ async fn balance(common: &Common) -> anyhow::Result<()> {
     let account = Account::open(common).await?;
     let credits = account.credits().await?;
     let wallet = account.wallet().await?;
+    let stake = reader::stake(
+        &account.provider,
+        account.oracle,
+        account.address(),
+        account.from_block,
+    )
+    .await?;
     if common.json {
         println!(
             "{}",
             json!({"operator": account.address(), "oracle": account.oracle,
-                   "credits": credits.to_string(), "wallet": wallet.to_string()})
+                   "credits": credits.to_string(), "wallet": wallet.to_string(),
+                   "stake": stake.staked.to_string(), "locked": stake.locked.to_string(),
+                   "open_reports": stake.open_reports.to_string(),
+                   "slashed": stake.slashed.to_string(), "slashings": stake.slashings})
         );
         return Ok(());
     }
     println!("operator {}", account.address());
     println!("oracle   {}", account.oracle);
     println!("credits  {}", wei(credits));
+    println!(
+        "stake    {} ({} locked by {} unsettled reports)",
+        wei(stake.staked),
+        wei(stake.locked),
+        stake.open_reports
+    );
+    println!(
+        "slashed  {} ({} times)",
+        wei(stake.slashed),
+        stake.slashings
+    );
     println!("wallet   {}", wei(wallet));
     Ok(())
 }
