@@ -11,6 +11,8 @@
 #   VERITAS_BIN=/path/to/older/veritas scripts/bench-prompt-cache.sh   # the "before" figure
 #   LLAMA_FLAGS="" scripts/bench-prompt-cache.sh                      # without --swa-full
 #   KEEP=/tmp/run scripts/bench-prompt-cache.sh                       # keep the server log
+#   EVAL_ARGS="-T 2 -M 3" TIMEOUT=600s scripts/bench-prompt-cache.sh 50  # ballot validity, 300
+#     ballots (a long deadline, so a loaded machine cannot turn slow answers into failures)
 #
 # `--swa-full`: gemma 3 attends over a sliding window, and llama.cpp keeps only the window's
 # tokens of those layers unless told otherwise, so a slot cannot roll back to a shared prefix
@@ -68,13 +70,17 @@ base_url = "$url/v1"
 model = "gemma-3-270m"
 api_key_env = ""
 max_tokens = 300
+timeout = "${TIMEOUT:-60s}"
 price_prompt_per_million = $price_in
 $cached_price_line
 price_completion_per_million = $price_out
+[jury.committee]
+ballot_timeout = "${TIMEOUT:-120s}"
 EOF
 
 start=$(date +%s.%N)
-"$bin" eval "$dataset" -n "$claims" --config "$work/veritas.toml" --out "$work/eval.jsonl" \
+# shellcheck disable=SC2086 # EVAL_ARGS is a list of flags
+"$bin" eval "$dataset" -n "$claims" ${EVAL_ARGS:-} --config "$work/veritas.toml" --out "$work/eval.jsonl" \
   >"$work/summary.json" 2>"$work/eval.log" || { cat "$work/eval.log" >&2; exit 1; }
 end=$(date +%s.%N)
 
