@@ -57,7 +57,7 @@ def stage(book: pathlib.Path, out: pathlib.Path, forge_doc: pathlib.Path, figure
         if not m or m.group(3) in ("README.md", "/README.md"):
             continue
         target = m.group(3).lstrip("/")
-        entries.append(f"  {m.group(1)}- [{m.group(2)}](reference/{target})")
+        entries.append(f"    {m.group(1)}- [{m.group(2)}](reference/{target})")
     for page in sorted(generated.rglob("*.md")):
         rel = page.relative_to(generated)
         if rel.as_posix() in ("SUMMARY.md", "README.md"):
