@@ -155,25 +155,23 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
     assert!(juror.contains("structured output"), "{juror}");
     eprintln!("passing run: {json}");
 
+    // The failures, each on its own copy of the config, run at once (the server has three
+    // slots): (what changed, the one check that must fail, part of its detail).
+    let variant = |name: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(&node.config).unwrap();
+        assert!(text.contains(from), "{from:?} not in the config");
+        let path = node.dir.path().join(format!("{name}.toml"));
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+        path
+    };
     // 2. Wrong chain id.
-    node.edit_config("confirmations = 1\n", "confirmations = 1\nchain_id = 1\n");
-    assert_only_failure(
-        doctor(&node.config, operator, GOOD_KEY),
-        "chain_id",
-        "wrong chain",
+    let wrong_chain = variant(
+        "wrong-chain",
+        "confirmations = 1\n",
+        "confirmations = 1\nchain_id = 1\n",
     );
-    node.edit_config("confirmations = 1\nchain_id = 1\n", "confirmations = 1\n");
-
-    // 3. A funded key that is not an operator (anvil's account 5).
-    assert_only_failure(
-        doctor(&node.config, ANVIL_KEYS[5], GOOD_KEY),
-        "operator",
-        "is not an operator",
-    );
-
     // 4. An operator with an empty balance: a key anvil never funded, added by the owner.
-    let empty_key = EMPTY_KEY;
-    let empty: PrivateKeySigner = empty_key.parse().unwrap();
+    let empty: PrivateKeySigner = EMPTY_KEY.parse().unwrap();
     let receipt = IVeritasOracle::new(chain.oracle, &chain.wallet(0))
         .addOperator(empty.address())
         .send()
@@ -183,27 +181,53 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         .await
         .unwrap();
     assert!(receipt.status());
-    assert_only_failure(
-        doctor(&node.config, empty_key, GOOD_KEY),
-        "balance",
-        "0 ETH",
-    );
-
     // 5. The model server unreachable: juror and planner point at a port nobody listens on.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
-    node.edit_config(&model(&server.url), &model(&dead));
-    let (code, json, stderr) = doctor(&node.config, operator, GOOD_KEY);
-    assert_eq!(code, 1, "{json}\n{stderr}");
-    assert_eq!(failing(&json), vec!["juror[0]", "planner"], "{json}");
-    node.edit_config(&model(&dead), &model(&server.url));
-
-    // 6. A search key the API rejects.
-    assert_only_failure(
-        doctor(&node.config, operator, "wrong-key"),
-        "search",
-        "rejected the API key",
-    );
+    let no_model = variant("no-model", &model(&server.url), &model(&dead));
+    let good = node.config.clone();
+    // Blocking threads inside the async test: block_in_place hands the runtime's other tasks
+    // (the search double) to the other worker first.
+    tokio::task::block_in_place(|| {
+        std::thread::scope(|s| {
+            let cases = [
+                s.spawn(|| {
+                    assert_only_failure(
+                        doctor(&wrong_chain, operator, GOOD_KEY),
+                        "chain_id",
+                        "wrong chain",
+                    );
+                }),
+                // 3. A funded key that is not an operator (anvil's account 5).
+                s.spawn(|| {
+                    assert_only_failure(
+                        doctor(&good, ANVIL_KEYS[5], GOOD_KEY),
+                        "operator",
+                        "is not an operator",
+                    );
+                }),
+                s.spawn(|| {
+                    assert_only_failure(doctor(&good, EMPTY_KEY, GOOD_KEY), "balance", "0 ETH");
+                }),
+                s.spawn(|| {
+                    let (code, json, stderr) = doctor(&no_model, operator, GOOD_KEY);
+                    assert_eq!(code, 1, "{json}\n{stderr}");
+                    assert_eq!(failing(&json), vec!["juror[0]", "planner"], "{json}");
+                }),
+                // 6. A search key the API rejects.
+                s.spawn(|| {
+                    assert_only_failure(
+                        doctor(&good, operator, "wrong-key"),
+                        "search",
+                        "rejected the API key",
+                    );
+                }),
+            ];
+            for case in cases {
+                case.join().unwrap();
+            }
+        })
+    });
     drop(server);
 }

@@ -554,8 +554,9 @@ async fn ask_model(name: &str, config: &OpenAiConfig) -> Check {
     let started = Instant::now();
     match client.chat(&tiny_request()).await {
         Ok(answer) => {
-            let parsed: Option<bool> = serde_json::from_str::<serde_json::Value>(&answer.content)
-                .ok()
+            let value = serde_json::from_str::<serde_json::Value>(&answer.content).ok();
+            let parsed = value
+                .as_ref()
                 .and_then(|v| v.get("ok").and_then(serde_json::Value::as_bool));
             let mode = format!("{:?}", client.output_mode());
             match parsed {
@@ -565,7 +566,7 @@ async fn ask_model(name: &str, config: &OpenAiConfig) -> Check {
                         "{} ({}) answered {} in {:.1} s; structured output: {mode}",
                         config.model,
                         config.base_url,
-                        answer.content.trim(),
+                        value.map(|v| v.to_string()).unwrap_or_default(),
                         started.elapsed().as_secs_f64()
                     ),
                 ),
