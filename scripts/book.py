@@ -34,6 +34,11 @@ import urllib.parse
 REFERENCE_MARK = "<!-- forge doc: the contract reference is inserted here by scripts/book.py -->"
 
 
+def _is_test(path: str) -> bool:
+    """forge doc documents the Foundry tests too (they live under contracts/test): not reference."""
+    return path.lstrip("/").startswith("contracts/test/")
+
+
 def stage(book: pathlib.Path, out: pathlib.Path, forge_doc: pathlib.Path, figures: pathlib.Path) -> None:
     if out.exists():
         shutil.rmtree(out)
@@ -54,13 +59,13 @@ def stage(book: pathlib.Path, out: pathlib.Path, forge_doc: pathlib.Path, figure
     entries = []
     for line in (generated / "SUMMARY.md").read_text().splitlines():
         m = re.match(r"^(\s*)- \[(.*)\]\((.*)\)\s*$", line)
-        if not m or m.group(3) in ("README.md", "/README.md"):
+        if not m or m.group(3) in ("README.md", "/README.md") or _is_test(m.group(3)):
             continue
         target = m.group(3).lstrip("/")
         entries.append(f"    {m.group(1)}- [{m.group(2)}](reference/{target})")
     for page in sorted(generated.rglob("*.md")):
         rel = page.relative_to(generated)
-        if rel.as_posix() in ("SUMMARY.md", "README.md"):
+        if rel.as_posix() in ("SUMMARY.md", "README.md") or _is_test(rel.as_posix()):
             continue
         dest = reference / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
