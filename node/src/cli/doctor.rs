@@ -15,11 +15,7 @@
 //! search API accepts its key and the HTTP address is free. The exit status is 1 when any check
 //! fails. It sends no transaction and writes nothing but a probe file it removes again.
 
-use std::{
-    net::SocketAddr,
-    path::{Path, PathBuf},
-    time::Instant,
-};
+use std::{net::SocketAddr, path::Path, time::Instant};
 
 use alloy::{
     eips::BlockId,
@@ -30,7 +26,7 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::json;
 
-use super::run::ConfigArgs;
+use super::run::RunArgs;
 use crate::{
     chain::{self, ChainProvider, IVeritasOracle, reader},
     config::{self, Config, ResolverKind},
@@ -46,14 +42,9 @@ use crate::{
 /// `veritas doctor` arguments.
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
+    /// The configuration, `--data-dir` and `--http-addr`, exactly as `veritas run` takes them.
     #[command(flatten)]
-    config: ConfigArgs,
-    /// Data directory (overrides node.data_dir), as `veritas run --data-dir`.
-    #[arg(long)]
-    data_dir: Option<PathBuf>,
-    /// HTTP API address (overrides node.http_addr), as `veritas run --http-addr`.
-    #[arg(long)]
-    http_addr: Option<SocketAddr>,
+    node: RunArgs,
     /// Days of reports the operator's balance must pay for.
     #[arg(long, default_value_t = 7)]
     days: u64,
@@ -129,14 +120,7 @@ fn skip(check: &str, detail: impl Into<String>) -> Check {
 /// # Errors
 /// When any check fails (after printing the checklist), so the exit status is non-zero.
 pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
-    let mut extra = Vec::new();
-    if let Some(dir) = &args.data_dir {
-        extra.push(("node.data_dir".into(), dir.display().to_string()));
-    }
-    if let Some(addr) = args.http_addr {
-        extra.push(("node.http_addr".into(), addr.to_string()));
-    }
-    let checks = match args.config.load(extra) {
+    let checks = match args.node.load_config() {
         Ok(config) => checks(&config, &args).await,
         Err(e) => vec![fail(
             "config",
