@@ -55,6 +55,9 @@ async fn openai_jurors_and_the_planner_on_a_real_llama_server_post_an_audited_ve
     node.start();
     let question = "Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?";
     let ids = chain.ask(&[question]).await;
+    // A committee whose every ballot this small model botches (it happens: a run of rubric
+    // scores numbered 1, 2, 3…) is retried by the node like any transient failure, as in
+    // production; the support config retries every second, 50 times.
     // Poll rather than `wait_verdicts`, to fail fast with both logs when the node dies.
     let deadline = Instant::now() + Duration::from_secs(600);
     while !veritas::chain::has_verdict(&chain.status(ids[0]).await) {
