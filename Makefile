@@ -23,12 +23,28 @@ LLAMA_CPP_PYTHON_SHA256 := 832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372
 LLAMA_SERVER_DIR := $(TOOLS)/llama-server
 LLAMA_SERVER_STAMP := $(TOOLS)/.stamp-llama-server-$(LLAMA_CPP_PYTHON_VERSION)
 CARGO_FUZZ_STAMP := $(TOOLS)/.stamp-cargo-fuzz-$(CARGO_FUZZ_VERSION)
+# mdbook for the book (`make docs`), from crates.io into tools/mdbook, without its `serve` and
+# `watch` features (a web server and a file watcher `make docs` never uses).
+MDBOOK_VERSION := 0.5.4
+MDBOOK := $(TOOLS)/mdbook/bin/mdbook
+MDBOOK_STAMP := $(TOOLS)/.stamp-mdbook-$(MDBOOK_VERSION)
+# promtool for the alert rules' checks (`make test-ops`): Debian's prometheus package, pinned
+# by version and sha256, fetched with `apt-get download` and unpacked into tools/prometheus
+# (nothing is installed on the system).
+PROMETHEUS_DEB_VERSION := 2.42.0+ds-5+b6
+PROMETHEUS_DEB_SHA256 := 3b0e0255b059a7696bd4a139a4a4eb24d71df067936a61ece5093559cbc7991c
+PROMTOOL := $(TOOLS)/prometheus/usr/bin/promtool
+PROMTOOL_STAMP := $(TOOLS)/.stamp-promtool-$(PROMETHEUS_DEB_VERSION)
+# The binary the book's runnable examples run: the debug build `make test` made.
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 
-.PHONY: setup setup-demo browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools
+.PHONY: setup setup-demo browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
 
 ## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
-## browser of the web view's test and llama.cpp's `llama-server` (idempotent: stamp files)
-setup: setup-demo $(CARGO_FUZZ_STAMP) browser $(LLAMA_SERVER_STAMP)
+## browser of the web view's test, llama.cpp's `llama-server`, mdbook and promtool
+## (idempotent: stamp files)
+setup: setup-demo $(CARGO_FUZZ_STAMP) browser $(LLAMA_SERVER_STAMP) $(MDBOOK_STAMP) $(PROMTOOL_STAMP)
 
 ## setup-demo: only what `make demo` needs: pinned Foundry (forge, anvil, cast), solc and
 ## forge-std into tools/, the native build tools of the embedded model, and the model itself
@@ -73,6 +89,25 @@ $(CARGO_FUZZ_STAMP):
 	$(TOOLS)/cargo/bin/cargo-fuzz --version
 	touch $@
 
+$(MDBOOK_STAMP):
+	CARGO_TARGET_DIR=$(TOOLS)/mdbook/build $(CARGO) install mdbook --version $(MDBOOK_VERSION) --locked \
+	  --no-default-features --features search --root $(TOOLS)/mdbook
+	rm -rf $(TOOLS)/mdbook/build
+	$(MDBOOK) --version
+	touch $@
+
+# `apt-get download` needs the package lists (root runs `apt-get update` when they lack the
+# version); the .deb is checked by sha256, unpacked with `dpkg -x`, and only promtool is used.
+$(PROMTOOL_STAMP):
+	rm -rf $(TOOLS)/prometheus && mkdir -p $(TOOLS)/prometheus/deb
+	cd $(TOOLS)/prometheus/deb && { apt-get download -q prometheus=$(PROMETHEUS_DEB_VERSION) 2>/dev/null \
+	  || { [ "$$(id -u)" = 0 ] && apt-get update -q >/dev/null && apt-get download -q prometheus=$(PROMETHEUS_DEB_VERSION); }; }
+	echo "$(PROMETHEUS_DEB_SHA256)  $$(ls $(TOOLS)/prometheus/deb/prometheus_*.deb)" | sha256sum --check --quiet
+	dpkg -x $(TOOLS)/prometheus/deb/prometheus_*.deb $(TOOLS)/prometheus
+	rm -rf $(TOOLS)/prometheus/deb
+	$(PROMTOOL) --version 2>&1 | sed -n 1p
+	touch $@
+
 # llama-server from source (a few minutes on 2 cores): the sdist from PyPI, checked by sha256,
 # its vendor/llama.cpp built with cmake from tools/venv. GGML_NATIVE=OFF: a build for the
 # building CPU's every extension dies with "illegal instruction" on some virtual machines.
@@ -107,8 +142,9 @@ browser:
 	else echo "*** chromium is not installed and cannot be installed here (needs root + apt-get): the web view's browser test will be skipped (and fail with CI=true) ***"; fi
 
 ## test: every test (forge with the CI fuzz profile, the Rust workspace compiled through clippy,
-## the long reliability runs and the fuzzers of test-long, the gates' self-test, then formatting)
-test: setup test-forge test-rust test-long test-gates lint
+## the long reliability runs and the fuzzers of test-long, the book, the operator kit, the
+## gates' self-test, formatting), then that none of it changed the work tree
+test: tree-snapshot setup test-forge test-rust test-long test-docs test-ops test-gates lint test-clean-tree
 
 # The gas snapshot covers the deterministic tests only: fuzz and invariant tests average over
 # random inputs, so their gas would tie the snapshot to the run count and seed.
@@ -163,6 +199,40 @@ test-fuzz: setup
 test-gates: setup
 	scripts/test-gates.sh
 
+## docs: the book (book/, mdBook) with the contract reference `forge doc` generates from the
+## NatSpec, built offline into book/book/ (open book/book/index.html)
+docs: $(MDBOOK_STAMP) $(TOOLS)/.stamp-npm
+	rm -rf book/build
+	forge doc --out book/build/forge >/dev/null
+	$(PYTHON) scripts/book.py stage book book/build/book book/build/forge docs
+	$(MDBOOK) build book/build/book --dest-dir $(CURDIR)/book/book
+
+## test-docs: build the book, fail on a broken internal link or anchor, and run the book's
+## runnable examples against the built `veritas` (their output must be the book's)
+test-docs: docs
+	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
+	$(PYTHON) scripts/book.py check-links book/book
+	$(PYTHON) scripts/book.py run-examples book/src $(VERITAS_BIN)
+
+## test-ops: the alert rules (promtool check rules, promtool test rules) and the systemd unit
+## (systemd-analyze verify and its exposure score); scripts/test-ops.sh
+test-ops: $(PROMTOOL_STAMP)
+	PROMTOOL=$(PROMTOOL) scripts/test-ops.sh
+
+## release: the optimised binary operators run, target/release/veritas (or, into ~/.cargo/bin:
+## cargo install --path node --locked)
+release: setup-demo
+	$(CARGO) build --release --locked -p veritas-node --bin veritas
+	@echo "built $(TARGET_DIR)/release/veritas"
+
+# The work tree before and after `make test` (scripts/clean-tree.sh): setup, builds and tests
+# must leave `git status` as they found it.
+tree-snapshot:
+	scripts/clean-tree.sh snapshot
+
+test-clean-tree:
+	scripts/clean-tree.sh check
+
 ## demo: the main job on the embedded default (local anvil, offline juror, local corpus)
 # The demo runs the dev profile (Cargo.toml: dependencies optimised, llama.cpp as Release), so it
 # shares `make test`'s build instead of a second, release build.
@@ -195,4 +265,4 @@ deploy-local: setup
 	chain_id=$$(cast chain-id --rpc-url $(RPC_URL)) && node script/record-deployment.js "$$chain_id"
 
 clean-tools:
-	rm -rf $(TOOLS)/node_modules $(TOOLS)/foundry $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/cargo $(LLAMA_SERVER_DIR) $(TOOLS)/.stamp-*
+	rm -rf $(TOOLS)/node_modules $(TOOLS)/foundry $(TOOLS)/venv $(TOOLS)/models $(TOOLS)/cargo $(LLAMA_SERVER_DIR) $(TOOLS)/mdbook $(TOOLS)/prometheus $(TOOLS)/.stamp-*

@@ -8,6 +8,14 @@
 #   3. a wrong .gas-snapshot line      -> make test-forge   (scratch copy, one number edited)
 #   4. a failing cargo test            -> make test-rust    (the armed `gate_canary` test)
 #   5. a crashing fuzz input           -> make test-fuzz    (the armed canary input of `stats`)
+#   6. a link to a missing page        -> book.py check-links   (scratch copy of book/book)
+#   7. a link to a missing #anchor     -> book.py check-links   (scratch copy of book/book)
+#   8. a worked example's output off   -> book.py run-examples  (scratch copy of book/src)
+#   9. an alert rule's threshold moved -> scripts/test-ops.sh   (scratch copy: promtool test rules)
+#  10. a misspelt systemd directive    -> scripts/test-ops.sh   (scratch copy: systemd-analyze verify)
+#  11. a metric the node does not export named by the rules
+#                                      -> make test-rust    (the armed alert_metrics test)
+#  12. a file setup left in the tree   -> clean-tree.sh check   (scratch clone, CI=true)
 #
 # The forge gates run in a scratch copy of the contracts (the repository is never edited);
 # the Rust and fuzz gates reuse the built test and fuzz binaries: a canary test and a canary
@@ -146,9 +154,48 @@ expect_fail "crashing fuzz input -> make test-fuzz" "gate canary: a crashing inp
     make --no-print-directory test-fuzz FUZZ_TARGETS=stats FUZZ_SECONDS=5 FUZZ_SCRATCH="$corpus"
 # The crash artifact libFuzzer wrote for the canary is not a finding: remove it.
 rm -f "$root/fuzz/artifacts/stats/crash-$(printf 'VERITAS_GATE_CANARY' | sha1sum | cut -d' ' -f1)"
+expect_fail "alert rule naming an unexported metric -> make test-rust" "veritas_gate_canary_not_exported" \
+    make --no-print-directory test-rust TEST_FILTER="every_metric_the_alert_rules_name_is_exported_by_a_running_node"
 unset VERITAS_GATE_CANARY
 expect_pass "make test-rust (canary unarmed)" \
     make --no-print-directory test-rust TEST_FILTER="gate_canary::gate_canary --exact"
 
-echo "gates: $((5 - failures)) of 5 gates fail when broken; $(($(date +%s) - start)) s"
+# --- the book, the operator kit and the clean tree: scratch copies -------------------------
+# The book as `make test-docs` built it (book/book), one page given a dead link, then a dead
+# anchor; the book's sources with one digit of a worked example's output changed.
+html=$scratch/book-html
+cp -a book/book "$html"
+echo '<a href="no-such-chapter.html">gate</a>' >>"$html/reliability.html"
+expect_fail "link to a missing page -> book.py check-links" "broken link 'no-such-chapter.html'" \
+    python3 scripts/book.py check-links "$html"
+rm -rf "$html" && cp -a book/book "$html"
+echo '<a href="auditor-guide.html#no-such-heading">gate</a>' >>"$html/reliability.html"
+expect_fail "link to a missing anchor -> book.py check-links" "broken anchor 'auditor-guide.html#no-such-heading'" \
+    python3 scripts/book.py check-links "$html"
+src=$scratch/book-src
+cp -a book/src "$src"
+sed -i 's/"n_eff":3.5294117647058822,"entropy_bits":1.5}$/"n_eff":3.5294117647058822,"entropy_bits":1.6}/' "$src/auditor-specification.md"
+grep -q '"entropy_bits":1.6}$' "$src/auditor-specification.md" || { echo "gates: could not edit the worked example" >&2; exit 1; }
+expect_fail "worked example's output changed -> book.py run-examples" "FAIL .*auditor-specification.md" \
+    python3 scripts/book.py run-examples "$src" "${CARGO_TARGET_DIR:-$root/target}/debug/veritas"
+# The alert rules with VeritasNotReady's threshold moved from 64 to 640 blocks: its unit test
+# must catch it. The unit with a misspelt directive: verify's warning must fail the check.
+ops=$scratch/ops
+mkdir -p "$ops"
+cp ops/prometheus/alerts.yml ops/prometheus/alerts.test.yml ops/systemd/veritas.service "$ops"/
+sed -i 's/expr: veritas_cursor_lag_blocks > 64$/expr: veritas_cursor_lag_blocks > 640/' "$ops/alerts.yml"
+grep -q 'veritas_cursor_lag_blocks > 640$' "$ops/alerts.yml" || { echo "gates: could not edit the rule" >&2; exit 1; }
+expect_fail "alert rule threshold moved -> promtool test rules" "alertname: VeritasNotReady" \
+    env PROMTOOL="$root/tools/prometheus/usr/bin/promtool" RULES="$ops/alerts.yml" RULE_TESTS="$ops/alerts.test.yml" scripts/test-ops.sh
+sed -i 's/^NoNewPrivileges=yes$/NoNewPrivilegs=yes/' "$ops/veritas.service"
+expect_fail "misspelt systemd directive -> systemd-analyze verify" "Unknown key 'NoNewPrivilegs'" \
+    env PROMTOOL="$root/tools/prometheus/usr/bin/promtool" UNIT="$ops/veritas.service" scripts/test-ops.sh
+# A fresh clone (as CI's) where something wrote a file git does not ignore.
+clone=$scratch/clone
+git clone --quiet "$root" "$clone"
+echo gate >"$clone/tools/stray-file"
+expect_fail "a file left in the tree -> clean-tree.sh check" "tools/stray-file" \
+    env CI=true "$clone/scripts/clean-tree.sh" check
+
+echo "gates: $((12 - failures)) of 12 gates fail when broken; $(($(date +%s) - start)) s"
 ((failures == 0))

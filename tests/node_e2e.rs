@@ -174,6 +174,8 @@ async fn a_juror_failing_every_call_is_never_posted() {
     let replay = r#"{"default": {"votes": ["YES", "NO", "YES"]},
                      "questions": {"Unanswerable?": {"votes": [null, null, null, null, null, null]}}}"#;
     let mut node = Node::configure(&chain, replay, "");
+    // A committee without a valid ballot is retried; three attempts show it, quickly.
+    node.edit_config("max_attempts = 50", "max_attempts = 3");
     node.start();
     let ids = chain.ask(&["Unanswerable?", "Answerable?"]).await;
     let invalid_utf8 = chain.ask_raw_bytes(b"Is \xff\xfe valid?").await;
@@ -206,6 +208,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
             .contains("no valid ballot"),
         "{job}"
     );
+    assert_eq!(job["job"]["attempts"], 3, "retried, then failed: {job}");
     // A question that is not valid UTF-8 is kept, failed with a clear reason, never posted.
     let body = wait_until_failed(&client, &addr, invalid_utf8, deadline).await;
     assert_eq!(body["job"]["stage"], "failed", "{body}");

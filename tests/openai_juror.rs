@@ -227,8 +227,14 @@ async fn a_server_refusing_the_cache_fields_is_asked_without_them() {
     )])
     .await;
     let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
+    assert!(
+        j.caches_prompt_prefix(),
+        "a committee primes a caching server"
+    );
     j.ballot(&task()).await.unwrap();
     j.ballot(&task()).await.unwrap();
+    // Nothing is cached for it any more, so there is nothing to prime.
+    assert!(!j.caches_prompt_prefix());
     let requests = double.requests.lock().unwrap();
     assert_eq!(requests.len(), 3);
     assert_eq!(requests[0].0["cache_prompt"], true);

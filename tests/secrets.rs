@@ -121,7 +121,9 @@ dir = "{}"
     let mut node = Node::configure(&chain, r#"{"default": {"votes": ["YES"]}}"#, &extra);
     let config = std::fs::read_to_string(&node.config)
         .unwrap()
-        .replace("resolver = \"replay\"", "resolver = \"committee\"");
+        .replace("resolver = \"replay\"", "resolver = \"committee\"")
+        // A committee without a valid ballot is retried; two attempts show it, quickly.
+        .replace("max_attempts = 50", "max_attempts = 2");
     std::fs::write(&node.config, config).unwrap();
     node.start_with_env(&[(API_KEY_ENV, API_KEY)]);
 
@@ -180,6 +182,10 @@ dir = "{}"
     for (i, (_, body)) in bodies[2..].iter().enumerate() {
         let error = body["job"]["last_error"].as_str().unwrap();
         assert!(error.contains("no valid ballot"), "question {i}: {error}");
+        assert_eq!(
+            body["job"]["attempts"], 2,
+            "retried once, then failed: {body}"
+        );
     }
 
     // Everything the node serves.

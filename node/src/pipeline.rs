@@ -9,7 +9,7 @@
 //!    the chain already has a verdict);
 //! 2. derive the integers to post from the report with [`audit::recompute`], refuse a report
 //!    that disagrees with itself or has no valid ballot (nothing is ever posted from made-up
-//!    numbers), and write the report file (atomically: temp file, fsync, rename);
+//!    numbers; a committee without a valid ballot is retried like a transient failure), and write the report file (atomically: temp file, fsync, rename);
 //! 3. save the post intent (first one wins), then post through [`Poster`];
 //! 4. record the transaction in the report, mark the job posted.
 //!
@@ -139,6 +139,11 @@ enum JobError {
     Resolve(ResolveError),
     #[error("report refused: {0}")]
     Report(String),
+    /// Every ballot failed. Retried: a juror outage or an unlucky run of malformed answers
+    /// must not cost the question for good, and a model server's answers differ between runs
+    /// (sampling, batching, cache state) even where the draw of personas does not.
+    #[error("report refused: no valid ballot: every juror failed, nothing to post")]
+    NoValidBallot,
     #[error("report file {path}: {error}")]
     Io {
         path: PathBuf,
@@ -153,7 +158,7 @@ impl JobError {
             JobError::Store(e) => e.is_retryable(),
             JobError::Resolve(e) => e.retryable,
             JobError::Report(_) => false,
-            JobError::Io { .. } => true,
+            JobError::NoValidBallot | JobError::Io { .. } => true,
         }
     }
 }
@@ -482,9 +487,7 @@ impl Pipeline {
             )));
         }
         if rec.valid_ballots == 0 {
-            return Err(JobError::Report(
-                "no valid ballot: every juror failed, nothing to post".into(),
-            ));
+            return Err(JobError::NoValidBallot);
         }
         let path = report_path(&self.reports_dir, q.question_id);
         write_json_atomic(&path, &report).map_err(|error| JobError::Io {
@@ -568,6 +571,12 @@ mod tests {
             !p.retries(false, 1, Some(true)),
             "permanent errors are final"
         );
+    }
+
+    #[test]
+    fn a_committee_without_a_valid_ballot_is_retried_a_refused_report_is_not() {
+        assert!(JobError::NoValidBallot.is_retryable());
+        assert!(!JobError::Report("disagrees with itself".into()).is_retryable());
     }
 
     #[test]

@@ -23,6 +23,7 @@ use veritas::chain::{
 };
 
 pub mod chat_double;
+pub mod llama;
 pub mod proxy;
 
 /// A chain with the oracle deployed and the node's operator authorised.

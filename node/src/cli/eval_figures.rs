@@ -71,13 +71,13 @@ pub fn coverage_chart(rows: &[Scored], resolved: u64) -> Chart {
                 name: "ranked by posterior (plain rule)".into(),
                 color: "#d62728",
                 points: selective_curve(rows, lead),
-                point_labels: Vec::new(),
+                ..Series::default()
             },
             Series {
                 name: "ranked by effective lower bound".into(),
                 color: "#1f77b4",
                 points: selective_curve(rows, bound),
-                point_labels: Vec::new(),
+                ..Series::default()
             },
         ],
         diagonal: false,
@@ -88,6 +88,7 @@ pub fn coverage_chart(rows: &[Scored], resolved: u64) -> Chart {
             ),
             format!("The routing thresholds in force resolved {resolved} of them."),
         ],
+        ..Chart::default()
     }
 }
 
@@ -138,6 +139,7 @@ pub fn reliability_chart(rows: &[Scored]) -> Chart {
             color: "#1f77b4",
             points: bins.iter().map(|(p, o, _)| (*p, *o)).collect(),
             point_labels: bins.iter().map(|b| format!("n={}", b.2)).collect(),
+            ..Series::default()
         }],
         diagonal: true,
         notes: vec![
@@ -149,6 +151,7 @@ pub fn reliability_chart(rows: &[Scored]) -> Chart {
                 None => "No labelled claim.".into(),
             },
         ],
+        ..Chart::default()
     }
 }
 

@@ -7,6 +7,7 @@ pub mod audit;
 pub mod audit_question;
 pub mod commit;
 pub mod demo;
+pub mod doctor;
 pub mod eval;
 pub mod eval_figures;
 pub mod jsonl;
@@ -50,6 +51,11 @@ pub enum Command {
     Operator(operator::OperatorArgs),
     /// Local anvil + deploy + node + demo questions; prints verdicts read back from chain.
     Demo(demo::DemoArgs),
+    /// Check a node's configuration against the real world (RPC, chain, oracle, operator key,
+    /// balance, data directory, HTTP address, models, search key); exits non-zero on a failure.
+    ///
+    /// Example: `veritas doctor --config /etc/veritas/veritas.toml`
+    Doctor(doctor::DoctorArgs),
     /// Statistics of ballot sets: JSON lines in (one array of ballots per line), JSON lines out.
     ///
     /// Example: `veritas stats ballots.jsonl`
@@ -94,6 +100,7 @@ impl Cli {
             Command::Audit(args) => audit::run(args).await,
             Command::Operator(args) => operator::run(args).await,
             Command::Demo(args) => demo::run(args).await,
+            Command::Doctor(args) => doctor::run(args).await,
             Command::Stats(args) => stats::run(args),
             Command::Commit(args) => commit::run(args),
             Command::Prove(args) => prove::run(args),

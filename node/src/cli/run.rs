@@ -66,19 +66,30 @@ pub struct RunArgs {
     http_addr: Option<SocketAddr>,
 }
 
+impl RunArgs {
+    /// The configuration with `--data-dir` and `--http-addr` applied over every other source
+    /// (`veritas doctor` takes the same flags and checks the same configuration).
+    ///
+    /// # Errors
+    /// The configuration cannot be loaded.
+    pub fn load_config(&self) -> anyhow::Result<Config> {
+        let mut extra = Vec::new();
+        if let Some(dir) = &self.data_dir {
+            extra.push(("node.data_dir".into(), dir.display().to_string()));
+        }
+        if let Some(addr) = self.http_addr {
+            extra.push(("node.http_addr".into(), addr.to_string()));
+        }
+        self.config.load(extra)
+    }
+}
+
 /// Run the daemon until SIGINT/SIGTERM.
 ///
 /// # Errors
 /// Start-up failures (config, key, chain, store) and a critical task dying.
 pub async fn run(args: RunArgs) -> anyhow::Result<()> {
-    let mut extra = Vec::new();
-    if let Some(dir) = &args.data_dir {
-        extra.push(("node.data_dir".into(), dir.display().to_string()));
-    }
-    if let Some(addr) = args.http_addr {
-        extra.push(("node.http_addr".into(), addr.to_string()));
-    }
-    let config = args.config.load(extra)?;
+    let config = args.load_config()?;
     let signer = config::load_signer(&config.keys)?;
     let live = Arc::new(LiveEvents::default());
     let resolver = daemon::build_resolver(&config, &live)?;

@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
+use crate::plot::{self, Chart, Marker, Series};
 use crate::policy::RoutingPolicy;
 use crate::policy::simulate::{Outcomes, Scenario, Shape, run};
 
@@ -170,155 +171,90 @@ fn print_row(title: &str, level: f64, out: &Outcomes) {
     );
 }
 
-/// Precision (y, 50–100%) against coverage (x, 0–100%) per panel; one polyline per rule,
-/// each point labelled with its correlation level. Hand-written SVG: no plotting dependency.
+/// Precision (y, 50–100%) against coverage (x, 0–100%) per panel; one line per rule, each
+/// point labelled with its correlation level (drawn by [`crate::plot`]).
 fn render_svg(panels: &[Panel], questions: u64, policy: &RoutingPolicy) -> String {
-    const W: f64 = 330.0;
-    const PLOT_W: f64 = 250.0;
-    const PLOT_H: f64 = 250.0;
-    const LEFT: f64 = 55.0;
-    const TOP: f64 = 50.0;
-    const Y_MIN: f64 = 0.5;
-    let width = W * panels.len() as f64 + 20.0;
-    let height = TOP + PLOT_H + 110.0;
-    let mut s = format!(
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">
-<rect width="100%" height="100%" fill="white"/>
-"##
-    );
-    for (i, panel) in panels.iter().enumerate() {
-        let x0 = 10.0 + W * i as f64 + LEFT;
-        let y0 = TOP;
-        let px = |c: f64| x0 + c.clamp(0.0, 1.0) * PLOT_W;
-        let py = |p: f64| y0 + (1.0 - (p.clamp(Y_MIN, 1.0) - Y_MIN) / (1.0 - Y_MIN)) * PLOT_H;
-        s += &format!(
-            r##"<text x="{}" y="{}" text-anchor="middle" font-size="13" font-weight="bold">{}</text>
-"##,
-            x0 + PLOT_W / 2.0,
-            y0 - 28.0,
-            panel.title
-        );
-        s += &format!(
-            r##"<text x="{}" y="{}" text-anchor="middle" fill="#555">labels: {}</text>
-"##,
-            x0 + PLOT_W / 2.0,
-            y0 - 12.0,
-            panel.axis
-        );
-        s += &format!(
-            r##"<rect x="{x0}" y="{y0}" width="{PLOT_W}" height="{PLOT_H}" fill="none" stroke="#333"/>
-"##
-        );
-        for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
-            s += &format!(
-                r##"<line x1="{x}" y1="{yb}" x2="{x}" y2="{yt}" stroke="#eee"/><text x="{x}" y="{ty}" text-anchor="middle">{l}%</text>
-"##,
-                x = px(tick),
-                yb = y0 + PLOT_H,
-                yt = y0,
-                ty = y0 + PLOT_H + 14.0,
-                l = (tick * 100.0) as u32
-            );
-        }
-        for tick in [0.5, 0.6, 0.7, 0.8, 0.9, 1.0] {
-            s += &format!(
-                r##"<text x="{}" y="{}" text-anchor="end">{}%</text>
-"##,
-                x0 - 4.0,
-                py(tick) + 4.0,
-                (tick * 100.0).round() as u32
-            );
-        }
-        s += &format!(
-            r##"<line x1="{x0}" y1="{y}" x2="{x1}" y2="{y}" stroke="#888" stroke-dasharray="4 3"/><text x="{x1}" y="{ty}" text-anchor="end" fill="#888">95%</text>
-"##,
-            y = py(0.95),
-            x1 = x0 + PLOT_W,
-            ty = py(0.95) - 3.0
-        );
-        s += &format!(
-            r##"<text x="{}" y="{}" text-anchor="middle">coverage (auto-resolved)</text>
-"##,
-            x0 + PLOT_W / 2.0,
-            y0 + PLOT_H + 30.0
-        );
-        s += &format!(
-            r##"<text x="{x}" y="{y}" text-anchor="middle" transform="rotate(-90 {x} {y})">precision on resolved</text>
-"##,
-            x = x0 - 38.0,
-            y = y0 + PLOT_H / 2.0
-        );
-        for (rule, color, marker) in [("old", "#d62728", "circle"), ("new", "#1f77b4", "square")] {
-            let pts: Vec<(f64, f64, f64)> = panel
-                .points
+    const RULES: [(&str, &str, Marker); 2] = [
+        ("old", "#d62728", Marker::Circle),
+        ("new", "#1f77b4", Marker::Square),
+    ];
+    let pick = |rule: &str, out: &Outcomes| if rule == "old" { out.old } else { out.new };
+    let charts: Vec<Chart> = panels
+        .iter()
+        .map(|panel| Chart {
+            title: panel.title.into(),
+            subtitle: format!("labels: {}", panel.axis),
+            x_label: "coverage (auto-resolved)".into(),
+            y_label: "precision on resolved".into(),
+            y_min: 0.5,
+            y_ticks: vec![0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+            x_ticks: vec![0.0, 0.25, 0.5, 0.75, 1.0],
+            series: RULES
                 .iter()
-                .filter_map(|(level, out)| {
-                    let f = if rule == "old" { out.old } else { out.new };
-                    f.precision.map(|p| (px(f.coverage), py(p), *level))
+                .map(|&(rule, color, marker)| {
+                    let resolved: Vec<_> = panel
+                        .points
+                        .iter()
+                        .filter_map(|(level, out)| {
+                            let f = pick(rule, out);
+                            f.precision.map(|p| ((f.coverage, p), level.to_string()))
+                        })
+                        .collect();
+                    Series {
+                        name: rule.into(),
+                        color,
+                        points: resolved.iter().map(|r| r.0).collect(),
+                        point_labels: resolved.into_iter().map(|r| r.1).collect(),
+                        marker,
+                    }
                 })
-                .collect();
-            if pts.len() > 1 {
-                let path: Vec<String> = pts
-                    .iter()
-                    .map(|(x, y, _)| format!("{x:.1},{y:.1}"))
-                    .collect();
-                s += &format!(
-                    r##"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.5"/>
-"##,
-                    path.join(" ")
-                );
-            }
-            for (x, y, level) in &pts {
-                s += &if marker == "circle" {
-                    format!(r##"<circle cx="{x:.1}" cy="{y:.1}" r="3.5" fill="{color}"/>"##)
-                } else {
-                    format!(
-                        r##"<rect x="{:.1}" y="{:.1}" width="7" height="7" fill="{color}"/>"##,
-                        x - 3.5,
-                        y - 3.5
-                    )
-                };
-                let dy = if marker == "circle" { -6.0 } else { 14.0 };
-                s += &format!(
-                    r##"<text x="{:.1}" y="{:.1}" font-size="9" fill="{color}" text-anchor="middle">{level}</text>
-"##,
-                    x,
-                    y + dy
-                );
-            }
-            let none = panel
-                .points
+                .collect(),
+            reference: Some((0.95, "95%".into())),
+            inner_notes: RULES
                 .iter()
-                .filter(|(_, out)| (if rule == "old" { out.old } else { out.new }).resolved == 0)
-                .count();
-            if none > 0 {
-                let line = if rule == "old" { 0.0 } else { 14.0 };
-                s += &format!(
-                    r##"<text x="{}" y="{}" font-size="10" fill="{color}">{rule}: resolves nothing at {none} of {} levels</text>
-"##,
-                    x0 + 6.0,
-                    y0 + PLOT_H - 22.0 + line,
-                    panel.points.len()
-                );
-            }
-        }
-    }
-    let ly = TOP + PLOT_H + 55.0;
-    s += &format!(
-        r##"<circle cx="75" cy="{c}" r="3.5" fill="#d62728"/><text x="85" y="{t}">old rule: posterior ≥ {:.2}, lower bound ≥ {:.2}, kappa ≥ {:.2} on the plain counts</text>
-<rect x="71.5" y="{r}" width="7" height="7" fill="#1f77b4"/><text x="85" y="{t2}">new rule: the same, and the lower bound on counts scaled to n_eff ≥ {:.2}</text>
-<text x="75" y="{t3}" fill="#555">{questions} simulated yes/no questions per point; committee T = 10, M = 3, KL early stopping; models drawn uniformly per ballot. `veritas simulate --svg …`</text>
-"##,
-        policy.min_posterior,
-        policy.min_lower_bound,
-        policy.min_kappa,
-        policy.min_effective_lower_bound,
-        c = ly,
-        t = ly + 4.0,
-        r = ly + 14.5,
-        t2 = ly + 22.0,
-        t3 = ly + 40.0,
-    );
-    s += "</svg>\n";
-    s
+                .filter_map(|&(rule, color, _)| {
+                    let none = panel
+                        .points
+                        .iter()
+                        .filter(|(_, out)| pick(rule, out).resolved == 0)
+                        .count();
+                    (none > 0).then(|| {
+                        let of = panel.points.len();
+                        (
+                            format!("{rule}: resolves nothing at {none} of {of} levels"),
+                            color,
+                        )
+                    })
+                })
+                .collect(),
+            ..Chart::default()
+        })
+        .collect();
+    let legend = [
+        format!(
+            "old rule: posterior ≥ {:.2}, lower bound ≥ {:.2}, kappa ≥ {:.2} on the plain counts",
+            policy.min_posterior, policy.min_lower_bound, policy.min_kappa
+        ),
+        format!(
+            "new rule: the same, and the lower bound on counts scaled to n_eff ≥ {:.2}",
+            policy.min_effective_lower_bound
+        ),
+    ]
+    .into_iter()
+    .zip(RULES)
+    .map(|(name, (_, color, marker))| Series {
+        name,
+        color,
+        point_labels: vec![String::new()],
+        marker,
+        ..Series::default()
+    })
+    .collect::<Vec<_>>();
+    plot::svg_panels(
+        &charts,
+        &legend,
+        &[format!(
+            "{questions} simulated yes/no questions per point; committee T = 10, M = 3, KL early stopping; models drawn uniformly per ballot. `veritas simulate --svg …`"
+        )],
+    )
 }

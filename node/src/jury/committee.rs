@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 use super::archetype::Archetype;
@@ -226,6 +226,10 @@ pub async fn run_committee(
         let mut seats: HashMap<tokio::task::Id, Seat> = HashMap::new();
         let spawned = Instant::now();
         let mut rows: Vec<BallotRow> = Vec::new();
+        // Prefix priming: in the first iteration, a juror whose server caches prompt prefixes
+        // casts its first ballot alone; its other ballots start when that one ends (or dies),
+        // so the server computes the question's shared prefix once instead of once per slot.
+        let mut primed: HashMap<usize, watch::Receiver<()>> = HashMap::new();
         for slot in 0..cfg.ballots_per_iteration {
             let (a, j) = sampler.draw();
             let (Some(archetype), Some(member)) =
@@ -264,13 +268,32 @@ pub async fn run_committee(
             };
             let limit = limit.clone();
             let deadline = cfg.ballot_timeout;
+            let (primer, mut after_primer) = if iteration == 1 && juror.caches_prompt_prefix() {
+                match primed.get(&j) {
+                    Some(rx) => (None, Some(rx.clone())),
+                    None => {
+                        let (tx, rx) = watch::channel(());
+                        primed.insert(j, rx);
+                        (Some(tx), None)
+                    }
+                }
+            } else {
+                (None, None)
+            };
             let handle = set.spawn(async move {
+                // Before taking a permit: with concurrency 1 a waiting ballot holding the only
+                // permit would keep the primer from ever starting.
+                if let Some(rx) = after_primer.as_mut() {
+                    // Err means the primer's sender is gone: its ballot ended, however.
+                    let _ = rx.changed().await;
+                }
                 let _permit = limit.acquire_owned().await;
                 let t0 = Instant::now();
                 let result = match tokio::time::timeout(deadline, juror.ballot(&task)).await {
                     Ok(r) => r,
                     Err(_) => Err(JurorError::Deadline(deadline)),
                 };
+                drop(primer);
                 row(&task, juror.label(), result, t0.elapsed())
             });
             seats.insert(handle.id(), seat);
@@ -447,4 +470,127 @@ fn row(
         }
     }
     row
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use std::sync::Mutex;
+
+    use async_trait::async_trait;
+    use tokio::time::Instant as TokioInstant;
+
+    use super::*;
+    use crate::bundle::{EvidenceItem, Source};
+    use crate::jury::juror::JurorAnswer;
+    use crate::jury::replay::{ReplayJuror, Script};
+    use crate::stats::Outcome;
+
+    /// A replay juror that records when each of its ballots started and ended (paused clock).
+    struct Timed {
+        inner: ReplayJuror,
+        caches: bool,
+        spans: Mutex<Vec<(u32, u32, TokioInstant, TokioInstant)>>,
+    }
+
+    #[async_trait]
+    impl Juror for Timed {
+        fn label(&self) -> &str {
+            self.inner.label()
+        }
+        fn caches_prompt_prefix(&self) -> bool {
+            self.caches
+        }
+        async fn ballot(&self, task: &BallotTask) -> Result<JurorAnswer, JurorError> {
+            let start = TokioInstant::now();
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let answer = self.inner.ballot(task).await;
+            let span = (task.iteration, task.slot, start, TokioInstant::now());
+            self.spans.lock().unwrap().push(span);
+            answer
+        }
+    }
+
+    async fn spans(
+        caches: bool,
+        concurrency: usize,
+    ) -> Vec<(u32, u32, TokioInstant, TokioInstant)> {
+        let juror = Arc::new(Timed {
+            inner: ReplayJuror::new("replay/yes", Script::Fixed(Outcome::Yes), Duration::ZERO),
+            caches,
+            spans: Mutex::new(Vec::new()),
+        });
+        let archetypes = Archetype::shipped();
+        let committee = Committee {
+            archetype_weights: vec![1; archetypes.len()],
+            archetypes,
+            jurors: vec![PoolMember {
+                juror: juror.clone(),
+                weight: 1,
+            }],
+            config: CommitteeConfig {
+                iterations: 2,
+                early_stopping: false,
+                concurrency,
+                ..CommitteeConfig::default()
+            },
+        };
+        let bundle = Bundle {
+            question: "Is the Arctic warming faster than the global average?".into(),
+            evidence: vec![EvidenceItem {
+                id: 1,
+                url: "https://example.org/1".into(),
+                title: "Source 1".into(),
+                snippet: "The Arctic has warmed nearly four times faster.".into(),
+                published_at: None,
+                source: Source::Local,
+                submitter: None,
+            }],
+        };
+        let mut ignore = |_: &IterationProgress<'_>| {};
+        let run = run_committee(
+            &committee,
+            Arc::new(bundle),
+            Arc::new(Rubric::default()),
+            [7; 32],
+            [9; 32],
+            &mut ignore,
+        );
+        // Paused clock: a deadlock lets time jump straight to this deadline.
+        let run = tokio::time::timeout(Duration::from_secs(3600), run)
+            .await
+            .expect("the committee deadlocked")
+            .unwrap();
+        assert_eq!(
+            run.ballots.iter().filter(|b| b.failure.is_none()).count(),
+            6
+        );
+        let mut spans = juror.spans.lock().unwrap().clone();
+        spans.sort_by_key(|s| (s.0, s.1));
+        spans
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_caching_server_is_primed_by_one_ballot_before_the_others() {
+        let s = spans(true, 3).await;
+        let (first_end, others) = (s[0].3, &s[1..3]);
+        assert!(
+            others.iter().all(|o| o.2 >= first_end),
+            "iteration 1's other ballots started before the primer ended: {s:?}"
+        );
+        // Later iterations are not held back: their three ballots start together.
+        assert!(s[3..6].iter().all(|o| o.2 == s[3].2), "{s:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_prefix_cache_the_first_iteration_starts_at_once() {
+        let s = spans(false, 3).await;
+        assert!(s[0..3].iter().all(|o| o.2 == s[0].2), "{s:?}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn priming_with_one_ballot_in_flight_still_casts_every_ballot() {
+        let s = spans(true, 1).await;
+        assert_eq!(s.len(), 6);
+    }
 }

@@ -130,6 +130,12 @@ pub trait Juror: Send + Sync {
     /// # Errors
     /// [`JurorError`]: the committee records it as a failed ballot.
     async fn ballot(&self, task: &BallotTask) -> Result<JurorAnswer, JurorError>;
+
+    /// Whether the juror's server caches a question's prompt prefix between ballots (see
+    /// [`ChatModel::caches_prompt_prefix`]); the committee then primes it with one ballot.
+    fn caches_prompt_prefix(&self) -> bool {
+        false
+    }
 }
 
 /// A juror over a chat model with structured output.
@@ -248,6 +254,10 @@ pub fn question_prompt(bundle: &Bundle, rubric: &Rubric) -> String {
 impl Juror for ChatJuror {
     fn label(&self) -> &str {
         self.model.label()
+    }
+
+    fn caches_prompt_prefix(&self) -> bool {
+        self.model.caches_prompt_prefix()
     }
 
     async fn ballot(&self, task: &BallotTask) -> Result<JurorAnswer, JurorError> {

@@ -72,6 +72,13 @@ pub trait ChatModel: Send + Sync {
     /// # Errors
     /// Transport failures, refusals and malformed answers, as [`LlmError`].
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError>;
+
+    /// Whether the server is asked to keep a request's prompt prefix for the next request
+    /// (llama.cpp's `cache_prompt`): then a question's first ballot is worth sending alone, so
+    /// the others find its prefix cached instead of each computing it on an empty slot.
+    fn caches_prompt_prefix(&self) -> bool {
+        false
+    }
 }
 
 /// Why a model call failed.

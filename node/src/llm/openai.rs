@@ -358,6 +358,10 @@ impl ChatModel for OpenAiChat {
         &self.label
     }
 
+    fn caches_prompt_prefix(&self) -> bool {
+        self.config.cache_prompt && self.cache_fields.load(Ordering::Relaxed)
+    }
+
     async fn chat(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let mut retry = 0u32;

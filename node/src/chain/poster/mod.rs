@@ -1,0 +1,294 @@
+//! The report poster: the operator's `submitReport` exactly once per question (the contract
+//! pools the operators' reports into the verdict).
+//!
+//! Exactly once rests on four checks, each covering a crash window the others leave open:
+//!
+//! 1. `verdictStatus(id)` and `hasReported(id, operator)` are read before anything is sent:
+//!    our report already on-chain (from before a crash), or a question no longer open (the
+//!    quorum's verdict posted, expired), ends the job as done.
+//! 2. `getQuestion(id).questionHash` must equal the hash from the event the job came from, so
+//!    a reorg that replaced the question under the same id never gets the old verdict.
+//! 3. Each transaction is signed locally and recorded in the store (hash, nonce, fees, signed
+//!    bytes) *before* it is broadcast. After a crash the poster finds it, looks up its receipt,
+//!    rebroadcasts the very same bytes, or, when stuck past `receipt_timeout`, replaces it at
+//!    the same nonce with fees bumped by [`FEE_BUMP_PERCENT`] (nodes demand at least 10%).
+//! 4. The contract reverts a second report with `VeritasAlreadyReported` (or `VeritasNotOpen`
+//!    once the verdict is posted); gas estimation surfaces that revert before anything is
+//!    sent, and it counts as done.
+//!
+//! Nonces come from a local counter seeded from the account's pending nonce and advanced only
+//! once a broadcast succeeded, under one async lock held just for allocate → sign → record →
+//! broadcast. Receipt waits happen outside the lock, so several verdicts can be in flight with
+//! consecutive nonces. A refused broadcast leaves the counter where it was (no gap); a
+//! "nonce too low" answer, or a broadcast whose fate is unknown (timeout), resets it from the
+//! chain; "replacement transaction underpriced" (another transaction holds the nonce) re-signs
+//! with fees bumped by [`FEE_BUMP_PERCENT`].
+//!
+//! The parts: [`verdict`] (what one report sends), `batch` (reports ready together share a
+//! transaction), `nonce` (nonces, fees, signing and the record before broadcast) and
+//! `receipts` (waiting, resuming after a crash, settling).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use alloy::{
+    network::EthereumWallet,
+    primitives::{Address, B256, U256},
+    providers::Provider,
+    signers::local::PrivateKeySigner,
+};
+use tokio::sync::{Mutex, oneshot};
+
+use super::{ChainError, ChainProvider, IVeritasOracle};
+use crate::store::{NewQuestion, PostIntent, SentTx, Store};
+
+mod batch;
+mod nonce;
+mod receipts;
+pub mod verdict;
+
+pub use nonce::FEE_BUMP_PERCENT;
+pub use verdict::Verdict;
+
+/// Poster settings.
+#[derive(Debug, Clone)]
+pub struct PosterConfig {
+    /// The oracle contract.
+    pub oracle: Address,
+    /// Chain id transactions are signed for.
+    pub chain_id: u64,
+    /// How long to wait for a receipt before giving the attempt up (the tx may still land).
+    pub receipt_timeout: Duration,
+    /// How often the receipt is polled.
+    pub receipt_poll: Duration,
+    /// How long a ready report waits for others to share its `submitReports` transaction.
+    pub batch_window: Duration,
+    /// Most reports in one transaction.
+    pub max_batch: usize,
+}
+
+/// How a post ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Posted {
+    /// Our transaction was mined.
+    Mined {
+        /// Its hash.
+        tx_hash: B256,
+        /// Its block.
+        block: u64,
+        /// Gas it used.
+        gas_used: u64,
+    },
+    /// A verdict was already on-chain (ours before a crash, or another operator's).
+    AlreadyOnChain,
+}
+
+/// A report waiting for the next batch, and where its transaction goes.
+type Queued = (Verdict, oneshot::Sender<Result<Option<SentTx>, ChainError>>);
+
+/// Sends verdicts.
+#[derive(Debug)]
+pub struct Poster {
+    provider: ChainProvider,
+    wallet: EthereumWallet,
+    from: Address,
+    store: Arc<Store>,
+    config: PosterConfig,
+    /// Next nonce to use; `None` until read from the chain (and after a nonce error).
+    nonce: Mutex<Option<u64>>,
+    /// Reports waiting for the next `submitReports` batch.
+    queue: Mutex<Vec<Queued>>,
+}
+
+impl Poster {
+    /// Create a poster signing with `signer`.
+    pub fn new(
+        provider: ChainProvider,
+        signer: PrivateKeySigner,
+        store: Arc<Store>,
+        config: PosterConfig,
+    ) -> Self {
+        let from = signer.address();
+        Self {
+            provider,
+            wallet: EthereumWallet::from(signer),
+            from,
+            store,
+            config,
+            nonce: Mutex::new(None),
+            queue: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The operator address.
+    pub fn address(&self) -> Address {
+        self.from
+    }
+
+    /// The operator's balance in wei.
+    ///
+    /// # Errors
+    /// [`ChainError::Rpc`].
+    pub async fn balance(&self) -> Result<U256, ChainError> {
+        self.provider
+            .get_balance(self.from)
+            .await
+            .map_err(|e| ChainError::rpc("eth_getBalance", e))
+    }
+
+    pub(super) fn contract(&self) -> IVeritasOracle::IVeritasOracleInstance<&ChainProvider> {
+        IVeritasOracle::new(self.config.oracle, &self.provider)
+    }
+
+    /// The on-chain status of a question.
+    ///
+    /// # Errors
+    /// [`ChainError`] from the call.
+    pub async fn status(&self, id: U256) -> Result<IVeritasOracle::VerdictStatus, ChainError> {
+        self.contract()
+            .verdictStatus(id)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("verdictStatus", e))
+    }
+
+    /// Post `intent` for `question` exactly once (see the module docs).
+    ///
+    /// # Errors
+    /// [`ChainError`]: check [`ChainError::is_retryable`]. A [`ChainError::ReceiptTimeout`]
+    /// leaves the transaction recorded; the next call picks it up.
+    pub async fn post(
+        self: &Arc<Self>,
+        question: &NewQuestion,
+        intent: &PostIntent,
+    ) -> Result<Posted, ChainError> {
+        let verdict = Verdict::from_intent(intent)?;
+        let qid = intent.question_id;
+        if self.on_chain(verdict.id).await? {
+            self.reconcile_after_post(qid).await?;
+            return Ok(Posted::AlreadyOnChain);
+        }
+        self.check_question(question, verdict.id).await?;
+
+        // A transaction from an earlier attempt (or before a crash) may still be pending.
+        if let Some(outcome) = self.resume_pending(qid, &verdict).await? {
+            return Ok(outcome);
+        }
+
+        // Join the next batch: reports ready within `batch_window` of each other go out in
+        // one `submitReports` transaction.
+        let (reply, answer) = oneshot::channel();
+        let leader = {
+            let mut queue = self.queue.lock().await;
+            queue.push((verdict, reply));
+            queue.len() == 1
+        };
+        if leader {
+            // Spawned, so a job cancelled while waiting never strands the others' reports.
+            let poster = Arc::clone(self);
+            tokio::spawn(async move {
+                tokio::time::sleep(poster.config.batch_window).await;
+                let queued = std::mem::take(&mut *poster.queue.lock().await);
+                let mut queued = queued.into_iter().peekable();
+                while queued.peek().is_some() {
+                    let chunk: Vec<Queued> =
+                        queued.by_ref().take(poster.config.max_batch).collect();
+                    poster.send_batch(chunk).await;
+                }
+            });
+        }
+        let sent = answer.await.map_err(|_| ChainError::Contract {
+            op: "submitReports",
+            reason: "the batch was dropped before it was sent".into(),
+        })??;
+        match sent {
+            Some(sent) => self.wait(qid, &sent).await,
+            None => Ok(Posted::AlreadyOnChain),
+        }
+    }
+
+    /// The transaction and block of our `ReportSubmitted` for `id`, searched from `from_block`
+    /// (the question's block): `None` when we never reported on it.
+    ///
+    /// # Errors
+    /// [`ChainError::Rpc`].
+    pub async fn report_tx(
+        &self,
+        id: U256,
+        from_block: u64,
+    ) -> Result<Option<(B256, u64)>, ChainError> {
+        use alloy::{rpc::types::Filter, sol_types::SolEvent};
+        let filter = Filter::new()
+            .address(self.config.oracle)
+            .event_signature(IVeritasOracle::ReportSubmitted::SIGNATURE_HASH)
+            .topic1(id)
+            .topic2(self.from.into_word())
+            .from_block(from_block);
+        let logs = self
+            .provider
+            .get_logs(&filter)
+            .await
+            .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
+        Ok(logs
+            .first()
+            .and_then(|l| Some((l.transaction_hash?, l.block_number?))))
+    }
+
+    /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
+    /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired).
+    ///
+    /// # Errors
+    /// [`ChainError`] from the calls; [`ChainError::UnknownQuestion`] for an id never asked.
+    pub async fn on_chain(&self, id: U256) -> Result<bool, ChainError> {
+        use IVeritasOracle::VerdictStatus as S;
+        match self.status(id).await? {
+            S::Asked => {
+                let contract = self.contract();
+                if contract
+                    .hasReported(id, self.from)
+                    .call()
+                    .await
+                    .map_err(|e| ChainError::contract("hasReported", e))?
+                {
+                    return Ok(true);
+                }
+                // Contract v3 binds a question to the operators of its ask's epoch: a key
+                // added later (or removed) must not spend a committee on it.
+                let can = contract
+                    .canReport(id, self.from)
+                    .call()
+                    .await
+                    .map_err(|e| ChainError::contract("canReport", e))?;
+                if can {
+                    Ok(false)
+                } else {
+                    Err(ChainError::NotQuestionOperator {
+                        id,
+                        operator: self.from,
+                    })
+                }
+            }
+            S::None => Err(ChainError::UnknownQuestion(id)),
+            // Every later status is past the reports (the enum only grows after Asked).
+            _ => Ok(true),
+        }
+    }
+
+    async fn check_question(&self, question: &NewQuestion, id: U256) -> Result<(), ChainError> {
+        let stored = self
+            .contract()
+            .getQuestion(id)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("getQuestion", e))?;
+        let actual = stored.questionHash;
+        if actual != question.question_hash {
+            return Err(ChainError::QuestionMismatch {
+                id: question.question_id,
+                expected: question.question_hash,
+                actual,
+            });
+        }
+        Ok(())
+    }
+}
