@@ -26,7 +26,8 @@ import {VeritasOracleExtension} from "./VeritasOracleExtension.sol";
 /// verdict slashes the bond of every reporter whose leading outcome lost, pays it to the
 /// dispute's beneficiary and burns `BURN_BPS` of it. The fee goes to the reporters whose leading
 /// outcome is the final one. Evidence fees are burned (or refunded on expiry), never paid to a
-/// reporter or the asker. `docs/economics.md` gives the figures.
+/// reporter or the asker. The book's "Economics and trust model" chapter (book/src/economics.md)
+/// gives the figures.
 ///
 /// Escalation: the pooled verdict escalates when at least half of the reports escalated, when at
 /// least half of them lead with an outcome other than the pooled one (the minimum weight of a

@@ -16,7 +16,7 @@ mod support;
 
 use std::{net::SocketAddr, path::Path};
 
-use alloy::signers::local::PrivateKeySigner;
+use alloy::{primitives::U256, signers::local::PrivateKeySigner};
 use axum::{Json, http::HeaderMap, http::StatusCode, response::IntoResponse, routing::post};
 use serde_json::{Value, json};
 use support::{
@@ -142,6 +142,7 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         "chain_id",
         "oracle",
         "operator",
+        "stake",
         "balance",
         "data_dir",
         "http_addr",
@@ -170,17 +171,20 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         "confirmations = 1\n",
         "confirmations = 1\nchain_id = 1\n",
     );
-    // 4. An operator with an empty balance: a key anvil never funded, added by the owner.
+    // 4. An operator with an empty balance: a key anvil never funded, added by the owner, and
+    // staked by it (anyone may fund a stake), so the balance is all it lacks.
+    let owner = IVeritasOracle::new(chain.oracle, chain.wallet(0));
     let empty: PrivateKeySigner = EMPTY_KEY.parse().unwrap();
-    let receipt = IVeritasOracle::new(chain.oracle, &chain.wallet(0))
-        .addOperator(empty.address())
-        .send()
-        .await
-        .unwrap()
-        .get_receipt()
-        .await
-        .unwrap();
-    assert!(receipt.status());
+    let unstaked: PrivateKeySigner = ANVIL_KEYS[6].parse().unwrap();
+    let one_ether = U256::from(10).pow(U256::from(18));
+    for (call, what) in [
+        (owner.addOperator(empty.address()).into_transaction_request(), "addOperator"),
+        (owner.stake(empty.address()).value(one_ether).into_transaction_request(), "stake"),
+        // 7. An operator without stake: anvil's funded account 6, added but never staked.
+        (owner.addOperator(unstaked.address()).into_transaction_request(), "addOperator"),
+    ] {
+        chain.send_ok(0, call, what).await;
+    }
     // 5. The model server unreachable: juror and planner point at a port nobody listens on.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let dead = format!("http://{}", closed.local_addr().unwrap());
@@ -209,6 +213,13 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
                 }),
                 s.spawn(|| {
                     assert_only_failure(doctor(&good, EMPTY_KEY, GOOD_KEY), "balance", "0 ETH");
+                }),
+                s.spawn(|| {
+                    assert_only_failure(
+                        doctor(&good, ANVIL_KEYS[6], GOOD_KEY),
+                        "stake",
+                        "0 ETH free",
+                    );
                 }),
                 s.spawn(|| {
                     let (code, json, stderr) = doctor(&no_model, operator, GOOD_KEY);

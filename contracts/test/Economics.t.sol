@@ -7,7 +7,7 @@ import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {VeritasOracle} from "../VeritasOracle.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
 
-/// @notice The economic actors of `docs/economics.md`, driven at random: askers, three honest
+/// @notice The economic actors of the book's economics chapter (book/src/economics.md), driven at random: askers, three honest
 /// operators, a lying operator and its colluding friend, an honest watcher, evidence spammers and
 /// an honest court. The truth of question `id` is YES when `id` is odd, NO when even. Each lie is
 /// disputed in the block it lands (the documented assumption: someone watches every verdict), by

@@ -13,7 +13,7 @@ use alloy::{
     network::EthereumWallet,
     primitives::{Address, U256},
     providers::{DynProvider, Provider, ProviderBuilder},
-    rpc::types::Filter,
+    rpc::types::{Filter, TransactionReceipt, TransactionRequest},
     signers::local::PrivateKeySigner,
     sol_types::SolEvent,
 };
@@ -509,6 +509,25 @@ impl Chain {
         assert!(receipt.status(), "submitEvidence reverted");
     }
 
+    /// Send `call` from anvil's account `key` and wait for its receipt; panics when it reverts.
+    pub async fn send_ok(
+        &self,
+        key: usize,
+        call: TransactionRequest,
+        what: &str,
+    ) -> TransactionReceipt {
+        let receipt = self
+            .wallet(key)
+            .send_transaction(call)
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "{what} reverted");
+        receipt
+    }
+
     /// Dispute `id` from anvil's account `key`, bonding `bond` wei and claiming `claim`, paying
     /// the court's cost on top.
     pub async fn dispute(&self, key: usize, id: U256, bond: U256, claim: [U256; 3]) {
@@ -547,14 +566,7 @@ impl Chain {
                 .executeRuling(case.disputeId)
                 .into_transaction_request(),
         ] {
-            let receipt = judge
-                .send_transaction(call)
-                .await
-                .unwrap()
-                .get_receipt()
-                .await
-                .unwrap();
-            assert!(receipt.status(), "court call reverted");
+            self.send_ok(0, call, "court call").await;
         }
     }
 

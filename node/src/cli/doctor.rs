@@ -9,8 +9,8 @@
 //! It reads the configuration, the key and the chain exactly as `veritas run` does (the same
 //! loaders, the same RPC client, the same model and search clients) and prints one line per
 //! check with a fix for each failure: the RPC answers on the configured chain, the oracle has
-//! code, the key is an operator of the current epoch, the balance pays for `--days` of reports
-//! at the current gas price, the keystore is readable, the data directory is writable with
+//! code, the key is an operator of the current epoch, its free stake backs the reports it will
+//! have open at once, the balance pays for `--days` of reports at the current gas price, the keystore is readable, the data directory is writable with
 //! `--min-free-mib` free, every juror and the planner answer one tiny structured request, the
 //! search API accepts its key and the HTTP address is free. The exit status is 1 when any check
 //! fails. It sends no transaction and writes nothing but a probe file it removes again.
@@ -255,7 +255,7 @@ async fn chain_checks(config: &Config, args: &DoctorArgs, operator: Option<Addre
                 e.to_string(),
                 "set chain.rpc_url (or VERITAS__CHAIN__RPC_URL) to an HTTP JSON-RPC URL",
             ));
-            for name in ["chain_id", "oracle", "operator", "balance"] {
+            for name in ["chain_id", "oracle", "operator", "stake", "balance"] {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;
@@ -270,7 +270,7 @@ async fn chain_checks(config: &Config, args: &DoctorArgs, operator: Option<Addre
                 format!("{url}: {e}"),
                 "start the chain node or check chain.rpc_url, the network and the provider's key",
             ));
-            for name in ["chain_id", "oracle", "operator", "balance"] {
+            for name in ["chain_id", "oracle", "operator", "stake", "balance"] {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;
@@ -296,7 +296,7 @@ async fn chain_checks(config: &Config, args: &DoctorArgs, operator: Option<Addre
                     config.chain.chain_id.unwrap_or_default()
                 ),
             ));
-            for name in ["oracle", "operator", "balance"] {
+            for name in ["oracle", "operator", "stake", "balance"] {
                 out.push(skip(name, "needs the configured chain"));
             }
             return out;
@@ -311,6 +311,7 @@ async fn chain_checks(config: &Config, args: &DoctorArgs, operator: Option<Addre
                 "set chain.oracle (or --oracle) to the VeritasOracle address",
             ));
             out.push(skip("operator", "needs the oracle"));
+            out.push(skip("stake", "needs the oracle"));
             out.push(balance_check(&provider, args, operator).await);
             return out;
         }
@@ -324,11 +325,13 @@ async fn chain_checks(config: &Config, args: &DoctorArgs, operator: Option<Addre
                 format!("set chain.oracle to the oracle deployed on chain {actual}"),
             ));
             out.push(skip("operator", "needs the oracle"));
+            out.push(skip("stake", "needs the oracle"));
             out.push(balance_check(&provider, args, operator).await);
             return out;
         }
     }
     out.push(operator_check(&provider, oracle, operator).await);
+    out.push(stake_check(&provider, oracle, args, operator).await);
     out.push(balance_check(&provider, args, operator).await);
     out
 }
@@ -361,6 +364,75 @@ async fn operator_check(
             format!("isOperator/operatorEpoch: {e}"),
             "check that chain.oracle is a VeritasOracle v3",
         ),
+    }
+}
+
+/// Whether the free stake backs the reports the node will have open at once. Each report locks
+/// the bond of the set in force (`disputeBond` in whole `BOND_UNIT`s, nothing when the set has no
+/// challenge window) until its question settles, a challenge window later at the earliest; at
+/// `--reports-per-day` that is `reports_per_day × challengeWindow / 1 day` reports open at a
+/// time (Little's law), and never fewer than one. A report without a free bond reverts, and the
+/// node skips the question (`canReport`) instead of running its committee.
+async fn stake_check(
+    provider: &ChainProvider,
+    oracle: Address,
+    args: &DoctorArgs,
+    operator: Option<Address>,
+) -> Check {
+    let Some(operator) = operator else {
+        return skip("stake", "needs the key");
+    };
+    let contract = IVeritasOracle::new(oracle, provider);
+    let read = async {
+        let params = contract.parameters().call().await?;
+        let unit = contract.BOND_UNIT().call().await?;
+        let view = contract.operatorStake(operator).call().await?;
+        Ok::<_, alloy::contract::Error>((params, unit, view))
+    };
+    let (params, unit, view) = match read.await {
+        Ok(read) => read,
+        Err(e) => {
+            return fail(
+                "stake",
+                format!("parameters/BOND_UNIT/operatorStake: {e}"),
+                "check that chain.oracle is a VeritasOracle v3 with stakes",
+            );
+        }
+    };
+    let free = view.staked.saturating_sub(view.locked);
+    if params.challengeWindow == 0 || unit.is_zero() {
+        return ok(
+            "stake",
+            format!(
+                "{} ETH free; the set in force has no challenge window, so a report locks nothing",
+                ether(free)
+            ),
+        );
+    }
+    let bond = U256::from(params.disputeBond) / unit * unit;
+    let open = (u128::from(args.reports_per_day) * u128::from(params.challengeWindow))
+        .div_ceil(86_400)
+        .max(1);
+    let need = bond.saturating_mul(U256::from(open));
+    let detail = format!(
+        "{} ETH free ({} ETH locked by {} unsettled reports); {open} reports open at once x {} ETH bond = {} ETH",
+        ether(free),
+        ether(view.locked),
+        view.openReports,
+        ether(bond),
+        ether(need)
+    );
+    if free >= need {
+        ok("stake", detail)
+    } else {
+        fail(
+            "stake",
+            detail,
+            format!(
+                "stake at least {} ETH more for {operator}: anyone may call stake({operator}) on {oracle} with that value; the operator withdraws the free part with withdrawStake",
+                ether(need - free)
+            ),
+        )
     }
 }
 
