@@ -16,7 +16,10 @@ mod support;
 
 use std::{net::SocketAddr, path::Path};
 
-use alloy::{primitives::U256, signers::local::PrivateKeySigner};
+use alloy::{
+    primitives::{U256, aliases::U96},
+    signers::local::PrivateKeySigner,
+};
 use axum::{Json, http::HeaderMap, http::StatusCode, response::IntoResponse, routing::post};
 use serde_json::{Value, json};
 use support::{
@@ -114,7 +117,13 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
     };
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&binary, dir.path()).await;
-    let chain = Chain::start(AnvilOptions::default()).await;
+    // A set with a challenge window, so that each report locks a bond of the stake (0.01 ETH;
+    // the devnet stakes 1 ETH for each operator it adds).
+    let chain = Chain::start_with(AnvilOptions::default(), &[1], |p| {
+        p.challengeWindow = 3600;
+        p.disputeBond = U96::from(10_000_000_000_000_000u64);
+    })
+    .await;
     let search = search_double().await;
     let model = |url: &str| {
         format!(
@@ -178,10 +187,26 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
     let unstaked: PrivateKeySigner = ANVIL_KEYS[6].parse().unwrap();
     let one_ether = U256::from(10).pow(U256::from(18));
     for (call, what) in [
-        (owner.addOperator(empty.address()).into_transaction_request(), "addOperator"),
-        (owner.stake(empty.address()).value(one_ether).into_transaction_request(), "stake"),
+        (
+            owner
+                .addOperator(empty.address())
+                .into_transaction_request(),
+            "addOperator",
+        ),
+        (
+            owner
+                .stake(empty.address())
+                .value(one_ether)
+                .into_transaction_request(),
+            "stake",
+        ),
         // 7. An operator without stake: anvil's funded account 6, added but never staked.
-        (owner.addOperator(unstaked.address()).into_transaction_request(), "addOperator"),
+        (
+            owner
+                .addOperator(unstaked.address())
+                .into_transaction_request(),
+            "addOperator",
+        ),
     ] {
         chain.send_ok(0, call, what).await;
     }

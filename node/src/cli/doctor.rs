@@ -77,7 +77,7 @@ pub enum Status {
 /// One line of the checklist.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// The check's name (`rpc`, `chain_id`, `oracle`, `key`, `keystore`, `operator`,
+    /// The check's name (`rpc`, `chain_id`, `oracle`, `key`, `keystore`, `operator`, `stake`,
     /// `balance`, `data_dir`, `http_addr`, `juror[i]`, `planner`, `search`).
     pub check: String,
     /// Passed, failed or skipped.
@@ -330,8 +330,14 @@ async fn chain_checks(config: &Config, args: &DoctorArgs, operator: Option<Addre
             return out;
         }
     }
-    out.push(operator_check(&provider, oracle, operator).await);
-    out.push(stake_check(&provider, oracle, args, operator).await);
+    let operator_check = operator_check(&provider, oracle, operator).await;
+    let is_operator = operator_check.status == Status::Ok;
+    out.push(operator_check);
+    if is_operator {
+        out.push(stake_check(&provider, oracle, args, operator).await);
+    } else {
+        out.push(skip("stake", "needs an operator key"));
+    }
     out.push(balance_check(&provider, args, operator).await);
     out
 }
