@@ -1,5 +1,5 @@
 //! The adversarial suite, one module per party that can attack a node: each attack runs
-//! against the real `veritas` binary and a real anvil (README, "Threat model", lists them
+//! against the real `veritas` binary and a real anvil (the book's threat model, book/src/threat-model.md, lists them
 //! with what Veritas does about each).
 //!
 //! - [`asker`]: hostile asks (extreme `resolveAfter`, hostile and invalid text).

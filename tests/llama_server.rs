@@ -81,7 +81,7 @@ async fn openai_jurors_and_the_planner_on_a_real_llama_server_post_an_audited_ve
 
     // Every ballot came from the server, and valid ballots came back through the negotiated
     // structured output. (How many are valid is the model's business: 88% for this 270M model
-    // over 50 dev claims, README "A real model server"; one is enough to prove the path.)
+    // over 50 dev claims, book/src/evaluation.md, "A real model server"; one is enough to prove the path.)
     let ballots = report["ballots"].as_array().unwrap();
     assert!(
         ballots.iter().all(|b| b["model"] == "openai/gemma-3-270m"),

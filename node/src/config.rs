@@ -122,7 +122,7 @@ pub struct ChainConfig {
     pub rpc_timeout: Duration,
     /// How long a ready report waits for others to share one `submitReports` transaction
     /// (a stale report in a batch is skipped instead of reverting, and a report costs
-    /// ~40% less gas in a batch of 20; see the README's gas table).
+    /// ~40% less gas in a batch of 20; see the gas table in the book's integrator guide).
     #[serde(with = "humantime_serde")]
     pub batch_window: Duration,
     /// Most reports in one transaction.

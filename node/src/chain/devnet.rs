@@ -108,65 +108,76 @@ pub struct Anvil {
     options: AnvilOptions,
 }
 
-fn free_port() -> Result<u16, DevnetError> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| DevnetError::Tool {
+fn anvil_error(reason: impl Into<String>) -> DevnetError {
+    DevnetError::Tool {
         tool: "anvil".into(),
-        reason: format!("no free port: {e}"),
-    })?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| DevnetError::Tool {
-            tool: "anvil".into(),
-            reason: e.to_string(),
-        })
+        reason: reason.into(),
+    }
 }
 
 impl Anvil {
     /// Start anvil and wait until it answers JSON-RPC.
     ///
+    /// Without a fixed port, anvil binds port 0 itself and the port is read back from its own
+    /// "Listening on" line: no port is picked and released for another process to take, and
+    /// whatever answers there afterwards is the anvil this call started.
+    ///
     /// # Errors
     /// [`DevnetError::Tool`] when anvil cannot be started or does not answer within 30 s.
     pub async fn spawn(options: AnvilOptions) -> Result<Self, DevnetError> {
-        let port = match options.port {
-            Some(p) => p,
-            None => free_port()?,
-        };
-        let child = start_anvil(port, &options)?;
         let mut anvil = Self {
-            child: Some(child),
-            port,
-            url: format!("http://127.0.0.1:{port}"),
+            child: None,
+            port: options.port.unwrap_or(0),
+            url: String::new(),
             options,
         };
-        anvil.wait_ready().await?;
+        anvil.start().await?;
         Ok(anvil)
     }
 
-    async fn wait_ready(&mut self) -> Result<(), DevnetError> {
+    /// Start the process on `self.port` (0: any) and wait until it listens and answers.
+    async fn start(&mut self) -> Result<(), DevnetError> {
+        let (child, listening) = start_anvil(self.port, &self.options)?;
+        self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(30);
-        let url: reqwest::Url = self.url.parse().map_err(|e| DevnetError::Tool {
-            tool: "anvil".into(),
-            reason: format!("{e}"),
-        })?;
+        let port = loop {
+            match listening.try_recv() {
+                Ok(port) => break port,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    return Err(self.exited_or("closed its output before listening"));
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            }
+            if Instant::now() > deadline {
+                return Err(anvil_error("not listening after 30 s"));
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        self.port = port;
+        self.url = format!("http://127.0.0.1:{port}");
+        self.wait_ready(deadline).await
+    }
+
+    /// Why the process is gone (its exit status), or `otherwise`.
+    fn exited_or(&mut self, otherwise: &str) -> DevnetError {
+        match self.child.as_mut().map(Child::try_wait) {
+            Some(Ok(Some(status))) => anvil_error(format!("exited: {status}")),
+            _ => anvil_error(otherwise),
+        }
+    }
+
+    async fn wait_ready(&mut self, deadline: Instant) -> Result<(), DevnetError> {
+        let url: reqwest::Url = self.url.parse().map_err(|e| anvil_error(format!("{e}")))?;
         let provider = ProviderBuilder::new().connect_http(url);
         loop {
             if provider.get_chain_id().await.is_ok() {
                 return Ok(());
             }
-            if let Some(child) = self.child.as_mut()
-                && let Ok(Some(status)) = child.try_wait()
-            {
-                return Err(DevnetError::Tool {
-                    tool: "anvil".into(),
-                    reason: format!("exited: {status}"),
-                });
+            if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
+                return Err(anvil_error(format!("exited: {status}")));
             }
             if Instant::now() > deadline {
-                return Err(DevnetError::Tool {
-                    tool: "anvil".into(),
-                    reason: "no answer after 30 s".into(),
-                });
+                return Err(anvil_error("no answer after 30 s"));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -195,12 +206,17 @@ impl Anvil {
     /// As [`Anvil::spawn`].
     pub async fn restart(&mut self) -> Result<(), DevnetError> {
         self.stop();
-        self.child = Some(start_anvil(self.port, &self.options)?);
-        self.wait_ready().await
+        self.start().await
     }
 }
 
-fn start_anvil(port: u16, options: &AnvilOptions) -> Result<Child, DevnetError> {
+/// Start anvil on `port` (0: any free one). The receiver gets the port from anvil's own
+/// "Listening on" line, so it is known to be this process's; a thread drains the rest of its
+/// output (anvil logs every transaction, and a full pipe would stall it).
+fn start_anvil(
+    port: u16,
+    options: &AnvilOptions,
+) -> Result<(Child, std::sync::mpsc::Receiver<u16>), DevnetError> {
     let binary = tool("anvil");
     let mut cmd = Command::new(&binary);
     cmd.arg("--port")
@@ -214,14 +230,33 @@ fn start_anvil(port: u16, options: &AnvilOptions) -> Result<Child, DevnetError> 
         cmd.arg("--block-time").arg(block_time.to_string());
     }
     cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null());
     // Its own process group, so that stopping it reaches the real binary (see `signal_group`).
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    cmd.spawn().map_err(|e| DevnetError::Tool {
+    let mut child = cmd.spawn().map_err(|e| DevnetError::Tool {
         tool: binary.display().to_string(),
         reason: format!("{e} (run `make setup` to install the pinned Foundry tools)"),
-    })
+    })?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    if let Some(stdout) = child.stdout.take() {
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(port) = listening_port(&line) {
+                    let _ = tx.send(port);
+                }
+            }
+        });
+    }
+    Ok((child, rx))
+}
+
+/// The port of anvil's "Listening on 127.0.0.1:34131" line.
+fn listening_port(line: &str) -> Option<u16> {
+    let addr: std::net::SocketAddr = line.trim().strip_prefix("Listening on ")?.parse().ok()?;
+    Some(addr.port())
 }
 
 impl Drop for Anvil {
@@ -381,4 +416,21 @@ pub async fn deploy_oracle(
             .map_err(|e| deploy(&e))?;
     }
     Ok((address, block))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_port_comes_from_anvils_listening_line() {
+        assert_eq!(listening_port("Listening on 127.0.0.1:34131"), Some(34131));
+        assert_eq!(
+            listening_port("Listening on 127.0.0.1:34131\r"),
+            Some(34131)
+        );
+        assert_eq!(listening_port("Listening on [::1]:8545"), Some(8545));
+        assert_eq!(listening_port("Genesis Timestamp: 1795655359"), None);
+        assert_eq!(listening_port("Listening on nowhere"), None);
+    }
 }

@@ -1,9 +1,10 @@
 //! `veritas simulate`: precision and coverage of the old and the new routing rule on synthetic
 //! juror pools whose errors are correlated (see [`crate::policy::simulate`]).
 //!
-//! Without `--accuracy` it runs the README's four panels — one model at 80%, two models at
-//! 80%, three independent models at 80%, each with rising correlation between a model's own
-//! ballots, and three models at 80% with rising correlation between models — plus the thesis
+//! Without `--accuracy` it runs the four panels of the book's routing chapter (its simulation
+//! figure) — one model at 80%, two models at 80%, three independent models at 80%, each with
+//! rising correlation between a model's own ballots, and three models at 80% with rising
+//! correlation between models — plus the thesis
 //! point (three models at 83%), prints a
 //! table and, with `--svg`, draws precision against coverage for both rules.
 //!

@@ -189,7 +189,7 @@ mod tests {
     use serde_json::json;
     use sha2::{Digest, Sha256};
 
-    /// The README's worked example ("Auditor specification"); the expected hex strings
+    /// The worked example of the book's auditor specification; the expected hex strings
     /// were computed with `printf '\000%s' … | sha256sum` and `xxd -r -p`, not with this code.
     fn example() -> (String, Vec<Value>) {
         (

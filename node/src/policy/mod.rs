@@ -5,7 +5,8 @@
 //! credible interval clear thresholds) and *in agreement* (Fleiss' kappa clears a threshold),
 //! on enough valid ballots, and the leading outcome is YES or NO. Everything else escalates,
 //! with every reason listed — a NULL lead, disagreement and too few ballots are signals, not
-//! errors. The thresholds are configurable; the defaults are explained in the README.
+//! errors. The thresholds are configurable; the defaults are explained in the book's
+//! routing chapter (book/src/routing.md).
 //!
 //! Three guards come on top, because agreement alone can be manufactured:
 //!

@@ -135,7 +135,7 @@ mod tests {
 
     #[test]
     fn readme_worked_example() {
-        // README "Auditor specification": iteration 1 YES(a) YES(b) NO(c), iteration 2
+        // The book's auditor specification (book/src/auditor-specification.md): iteration 1 YES(a) YES(b) NO(c), iteration 2
         // YES(a) NULL(b) failed(c).
         //   counts (3,1,1), α = (4,2,2)/8 → (0.5, 0.25, 0.25), exact in 1e18.
         //   κ: subjects (2,1,0), (1,0,1): P = 1/3, 0 → P̄ = 1/6; p = (3,1,1)/5, P̄e = 11/25;
