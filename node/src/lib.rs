@@ -23,13 +23,15 @@
 //! - [`decimal`]: the JSON form of big integers (decimal strings), written and read in one place.
 //! - [`pipeline`]: [`pipeline::resolve`], the one path from a question to its [`report::Report`]
 //!   (evidence, one commitment, committee, stats, routing) that `veritas resolve`, `eval`,
-//!   `demo` and the daemon all call; and the daemon's job runner (report file, intent, post).
+//!   `demo` and the daemon all call.
 //! - [`store`]: node state in SQLite, split by concern (schema, jobs, intents, transactions),
 //!   with typed `U256`/`B256`/`I256` columns.
 //! - [`clock`]: the node's one wall clock, injectable (a manual clock in tests).
 //! - [`audit`]: rebuild a verdict from its report and compare it with the chain; `audit::pooled`
 //!   compares a verdict pooled from several operators' reports.
-//! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown.
+//! - [`daemon`]: `veritas run`: watcher, scheduler, poster and HTTP API under one shutdown;
+//!   the job runner (`daemon::jobs`: report file, intent, post), the evidence gate, the
+//!   lifecycle follower and the provisional runs.
 //! - [`tasks`]: the daemon's named long-running tasks under supervision (none ends silently).
 //! - [`metrics`]: the counters and latencies the pipeline records and the API exports.
 //! - [`api`]: the read-only HTTP API (health, metrics, questions, bundles).

@@ -3,7 +3,7 @@
 //! One scan reads the questions (`QuestionAsked`, which become jobs) and what happens to them
 //! after the reports (`ReportSubmitted`, `VerdictPosted`, `VerdictDisputed`,
 //! `VerdictArbitrated`, `QuestionExpired`, `QuestionSettled`, stored as the question's
-//! lifecycle for the follower in [`crate::pipeline::lifecycle`]), so one cursor covers both.
+//! lifecycle for the follower in [`crate::daemon::follow`]), so one cursor covers both.
 //!
 //! Polling `eth_getLogs` (instead of a subscription) works on every HTTP endpoint and makes
 //! recovery simple: the only state is the next block to scan, persisted in the store in the

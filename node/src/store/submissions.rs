@@ -65,7 +65,7 @@ pub struct ProvisionalRun {
     pub submissions: u64,
     /// Unix ms when it was recorded.
     pub created_at: i64,
-    /// Root, posterior, counts and routing of the run (see `pipeline::provisional`).
+    /// Root, posterior, counts and routing of the run (see `daemon::provisional`).
     pub summary: serde_json::Value,
 }
 

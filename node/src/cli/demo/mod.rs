@@ -42,9 +42,9 @@ use crate::{
     },
     config::{Config, ResolverKind},
     daemon,
+    daemon::jobs::report_path,
     evidence::demo::{DEMO_CORPUS_DIR, QUESTIONS_FILE, load_questions_file},
     live::LiveEvents,
-    pipeline::report_path,
 };
 
 /// `veritas demo` arguments.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::DemoNode;
 use anyhow::bail;
 
-use crate::{audit, chain, pipeline::report_path};
+use crate::{audit, chain, daemon::jobs::report_path};
 
 /// One question settled by several nodes: each node's report (audited against itself and
 /// against its `ReportSubmitted` event), then the pooled verdict rebuilt from the reports the

@@ -30,7 +30,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
-use super::Pipeline;
+use super::jobs::JobRunner;
 use crate::{
     chain::{ChainError, ChainProvider, IVeritasOracle, poster::Poster},
     store::{ChainStatus, Job, Lifecycle, Stage, Store},
@@ -54,7 +54,7 @@ pub struct FollowConfig {
 pub struct Follower {
     store: Arc<Store>,
     poster: Arc<Poster>,
-    pipeline: Arc<Pipeline>,
+    pipeline: Arc<JobRunner>,
     provider: ChainProvider,
     oracle: Address,
     config: FollowConfig,
@@ -79,7 +79,7 @@ impl Follower {
     pub fn new(
         store: Arc<Store>,
         poster: Arc<Poster>,
-        pipeline: Arc<Pipeline>,
+        pipeline: Arc<JobRunner>,
         provider: ChainProvider,
         oracle: Address,
         config: FollowConfig,

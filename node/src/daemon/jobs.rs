@@ -1,15 +1,16 @@
-//! One question through the node: evidence, commitment, committee, routing, report, post.
+//! The daemon's job runner: one question's job from its report to its verdict on-chain.
 //!
-//! The evidence → commitment → committee → routing part sits behind the [`Resolver`] trait,
-//! which turns a question into its report (DESIGN.md §5 keys). This module does the rest, in
-//! an order that makes a crash at any point safe:
+//! The evidence → commitment → committee → routing part is the library's one path,
+//! [`crate::pipeline`], behind the [`Resolver`] trait. This module does the rest, in an order
+//! that makes a crash at any point safe:
 //!
 //! 1. resolve (skipped when the job already has a saved intent: a restart never re-runs the
 //!    committee and never posts numbers that differ from the report on disk; skipped too when
 //!    the chain already has a verdict);
 //! 2. derive the integers to post from the report with [`audit::recompute`], refuse a report
 //!    that disagrees with itself or has no valid ballot (nothing is ever posted from made-up
-//!    numbers; a committee without a valid ballot is retried like a transient failure), and write the report file (atomically: temp file, fsync, rename);
+//!    numbers; a committee without a valid ballot is retried like a transient failure), and
+//!    write the report file (atomically: temp file, fsync, rename);
 //! 3. save the post intent (first one wins), then post through [`Poster`];
 //! 4. record the transaction in the report, mark the job posted.
 //!
@@ -18,15 +19,9 @@
 //! for a transient reason), the others mark the job failed with the reason. One job's failure never
 //! touches another job.
 
-pub mod lifecycle;
-pub mod provisional;
-pub mod replay;
-pub mod resolve;
-pub mod submissions;
+use crate::pipeline::{QuestionInput, ResolveError, Resolver, submissions};
 
-pub use resolve::{
-    CommitteeResolver, Engine, Evidence, QuestionInput, ResolveError, Resolver, resolve,
-};
+use super::gate;
 
 use std::{
     path::{Path, PathBuf},
@@ -104,25 +99,25 @@ pub enum JobOutcome {
 }
 
 /// Runs jobs: resolve, report, intent, post.
-pub struct Pipeline {
-    store: Arc<Store>,
+pub struct JobRunner {
+    pub(super) store: Arc<Store>,
     poster: Arc<Poster>,
     resolver: Arc<dyn Resolver>,
     metrics: Arc<Metrics>,
-    reports_dir: PathBuf,
+    pub(super) reports_dir: PathBuf,
     chain_id: u64,
     oracle: Address,
     retry: RetryPolicy,
-    /// `node.concurrency` permits for the committee stage (see [`Pipeline::new`]); shared
+    /// `node.concurrency` permits for the committee stage (see [`JobRunner::new`]); shared
     /// with the provisional runs.
     resolving: Arc<tokio::sync::Semaphore>,
     /// Holds final runs until the question's on-chain submissions are complete.
-    evidence_gate: Option<submissions::EvidenceGate>,
+    evidence_gate: Option<gate::EvidenceGate>,
 }
 
-impl std::fmt::Debug for Pipeline {
+impl std::fmt::Debug for JobRunner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pipeline")
+        f.debug_struct("JobRunner")
             .field("reports_dir", &self.reports_dir)
             .finish_non_exhaustive()
     }
@@ -130,7 +125,7 @@ impl std::fmt::Debug for Pipeline {
 
 /// What failed inside a job run, before classification.
 #[derive(Debug, thiserror::Error)]
-enum JobError {
+pub(super) enum JobError {
     #[error(transparent)]
     Chain(#[from] ChainError),
     #[error(transparent)]
@@ -188,7 +183,7 @@ pub fn write_json_atomic(path: &Path, value: &impl Serialize) -> std::io::Result
     std::fs::rename(&tmp, path)
 }
 
-impl Pipeline {
+impl JobRunner {
     /// Assemble a pipeline; at most `resolve_slots` jobs run their committee at once.
     ///
     /// Only resolution holds a slot: a job whose verdict is saved waits for its transaction
@@ -221,7 +216,7 @@ impl Pipeline {
 
     /// Check each question's on-chain submissions are complete before its final run (see
     /// [`submissions`]).
-    pub fn with_evidence_gate(mut self, gate: submissions::EvidenceGate) -> Self {
+    pub fn with_evidence_gate(mut self, gate: gate::EvidenceGate) -> Self {
         self.evidence_gate = Some(gate);
         self
     }
@@ -313,7 +308,7 @@ impl Pipeline {
                     return Ok(JobOutcome::AlreadyOnChain);
                 }
                 if let Some(gate) = &self.evidence_gate
-                    && let submissions::Gate::Wait { until_ms, reason } =
+                    && let gate::Gate::Wait { until_ms, reason } =
                         gate.check(&self.store, job).await?
                 {
                     info!(target: "veritas::pipeline", reason, "submissions not complete yet; deferring");
@@ -391,7 +386,10 @@ impl Pipeline {
     /// Resolve a stored question on its current evidence (every stored on-chain submission).
     /// The final run, a provisional run and a second opinion all go through here; the caller
     /// holds the committee permit. Returns the report and how many submissions it saw.
-    async fn resolve_current(&self, q: &NewQuestion) -> Result<(Report, usize), JobError> {
+    pub(super) async fn resolve_current(
+        &self,
+        q: &NewQuestion,
+    ) -> Result<(Report, usize), JobError> {
         let input = QuestionInput {
             id: q.question_id,
             text: q.question.clone(),
@@ -587,7 +585,7 @@ mod tests {
         write_json_atomic(&path, &json!({"a": 2})).unwrap();
         let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(back, json!({"a": 2}));
-        let replayed = replay::ReplayResolver::default()
+        let replayed = crate::pipeline::replay::ReplayResolver::default()
             .report(&QuestionInput {
                 id: U256::from(3),
                 text: "Is it?".into(),

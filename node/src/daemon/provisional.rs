@@ -32,7 +32,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use super::Pipeline;
+use super::jobs::JobRunner;
 use crate::{
     audit, chain::ChainProvider, evidence::onchain::Status, live::LiveEvents, report::Report,
     store::ProvisionalCandidate,
@@ -47,7 +47,7 @@ const BUSY_RETRY: Duration = Duration::from_millis(250);
 #[derive(Clone)]
 pub struct ProvisionalRunner {
     /// Its store, committee permits, report folder and the resolve step of final runs.
-    pipeline: Arc<Pipeline>,
+    pipeline: Arc<JobRunner>,
     provider: ChainProvider,
     live: Arc<LiveEvents>,
     interval: Duration,
@@ -68,7 +68,7 @@ enum RunError {
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
     #[error(transparent)]
-    Resolve(super::JobError),
+    Resolve(super::jobs::JobError),
     #[error("report: {0}")]
     Report(String),
     #[error("history file {path}: {error}")]
@@ -83,7 +83,7 @@ impl ProvisionalRunner {
     /// committee is seeded as in the final run); `wake` is notified by the watcher when it
     /// stores submissions.
     pub fn new(
-        pipeline: Arc<Pipeline>,
+        pipeline: Arc<JobRunner>,
         provider: ChainProvider,
         live: Arc<LiveEvents>,
         interval: Duration,

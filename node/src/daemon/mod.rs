@@ -4,11 +4,11 @@
 //!
 //! - the **watcher** stores confirmed questions and wakes the scheduler;
 //! - the **HTTP API** serves health, metrics and reports;
-//! - the **scheduler** (this function's own loop) runs due jobs through the [`Pipeline`],
+//! - the **scheduler** (this function's own loop) runs due jobs through the [`JobRunner`],
 //!   at most `node.max_in_flight` at a time (of which at most `node.concurrency` run their
 //!   committee), each in its own task so one failing question never stops the others;
-//! - the **lifecycle follower** ([`crate::pipeline::lifecycle`]) moves posted questions on;
-//! - the **provisional runner** ([`crate::pipeline::provisional`]) re-runs the committee on
+//! - the **lifecycle follower** ([`follow`]) moves posted questions on;
+//! - the **provisional runner** ([`provisional`]) re-runs the committee on
 //!   open questions that received on-chain evidence (never posted); it is not critical: it
 //!   is stopped with the rest, and its failures are only logged.
 //!
@@ -20,6 +20,11 @@
 //! provisional runner is restarted after a panic. A job that panics fails its question with
 //! the panic as the reason; it is never dispatched again.
 
+pub mod follow;
+pub mod gate;
+pub mod jobs;
+pub mod provisional;
+
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use alloy::{
@@ -30,6 +35,12 @@ use tokio::{sync::Notify, task::JoinSet};
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
+use self::{
+    follow::{FollowConfig, Follower},
+    gate::EvidenceGate,
+    jobs::{JobRunner, RetryPolicy},
+    provisional::ProvisionalRunner,
+};
 use crate::{
     api::{self, ApiState},
     chain::{
@@ -41,12 +52,7 @@ use crate::{
     live::LiveEvents,
     metrics::Metrics,
     overview,
-    pipeline::{
-        Pipeline, Resolver, RetryPolicy,
-        lifecycle::{FollowConfig, Follower},
-        provisional::ProvisionalRunner,
-        submissions::EvidenceGate,
-    },
+    pipeline::Resolver,
     store::{Store, StoreError},
     tasks::{Outcome, Supervisor},
     web,
@@ -233,7 +239,7 @@ pub async fn run(
         },
     ));
     let metrics = Arc::new(Metrics::default());
-    let pipeline = Pipeline::new(
+    let pipeline = JobRunner::new(
         Arc::clone(&store),
         Arc::clone(&poster),
         Arc::clone(&resolver),
@@ -436,7 +442,7 @@ async fn check_operator(
 
 struct Scheduler {
     store: Arc<Store>,
-    pipeline: Arc<Pipeline>,
+    pipeline: Arc<JobRunner>,
     new_jobs: Arc<Notify>,
     /// Jobs in flight at once (`node.max_in_flight`).
     max_in_flight: usize,
@@ -528,7 +534,7 @@ impl Jobs {
         self.by_task.values().any(|id| *id == question_id)
     }
 
-    fn spawn(&mut self, pipeline: Arc<Pipeline>, job: crate::store::Job) {
+    fn spawn(&mut self, pipeline: Arc<JobRunner>, job: crate::store::Job) {
         let question_id = job.question.question_id;
         let handle = self.set.spawn(async move {
             pipeline.run_job(job).await;
