@@ -427,13 +427,15 @@ async fn garbage_and_timeouts_become_failed_ballots_with_reasons() {
         .iter()
         .map(|b| b.failure.clone().unwrap_or_default())
         .collect();
-    assert!(reasons[0].contains("not JSON"), "{reasons:?}");
-    assert!(reasons[1].contains("malformed"), "{reasons:?}");
-    assert!(reasons[2].contains("confidence"), "{reasons:?}");
-    assert!(reasons[3].contains("timed out"), "{reasons:?}");
-    assert!(run.ballots[..4].iter().all(|b| b.vote.is_none()));
-    assert_eq!(run.ballots[4].vote, Some(Outcome::No));
-    assert_eq!(run.ballots[5].vote, Some(Outcome::No));
+    // Which ballot meets which reply is the order the server sees them in: after the primer,
+    // the waiting ballots start in no fixed order. So each reply must fail exactly one ballot.
+    for reply in ["answer is not JSON", "malformed", "confidence", "timed out"] {
+        let hits = reasons.iter().filter(|r| r.contains(reply)).count();
+        assert_eq!(hits, 1, "{reply}: {reasons:?}");
+    }
+    assert_eq!(run.ballots.iter().filter(|b| b.vote.is_none()).count(), 4);
+    let valid: Vec<_> = run.ballots.iter().filter_map(|b| b.vote).collect();
+    assert_eq!(valid, [Outcome::No, Outcome::No]);
 }
 
 /// Reliability issue, adversarial evidence: a document that tells the jurors to vote YES and
@@ -509,9 +511,20 @@ async fn an_injected_document_stays_data_from_bundle_to_report() {
         .iter()
         .map(|b| b.failure.clone().unwrap_or_default())
         .collect();
-    assert!(reasons[0].contains("99"), "fake id: {reasons:?}");
-    assert!(reasons[1].contains("not JSON"), "{reasons:?}");
-    assert!(!reasons[2].is_empty(), "two objects: {reasons:?}");
+    // The three scripted answers meet the first iteration's ballots in no fixed order (after
+    // the primer, the others start as they wake), so they are checked as a set.
+    assert!(
+        reasons[..3].iter().any(|r| r.contains("99")),
+        "fake id: {reasons:?}"
+    );
+    assert!(
+        reasons[..3].iter().any(|r| r.contains("not JSON")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons[..3].iter().all(|r| !r.is_empty()),
+        "two objects: {reasons:?}"
+    );
     assert!(run.ballots[..3].iter().all(|b| b.vote.is_none()));
     assert!(run.ballots[3..].iter().all(|b| b.vote == Some(Outcome::No)));
 

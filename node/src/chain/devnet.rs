@@ -384,24 +384,22 @@ pub async fn deploy_oracle(
     .await?;
     let oracle = IVeritasOracle::new(address, &provider);
     for op in operators {
-        oracle
-            .addOperator(*op)
-            .send()
-            .await
-            .map_err(|e| deploy(&e))?
-            .get_receipt()
-            .await
-            .map_err(|e| deploy(&e))?;
         // Each report locks its question's dispute bond of the operator's stake.
-        oracle
-            .stake(*op)
-            .value(DEVNET_OPERATOR_STAKE)
-            .send()
-            .await
-            .map_err(|e| deploy(&e))?
-            .get_receipt()
-            .await
-            .map_err(|e| deploy(&e))?;
+        for call in [
+            oracle.addOperator(*op).into_transaction_request(),
+            oracle
+                .stake(*op)
+                .value(DEVNET_OPERATOR_STAKE)
+                .into_transaction_request(),
+        ] {
+            provider
+                .send_transaction(call)
+                .await
+                .map_err(|e| deploy(&e))?
+                .get_receipt()
+                .await
+                .map_err(|e| deploy(&e))?;
+        }
     }
     if !operators.is_empty() {
         let mut parameters = oracle.parameters().call().await.map_err(|e| deploy(&e))?;

@@ -385,15 +385,17 @@ pub async fn stake(
     account: Address,
     from_block: u64,
 ) -> Result<StakeInfo, ChainError> {
-    let view = IVeritasOracle::new(oracle, provider)
-        .operatorStake(account)
-        .call()
-        .await
-        .map_err(|e| ChainError::contract("operatorStake", e))?;
+    // The stake and the slashings up to one block, so the two agree.
     let latest = provider
         .get_block_number()
         .await
         .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let view = IVeritasOracle::new(oracle, provider)
+        .operatorStake(account)
+        .block(latest.into())
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("operatorStake", e))?;
     let filter = Filter::new()
         .address(oracle)
         .event_signature(IVeritasOracle::Slashed::SIGNATURE_HASH)

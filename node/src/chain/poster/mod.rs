@@ -241,11 +241,27 @@ impl Poster {
     /// [`ChainError`] from the calls; [`ChainError::UnknownQuestion`] for an id never asked.
     pub async fn on_chain(&self, id: U256) -> Result<bool, ChainError> {
         use IVeritasOracle::VerdictStatus as S;
-        match self.status(id).await? {
+        // The three reads at one block: a report of ours mined between them (a batch sent
+        // before a crash, rebroadcast at restart) would read "not reported", then "cannot
+        // report", and fail the question for good.
+        let block = alloy::eips::BlockId::number(
+            self.provider
+                .get_block_number()
+                .await
+                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
+        );
+        let contract = self.contract();
+        let status = contract
+            .verdictStatus(id)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("verdictStatus", e))?;
+        match status {
             S::Asked => {
-                let contract = self.contract();
                 if contract
                     .hasReported(id, self.from)
+                    .block(block)
                     .call()
                     .await
                     .map_err(|e| ChainError::contract("hasReported", e))?
@@ -256,6 +272,7 @@ impl Poster {
                 // added later (or removed) must not spend a committee on it.
                 let can = contract
                     .canReport(id, self.from)
+                    .block(block)
                     .call()
                     .await
                     .map_err(|e| ChainError::contract("canReport", e))?;
