@@ -197,6 +197,7 @@ async fn setup_poster(
             receipt_poll: Duration::from_millis(20),
             batch_window: Duration::from_millis(20),
             max_batch: 50,
+            stake_top_up_limit: U256::ZERO,
         },
     ));
     (store, poster, dir)

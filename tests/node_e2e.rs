@@ -527,3 +527,101 @@ async fn the_daemon_plans_with_the_configured_planner_and_resolve_reads_the_same
     );
     assert_eq!(double.requests.lock().unwrap().len(), 2);
 }
+
+/// Contract v3 locks each report's bond of the reporter's free stake. A bond above the free
+/// stake is a wait, not a failure: with no top-up allowed, or a limit too low, the question
+/// waits with its reason visible and no attempt spent; with a limit that covers it the node
+/// stakes exactly the shortfall from its key and reports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_limit() {
+    const ETH: u64 = 1_000_000_000_000_000_000;
+    // The devnet stakes 1 ETH for the operator; this set bonds 2 ETH per report.
+    let chain = Chain::start_with(AnvilOptions::default(), &[1], |p| {
+        p.challengeWindow = 3600;
+        p.disputeBond = alloy::primitives::aliases::U96::from(2 * ETH);
+    })
+    .await;
+    let id = chain.ask(&["Is water wet?"]).await[0];
+    let stake = || async {
+        let view = IVeritasOracle::new(chain.oracle, chain.reader())
+            .operatorStake(support::operator().address())
+            .call()
+            .await
+            .unwrap();
+        (view.staked, view.locked)
+    };
+    let mut node = Node::configure(&chain, REPLAY, "");
+    let mut limit = "0".to_string();
+    node.edit_config(
+        "rpc_timeout = \"2s\"",
+        "rpc_timeout = \"2s\"\nstake_top_up_limit = \"0\"",
+    );
+    for next in ["0", "1500000000000000000", "3000000000000000000"] {
+        node.edit_config(
+            &format!("stake_top_up_limit = \"{limit}\""),
+            &format!("stake_top_up_limit = \"{next}\""),
+        );
+        limit = next.to_string();
+        node.start();
+        if next.starts_with('3') {
+            break;
+        }
+        let (attempts, error) = wait_job_error(
+            &node,
+            id,
+            &format!("above chain.stake_top_up_limit ({next} wei)"),
+        )
+        .await;
+        assert_eq!(attempts, 0, "a shortfall spends no attempt: {error}");
+        assert!(
+            error.contains("below the report bond 2000000000000000000 wei"),
+            "{error}"
+        );
+        node.stop();
+        assert_eq!(
+            stake().await,
+            (U256::from(ETH), U256::ZERO),
+            "nothing staked"
+        );
+    }
+    // 1 ETH staked + the 1 ETH shortfall fits the 3 ETH limit: topped up, then reported.
+    chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
+    assert_eq!(
+        stake().await,
+        (U256::from(2 * ETH), U256::from(2 * ETH)),
+        "exactly the shortfall staked, and the report locks it all"
+    );
+    assert!(
+        node.log_text()
+            .contains("stake topped up for the report bond"),
+        "{}",
+        node.log_text()
+    );
+    node.stop();
+}
+
+/// The job of `id`'s attempts and last error, once that error contains `needle`; panics after
+/// 30 s.
+async fn wait_job_error(node: &Node, id: U256, needle: &str) -> (i64, String) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if node.data_dir().join("veritas.sqlite").exists() {
+            let found = node.sqlite().query_row(
+                "SELECT attempts, last_error FROM jobs WHERE question_id = ?1",
+                [id.to_string()],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)),
+            );
+            if let Ok((attempts, Some(error))) = found
+                && error.contains(needle)
+            {
+                return (attempts, error);
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "job {id} never failed with {needle:?}\n{}",
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

@@ -25,7 +25,7 @@ use std::{
     time::Duration,
 };
 
-use alloy::primitives::Address;
+use alloy::primitives::{Address, U256};
 use alloy::signers::local::PrivateKeySigner;
 use serde::{Deserialize, Serialize};
 
@@ -127,6 +127,12 @@ pub struct ChainConfig {
     pub batch_window: Duration,
     /// Most reports in one transaction.
     pub max_batch: usize,
+    /// Most wei the node stakes in all by topping its own stake up from the key's balance
+    /// when a question's report bond exceeds the free stake (a decimal string); "0" never
+    /// tops up, and the question waits until settled questions free their bonds or someone
+    /// calls `stake` for the operator.
+    #[serde(with = "crate::decimal")]
+    pub stake_top_up_limit: U256,
 }
 
 impl Default for ChainConfig {
@@ -147,6 +153,7 @@ impl Default for ChainConfig {
             rpc_timeout: Duration::from_secs(15),
             batch_window: Duration::from_millis(100),
             max_batch: 50,
+            stake_top_up_limit: U256::ZERO,
         }
     }
 }

@@ -152,10 +152,9 @@ pub enum ChainError {
     #[error("question {0} is unknown to the contract")]
     UnknownQuestion(U256),
     /// This operator may not report on the question: it was added after the ask (contract v3
-    /// binds each question to the operator epoch of its ask), it was removed, or its free stake
-    /// does not cover the question's report bond (contract #26: `canReport` checks the stake).
+    /// binds each question to the operator epoch of its ask), or it was removed.
     #[error(
-        "{operator} cannot report on question {id}: not an operator of its epoch (added after the ask, or removed), or its free stake is below the report bond"
+        "{operator} cannot report on question {id}: not an operator of its epoch (added after the ask, or removed)"
     )]
     NotQuestionOperator {
         /// Question id.
@@ -163,6 +162,11 @@ pub enum ChainError {
         /// This node's operator address.
         operator: alloy::primitives::Address,
     },
+    /// The operator's free stake does not cover the question's report bond, and the node may
+    /// not top it up now (over `chain.stake_top_up_limit`, or a transaction of ours is still
+    /// in flight). Retryable: a settled question frees its bond, and anyone may stake for us.
+    #[error("{0}")]
+    StakeShortfall(Box<StakeShortfall>),
     /// An `eth_getLogs` page held fewer `QuestionAsked` logs than the contract counted in its
     /// range (a provider answering from a backend that lags behind); the range is read again.
     #[error(
@@ -234,6 +238,26 @@ pub enum ChainError {
     },
 }
 
+/// Why a report would revert for want of stake (see [`ChainError::StakeShortfall`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{operator} cannot report on question {id} yet: its free stake {free} wei is below the report bond {bond} wei ({staked} wei staked); {why}"
+)]
+pub struct StakeShortfall {
+    /// Question id.
+    pub id: U256,
+    /// This node's operator address.
+    pub operator: alloy::primitives::Address,
+    /// Wei staked in all (free and locked).
+    pub staked: U256,
+    /// Wei of the stake no unsettled report locks.
+    pub free: U256,
+    /// The question's report bond in wei.
+    pub bond: U256,
+    /// Why the node did not top the stake up itself.
+    pub why: String,
+}
+
 impl ChainError {
     /// Wrap an RPC error with the operation that failed, decoding a contract revert when the
     /// error response carries one.
@@ -275,6 +299,7 @@ impl ChainError {
             | ChainError::RejectedPage { .. }
             | ChainError::IncompleteEvidence { .. }
             | ChainError::UnknownQuestion(_)
+            | ChainError::StakeShortfall(_)
             | ChainError::Reverted { .. } => true,
             ChainError::Store(e) => e.is_retryable(),
             ChainError::Batch { retryable, .. } => *retryable,

@@ -375,6 +375,16 @@ pub struct StakeInfo {
     pub slashings: usize,
 }
 
+/// The bond a report on a question with parameters `p` locks of the reporter's free stake:
+/// `disputeBond` rounded down to whole `unit`s (`BOND_UNIT`), nothing without a challenge
+/// window (the contract's `_bondOf`).
+pub fn report_bond(p: &IVeritasOracle::Parameters, unit: U256) -> U256 {
+    if p.challengeWindow == 0 || unit.is_zero() {
+        return U256::ZERO;
+    }
+    U256::from(p.disputeBond) / unit * unit
+}
+
 /// The stake of `account` (`operatorStake`) and its `Slashed` events since `from_block`.
 ///
 /// # Errors

@@ -406,16 +406,16 @@ async fn stake_check(
         }
     };
     let free = view.staked.saturating_sub(view.locked);
-    if params.challengeWindow == 0 || unit.is_zero() {
+    let bond = crate::chain::reader::report_bond(&params, unit);
+    if bond.is_zero() {
         return ok(
             "stake",
             format!(
-                "{} ETH free; the set in force has no challenge window, so a report locks nothing",
+                "{} ETH free; the set in force bonds nothing per report (no challenge window, or a dispute bond below BOND_UNIT)",
                 ether(free)
             ),
         );
     }
-    let bond = U256::from(params.disputeBond) / unit * unit;
     let open = (u128::from(args.reports_per_day) * u128::from(params.challengeWindow))
         .div_ceil(86_400)
         .max(1);

@@ -241,6 +241,15 @@ impl JobRunner {
                     self.record(|s| s.defer(job.question.question_id, until));
                     JobOutcome::Deferred
                 }
+                Err(JobError::Chain(ChainError::StakeShortfall(short))) => {
+                    // Settled questions free their bonds in their own time: wait as long as
+                    // the longest retry, without spending an attempt.
+                    let wait = self.retry.max;
+                    warn!(target: "veritas::pipeline", error = %short, retry_in = ?wait, "stake short of the report bond; waiting");
+                    let until = self.store.now_ms().saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX));
+                    self.record(|s| s.defer_because(job.question.question_id, &short.to_string(), until));
+                    JobOutcome::Deferred
+                }
                 Err(e) => self.fail(&job, &e),
             }
         }

@@ -236,6 +236,7 @@ pub async fn run(
                 .clamp(Duration::from_millis(50), Duration::from_secs(2)),
             batch_window: config.chain.batch_window,
             max_batch: config.chain.max_batch.max(1),
+            stake_top_up_limit: config.chain.stake_top_up_limit,
         },
     ));
     let metrics = Arc::new(Metrics::default());

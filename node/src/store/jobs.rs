@@ -413,6 +413,26 @@ impl Store {
         Ok(())
     }
 
+    /// [`Self::defer`] and keep `reason` as the job's last error, still without counting an
+    /// attempt: a wait the operator should see (a stake short of the report bond).
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn defer_because(
+        &self,
+        question_id: U256,
+        reason: &str,
+        until_ms: i64,
+    ) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE jobs SET next_attempt_at = ?2, last_error = ?3, updated_at = ?4 \
+             WHERE question_id = ?1",
+            params![Dec(question_id), until_ms, reason, self.now_ms()],
+        )?;
+        self.announce(question_id);
+        Ok(())
+    }
+
     /// Mark a job reported (our report is on-chain, or the question takes no more reports).
     ///
     /// # Errors

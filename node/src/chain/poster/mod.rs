@@ -45,6 +45,7 @@ use crate::store::{NewQuestion, PostIntent, SentTx, Store};
 mod batch;
 mod nonce;
 mod receipts;
+mod stake;
 pub mod verdict;
 
 pub use nonce::FEE_BUMP_PERCENT;
@@ -65,6 +66,9 @@ pub struct PosterConfig {
     pub batch_window: Duration,
     /// Most reports in one transaction.
     pub max_batch: usize,
+    /// Most wei the node stakes in all by topping its stake up itself when a report bond is
+    /// short; 0 never tops up.
+    pub stake_top_up_limit: U256,
 }
 
 /// How a post ended.
@@ -98,6 +102,8 @@ pub struct Poster {
     nonce: Mutex<Option<u64>>,
     /// Reports waiting for the next `submitReports` batch.
     queue: Mutex<Vec<Queued>>,
+    /// Held while a stake shortfall is examined and topped up.
+    top_up: Mutex<()>,
 }
 
 impl Poster {
@@ -117,6 +123,7 @@ impl Poster {
             config,
             nonce: Mutex::new(None),
             queue: Mutex::new(Vec::new()),
+            top_up: Mutex::new(()),
         }
     }
 
@@ -240,6 +247,13 @@ impl Poster {
     /// # Errors
     /// [`ChainError`] from the calls; [`ChainError::UnknownQuestion`] for an id never asked.
     pub async fn on_chain(&self, id: U256) -> Result<bool, ChainError> {
+        self.on_chain_asking(id, 2).await
+    }
+
+    /// [`Self::on_chain`]; `rounds`: how many more times the whole check may be read again
+    /// after a `canReport` that said no for a reason that changed meanwhile (our top-up, our
+    /// report landing). Only the first round may top the stake up.
+    async fn on_chain_asking(&self, id: U256, rounds: u8) -> Result<bool, ChainError> {
         use IVeritasOracle::VerdictStatus as S;
         // The three reads at one block: a report of ours mined between them (a batch sent
         // before a crash, rebroadcast at restart) would read "not reported", then "cannot
@@ -277,12 +291,18 @@ impl Poster {
                     .await
                     .map_err(|e| ChainError::contract("canReport", e))?;
                 if can {
-                    Ok(false)
-                } else {
-                    Err(ChainError::NotQuestionOperator {
+                    return Ok(false);
+                }
+                // No also means a free stake below the report bond, which passes (or is
+                // topped up here): only an operator outside the epoch fails the question.
+                match self.why_not(id, rounds == 2).await? {
+                    stake::CannotReport::AskAgain if rounds > 0 => {
+                        Box::pin(self.on_chain_asking(id, rounds - 1)).await
+                    }
+                    _ => Err(ChainError::NotQuestionOperator {
                         id,
                         operator: self.from,
-                    })
+                    }),
                 }
             }
             S::None => Err(ChainError::UnknownQuestion(id)),

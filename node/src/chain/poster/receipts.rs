@@ -30,10 +30,26 @@ impl Poster {
         what: &'static str,
         calldata: Bytes,
     ) -> Result<Option<B256>, ChainError> {
+        self.send_call_paying(&[qid], what, calldata, U256::ZERO)
+            .await
+    }
+
+    /// [`Self::send_call`] sending `value` wei along, recorded against `questions` (none: a
+    /// call about no question, such as a stake top-up, is not resumed after a crash; the
+    /// caller reads the chain again instead).
+    pub(super) async fn send_call_paying(
+        &self,
+        questions: &[U256],
+        what: &'static str,
+        calldata: Bytes,
+        value: U256,
+    ) -> Result<Option<B256>, ChainError> {
+        let qid = questions.first().copied().unwrap_or_default();
         let request = TransactionRequest::default()
             .with_from(self.from)
             .with_to(self.config.oracle)
             .with_input(calldata)
+            .with_value(value)
             .with_chain_id(self.config.chain_id);
         let gas = match self.provider.estimate_gas(request.clone()).await {
             Ok(gas) => gas,
@@ -53,7 +69,7 @@ impl Poster {
             .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
         let sent = self
             .sign_and_send(
-                &[qid],
+                questions,
                 request,
                 None,
                 gas.saturating_mul(GAS_HEADROOM_PERCENT) / 100,
