@@ -585,7 +585,15 @@ async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_lim
         );
     }
     // 1 ETH staked + the 1 ETH shortfall fits the 3 ETH limit: topped up, then reported.
-    chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !veritas::chain::has_verdict(&chain.status(id).await) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no verdict after the top-up\n{}",
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_eq!(
         stake().await,
         (U256::from(2 * ETH), U256::from(2 * ETH)),
