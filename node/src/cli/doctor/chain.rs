@@ -7,7 +7,7 @@ use alloy::{
     providers::Provider,
 };
 
-use super::{Check, DoctorArgs, fail, ok, skip};
+use super::{Check, DoctorArgs, Status, fail, ok, skip};
 use crate::{
     chain::{self, ChainProvider, IVeritasOracle, reader},
     config::Config,
