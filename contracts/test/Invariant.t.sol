@@ -261,7 +261,8 @@ contract OracleHandler is Test {
                 disputeBond: uint96(bound(fee >> 8, 1, 1 ether)),
                 evidenceFee: uint96(bound(fee >> 16, 0, 0.1 ether)),
                 arbitrator: ownCourt ? ownersCourt : arbitrator,
-                arbitratorExtraData: ""
+                arbitratorExtraData: "",
+                revealWindow: 0
             }),
             "ipfs://meta"
         ) {
@@ -440,7 +441,8 @@ abstract contract OracleHarness is Test {
                 disputeBond: 0.1 ether,
                 evidenceFee: 0.001 ether,
                 arbitrator: address(court),
-                arbitratorExtraData: ""
+                arbitratorExtraData: "",
+                revealWindow: 0
             }),
             "ipfs://meta"
         );
