@@ -190,194 +190,258 @@ pub async fn run(
     cancel: CancellationToken,
     on_start: impl FnOnce(Started) + Send,
 ) -> Result<(), DaemonError> {
-    let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
-    let chain_id = at_start("chain id", &cancel, || async {
-        Ok(chain::check_chain_id(&provider, config.chain.chain_id).await?)
-    })
-    .await?;
-    let oracle = config.oracle_address(chain_id)?;
-    let operator = signer.address();
-    at_start("operator", &cancel, || {
-        check_operator(&provider, oracle, operator)
-    })
-    .await?;
-    let store = Arc::new(Store::open_in(&config.node.data_dir)?);
-    overview::announce_changes(&store, Arc::clone(&live));
-    crate::crashpoint::announce();
-    info!(target: "veritas::node", chain_id, %oracle, %operator, data_dir = %config.node.data_dir.display(), "starting");
+    let daemon = Daemon::build(&config, signer, resolver, live, &cancel).await?;
+    daemon.run(cancel, on_start).await
+}
 
-    let new_jobs = Arc::new(Notify::new());
-    let new_submissions = Arc::new(Notify::new());
-    let watch_state = Arc::new(WatchState::default());
-    let watcher = Watcher::new(
-        provider.clone(),
-        Arc::clone(&store),
-        WatcherConfig {
-            oracle,
-            confirmations: config.chain.confirmations,
-            poll_interval: config.chain.poll_interval,
-            max_log_range: config.chain.max_log_range,
-            start_block: crate::config::start_block(&config, chain_id),
-            restart_overlap: config.chain.restart_overlap,
-        },
-        Arc::clone(&watch_state),
-        Arc::clone(&new_jobs),
-    )?
-    .with_submission_notify(Arc::clone(&new_submissions));
-    let poster = Arc::new(Poster::new(
-        provider.clone(),
-        signer,
-        Arc::clone(&store),
-        PosterConfig {
-            oracle,
-            chain_id,
-            receipt_timeout: config.chain.receipt_timeout,
-            receipt_poll: (config.chain.poll_interval / 4)
-                .clamp(Duration::from_millis(50), Duration::from_secs(2)),
-            batch_window: config.chain.batch_window,
-            max_batch: config.chain.max_batch.max(1),
-            stake_top_up_limit: config.chain.stake_top_up_limit,
-        },
-    ));
-    let metrics = Arc::new(Metrics::default());
-    let pipeline = JobRunner::new(
-        Arc::clone(&store),
-        Arc::clone(&poster),
-        Arc::clone(&resolver),
-        Arc::clone(&metrics),
-        config.node.data_dir.join("reports"),
-        chain_id,
-        oracle,
-        RetryPolicy {
-            max_attempts: config.node.max_attempts,
-            base: config.node.retry_backoff,
-            max: config.node.max_retry_backoff,
-        },
-        config.node.concurrency,
-    )
-    .with_evidence_gate(EvidenceGate::new(
-        provider.clone(),
-        oracle,
-        config.node.evidence_settle,
-        config.chain.poll_interval.min(Duration::from_secs(1)),
-    ));
-    let pipeline = Arc::new(pipeline);
-    let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
-        ProvisionalRunner::new(
-            Arc::clone(&pipeline),
+/// The node's parts, connected and checked, none started yet: building does every start-up
+/// check and binds the API's address, so a node that cannot work fails here, before any task
+/// runs.
+pub struct Daemon {
+    started: Started,
+    store: Arc<Store>,
+    watcher: Watcher,
+    follower: Follower,
+    provisional: Option<ProvisionalRunner>,
+    pipeline: Arc<JobRunner>,
+    new_jobs: Arc<Notify>,
+    listener: tokio::net::TcpListener,
+    api_state: ApiState,
+    live: Arc<LiveEvents>,
+    max_in_flight: usize,
+    tick: Duration,
+    drain_timeout: Duration,
+}
+
+impl Daemon {
+    /// Connect to the chain, check it and the key (retrying transient RPC failures until
+    /// `cancel` or [`START_PATIENCE`]), open the store and wire every part.
+    ///
+    /// # Errors
+    /// [`DaemonError`]: wrong chain, not an operator, store or API address unusable.
+    pub async fn build(
+        config: &Config,
+        signer: PrivateKeySigner,
+        resolver: Arc<dyn Resolver>,
+        live: Arc<LiveEvents>,
+        cancel: &CancellationToken,
+    ) -> Result<Self, DaemonError> {
+        let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
+        let chain_id = at_start("chain id", cancel, || async {
+            Ok(chain::check_chain_id(&provider, config.chain.chain_id).await?)
+        })
+        .await?;
+        let oracle = config.oracle_address(chain_id)?;
+        let operator = signer.address();
+        at_start("operator", cancel, || {
+            check_operator(&provider, oracle, operator)
+        })
+        .await?;
+        let store = Arc::new(Store::open_in(&config.node.data_dir)?);
+        overview::announce_changes(&store, Arc::clone(&live));
+        crate::crashpoint::announce();
+        info!(target: "veritas::node", chain_id, %oracle, %operator, data_dir = %config.node.data_dir.display(), "starting");
+
+        let tick = config.chain.poll_interval.min(Duration::from_secs(1));
+        let new_jobs = Arc::new(Notify::new());
+        let new_submissions = Arc::new(Notify::new());
+        let watch_state = Arc::new(WatchState::default());
+        let watcher = Watcher::new(
             provider.clone(),
-            Arc::clone(&live),
-            config.node.provisional_interval,
-            new_submissions,
+            Arc::clone(&store),
+            WatcherConfig {
+                oracle,
+                confirmations: config.chain.confirmations,
+                poll_interval: config.chain.poll_interval,
+                max_log_range: config.chain.max_log_range,
+                start_block: crate::config::start_block(config, chain_id),
+                restart_overlap: config.chain.restart_overlap,
+            },
+            Arc::clone(&watch_state),
+            Arc::clone(&new_jobs),
+        )?
+        .with_submission_notify(Arc::clone(&new_submissions));
+        let poster = Arc::new(Poster::new(
+            provider.clone(),
+            signer,
+            Arc::clone(&store),
+            PosterConfig {
+                oracle,
+                chain_id,
+                receipt_timeout: config.chain.receipt_timeout,
+                receipt_poll: (config.chain.poll_interval / 4)
+                    .clamp(Duration::from_millis(50), Duration::from_secs(2)),
+                batch_window: config.chain.batch_window,
+                max_batch: config.chain.max_batch.max(1),
+                stake_top_up_limit: config.chain.stake_top_up_limit,
+            },
+        ));
+        let metrics = Arc::new(Metrics::default());
+        let pipeline = JobRunner::new(
+            Arc::clone(&store),
+            Arc::clone(&poster),
+            resolver,
+            Arc::clone(&metrics),
+            config.node.data_dir.join("reports"),
+            chain_id,
+            oracle,
+            RetryPolicy {
+                max_attempts: config.node.max_attempts,
+                base: config.node.retry_backoff,
+                max: config.node.max_retry_backoff,
+            },
+            config.node.concurrency,
         )
-    });
+        .with_evidence_gate(EvidenceGate::new(
+            provider.clone(),
+            oracle,
+            config.node.evidence_settle,
+            tick,
+        ));
+        let pipeline = Arc::new(pipeline);
+        let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
+            ProvisionalRunner::new(
+                Arc::clone(&pipeline),
+                provider.clone(),
+                Arc::clone(&live),
+                config.node.provisional_interval,
+                new_submissions,
+            )
+        });
 
-    let listener = tokio::net::TcpListener::bind(config.node.http_addr)
-        .await
-        .map_err(|error| DaemonError::Api {
+        let api_error = |error| DaemonError::Api {
             addr: config.node.http_addr,
             error,
-        })?;
-    let http_addr = listener.local_addr().map_err(|error| DaemonError::Api {
-        addr: config.node.http_addr,
-        error,
-    })?;
-    let api_state = ApiState {
-        store: Arc::clone(&store),
-        metrics,
-        watch: watch_state,
-        provider: provider.clone(),
-        poster: Arc::clone(&poster),
-        confirmations: config.chain.confirmations,
-        ready_max_lag: config.node.ready_max_lag,
-        live: Arc::clone(&live),
-        oracle,
-    };
-    let follower = Follower::new(
-        Arc::clone(&store),
-        Arc::clone(&poster),
-        Arc::clone(&pipeline),
-        provider.clone(),
-        oracle,
-        FollowConfig {
-            finalize_expired: config.node.finalize_expired,
-            settle_final: config.node.settle_final,
-            tick: config.chain.poll_interval.min(Duration::from_secs(1)),
-        },
-    );
-    let mut supervised: Supervisor<DaemonError> = Supervisor::default();
-    let token = cancel.child_token();
-    supervised.spawn_critical("chain watcher", async move {
-        watcher.run(token).await.map_err(DaemonError::Chain)
-    });
-    let token = cancel.child_token();
-    supervised.spawn_critical("lifecycle follower", async move {
-        follower.run(token).await;
-        Ok(())
-    });
-    if let Some(runner) = provisional {
-        // Its runs are never posted and leave nothing half-written: a panic restarts it.
-        let token = cancel.child_token();
-        supervised.spawn_restarting("provisional runner", token.clone(), move || {
-            runner.clone().run(token.clone())
-        });
-    }
-    let api_cancel = cancel.child_token();
-    supervised.spawn_critical("HTTP API", async move {
-        info!(target: "veritas::api", addr = %http_addr, "HTTP API listening");
-        let web_state = web::WebState {
-            live,
-            heartbeat: web::DEFAULT_HEARTBEAT,
-            cancel: api_cancel.clone(),
         };
-        axum::serve(
+        let listener = tokio::net::TcpListener::bind(config.node.http_addr)
+            .await
+            .map_err(api_error)?;
+        let http_addr = listener.local_addr().map_err(api_error)?;
+        let api_state = ApiState {
+            store: Arc::clone(&store),
+            metrics,
+            watch: watch_state,
+            provider: provider.clone(),
+            poster: Arc::clone(&poster),
+            confirmations: config.chain.confirmations,
+            ready_max_lag: config.node.ready_max_lag,
+            live: Arc::clone(&live),
+            oracle,
+        };
+        let follower = Follower::new(
+            Arc::clone(&store),
+            poster,
+            Arc::clone(&pipeline),
+            provider,
+            oracle,
+            FollowConfig {
+                finalize_expired: config.node.finalize_expired,
+                settle_final: config.node.settle_final,
+                tick,
+            },
+        );
+        Ok(Self {
+            started: Started {
+                chain_id,
+                oracle,
+                operator,
+                http_addr,
+            },
+            store,
+            watcher,
+            follower,
+            provisional,
+            pipeline,
+            new_jobs,
             listener,
-            api::router(api_state).merge(web::router(web_state)),
-        )
-        .with_graceful_shutdown(api_cancel.cancelled_owned())
-        .await
-        .map_err(|error| DaemonError::Api {
-            addr: http_addr,
-            error,
+            api_state,
+            live,
+            max_in_flight: config.node.max_in_flight,
+            tick,
+            drain_timeout: config.node.drain_timeout,
         })
-    });
-    on_start(Started {
-        chain_id,
-        oracle,
-        operator,
-        http_addr,
-    });
+    }
 
-    let scheduler = Scheduler {
-        store,
-        pipeline,
-        new_jobs,
-        max_in_flight: config.node.max_in_flight,
-        tick: config.chain.poll_interval.min(Duration::from_secs(1)),
-    };
-    let mut failure: Option<DaemonError> = None;
-    let mut jobs = Jobs::default();
-    tokio::select! {
-        () = scheduler.run(&cancel, &mut jobs) => {}
-        Some(exit) = supervised.next_exit() => {
-            if !cancel.is_cancelled() {
-                failure = Some(match exit.outcome {
-                    Outcome::Failed(e) => e,
-                    Outcome::Panicked(message) => DaemonError::TaskDied { task: exit.task, how: format!("panicked: {message}") },
-                    Outcome::Returned | Outcome::Aborted => DaemonError::TaskDied { task: exit.task, how: "ended".into() },
-                });
+    /// Start the tasks, call `on_start`, and schedule jobs until `cancel` fires or a critical
+    /// task fails; then drain the jobs in flight for `node.drain_timeout`.
+    ///
+    /// # Errors
+    /// [`DaemonError::TaskDied`] (or the task's own error) when a critical task fails.
+    pub async fn run(
+        self,
+        cancel: CancellationToken,
+        on_start: impl FnOnce(Started) + Send,
+    ) -> Result<(), DaemonError> {
+        let http_addr = self.started.http_addr;
+        let mut supervised: Supervisor<DaemonError> = Supervisor::default();
+        let token = cancel.child_token();
+        supervised.spawn_critical("chain watcher", async move {
+            self.watcher.run(token).await.map_err(DaemonError::Chain)
+        });
+        let token = cancel.child_token();
+        supervised.spawn_critical("lifecycle follower", async move {
+            self.follower.run(token).await;
+            Ok(())
+        });
+        if let Some(runner) = self.provisional {
+            // Its runs are never posted and leave nothing half-written: a panic restarts it.
+            let token = cancel.child_token();
+            supervised.spawn_restarting("provisional runner", token.clone(), move || {
+                runner.clone().run(token.clone())
+            });
+        }
+        let api_cancel = cancel.child_token();
+        supervised.spawn_critical("HTTP API", async move {
+            info!(target: "veritas::api", addr = %http_addr, "HTTP API listening");
+            let web_state = web::WebState {
+                live: self.live,
+                heartbeat: web::DEFAULT_HEARTBEAT,
+                cancel: api_cancel.clone(),
+            };
+            axum::serve(
+                self.listener,
+                api::router(self.api_state).merge(web::router(web_state)),
+            )
+            .with_graceful_shutdown(api_cancel.cancelled_owned())
+            .await
+            .map_err(|error| DaemonError::Api {
+                addr: http_addr,
+                error,
+            })
+        });
+        on_start(self.started);
+
+        let scheduler = Scheduler {
+            store: self.store,
+            pipeline: self.pipeline,
+            new_jobs: self.new_jobs,
+            max_in_flight: self.max_in_flight,
+            tick: self.tick,
+        };
+        let mut failure: Option<DaemonError> = None;
+        let mut jobs = Jobs::default();
+        tokio::select! {
+            () = scheduler.run(&cancel, &mut jobs) => {}
+            Some(exit) = supervised.next_exit() => {
+                if !cancel.is_cancelled() {
+                    failure = Some(match exit.outcome {
+                        Outcome::Failed(e) => e,
+                        Outcome::Panicked(message) => DaemonError::TaskDied { task: exit.task, how: format!("panicked: {message}") },
+                        Outcome::Returned | Outcome::Aborted => DaemonError::TaskDied { task: exit.task, how: "ended".into() },
+                    });
+                }
             }
         }
+        if let Some(e) = &failure {
+            error!(target: "veritas::node", error = %e, "critical task failed; shutting down");
+        }
+        cancel.cancel();
+        jobs.drain(&scheduler, self.drain_timeout).await;
+        // They stop promptly on cancellation; their results no longer matter.
+        supervised.shutdown(Duration::from_secs(5)).await;
+        info!(target: "veritas::node", "stopped");
+        failure.map_or(Ok(()), Err)
     }
-    if let Some(e) = &failure {
-        error!(target: "veritas::node", error = %e, "critical task failed; shutting down");
-    }
-    cancel.cancel();
-    jobs.drain(&scheduler, config.node.drain_timeout).await;
-    // They stop promptly on cancellation; their results no longer matter.
-    supervised.shutdown(Duration::from_secs(5)).await;
-    info!(target: "veritas::node", "stopped");
-    failure.map_or(Ok(()), Err)
 }
 
 /// Waits between two tries of a start-up check: 200 ms, doubling, at most 10 s.

@@ -90,6 +90,14 @@ pub enum Posted {
 /// A report waiting for the next batch, and where its transaction goes.
 type Queued = (Verdict, oneshot::Sender<Result<Option<SentTx>, ChainError>>);
 
+/// Where we stand on a question, at one block.
+struct Standing {
+    block: alloy::eips::BlockId,
+    status: IVeritasOracle::VerdictStatus,
+    reported: bool,
+    can_report: bool,
+}
+
 /// Sends verdicts.
 #[derive(Debug)]
 pub struct Poster {
@@ -255,42 +263,15 @@ impl Poster {
     /// report landing). Only the first round may top the stake up.
     async fn on_chain_asking(&self, id: U256, rounds: u8) -> Result<bool, ChainError> {
         use IVeritasOracle::VerdictStatus as S;
-        // The three reads at one block: a report of ours mined between them (a batch sent
-        // before a crash, rebroadcast at restart) would read "not reported", then "cannot
-        // report", and fail the question for good.
-        let block = alloy::eips::BlockId::number(
-            self.provider
-                .get_block_number()
-                .await
-                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
-        );
-        let contract = self.contract();
-        let status = contract
-            .verdictStatus(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(|e| ChainError::contract("verdictStatus", e))?;
-        match status {
+        let standing = self.standing(id).await?;
+        match standing.status {
             S::Asked => {
-                if contract
-                    .hasReported(id, self.from)
-                    .block(block)
-                    .call()
-                    .await
-                    .map_err(|e| ChainError::contract("hasReported", e))?
-                {
+                if standing.reported {
                     return Ok(true);
                 }
                 // Contract v3 binds a question to the operators of its ask's epoch: a key
                 // added later (or removed) must not spend a committee on it.
-                let can = contract
-                    .canReport(id, self.from)
-                    .block(block)
-                    .call()
-                    .await
-                    .map_err(|e| ChainError::contract("canReport", e))?;
-                if can {
+                if standing.can_report {
                     return Ok(false);
                 }
                 // No also means a free stake below the report bond, which passes (or is
@@ -309,6 +290,44 @@ impl Poster {
             // Every later status is past the reports (the enum only grows after Asked).
             _ => Ok(true),
         }
+    }
+
+    /// The question's status and whether we reported or may report, read at one block: a
+    /// report of ours mined between the reads (a batch sent before a crash, rebroadcast at
+    /// restart) would read "not reported", then "cannot report", and fail the question for
+    /// good.
+    async fn standing(&self, id: U256) -> Result<Standing, ChainError> {
+        let block = alloy::eips::BlockId::number(
+            self.provider
+                .get_block_number()
+                .await
+                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
+        );
+        let contract = self.contract();
+        let status = contract
+            .verdictStatus(id)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("verdictStatus", e))?;
+        let reported = contract
+            .hasReported(id, self.from)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("hasReported", e))?;
+        let can_report = contract
+            .canReport(id, self.from)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("canReport", e))?;
+        Ok(Standing {
+            block,
+            status,
+            reported,
+            can_report,
+        })
     }
 
     async fn check_question(&self, question: &NewQuestion, id: U256) -> Result<(), ChainError> {

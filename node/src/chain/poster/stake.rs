@@ -34,34 +34,14 @@ impl Poster {
     ) -> Result<CannotReport, ChainError> {
         // One top-up at a time: two questions short of stake together must not both pay.
         let _one = self.top_up.lock().await;
-        let block = BlockId::number(
-            self.provider
-                .get_block_number()
-                .await
-                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
-        );
-        let c = self.contract();
-        let status = c
-            .verdictStatus(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(|e| ChainError::contract("verdictStatus", e))?;
-        let reported = c
-            .hasReported(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(|e| ChainError::contract("hasReported", e))?;
-        let can = c
-            .canReport(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(|e| ChainError::contract("canReport", e))?;
-        if can || reported || status != IVeritasOracle::VerdictStatus::Asked {
+        let standing = self.standing(id).await?;
+        if standing.can_report
+            || standing.reported
+            || standing.status != IVeritasOracle::VerdictStatus::Asked
+        {
             return Ok(CannotReport::AskAgain);
         }
+        let (block, c) = (standing.block, self.contract());
         let stake = c
             .operatorStake(self.from)
             .block(block)
