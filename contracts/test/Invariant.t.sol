@@ -410,7 +410,9 @@ contract OracleHandler is Test {
 
             IVeritasOracle.VerdictStatus status = oracle.verdictStatus(id);
             bytes32 seenVerdict = _disputedVerdict[id];
-            if (seenVerdict != 0 && !courtAction) {
+            // The court rules, or, once its deadline has passed, anyone defaults the case
+            // (`resolveByDefault`, which checks the deadline): nothing else moves a disputed verdict.
+            if (seenVerdict != 0 && !courtAction && status != IVeritasOracle.VerdictStatus.Defaulted) {
                 if (status != IVeritasOracle.VerdictStatus.Disputed || _verdictHash(id) != seenVerdict) {
                     ghostDisputedChangedByOthers = true;
                 }
