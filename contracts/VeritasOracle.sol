@@ -58,7 +58,8 @@ contract VeritasOracle is VeritasStorage {
             disputeBond: 0,
             evidenceFee: 0,
             arbitrator: address(0),
-            arbitratorExtraData: ""
+            arbitratorExtraData: "",
+            revealWindow: 0
         });
         _parameters[0] = defaults;
         _header.quorum = 1;
@@ -179,7 +180,14 @@ contract VeritasOracle is VeritasStorage {
         if (t.status != IVeritasOracle.VerdictStatus.Asked) revert IVeritasOracle.VeritasNotOpen(id, t.status);
         uint256 nowTimestamp = _now();
         uint256 deadline = uint256(t.time) + _parameters[t.parametersId].reportWindow;
+        CommitRound memory round;
+        // A commit-reveal question with commits closes at its reveal deadline.
+        if (t.flags & _FLAG_COMMIT_REVEAL != 0) {
+            round = _rounds[id];
+            if (round.commits != 0) (, deadline) = _revealPhase(t, round);
+        }
         if (nowTimestamp < deadline) revert IVeritasOracle.VeritasReportWindowOpen(id, deadline, nowTimestamp);
+        if (round.commits != 0) _slashUnrevealed(id, t, round);
 
         if (t.reportCount == 0) {
             t.status = IVeritasOracle.VerdictStatus.Expired;
@@ -198,6 +206,133 @@ contract VeritasOracle is VeritasStorage {
             _post(id, record, t, record.merkleRoot, _reasons(t) | _REASON_WINDOW_CLOSED);
             _countVerdict();
         }
+    }
+
+    /*//////////////////////////////////////////////////////////////
+                             COMMIT-REVEAL
+    //////////////////////////////////////////////////////////////*/
+
+    /// @notice See `IVeritasOracle.commitReport`.
+    function commitReport(uint256 id, bytes32 commitment) external {
+        Operator memory op = _operator(msg.sender);
+        Tally memory t = _questions[id].tally;
+        if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
+        if (t.status != IVeritasOracle.VerdictStatus.Asked) revert IVeritasOracle.VeritasNotOpen(id, t.status);
+        if (t.flags & _FLAG_COMMIT_REVEAL == 0) revert IVeritasOracle.VeritasNotCommitReveal(id);
+        if (op.addedAfter >= id) revert IVeritasOracle.VeritasNotQuestionOperator(id, msg.sender);
+        if (commitment == 0) revert IVeritasOracle.VeritasZeroCommitment();
+        uint256 nowTimestamp = _now();
+        if (nowTimestamp < t.time) revert IVeritasOracle.VeritasTooEarly(id, t.time, nowTimestamp);
+        (uint256 quorum,, uint256 reportWindow,, uint256 bond) = _hot(t.parametersId);
+        CommitRound memory round = _rounds[id];
+        if (round.revealDeadline != 0 || nowTimestamp >= uint256(t.time) + reportWindow) {
+            revert IVeritasOracle.VeritasCommitPhaseClosed(id);
+        }
+        uint256 bit = 1 << op.index;
+        if (round.committers & bit != 0) revert IVeritasOracle.VeritasAlreadyCommitted(id, msg.sender);
+        // The report's bond, locked now exactly as `submitReport` locks it (see `_submit`).
+        uint256 free = uint256(op.stake) - op.locked;
+        if (free < bond) revert IVeritasOracle.VeritasInsufficientStake(msg.sender, free, bond);
+        // The casts cannot truncate: the lock as in `_submit`; indices are below 32, commits at most
+        // the quorum (<= 7), the deadline a uint40 time plus a uint32 window.
+        // forge-lint: disable-start(unsafe-typecast)
+        op.locked += uint72(bond);
+        op.openReports += 1;
+        _storeStake(op);
+        _commitments[id][msg.sender] = commitment;
+        round.committers |= uint32(bit);
+        round.commits += 1;
+        // The quorum-th commit opens the reveal phase at once.
+        if (round.commits >= quorum) {
+            round.revealDeadline = uint40(nowTimestamp + _parameters[t.parametersId].revealWindow);
+        }
+        // forge-lint: disable-end(unsafe-typecast)
+        _rounds[id] = round;
+        emit IVeritasOracle.ReportCommitted(id, msg.sender, commitment);
+    }
+
+    /// @notice See `IVeritasOracle.revealReport`.
+    function revealReport(
+        uint256 id,
+        bytes32 merkleRoot,
+        uint16 nYes,
+        uint16 nNo,
+        uint16 nNull,
+        int256 fleissKappa,
+        bool escalated,
+        bytes32 salt
+    ) external {
+        Record storage record = _questions[id];
+        Tally memory t = record.tally;
+        if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
+        if (t.status != IVeritasOracle.VerdictStatus.Asked) revert IVeritasOracle.VeritasNotOpen(id, t.status);
+        bytes32 commitment = _commitments[id][msg.sender];
+        if (commitment == 0) revert IVeritasOracle.VeritasNoCommitment(id, msg.sender);
+        CommitRound memory round = _rounds[id];
+        (uint256 opens, uint256 deadline) = _revealPhase(t, round);
+        uint256 nowTimestamp = _now();
+        if (nowTimestamp < opens || nowTimestamp >= deadline) {
+            revert IVeritasOracle.VeritasNotRevealPhase(id, opens, deadline, nowTimestamp);
+        }
+        if (_commitmentOf(id, msg.sender, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, salt) != commitment) {
+            revert IVeritasOracle.VeritasCommitmentMismatch(id, msg.sender);
+        }
+        delete _commitments[id][msg.sender];
+        IVeritasOracle.Report memory r = IVeritasOracle.Report(id, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated);
+        (uint256 quorum, uint256 maxBallots,, uint256 challengeWindow,) = _hot(t.parametersId);
+        _checkBallots(r, maxBallots);
+        // The bond was locked by the commit; the report is pooled as `_submit` pools it.
+        bytes32 root = _pool(record, t, r, _operators[msg.sender].index);
+        emit IVeritasOracle.ReportSubmitted(id, msg.sender, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated);
+        if (t.reportCount >= round.commits) {
+            // Every commit revealed: the verdict, escalated (window closed) below the quorum.
+            uint8 reasons = _reasons(t);
+            if (t.reportCount < quorum) reasons |= _REASON_WINDOW_CLOSED;
+            (uint256 pYes, uint256 pNo, uint256 pNull) = _post(id, record, t, root, reasons);
+            _countVerdict();
+            if (reasons == 0 && challengeWindow == 0 && t.flags & _FLAG_CALLBACK != 0) {
+                _notify(id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull);
+            }
+        } else {
+            record.tally = t;
+        }
+    }
+
+    /// @notice See `IVeritasOracle.reportCommitment`.
+    function reportCommitment(
+        uint256 id,
+        address reporter,
+        bytes32 merkleRoot,
+        uint16 nYes,
+        uint16 nNo,
+        uint16 nNull,
+        int256 fleissKappa,
+        bool escalated,
+        bytes32 salt
+    ) external pure returns (bytes32) {
+        return _commitmentOf(id, reporter, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, salt);
+    }
+
+    /// @notice See `IVeritasOracle.commitPhase`.
+    function commitPhase(uint256 id) external view returns (uint8 phase, uint256 deadline, uint256 commits) {
+        Tally memory t = _questions[id].tally;
+        if (t.status != IVeritasOracle.VerdictStatus.Asked || t.flags & _FLAG_COMMIT_REVEAL == 0) return (0, 0, 0);
+        CommitRound memory round = _rounds[id];
+        commits = round.commits;
+        uint256 nowTimestamp = _now();
+        if (commits == 0) {
+            deadline = uint256(t.time) + _parameters[t.parametersId].reportWindow;
+            return (nowTimestamp < deadline ? 1 : 3, deadline, 0);
+        }
+        uint256 opens;
+        (opens, deadline) = _revealPhase(t, round);
+        phase = nowTimestamp < opens ? 1 : nowTimestamp < deadline ? 2 : 3;
+        if (phase == 1) deadline = opens;
+    }
+
+    /// @notice See `IVeritasOracle.commitmentOf`.
+    function commitmentOf(uint256 id, address operator) external view returns (bytes32) {
+        return _commitments[id][operator];
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -385,6 +520,8 @@ contract VeritasOracle is VeritasStorage {
             _callbacks[id] = Callback({consumer: consumer, gasLimit: rules.callbackGasLimit});
             flags = _FLAG_CALLBACK;
         }
+        // The set in force commits then reveals its reports (header bit 255, see `VeritasStorage`).
+        if (h.bondUnits >> 31 != 0) flags |= _FLAG_COMMIT_REVEAL;
 
         // The casts cannot truncate: 2^40 asks exceed any chain's capacity, `resolveAfter` is at
         // most a uint40 time plus a uint32 horizon, and epochs are capped at 2^16 - 1.
@@ -507,6 +644,7 @@ contract VeritasOracle is VeritasStorage {
             revert IVeritasOracle.VeritasNotQuestionOperator(id, msg.sender);
         }
         uint256 nowTimestamp = _now();
+        if (t.flags & _FLAG_COMMIT_REVEAL != 0) revert IVeritasOracle.VeritasCommitRevealQuestion(id);
         if (nowTimestamp < t.time) revert IVeritasOracle.VeritasTooEarly(id, t.time, nowTimestamp);
         uint256 maxBallots;
         uint256 reportWindow;
@@ -520,16 +658,73 @@ contract VeritasOracle is VeritasStorage {
             if (batch) return (_skip(id, IVeritasOracle.VeritasAlreadyReported.selector), 0, 0);
             revert IVeritasOracle.VeritasAlreadyReported(id, msg.sender);
         }
+        _checkBallots(r, maxBallots);
+    }
+
+    /// @dev The checks of a report's fields: a valid ballot, at most `maxBallots`, kappa's range.
+    function _checkBallots(IVeritasOracle.Report memory r, uint256 maxBallots) private pure {
         uint256 total;
         // Unchecked: three 16-bit values.
         unchecked {
             total = uint256(r.nYes) + r.nNo + r.nNull;
         }
-        if (total == 0) revert IVeritasOracle.VeritasNoValidBallot(id);
+        if (total == 0) revert IVeritasOracle.VeritasNoValidBallot(r.id);
         if (total > maxBallots) revert IVeritasOracle.VeritasTooManyBallots(total, maxBallots);
         if (r.fleissKappa < -_KAPPA_BOUND || r.fleissKappa > _KAPPA_BOUND) {
             revert IVeritasOracle.VeritasKappaOutOfRange(r.fleissKappa);
         }
+    }
+
+    /// @dev keccak256 of the ABI encoding of the commitment's fields (`reportCommitment`).
+    function _commitmentOf(
+        uint256 id,
+        address reporter,
+        bytes32 merkleRoot,
+        uint16 nYes,
+        uint16 nNo,
+        uint16 nNull,
+        int256 fleissKappa,
+        bool escalated,
+        bytes32 salt
+    ) private pure returns (bytes32) {
+        return keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, salt));
+    }
+
+    /// @dev When the reveal phase of the commit-reveal question of tally `t` (with at least one
+    /// commit in `round`) opens and ends: at once and `revealWindow` after the quorum-th commit,
+    /// else at the end of the report window and `revealWindow` after it.
+    function _revealPhase(Tally memory t, CommitRound memory round)
+        private
+        view
+        returns (uint256 opens, uint256 deadline)
+    {
+        if (round.revealDeadline != 0) return (0, round.revealDeadline);
+        IVeritasOracle.Parameters storage p = _parameters[t.parametersId];
+        opens = uint256(t.time) + p.reportWindow;
+        deadline = opens + p.revealWindow;
+    }
+
+    /// @dev Slashes and burns the report bond of every commit of `round` on `id` not revealed
+    /// (`CommitSlashed`), releasing its lock and unsettled-report count.
+    function _slashUnrevealed(uint256 id, Tally memory t, CommitRound memory round) private {
+        uint256 bond = _bondOf(t.parametersId);
+        uint256 burned;
+        for (uint256 i = 1; i <= _MAX_OPERATORS; i++) {
+            if ((round.committers >> i) & 1 == 0) continue;
+            address committer = _operatorAt[i];
+            if (_commitments[id][committer] == 0) continue;
+            delete _commitments[id][committer];
+            Operator storage op = _operators[committer];
+            // The casts cannot truncate: the bond was added to `locked` (checked) by the commit.
+            // forge-lint: disable-start(unsafe-typecast)
+            op.openReports -= 1;
+            op.locked -= uint72(bond);
+            op.stake -= uint96(bond);
+            // forge-lint: disable-end(unsafe-typecast)
+            burned += bond;
+            emit IVeritasOracle.CommitSlashed(id, committer, bond);
+        }
+        _credit(_BURN_ADDRESS, id, burned);
     }
 
     /// @dev Adds report `r` to the tally `t` (in memory) and writes the root or roots digest.
@@ -585,7 +780,7 @@ contract VeritasOracle is VeritasStorage {
                 (header >> 144) & 0xffff,
                 (header >> 160) & 0xffffffff,
                 (header >> 192) & 0xffffffff,
-                (header >> 224) * _BOND_UNIT
+                ((header >> 224) & 0x7fffffff) * _BOND_UNIT
             );
         }
         IVeritasOracle.Parameters storage p = _parameters[parametersId_];

@@ -213,7 +213,8 @@ contract VeritasOracleExtension is VeritasStorage {
         Operator memory op = _operators[operator];
         Tally memory t = _questions[id].tally;
         return op.active && op.addedAfter < id && t.status == IVeritasOracle.VerdictStatus.Asked
-            && !_reported(t, op.index) && uint256(op.stake) - op.locked >= _bondOf(t.parametersId);
+            && !_reported(t, op.index) && _commitments[id][operator] == 0
+            && uint256(op.stake) - op.locked >= _bondOf(t.parametersId);
     }
 
     function tally(uint256 id) external view returns (uint256 reports, uint256 nYes, uint256 nNo, uint256 nNull) {
@@ -442,7 +443,9 @@ contract VeritasOracleExtension is VeritasStorage {
         h.maxBallotsPerReport = p.maxBallotsPerReport;
         h.reportWindow = p.reportWindow;
         h.challengeWindow = p.challengeWindow;
-        h.bondUnits = uint32(_bondUnits(p.challengeWindow, p.disputeBond));
+        // Bit 31: the set's reports are committed then revealed (the bond fits 30 bits).
+        h.bondUnits = uint32(_bondUnits(p.challengeWindow, p.disputeBond))
+            | (p.revealWindow != 0 && p.quorum > 1 ? uint32(1 << 31) : 0);
         // forge-lint: disable-end(unsafe-typecast)
         emit IVeritasOracle.ParametersChanged(next, p);
         emit MetaEvidence(next, metaEvidence);
@@ -681,6 +684,10 @@ contract VeritasOracleExtension is VeritasStorage {
         }
         if (p.arbitrationWindow < _MIN_ARBITRATION_WINDOW) {
             revert IVeritasOracle.VeritasWindowTooShort(2, p.arbitrationWindow, _MIN_ARBITRATION_WINDOW);
+        }
+        uint256 reveal = p.revealWindow;
+        if (reveal != 0 && (reveal < _MIN_REVEAL_WINDOW || reveal > _MAX_REVEAL_WINDOW)) {
+            revert IVeritasOracle.VeritasInvalidRevealWindow(reveal, _MIN_REVEAL_WINDOW, _MAX_REVEAL_WINDOW);
         }
         if (p.askFee > _MAX_FEE) revert IVeritasOracle.VeritasFeeTooHigh(0, p.askFee, _MAX_FEE);
         if (p.disputeBond > _MAX_FEE) revert IVeritasOracle.VeritasFeeTooHigh(1, p.disputeBond, _MAX_FEE);

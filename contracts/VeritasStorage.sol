@@ -23,8 +23,8 @@ import {WadTriple} from "./lib/WadTriple.sol";
 ///             [255..240]  operatorEpoch  uint16 the epoch in force at the ask (views only)
 ///     slot 2  [7..0]      status         uint8 `VerdictStatus`
 ///             [15..8]     reportCount    uint8 reports pooled so far
-///             [23..16]    flags          bit 2 money settled, bit 5 has a callback, bit 6 a
-///                                        callback is owed (bits 0, 1, 3, 4, 7 unused)
+///             [23..16]    flags          bit 0 commit-reveal, bit 2 money settled, bit 5 has a
+///                                        callback, bit 6 a callback is owed (bits 1, 3, 4, 7 unused)
 ///             [39..24]    nYes           uint16 summed YES ballots
 ///             [55..40]    nNo            uint16 summed NO ballots
 ///             [71..56]    nNull          uint16 summed NULL ballots
@@ -45,13 +45,16 @@ import {WadTriple} from "./lib/WadTriple.sol";
 /// dispute, [255..160] bond uint96; [159..0] requester (the disputer, or who took an escalation to
 /// court), [199..160] deadline uint40, [207..200] ruling uint8; the dispute id; [63..0] pYes,
 /// [127..64] pNo of the disputer's claimed triple). `_caseIds[keccak256(arbitrator, disputeId)]`
-/// maps a case back to its question.
+/// maps a case back to its question. A commit-reveal question also has `_rounds[id]` ([7..0]
+/// commits, [39..8] bitmap of the committers' indices, [79..40] reveal deadline) and
+/// `_commitments[id][operator]`.
 ///
 /// Header slot (`_header`, slot 0): [39..0] questionCount (uint40), [55..40] parametersId in force
 /// (uint16), [87..56] operatorEpoch (uint32, capped at 2^16 - 1: questions store it in 16 bits),
 /// [95..88] active operators (uint8), [135..96] verdicts posted (uint40), then a copy of the set in
 /// force's hot fields: [143..136] quorum, [159..144] maxBallotsPerReport, [191..160] reportWindow,
-/// [223..192] challengeWindow, [255..224] its report bond in `BOND_UNIT`s. A report reads the
+/// [223..192] challengeWindow, [254..224] its report bond in `BOND_UNIT`s (at most 10^9 < 2^30),
+/// [255] its reports are committed then revealed (`revealWindow` > 0 and quorum > 1). A report reads the
 /// header (cold) to count its verdict there, and then needs no read of its parameter set when the
 /// question uses the set in force. Owner slot (`_owner`). Counter slot (`_counters`): [159..0]
 /// pending owner, [167..160] highest operator index handed out, [199..168] maxHorizon (seconds).
@@ -61,7 +64,7 @@ import {WadTriple} from "./lib/WadTriple.sol";
 /// Parameter set (`_parameters[id]`, Solidity's packing of `Parameters`): [7..0] quorum,
 /// [23..8] maxBallotsPerReport, [55..24] reportWindow, [87..56] challengeWindow, [119..88]
 /// arbitrationWindow, [215..120] askFee; then [95..0] disputeBond, [191..96] evidenceFee; then the
-/// arbitrator; then arbitratorExtraData.
+/// arbitrator; then arbitratorExtraData; then revealWindow.
 ///
 /// uint40 timestamps last until the year 36,812; 2^40 questions exceed any chain's capacity;
 /// 96-bit amounts exceed all ether in existence (~1.2e26 wei < 7.9e28).
@@ -81,6 +84,9 @@ abstract contract VeritasStorage is IEvidence {
     uint256 internal constant _MIN_REPORT_WINDOW = 30;
     uint256 internal constant _MIN_CHALLENGE_WINDOW = 60;
     uint256 internal constant _MIN_ARBITRATION_WINDOW = 1 hours;
+    /// @dev A parameter set's `revealWindow`: 0 (no commit-reveal) or within these bounds.
+    uint256 internal constant _MIN_REVEAL_WINDOW = 30;
+    uint256 internal constant _MAX_REVEAL_WINDOW = 7 days;
     uint256 internal constant _MAX_FEE = 1000 ether;
     uint256 internal constant _MAX_CALLBACK_GAS = 500_000;
 
@@ -115,6 +121,7 @@ abstract contract VeritasStorage is IEvidence {
     int256 internal constant _KAPPA_BOUND = 1e18;
 
     /// @dev Flag bits of the verdict slot (see the layout above).
+    uint8 internal constant _FLAG_COMMIT_REVEAL = 1;
     uint8 internal constant _FLAG_SETTLED = 4;
     uint8 internal constant _FLAG_CALLBACK = 32;
     uint8 internal constant _FLAG_OWED = 64;
@@ -214,6 +221,14 @@ abstract contract VeritasStorage is IEvidence {
         uint96 stake;
     }
 
+    /// @dev The commits of a commit-reveal question: how many, the operator indices that committed
+    /// (bit i for index i), and the reveal deadline once the quorum committed (0 before).
+    struct CommitRound {
+        uint8 commits;
+        uint32 committers;
+        uint40 revealDeadline;
+    }
+
     /// @dev A question's case before its court (layout on the contract).
     struct CaseRecord {
         address disputer;
@@ -263,6 +278,11 @@ abstract contract VeritasStorage is IEvidence {
 
     /// @dev Evidence of each submitter per question: [7..0] items, [255..8] wei paid.
     mapping(uint256 id => mapping(address submitter => uint256)) internal _evidence;
+
+    /// @dev Commit-reveal questions: their commit round, and each operator's commitment until it
+    /// is revealed or slashed.
+    mapping(uint256 id => CommitRound) internal _rounds;
+    mapping(uint256 id => mapping(address operator => bytes32)) internal _commitments;
 
     /*//////////////////////////////////////////////////////////////
                                 INTERNAL

@@ -88,6 +88,7 @@ interface IVeritasOracle {
         uint96 evidenceFee; // wei of the first 8 evidence items of a question (<= MAX_FEE), doubling every 8; burned, or refunded on expiry
         address arbitrator; // ERC-792 arbitrator (a contract, not an operator); 0 only with challengeWindow 0
         bytes arbitratorExtraData; // passed to the arbitrator (its court and juror count, for Kleros)
+        uint32 revealWindow; // 0: reports in the clear; else, with quorum > 1, commit-reveal reporting: seconds of the reveal phase, 30..604,800 (7 days)
     }
 
     /// @notice One operator's report for one question (the argument of `submitReports`).
@@ -118,6 +119,14 @@ interface IVeritasOracle {
     /*//////////////////////////////////////////////////////////////
                                  EVENTS
     //////////////////////////////////////////////////////////////*/
+
+    /// @notice `operator` committed to its report on the commit-reveal question `id`
+    /// (`commitReport`); the report bond is locked as a report's.
+    event ReportCommitted(uint256 indexed id, address indexed operator, bytes32 commitment);
+
+    /// @notice `operator` committed on `id` and did not reveal before the reveal deadline: its report
+    /// bond `amount` was slashed from its stake and burned (`finalize`).
+    event CommitSlashed(uint256 indexed id, address indexed operator, uint256 amount);
 
     /// @notice A question was asked; the node reads the full text from this event. With the
     /// question's other events, enough to rebuild its rules and its money without any view.
@@ -467,6 +476,34 @@ interface IVeritasOracle {
     /// @notice The zero address is not allowed here.
     error VeritasZeroAddress();
 
+    /// @notice `submitReport`/`submitReports` on a commit-reveal question: use `commitReport` then
+    /// `revealReport`.
+    error VeritasCommitRevealQuestion(uint256 id);
+
+    /// @notice `commitReport` on a question whose parameter set has no reveal window (or quorum 1).
+    error VeritasNotCommitReveal(uint256 id);
+
+    /// @notice The commit phase of `id` is over (its quorum committed or its report window closed).
+    error VeritasCommitPhaseClosed(uint256 id);
+
+    /// @notice `operator` already committed on `id`.
+    error VeritasAlreadyCommitted(uint256 id, address operator);
+
+    /// @notice A commitment of zero (the value of "no commitment").
+    error VeritasZeroCommitment();
+
+    /// @notice A reveal outside the reveal phase of `id`, [opens, deadline).
+    error VeritasNotRevealPhase(uint256 id, uint256 opens, uint256 deadline, uint256 nowTimestamp);
+
+    /// @notice `operator` has no unrevealed commitment on `id`.
+    error VeritasNoCommitment(uint256 id, address operator);
+
+    /// @notice The revealed report and salt do not hash to `operator`'s commitment on `id`.
+    error VeritasCommitmentMismatch(uint256 id, address operator);
+
+    /// @notice A reveal window outside 0 or [minimum, maximum] seconds.
+    error VeritasInvalidRevealWindow(uint256 seconds_, uint256 minimum, uint256 maximum);
+
     /*//////////////////////////////////////////////////////////////
                                QUESTIONS
     //////////////////////////////////////////////////////////////*/
@@ -600,14 +637,93 @@ interface IVeritasOracle {
 
     /// @notice After the report window of `id`, anyone may close it: with at least one report the
     /// pooled verdict is posted escalated (quorum not met); with none the question is Expired, its
-    /// fee is credited back to the asker and the consumer is called back.
+    /// fee is credited back to the asker and the consumer is called back. On a commit-reveal
+    /// question with commits, only after the reveal deadline (`VeritasReportWindowOpen` names it):
+    /// the bond of every commit not revealed is slashed and burned (`CommitSlashed`), then the
+    /// revealed reports are pooled as above (none revealed: Expired).
     function finalize(uint256 id) external;
+
+    /// @notice Commit to a report on the commit-reveal question `id` (its parameter set has a
+    /// `revealWindow` and a quorum above 1): the report itself stays hidden until the reveal phase,
+    /// so no operator can copy another's report or choose its own after a look at the tally.
+    /// @dev Only in the commit phase (from `resolveAfter` until the quorum-th commit or the end of
+    /// the report window), once per operator, by an operator that `canReport`. Locks the question's
+    /// report bond of the caller's stake exactly as a report does (`VeritasInsufficientStake`). The
+    /// quorum-th commit opens the reveal phase at once, for `revealWindow` seconds; otherwise it
+    /// opens when the report window closes with at least one commit. Emits `ReportCommitted`.
+    /// @param id The question id.
+    /// @param commitment `reportCommitment(id, msg.sender, ...)` of the report to reveal; nonzero.
+    function commitReport(uint256 id, bytes32 commitment) external;
+
+    /// @notice Reveal the report committed to on `id` (the fields of `submitReport` and the salt).
+    /// @dev Only in the reveal phase and by the committer. The report must hash to the commitment
+    /// (`VeritasCommitmentMismatch`) and pass every check of `submitReport` (a valid ballot, the
+    /// ballot cap, kappa's range); it is then pooled exactly as a report (`ReportSubmitted`). The
+    /// last reveal of the commits posts the pooled verdict: as at the quorum, or escalated
+    /// (window closed) when fewer than the quorum committed. A commit not revealed by the deadline
+    /// loses its bond at `finalize`.
+    /// @param id The question id.
+    /// @param merkleRoot As `submitReport`'s.
+    /// @param nYes As `submitReport`'s.
+    /// @param nNo As `submitReport`'s.
+    /// @param nNull As `submitReport`'s.
+    /// @param fleissKappa As `submitReport`'s.
+    /// @param escalated As `submitReport`'s.
+    /// @param salt The secret the commitment was made with (random, 32 bytes; never reused).
+    function revealReport(
+        uint256 id,
+        bytes32 merkleRoot,
+        uint16 nYes,
+        uint16 nNo,
+        uint16 nNull,
+        int256 fleissKappa,
+        bool escalated,
+        bytes32 salt
+    ) external;
+
+    /// @notice The commitment `reporter` sends to `commitReport` for this report on `id`:
+    /// keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated,
+    /// salt)). The reporter's address is bound in, so a copied commitment cannot be revealed by
+    /// anyone else.
+    /// @param id The question id.
+    /// @param reporter The committing operator.
+    /// @param merkleRoot The report's root.
+    /// @param nYes The report's YES ballots.
+    /// @param nNo The report's NO ballots.
+    /// @param nNull The report's NULL ballots.
+    /// @param fleissKappa The report's kappa.
+    /// @param escalated The report's escalation flag.
+    /// @param salt The reporter's secret salt.
+    /// @return The commitment.
+    function reportCommitment(
+        uint256 id,
+        address reporter,
+        bytes32 merkleRoot,
+        uint16 nYes,
+        uint16 nNo,
+        uint16 nNull,
+        int256 fleissKappa,
+        bool escalated,
+        bytes32 salt
+    ) external pure returns (bytes32);
+
+    /// @notice The commit-reveal phase of `id` now.
+    /// @param id The question id.
+    /// @return phase 0: not a commit-reveal question, or no longer open; 1: commit (from
+    /// `resolveAfter`; `deadline` is the end of the report window); 2: reveal (until `deadline`);
+    /// 3: over, `finalize` is due (after `deadline`).
+    /// @return deadline See `phase`.
+    /// @return commits The commits made.
+    function commitPhase(uint256 id) external view returns (uint8 phase, uint256 deadline, uint256 commits);
+
+    /// @notice `operator`'s unrevealed commitment on `id` (zero when none, or once revealed or slashed).
+    function commitmentOf(uint256 id, address operator) external view returns (bytes32);
 
     /// @notice Whether `operator` has submitted a report on `id`.
     function hasReported(uint256 id, address operator) external view returns (bool);
 
-    /// @notice Whether `operator` may report on `id` now (an active operator of its epoch that has
-    /// not reported; the question's timing is not checked).
+    /// @notice Whether `operator` may report (or commit) on `id` now (an active operator of its
+    /// epoch that has not reported nor committed; the question's timing is not checked).
     function canReport(uint256 id, address operator) external view returns (bool);
 
     /// @notice The reports pooled so far for `id`: how many, and the summed counts.

@@ -93,7 +93,8 @@ abstract contract BaseTest is Test {
             disputeBond: BOND,
             evidenceFee: EVIDENCE_FEE,
             arbitrator: address(court),
-            arbitratorExtraData: ""
+            arbitratorExtraData: "",
+            revealWindow: 0
         });
     }
 

@@ -269,7 +269,8 @@ abstract contract EconomicsHarness is Test {
                 disputeBond: 0.1 ether,
                 evidenceFee: 0.001 ether,
                 arbitrator: address(court),
-                arbitratorExtraData: ""
+                arbitratorExtraData: "",
+                revealWindow: 0
             }),
             "ipfs://meta"
         );

@@ -132,7 +132,8 @@ contract EventsTest is BaseTest {
                 disputeBond: 0,
                 evidenceFee: 0,
                 arbitrator: address(0),
-                arbitratorExtraData: ""
+                arbitratorExtraData: "",
+                revealWindow: 0
             })
         );
         vm.expectEmit();

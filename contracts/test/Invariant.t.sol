@@ -37,6 +37,26 @@ contract OracleHandler is Test {
     mapping(uint256 id => bytes32) internal _disputedVerdict;
     bool public ghostDisputedChangedByOthers;
 
+    /// @dev Commit-reveal: commits seen per (question, operator); slashed commits, and whether one
+    /// was slashed after its report was revealed; the reports committed (only on success), to be
+    /// revealed by `reveal`.
+    struct Committed {
+        bytes32 root;
+        uint16 y;
+        uint16 n;
+        uint16 u;
+        int256 kappa;
+        bool escalated;
+        bytes32 salt;
+    }
+
+    mapping(uint256 id => mapping(address operator => uint256)) public ghostCommits;
+    mapping(uint256 id => mapping(address operator => Committed)) internal _committed;
+    uint256 public ghostMaxCommitsPerOperator;
+    uint256 public ghostCommitsSlashed;
+    uint256 public ghostReveals;
+    bool public ghostRevealedCommitSlashed;
+
     /// @dev Each question's rules (its parameter set and record) when it was asked, and whether
     /// any later action changed them.
     mapping(uint256 id => bytes32) internal _rulesAtAsk;
@@ -107,6 +127,51 @@ contract OracleHandler is Test {
         bool ok;
         try oracle.submitReport(id, keccak256(abi.encode(idSeed, actor)), y, n, u, kappa, mode % 5 == 0) {
             ok = true;
+        } catch {}
+        _after(ok, false);
+    }
+
+    /// @dev An operator (or, one time in eight, a stranger) commits to a bounded report; one commit
+    /// in six is garbage that no reveal opens (its bond burns at finalize).
+    function commit(uint256 actorSeed, uint256 idSeed, uint16 y, uint16 n, int256 kappa, bytes32 salt, uint8 mode)
+        external
+    {
+        _before();
+        address actor = mode % 8 == 0 ? _user(actorSeed) : _operators[actorSeed % _operators.length];
+        Committed memory c;
+        c.y = uint16(bound(y, 0, 30));
+        c.n = uint16(bound(n, 0, 30 - c.y));
+        c.u = mode % 3 == 0 ? 0 : 1;
+        c.kappa = bound(kappa, -1e18, 1e18);
+        c.escalated = mode % 5 == 0;
+        c.salt = salt;
+        c.root = keccak256(abi.encode(idSeed, actor));
+        uint256 id = _id(idSeed);
+        bytes32 commitment = mode % 6 == 1
+            ? keccak256(abi.encode(salt, "garbage"))
+            : oracle.reportCommitment(id, actor, c.root, c.y, c.n, c.u, c.kappa, c.escalated, c.salt);
+        vm.prank(actor);
+        bool ok;
+        try oracle.commitReport(id, commitment) {
+            ok = true;
+            _committed[id][actor] = c;
+        } catch {}
+        _after(ok, false);
+    }
+
+    /// @dev An operator reveals what it committed to on the question; one reveal in four tries
+    /// another salt (always refused).
+    function reveal(uint256 actorSeed, uint256 idSeed, uint8 mode) external {
+        _before();
+        address actor = _operators[actorSeed % _operators.length];
+        uint256 id = _id(idSeed);
+        Committed memory c = _committed[id][actor];
+        bytes32 salt = mode % 4 == 0 ? keccak256(abi.encode(c.salt)) : c.salt;
+        vm.prank(actor);
+        bool ok;
+        try oracle.revealReport(id, c.root, c.y, c.n, c.u, c.kappa, c.escalated, salt) {
+            ok = true;
+            ghostReveals++;
         } catch {}
         _after(ok, false);
     }
@@ -242,9 +307,12 @@ contract OracleHandler is Test {
     }
 
     /// @dev The owner creates a parameter set (valid or not), sometimes naming its own court.
+    /// @dev One set in two has a reveal window (commit-reveal with a quorum above 1; sometimes
+    /// out of bounds, refused).
     function setParameters(uint8 quorum, uint32 challengeWindow, uint32 reportWindow, uint96 fee, bool ownCourt)
         external
     {
+        uint32 revealWindow = fee % 2 == 0 ? 0 : uint32(bound(fee >> 24, 20, 2 hours));
         _before();
         uint32 cw = uint32(bound(challengeWindow, 0, 2 hours));
         if (cw < 60 && cw % 2 == 1) cw = 60;
@@ -261,7 +329,8 @@ contract OracleHandler is Test {
                 disputeBond: uint96(bound(fee >> 8, 1, 1 ether)),
                 evidenceFee: uint96(bound(fee >> 16, 0, 0.1 ether)),
                 arbitrator: ownCourt ? ownersCourt : arbitrator,
-                arbitratorExtraData: ""
+                arbitratorExtraData: "",
+                revealWindow: revealWindow
             }),
             "ipfs://meta"
         ) {
@@ -318,6 +387,15 @@ contract OracleHandler is Test {
                 address op = address(uint160(uint256(logs[i].topics[2])));
                 uint256 seen = ++ghostReports[id][op];
                 if (seen > ghostMaxReportsPerOperator) ghostMaxReportsPerOperator = seen;
+            } else if (topic == IVeritasOracle.ReportCommitted.selector) {
+                uint256 seen = ++ghostCommits[uint256(logs[i].topics[1])][address(uint160(uint256(logs[i].topics[2])))];
+                if (seen > ghostMaxCommitsPerOperator) ghostMaxCommitsPerOperator = seen;
+            } else if (topic == IVeritasOracle.CommitSlashed.selector) {
+                ghostCommitsSlashed++;
+                uint256 id = uint256(logs[i].topics[1]);
+                if (ghostReports[id][address(uint160(uint256(logs[i].topics[2])))] != 0) {
+                    ghostRevealedCommitSlashed = true;
+                }
             } else if (topic == IVeritasOracle.QuestionSettled.selector) {
                 uint256 seen = ++ghostSettlements[uint256(logs[i].topics[1])];
                 if (seen > ghostMaxSettlements) ghostMaxSettlements = seen;
@@ -332,7 +410,9 @@ contract OracleHandler is Test {
 
             IVeritasOracle.VerdictStatus status = oracle.verdictStatus(id);
             bytes32 seenVerdict = _disputedVerdict[id];
-            if (seenVerdict != 0 && !courtAction) {
+            // The court rules, or, once its deadline has passed, anyone defaults the case
+            // (`resolveByDefault`, which checks the deadline): nothing else moves a disputed verdict.
+            if (seenVerdict != 0 && !courtAction && status != IVeritasOracle.VerdictStatus.Defaulted) {
                 if (status != IVeritasOracle.VerdictStatus.Disputed || _verdictHash(id) != seenVerdict) {
                     ghostDisputedChangedByOthers = true;
                 }
@@ -440,7 +520,8 @@ abstract contract OracleHarness is Test {
                 disputeBond: 0.1 ether,
                 evidenceFee: 0.001 ether,
                 arbitrator: address(court),
-                arbitratorExtraData: ""
+                arbitratorExtraData: "",
+                revealWindow: 0
             }),
             "ipfs://meta"
         );
@@ -503,6 +584,41 @@ contract OracleHandlerTest is OracleHarness {
         assertFalse(handler.ghostRulesChanged());
     }
 
+    /// @dev Commits and reveals through the handler: a reverted reveal (wrong salt) is not counted;
+    /// a garbage commit burns at finalize and the ghosts see it.
+    function test_CommitAndRevealAreCountedOnlyOnSuccess() public {
+        // fee 3: odd, so a reveal window of bound(0, 20, 2 hours) = 20 s, refused (below 30 s).
+        handler.setParameters(3, 0, 60, 3, false);
+        assertEq(oracle.parameters().revealWindow, 0, "a 20 s reveal window was accepted");
+        // fee 2^24 * 100 + 1: odd, a reveal window of 100 s; quorum 3, no challenge window.
+        handler.setParameters(3, 0, 60, (uint96(100) << 24) + 1, false);
+        assertEq(oracle.parameters().revealWindow, 100);
+        handler.ask(0, 0, 0);
+        uint256 id = oracle.questionCount();
+        address op0 = handler.operatorAt(0);
+        address op1 = handler.operatorAt(1);
+        handler.commit(0, id, 3, 1, 0, bytes32(uint256(7)), 2);
+        handler.commit(1, id, 2, 2, 0, bytes32(uint256(8)), 1); // garbage (mode % 6 == 1)
+        handler.commit(0, id, 3, 1, 0, bytes32(uint256(7)), 2); // a second commit: refused
+        assertEq(handler.ghostCommits(id, op0), 1);
+        assertEq(handler.ghostCommits(id, op1), 1);
+        assertEq(handler.ghostMaxCommitsPerOperator(), 1);
+        handler.warp(60); // the report window closes: the reveal phase opens
+        handler.reveal(0, id, 0); // wrong salt: refused, not counted
+        assertEq(handler.ghostReveals(), 0);
+        assertEq(handler.ghostReports(id, op0), 0);
+        handler.reveal(0, id, 1);
+        assertEq(handler.ghostReveals(), 1);
+        assertEq(handler.ghostReports(id, op0), 1);
+        handler.reveal(1, id, 1); // the garbage commit cannot be opened
+        assertEq(handler.ghostReveals(), 1);
+        handler.warp(100);
+        handler.finalize(id);
+        assertEq(handler.ghostCommitsSlashed(), 1);
+        assertFalse(handler.ghostRevealedCommitSlashed());
+        assertEq(uint8(oracle.verdictStatus(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
+    }
+
     /// @dev A batch that succeeds is counted, item by item.
     function test_ASuccessfulBatchIsCounted() public {
         handler.ask(0, 0, 0);
@@ -518,7 +634,7 @@ contract OracleHandlerTest is OracleHarness {
 contract InvariantTest is StdInvariant, OracleHarness {
     function setUp() public {
         _deployHarness();
-        bytes4[] memory selectors = new bytes4[](19);
+        bytes4[] memory selectors = new bytes4[](22);
         selectors[0] = OracleHandler.ask.selector;
         selectors[1] = OracleHandler.evidence.selector;
         selectors[2] = OracleHandler.report.selector;
@@ -538,12 +654,21 @@ contract InvariantTest is StdInvariant, OracleHarness {
         selectors[16] = OracleHandler.resolveByDefault.selector;
         selectors[17] = OracleHandler.ownerNoise.selector;
         selectors[18] = OracleHandler.ask.selector; // asks twice as likely
+        selectors[19] = OracleHandler.commit.selector;
+        selectors[20] = OracleHandler.reveal.selector;
+        selectors[21] = OracleHandler.reveal.selector; // reveals twice as likely
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }
 
     function invariant_AtMostOneReportPerOperatorPerQuestion() public view {
         assertLe(handler.ghostMaxReportsPerOperator(), 1);
+    }
+
+    /// @dev Commit-reveal: one commit per operator and question; a revealed commit is never slashed.
+    function invariant_CommitRevealGhosts() public view {
+        assertLe(handler.ghostMaxCommitsPerOperator(), 1);
+        assertFalse(handler.ghostRevealedCommitSlashed());
     }
 
     function invariant_CountsNeverShrink() public view {
