@@ -26,7 +26,9 @@
 //!
 //! The parts: [`verdict`] (what one report sends), `batch` (reports ready together share a
 //! transaction), `nonce` (nonces, fees, signing and the record before broadcast) and
-//! `receipts` (waiting, resuming after a crash, settling).
+//! `receipts` (waiting, resuming after a crash, settling); `commit_reveal` posts the report
+//! of a commit-reveal question (`revealWindow` > 0, quorum > 1) as a commitment, then its reveal,
+//! with the same records, nonces and receipts.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,11 +45,13 @@ use super::{ChainError, ChainProvider, IVeritasOracle};
 use crate::store::{NewQuestion, PostIntent, SentTx, Store};
 
 mod batch;
+mod commit_reveal;
 mod nonce;
 mod receipts;
 mod stake;
 pub mod verdict;
 
+pub use commit_reveal::{REVEAL_POLL, report_commitment};
 pub use nonce::FEE_BUMP_PERCENT;
 pub use verdict::Verdict;
 
@@ -179,6 +183,10 @@ impl Poster {
     ) -> Result<Posted, ChainError> {
         let verdict = Verdict::from_intent(intent)?;
         let qid = intent.question_id;
+        // A commit-reveal question takes a commitment, then the report: never a batch.
+        if self.is_commit_reveal(verdict.id).await? {
+            return self.post_commit_reveal(question, &verdict).await;
+        }
         if self.on_chain(verdict.id).await? {
             self.reconcile_after_post(qid).await?;
             return Ok(Posted::AlreadyOnChain);
