@@ -139,9 +139,10 @@ async fn three_nodes_quorum_two_commit_then_reveal_one_verdict() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
-    let chain = commit_reveal_chain(&[1, 3]).await;
+    let chain = commit_reveal_chain(&[1, 3, 4]).await;
     let mut first = Node::configure_as(&chain, 1, YES_MAJORITY, "");
     let mut second = Node::configure_as(&chain, 3, YES_MAJORITY, "");
+    let mut third = Node::configure_as(&chain, 4, YES_MAJORITY, "");
     first.start();
     let id = chain.ask(&["Revealed after a restart?"]).await[0];
     // The first node commits alone: the reveal phase waits for the quorum's second commit.
@@ -164,6 +165,20 @@ async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
     }
     // The reveal phase is open; the second node reveals, the verdict waits for the first.
     assert_eq!(chain.status(id).await, S::Asked);
+    // A third operator arriving now finds the commit phase over: it runs no committee and
+    // sends nothing.
+    third.start();
+    third.wait_stage(id, "reported", WAIT).await;
+    assert!(
+        !third.report_path(id).exists(),
+        "a committee ran too late to commit"
+    );
+    let sent: i64 = third
+        .sqlite()
+        .query_row("SELECT count(*) FROM sent_txs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(sent, 0, "the third node sent a transaction");
+    assert_eq!(chain.status(id).await, S::Asked);
     first.start();
     chain.wait_status(id, S::Resolved, WAIT).await;
     assert_eq!(chain.verdict_events(id).await, 1);
@@ -173,6 +188,7 @@ async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
     assert_eq!(slashed(&chain).await, 0);
     first.stop();
     second.stop();
+    third.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -225,7 +225,7 @@ impl Poster {
                 Step::Closed => {
                     self.reconcile_after_post(id).await?;
                     if self.committed(id, question.block_number).await? {
-                        warn!(target: "veritas::post", question = %id, "question closed with our commitment unrevealed: the report bond is lost");
+                        warn!(target: "veritas::post", question = %id, "reveal deadline missed: the question closed with our commitment unrevealed; the report bond is lost");
                         return Err(ChainError::RevealMissed {
                             id,
                             deadline: U256::ZERO,

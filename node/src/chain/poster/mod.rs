@@ -258,7 +258,8 @@ impl Poster {
     }
 
     /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
-    /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired).
+    /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired), or
+    /// a commit-reveal question's commit phase ended without a commitment of ours.
     ///
     /// # Errors
     /// [`ChainError`] from the calls; [`ChainError::UnknownQuestion`] for an id never asked.
@@ -280,7 +281,17 @@ impl Poster {
                 // Contract v3 binds a question to the operators of its ask's epoch: a key
                 // added later (or removed) must not spend a committee on it.
                 if standing.can_report {
-                    return Ok(false);
+                    // A commit-reveal question whose commit phase is over without a commitment
+                    // of ours (the quorum committed, or the report window closed) takes
+                    // nothing more from us: no committee runs for it (plain questions: 0).
+                    let phase = self
+                        .contract()
+                        .commitPhase(id)
+                        .block(standing.block)
+                        .call()
+                        .await
+                        .map_err(|e| ChainError::contract("commitPhase", e))?;
+                    return Ok(phase.phase >= 2);
                 }
                 // No also means a free stake below the report bond, which passes (or is
                 // topped up here): only an operator outside the epoch fails the question.
