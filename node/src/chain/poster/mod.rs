@@ -46,6 +46,7 @@ use crate::store::{NewQuestion, PostIntent, SentTx, Store};
 
 mod batch;
 mod commit_reveal;
+mod cr_txs;
 mod nonce;
 mod receipts;
 mod stake;
