@@ -19,7 +19,7 @@
 pub const ENV: &str = "VERITAS_TEST_CRASH_AT";
 
 /// Every crash point, in pipeline order.
-pub const POINTS: [&str; 7] = [
+pub const POINTS: [&str; 10] = [
     // The watcher committed newly confirmed questions (jobs queued, cursor moved).
     "scan.recorded",
     // A job was marked `resolving`; the committee has not answered yet.
@@ -28,13 +28,22 @@ pub const POINTS: [&str; 7] = [
     "report.written",
     // The post intent is saved (job `posting`); nothing is signed yet.
     "intent.saved",
+    // Commit-reveal questions only: the salt, report and commitment are saved; nothing signed.
+    "commit.saved",
     // The signed transaction is recorded in the store; it is not broadcast yet.
     "tx.recorded",
     // The receipt says mined; the store does not know yet.
     "tx.mined",
+    // Commit-reveal questions only: the commit's receipt is recorded; the reveal is not sent.
+    "commit.mined",
+    // Commit-reveal questions only: the reveal is broadcast; its receipt is not seen yet.
+    "reveal.sent",
     // The report holds its tx key; the job is not marked `posted` yet.
     "report.tx_added",
 ];
+
+/// The points only a commit-reveal question reaches.
+pub const COMMIT_REVEAL_POINTS: [&str; 3] = ["commit.saved", "commit.mined", "reveal.sent"];
 
 /// Mark that execution reached `point`; dies here if this is the armed point's `n`-th hit.
 #[cfg(all(debug_assertions, unix))]

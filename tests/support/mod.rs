@@ -23,6 +23,7 @@ use veritas::chain::{
 };
 
 pub mod chat_double;
+pub mod commit_reveal;
 pub mod llama;
 pub mod proxy;
 

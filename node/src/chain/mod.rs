@@ -119,8 +119,8 @@ pub enum ChainError {
     Revert {
         /// The operation, e.g. `submitReport`.
         op: &'static str,
-        /// The decoded error.
-        error: OracleError,
+        /// The decoded error (boxed: the largest custom errors carry four words).
+        error: Box<OracleError>,
     },
     /// A contract call failed in another way (bad ABI data, empty return: wrong address?).
     #[error("contract {op}: {reason}")]
@@ -227,6 +227,44 @@ pub enum ChainError {
     /// Bad configuration (URL, address).
     #[error("chain configuration: {0}")]
     Config(String),
+    /// A commit-reveal question waits for its next phase (our commitment is on-chain, the reveal
+    /// phase not open yet): the job looks again after `retry_in`, without spending an attempt.
+    #[error("question {id}: {what}; looking again in {retry_in:?}")]
+    CommitRevealWait {
+        /// Question id.
+        id: U256,
+        /// What it waits for.
+        what: &'static str,
+        /// When to look again.
+        retry_in: Duration,
+    },
+    /// Our commitment on a commit-reveal question was not revealed before the reveal deadline:
+    /// its report bond is lost (slashed and burned at `finalize`).
+    #[error(
+        "question {id}: our commitment was not revealed before the reveal deadline (unix {deadline}): the report bond is lost"
+    )]
+    RevealMissed {
+        /// Question id.
+        id: U256,
+        /// The reveal deadline (unix seconds; 0 when the question is already closed).
+        deadline: U256,
+    },
+    /// The chain holds a commitment of ours on the question that is not the one this node saved
+    /// (a lost or replaced data directory): it cannot be revealed, and its bond will be lost.
+    #[error(
+        "question {id}: the chain holds our commitment {on_chain}, the store {saved}: it cannot be revealed; the report bond will be lost"
+    )]
+    ForeignCommitment {
+        /// Question id.
+        id: U256,
+        /// `commitmentOf(id, operator)`.
+        on_chain: B256,
+        /// The commitment in the store.
+        saved: B256,
+    },
+    /// The OS random number generator failed to give a salt.
+    #[error("salt from the OS random number generator: {0}")]
+    Salt(String),
     /// The `submitReports` batch a report rode in failed; every report of it gets this copy of
     /// the error (RPC errors cannot be cloned), keeping whether a retry may help.
     #[error("report batch: {reason}")]
@@ -266,7 +304,10 @@ impl ChainError {
             .as_error_resp()
             .and_then(|p| p.as_decoded_interface_error::<OracleError>())
         {
-            return ChainError::Revert { op, error };
+            return ChainError::Revert {
+                op,
+                error: Box::new(error),
+            };
         }
         ChainError::Rpc { op, error: source }
     }
@@ -274,7 +315,10 @@ impl ChainError {
     /// Wrap a contract-call error, decoding the oracle's custom error when there is one.
     pub fn contract(op: &'static str, source: alloy::contract::Error) -> Self {
         if let Some(error) = source.as_decoded_interface_error::<OracleError>() {
-            return ChainError::Revert { op, error };
+            return ChainError::Revert {
+                op,
+                error: Box::new(error),
+            };
         }
         match source {
             alloy::contract::Error::TransportError(source) => ChainError::rpc(op, source),
@@ -293,13 +337,15 @@ impl ChainError {
     pub fn is_retryable(&self) -> bool {
         match self {
             ChainError::Rpc { error, .. } => rpc_is_retryable(error),
-            ChainError::Revert { error, .. } => matches!(error, OracleError::VeritasTooEarly(_)),
+            ChainError::Revert { error, .. } => matches!(**error, OracleError::VeritasTooEarly(_)),
             ChainError::ReceiptTimeout { .. }
             | ChainError::IncompleteLogs { .. }
             | ChainError::RejectedPage { .. }
             | ChainError::IncompleteEvidence { .. }
             | ChainError::UnknownQuestion(_)
             | ChainError::StakeShortfall(_)
+            | ChainError::CommitRevealWait { .. }
+            | ChainError::Salt(_)
             | ChainError::Reverted { .. } => true,
             ChainError::Store(e) => e.is_retryable(),
             ChainError::Batch { retryable, .. } => *retryable,
@@ -307,6 +353,8 @@ impl ChainError {
             | ChainError::WrongChain { .. }
             | ChainError::QuestionMismatch { .. }
             | ChainError::NotQuestionOperator { .. }
+            | ChainError::RevealMissed { .. }
+            | ChainError::ForeignCommitment { .. }
             | ChainError::Signing(_)
             | ChainError::Config(_) => false,
         }

@@ -5,7 +5,9 @@
 //! `reported → finalised → final / disputed / arbitrated / expired` and does the node's part:
 //!
 //! - **finalize**: a question this node reported on whose report window ran out before the
-//!   quorum is closed with `finalize(id)` (posted escalated by the contract);
+//!   quorum is closed with `finalize(id)` (posted escalated by the contract); so is a
+//!   commit-reveal question whose reveal deadline passed with a commit unrevealed (the
+//!   contract burns that commit's bond);
 //! - **settle**: a Resolved verdict this node reported on that became final gets `settle(id)`,
 //!   so the fee reaches the reporting operators' credits. Reporters take turns (by report
 //!   order, [`SETTLE_STAGGER_SECS`] apart) so a quorum does not race to send the same call;
@@ -61,6 +63,10 @@ pub struct Follower {
     /// Report deadlines (unix s) read once per question: max(resolveAfter, askedAt) +
     /// reportWindow, as the contract computes it.
     deadlines: HashMap<U256, u64>,
+    /// Commit-reveal questions among them: `finalize` is also due once the reveal deadline
+    /// passed (an operator that committed never revealed), which can be before the report
+    /// deadline.
+    commit_reveal: HashSet<U256>,
     /// Second opinions running.
     opinions: JoinSet<()>,
     opining: HashSet<U256>,
@@ -92,6 +98,7 @@ impl Follower {
             oracle,
             config,
             deadlines: HashMap::new(),
+            commit_reveal: HashSet::new(),
             opinions: JoinSet::new(),
             opining: HashSet::new(),
         }
@@ -163,6 +170,7 @@ impl Follower {
                 self.store.set_stage(qid, next)?;
                 if next.is_terminal() {
                     self.deadlines.remove(&qid);
+                    self.commit_reveal.remove(&qid);
                 }
             }
         }
@@ -236,11 +244,26 @@ impl Follower {
                     .max(q.askedAt)
                     .saturating_add(u64::from(p.reportWindow));
                 self.deadlines.insert(qid, d);
+                if p.revealWindow > 0 && p.quorum > 1 {
+                    self.commit_reveal.insert(qid);
+                }
                 d
             }
         };
         if now < deadline {
-            return Ok(());
+            if !self.commit_reveal.contains(&qid) {
+                return Ok(());
+            }
+            // Commit-reveal: due once the reveal phase is over with a commit unrevealed.
+            let phase = self
+                .contract()
+                .commitPhase(qid)
+                .call()
+                .await
+                .map_err(|e| ChainError::contract("commitPhase", e))?;
+            if phase.phase != 3 {
+                return Ok(());
+            }
         }
         let call = IVeritasOracle::finalizeCall { id: qid }.abi_encode();
         if self

@@ -32,7 +32,7 @@ use std::{
 use alloy::primitives::{Address, B256, I256, U256};
 use serde::Serialize;
 use sha2::Digest;
-use tracing::{Instrument, error, info, info_span, warn};
+use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use crate::{
     audit,
@@ -234,10 +234,20 @@ impl JobRunner {
         async move {
             match self.try_run(&job).await {
                 Ok(outcome) => outcome,
-                Err(JobError::Chain(ChainError::Revert { error: OracleError::VeritasTooEarly(e), .. })) => {
-                    let wait_s = e.resolveAfter.saturating_sub(u64::try_from(e.nowTimestamp).unwrap_or(u64::MAX)).max(1);
+                Err(JobError::Chain(ChainError::Revert { error, .. })) if matches!(*error, OracleError::VeritasTooEarly(_)) => {
+                    let wait_s = match *error {
+                        OracleError::VeritasTooEarly(e) => e.resolveAfter.saturating_sub(u64::try_from(e.nowTimestamp).unwrap_or(u64::MAX)).max(1),
+                        _ => 1,
+                    };
                     let until = self.store.now_ms().saturating_add(i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX));
                     info!(target: "veritas::pipeline", wait_s, "chain clock before resolveAfter; deferring");
+                    self.record(|s| s.defer(job.question.question_id, until));
+                    JobOutcome::Deferred
+                }
+                Err(JobError::Chain(ChainError::CommitRevealWait { what, retry_in, .. })) => {
+                    // Our commitment is on-chain: look again soon, without spending an attempt.
+                    debug!(target: "veritas::pipeline", what, retry_in = ?retry_in, "commit-reveal: waiting");
+                    let until = self.store.now_ms().saturating_add(i64::try_from(retry_in.as_millis()).unwrap_or(i64::MAX));
                     self.record(|s| s.defer(job.question.question_id, until));
                     JobOutcome::Deferred
                 }

@@ -19,11 +19,12 @@
 //! runtime for long, and one connection keeps SQLite's locking trivial.
 //!
 //! The module is split by concern: [`schema`] (tables and migrations), [`jobs`] (cursor,
-//! jobs, stages), [`intents`] (post intents), [`txs`] (sent transactions), [`lifecycle`]
+//! jobs, stages), [`intents`] (post intents), [`commitments`] (commit-reveal salts), [`txs`] (sent transactions), [`lifecycle`]
 //! (the chain's view after the reports: verdict, dispute, ruling, expiry) and [`submissions`]
 //! (evidence submitted on-chain, provisional runs); [`sql`] holds
 //! the typed column encodings (ids, roots and 1e18 values as `U256`/`B256`/`I256`).
 
+mod commitments;
 mod intents;
 mod jobs;
 mod lifecycle;
@@ -42,6 +43,7 @@ use rusqlite::Connection;
 
 use crate::clock::{self, Clock as _, SharedClock};
 
+pub use commitments::SavedCommit;
 pub use intents::PostIntent;
 pub use jobs::{Counts, Job, NewQuestion, Stage};
 pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};

@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Current schema version (`PRAGMA user_version`).
-pub(crate) const SCHEMA_VERSION: i64 = 4;
+pub(crate) const SCHEMA_VERSION: i64 = 5;
 
 /// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -152,6 +152,24 @@ CREATE TABLE provisional_runs (
     summary       TEXT NOT NULL,               -- JSON: root, posterior, counts, routing
     created_at    INTEGER NOT NULL,            -- unix ms
     PRIMARY KEY (question_id, run)
+);
+"#,
+    // 5: commit-reveal reporting. The salt, the exact report committed to and the commitment,
+    // saved before the `commitReport` transaction is signed: a restart reveals this report with
+    // this salt, and never draws a second salt for the question.
+    r#"
+CREATE TABLE commitments (
+    question_id   TEXT PRIMARY KEY REFERENCES jobs (question_id),
+    operator      TEXT NOT NULL,               -- 0x address the commitment binds
+    merkle_root   TEXT NOT NULL,               -- 0x bytes32
+    n_yes         INTEGER NOT NULL,
+    n_no          INTEGER NOT NULL,
+    n_null        INTEGER NOT NULL,
+    kappa         TEXT NOT NULL,               -- signed decimal, 1e18 scale
+    escalated     INTEGER NOT NULL,
+    salt          TEXT NOT NULL,               -- 0x bytes32: secret until the reveal is mined
+    commitment    TEXT NOT NULL,               -- 0x bytes32: reportCommitment(...)
+    created_at    INTEGER NOT NULL             -- unix ms
 );
 "#,
 ];

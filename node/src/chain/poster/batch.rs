@@ -54,11 +54,16 @@ impl Poster {
             Ok(gas) => gas,
             Err(e) => {
                 return match ChainError::rpc("estimateGas(submitReport)", e) {
-                    ChainError::Revert {
-                        error:
-                            OracleError::VeritasAlreadyReported(_) | OracleError::VeritasNotOpen(_),
-                        ..
-                    } if verdicts.len() == 1 => Ok(None),
+                    ChainError::Revert { error, .. }
+                        if verdicts.len() == 1
+                            && matches!(
+                                *error,
+                                OracleError::VeritasAlreadyReported(_)
+                                    | OracleError::VeritasNotOpen(_)
+                            ) =>
+                    {
+                        Ok(None)
+                    }
                     other => Err(other),
                 };
             }

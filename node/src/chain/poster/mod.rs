@@ -26,7 +26,9 @@
 //!
 //! The parts: [`verdict`] (what one report sends), `batch` (reports ready together share a
 //! transaction), `nonce` (nonces, fees, signing and the record before broadcast) and
-//! `receipts` (waiting, resuming after a crash, settling).
+//! `receipts` (waiting, resuming after a crash, settling); `commit_reveal` posts the report
+//! of a commit-reveal question (`revealWindow` > 0, quorum > 1) as a commitment, then its reveal,
+//! with the same records, nonces and receipts.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,11 +45,14 @@ use super::{ChainError, ChainProvider, IVeritasOracle};
 use crate::store::{NewQuestion, PostIntent, SentTx, Store};
 
 mod batch;
+mod commit_reveal;
+mod cr_txs;
 mod nonce;
 mod receipts;
 mod stake;
 pub mod verdict;
 
+pub use commit_reveal::{REVEAL_POLL, report_commitment};
 pub use nonce::FEE_BUMP_PERCENT;
 pub use verdict::Verdict;
 
@@ -179,6 +184,10 @@ impl Poster {
     ) -> Result<Posted, ChainError> {
         let verdict = Verdict::from_intent(intent)?;
         let qid = intent.question_id;
+        // A commit-reveal question takes a commitment, then the report: never a batch.
+        if self.is_commit_reveal(verdict.id).await? {
+            return self.post_commit_reveal(question, &verdict).await;
+        }
         if self.on_chain(verdict.id).await? {
             self.reconcile_after_post(qid).await?;
             return Ok(Posted::AlreadyOnChain);
@@ -250,7 +259,8 @@ impl Poster {
     }
 
     /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
-    /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired).
+    /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired), or
+    /// a commit-reveal question's commit phase ended without a commitment of ours.
     ///
     /// # Errors
     /// [`ChainError`] from the calls; [`ChainError::UnknownQuestion`] for an id never asked.
@@ -272,7 +282,17 @@ impl Poster {
                 // Contract v3 binds a question to the operators of its ask's epoch: a key
                 // added later (or removed) must not spend a committee on it.
                 if standing.can_report {
-                    return Ok(false);
+                    // A commit-reveal question whose commit phase is over without a commitment
+                    // of ours (the quorum committed, or the report window closed) takes
+                    // nothing more from us: no committee runs for it (plain questions: 0).
+                    let phase = self
+                        .contract()
+                        .commitPhase(id)
+                        .block(standing.block)
+                        .call()
+                        .await
+                        .map_err(|e| ChainError::contract("commitPhase", e))?;
+                    return Ok(phase.phase >= 2);
                 }
                 // No also means a free stake below the report bond, which passes (or is
                 // topped up here): only an operator outside the epoch fails the question.

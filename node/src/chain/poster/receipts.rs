@@ -193,7 +193,7 @@ impl Poster {
 
     /// Poll for the receipt of `hash` every `receipt_poll` until `receipt_timeout`; transient
     /// RPC failures are polled through.
-    async fn receipt(
+    pub(super) async fn receipt(
         &self,
         qid: U256,
         hash: B256,

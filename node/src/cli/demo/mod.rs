@@ -14,6 +14,7 @@
 //! ```text
 //! veritas demo
 //! veritas demo --nodes 3 --quorum 2
+//! veritas demo --nodes 3 --quorum 2 --reveal-window 60   # commit, then reveal
 //! veritas demo --replay        # scripted instant votes instead of the committee (smoke test)
 //! ```
 
@@ -69,6 +70,10 @@ pub struct DemoArgs {
     /// Reports that finalise a verdict (1 to `--nodes`).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     pub quorum: u8,
+    /// Seconds of the reveal phase: above 0 (30 to 604800) with `--quorum` above 1, the nodes
+    /// report by commit-reveal (`commitReport`, then `revealReport` once the quorum committed).
+    #[arg(long, default_value_t = 0)]
+    pub reveal_window: u32,
 }
 
 /// The operator keys of the demo's nodes (`ANVIL_KEYS` indices; 2 asks, 0 deploys).
@@ -125,11 +130,16 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     let operators: Vec<Address> = signers.iter().map(PrivateKeySigner::address).collect();
     eprintln!("deploying VeritasOracle (forge artifact) ...");
     let (oracle, deploy_block) = deploy_oracle(&anvil.url, ANVIL_KEYS[0], &operators).await?;
-    if args.quorum > 1 {
-        set_quorum(&anvil.url, oracle, args.quorum).await?;
+    if args.quorum > 1 || args.reveal_window > 0 {
+        set_parameters(&anvil.url, oracle, args.quorum, args.reveal_window).await?;
     }
+    let reporting = if args.reveal_window > 0 && args.quorum > 1 {
+        format!(", commit-reveal (reveal window {} s)", args.reveal_window)
+    } else {
+        String::new()
+    };
     eprintln!(
-        "oracle {oracle} on {} (block {deploy_block}); {nodes} node(s), quorum {}",
+        "oracle {oracle} on {} (block {deploy_block}); {nodes} node(s), quorum {}{reporting}",
         anvil.url, args.quorum
     );
 
@@ -261,8 +271,14 @@ struct DemoNode {
     web: String,
 }
 
-/// New questions need `quorum` reports (the owner, key 0, sets it).
-async fn set_quorum(url: &str, oracle: Address, quorum: u8) -> anyhow::Result<()> {
+/// New questions need `quorum` reports, committed then revealed when `reveal_window` is above
+/// 0 (the owner, key 0, sets them).
+async fn set_parameters(
+    url: &str,
+    oracle: Address,
+    quorum: u8,
+    reveal_window: u32,
+) -> anyhow::Result<()> {
     let owner: PrivateKeySigner = ANVIL_KEYS[0].parse()?;
     let provider = ProviderBuilder::new()
         .wallet(EthereumWallet::from(owner))
@@ -274,13 +290,17 @@ async fn set_quorum(url: &str, oracle: Address, quorum: u8) -> anyhow::Result<()
         .await
         .map_err(|e| chain::ChainError::contract("parameters", e))?;
     parameters.quorum = quorum;
-    contract
+    parameters.revealWindow = reveal_window;
+    let receipt = contract
         .setParameters(parameters, String::new())
         .send()
         .await
         .map_err(|e| chain::ChainError::contract("setParameters", e))?
         .get_receipt()
         .await?;
+    if !receipt.status() {
+        bail!("setParameters (quorum {quorum}, reveal window {reveal_window} s) reverted");
+    }
     Ok(())
 }
 

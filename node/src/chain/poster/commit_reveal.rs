@@ -1,0 +1,457 @@
+//! Commit-reveal reporting (a question whose parameter set has a `revealWindow` and a quorum
+//! above 1): `commitReport(id, commitment)` in the commit phase, then `revealReport` with the
+//! report and its salt once the reveal phase is open, each sent once across crashes, restarts
+//! and reorgs.
+//!
+//! - The salt (32 bytes from the OS random number generator), the exact report and the
+//!   commitment are saved in the store *before* the commit transaction is signed; the first one
+//!   saved wins, so a restart never draws a second salt and reveals what it committed to.
+//! - Every look starts from the chain, read at one block ([`Facts`]), and from the
+//!   transactions the store records: a recorded transaction still pending is settled first
+//!   (its receipt, a rebroadcast of the same bytes, or a fee-bumped replacement at its
+//!   nonce), then [`next_step`] says what to do: commit, wait for the reveal phase, reveal, or
+//!   nothing more.
+//! - A commitment on-chain waiting for the reveal phase defers the job
+//!   ([`ChainError::CommitRevealWait`]); a reveal deadline missed fails it
+//!   ([`ChainError::RevealMissed`]: the bond is burned at `finalize`).
+//!
+//! The salt is a secret until the reveal is mined: it is never logged. The transactions
+//! themselves (sending, resuming, reading receipts) are in `cr_txs`.
+
+use std::time::Duration;
+
+use alloy::{
+    eips::BlockId,
+    primitives::{Address, B256, U256, keccak256},
+    providers::Provider,
+    signers::k256::elliptic_curve::rand_core::{OsRng, RngCore},
+    sol_types::{SolCall, SolValue},
+};
+use tracing::{debug, info, warn};
+
+use super::cr_txs::{Logged, mined, reveal_calldata};
+use super::{Posted, Poster, Verdict};
+use crate::chain::{ChainError, IVeritasOracle, OracleError};
+use crate::store::{NewQuestion, SavedCommit, TxStatus};
+
+/// How long a commitment waiting for the reveal phase (the other operators' commits, or the
+/// end of the report window) waits between looks.
+pub const REVEAL_POLL: Duration = Duration::from_secs(2);
+/// Looks at the chain in one call before giving the job back to the scheduler.
+const MAX_ROUNDS: usize = 8;
+
+/// The commitment `reporter` sends for this report on `id`: the contract's
+/// `reportCommitment`, keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull,
+/// fleissKappa, escalated, salt)).
+pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B256) -> B256 {
+    keccak256(
+        (
+            id,
+            reporter,
+            verdict.merkle_root,
+            verdict.counts[0],
+            verdict.counts[1],
+            verdict.counts[2],
+            verdict.kappa,
+            verdict.escalated,
+            salt,
+        )
+            .abi_encode_params(),
+    )
+}
+
+/// A question's commit-reveal standing, read at one block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Facts {
+    /// `verdictStatus` is `Asked`.
+    pub(super) open: bool,
+    /// `hasReported`: our report (the reveal) is pooled.
+    pub(super) reported: bool,
+    /// `canReport`: we may commit.
+    pub(super) can_report: bool,
+    /// `commitmentOf(id, us)`: zero when none, or once revealed or slashed.
+    pub(super) on_chain: B256,
+    /// `commitPhase`: 0 none, 1 commit, 2 reveal, 3 over.
+    pub(super) phase: u8,
+    /// `commitPhase`'s deadline.
+    pub(super) deadline: U256,
+}
+
+/// What to do next on a commit-reveal question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Send `commitReport`.
+    Commit,
+    /// Our commitment is on-chain; the reveal phase is not open yet.
+    WaitReveal,
+    /// Send `revealReport`.
+    Reveal,
+    /// Our report is pooled: done.
+    Revealed,
+    /// The commit phase ended without a commitment of ours: nothing to send.
+    Done,
+    /// The question takes no more reports: done, unless we committed and never revealed.
+    Closed,
+    /// Our commitment's reveal phase is over.
+    Missed,
+    /// A commitment of ours is on-chain that is not the one saved.
+    Foreign,
+    /// `canReport` says no in the commit phase (stake short, or not an operator of the epoch).
+    CannotCommit,
+}
+
+/// The next step from the chain's facts and our saved commitment `ours`.
+pub(super) fn next_step(f: &Facts, ours: B256) -> Step {
+    if f.reported {
+        return Step::Revealed;
+    }
+    if !f.open {
+        return Step::Closed;
+    }
+    if f.on_chain == ours {
+        return match f.phase {
+            1 => Step::WaitReveal,
+            2 => Step::Reveal,
+            _ => Step::Missed,
+        };
+    }
+    if f.on_chain != B256::ZERO {
+        return Step::Foreign;
+    }
+    match f.phase {
+        1 if f.can_report => Step::Commit,
+        1 => Step::CannotCommit,
+        _ => Step::Done,
+    }
+}
+
+impl Poster {
+    /// Whether `id` is a commit-reveal question (a `revealWindow` and a quorum above 1).
+    ///
+    /// # Errors
+    /// [`ChainError`] from the call ([`ChainError::UnknownQuestion`] for an id never asked).
+    pub async fn is_commit_reveal(&self, id: U256) -> Result<bool, ChainError> {
+        match self.contract().questionParameters(id).call().await {
+            Ok(p) => Ok(p.revealWindow > 0 && p.quorum > 1),
+            Err(e) => Err(match ChainError::contract("questionParameters", e) {
+                ChainError::Revert { error, .. }
+                    if matches!(*error, OracleError::VeritasUnknownQuestion(_)) =>
+                {
+                    ChainError::UnknownQuestion(id)
+                }
+                other => other,
+            }),
+        }
+    }
+
+    /// Commit, then reveal, `verdict` for `question` (see the module docs).
+    pub(super) async fn post_commit_reveal(
+        &self,
+        question: &NewQuestion,
+        verdict: &Verdict,
+    ) -> Result<Posted, ChainError> {
+        let id = verdict.id;
+        self.check_question(question, id).await?;
+        let saved = self.saved_commit(verdict)?;
+        for round in 0..MAX_ROUNDS {
+            let facts = self.facts(id).await?;
+            if let Some(tx) = self
+                .store
+                .txs_for(id)?
+                .into_iter()
+                .rev()
+                .find(|t| t.status == TxStatus::Pending)
+            {
+                self.resume(id, &tx, &facts, &saved).await?;
+                continue;
+            }
+            let step = next_step(&facts, saved.commitment);
+            debug!(target: "veritas::post", question = %id, ?step, phase = facts.phase, "commit-reveal");
+            match step {
+                Step::Commit => {
+                    let call = IVeritasOracle::commitReportCall {
+                        id,
+                        commitment: saved.commitment,
+                    };
+                    match self
+                        .send(id, "commitReport", call.abi_encode().into())
+                        .await
+                    {
+                        Ok(sent) => {
+                            info!(target: "veritas::post", question = %id, tx = %sent.tx_hash, commitment = %saved.commitment, "commit sent");
+                            let receipt = self.receipt(id, sent.tx_hash).await?;
+                            self.record_receipt(id, &sent, &receipt)?;
+                        }
+                        Err(ChainError::Revert { error, .. })
+                            if matches!(
+                                *error,
+                                OracleError::VeritasCommitPhaseClosed(_)
+                                    | OracleError::VeritasAlreadyCommitted(_)
+                                    | OracleError::VeritasNotOpen(_)
+                            ) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                Step::Reveal => {
+                    match self.send(id, "revealReport", reveal_calldata(&saved)).await {
+                        Ok(sent) => {
+                            crate::crashpoint::hit("reveal.sent");
+                            let receipt = self.receipt(id, sent.tx_hash).await?;
+                            if self.record_receipt(id, &sent, &receipt)? == Some(Logged::Report) {
+                                info!(target: "veritas::post", question = %id, tx = %sent.tx_hash, block = ?receipt.block_number, "report revealed");
+                                return Ok(mined(&receipt));
+                            }
+                        }
+                        Err(ChainError::Revert { error, .. })
+                            if matches!(
+                                *error,
+                                OracleError::VeritasNotRevealPhase(_)
+                                    | OracleError::VeritasNoCommitment(_)
+                                    | OracleError::VeritasNotOpen(_)
+                            ) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                Step::Revealed => {
+                    self.reconcile_after_post(id).await?;
+                    return self.revealed(id, question.block_number).await;
+                }
+                Step::Done => {
+                    info!(target: "veritas::post", question = %id, phase = facts.phase, "commit phase over without a commitment of ours; nothing to send");
+                    self.reconcile_after_post(id).await?;
+                    return Ok(Posted::AlreadyOnChain);
+                }
+                Step::Closed => {
+                    self.reconcile_after_post(id).await?;
+                    if self.committed(id, question.block_number).await? {
+                        warn!(target: "veritas::post", question = %id, "reveal deadline missed: the question closed with our commitment unrevealed; the report bond is lost");
+                        return Err(ChainError::RevealMissed {
+                            id,
+                            deadline: U256::ZERO,
+                        });
+                    }
+                    return Ok(Posted::AlreadyOnChain);
+                }
+                Step::WaitReveal => {
+                    return Err(ChainError::CommitRevealWait {
+                        id,
+                        what: "committed; the reveal phase is not open yet",
+                        retry_in: REVEAL_POLL,
+                    });
+                }
+                Step::Missed => {
+                    warn!(target: "veritas::post", question = %id, deadline = %facts.deadline, "reveal deadline missed: the report bond is lost");
+                    return Err(ChainError::RevealMissed {
+                        id,
+                        deadline: facts.deadline,
+                    });
+                }
+                Step::Foreign => {
+                    warn!(target: "veritas::post", question = %id, on_chain = %facts.on_chain, saved = %saved.commitment, "a commitment of ours not in the store: it cannot be revealed");
+                    return Err(ChainError::ForeignCommitment {
+                        id,
+                        on_chain: facts.on_chain,
+                        saved: saved.commitment,
+                    });
+                }
+                Step::CannotCommit => match self.why_not(id, round == 0).await? {
+                    super::stake::CannotReport::AskAgain => {}
+                    super::stake::CannotReport::NotOperator => {
+                        return Err(ChainError::NotQuestionOperator {
+                            id,
+                            operator: self.from,
+                        });
+                    }
+                },
+            }
+        }
+        Err(ChainError::CommitRevealWait {
+            id,
+            what: "the chain kept changing",
+            retry_in: REVEAL_POLL,
+        })
+    }
+
+    /// The saved commitment of the question, or a new one (fresh salt) saved before anything
+    /// is signed. A saved commitment for another report (it cannot happen: the intent, saved
+    /// first, never changes) fails rather than reveal what was not committed to.
+    fn saved_commit(&self, verdict: &Verdict) -> Result<SavedCommit, ChainError> {
+        let id = verdict.id;
+        let saved = match self.store.commit(id)? {
+            Some(saved) => saved,
+            None => {
+                let mut salt = B256::ZERO;
+                OsRng
+                    .try_fill_bytes(salt.as_mut_slice())
+                    .map_err(|e| ChainError::Salt(e.to_string()))?;
+                let commit = SavedCommit {
+                    question_id: id,
+                    operator: self.from,
+                    merkle_root: verdict.merkle_root,
+                    counts: verdict.counts,
+                    kappa: verdict.kappa,
+                    escalated: verdict.escalated,
+                    salt,
+                    commitment: report_commitment(id, self.from, verdict, salt),
+                };
+                let saved = self.store.save_commit(&commit)?;
+                crate::crashpoint::hit("commit.saved");
+                info!(target: "veritas::post", question = %id, commitment = %saved.commitment, "commitment saved");
+                saved
+            }
+        };
+        let same = Verdict {
+            id,
+            merkle_root: saved.merkle_root,
+            counts: saved.counts,
+            kappa: saved.kappa,
+            escalated: saved.escalated,
+        } == *verdict;
+        if !same
+            || saved.operator != self.from
+            || report_commitment(id, saved.operator, verdict, saved.salt) != saved.commitment
+        {
+            return Err(ChainError::Contract {
+                op: "commitment",
+                reason: format!(
+                    "the saved commitment of question {id} is not this operator's report's"
+                ),
+            });
+        }
+        Ok(saved)
+    }
+
+    /// The question's commit-reveal facts, read at one block.
+    async fn facts(&self, id: U256) -> Result<Facts, ChainError> {
+        let block = BlockId::number(
+            self.provider
+                .get_block_number()
+                .await
+                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
+        );
+        let c = self.contract();
+        let status = c
+            .verdictStatus(id)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("verdictStatus", e))?;
+        let reported = c
+            .hasReported(id, self.from)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("hasReported", e))?;
+        let can_report = c
+            .canReport(id, self.from)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("canReport", e))?;
+        let on_chain = c
+            .commitmentOf(id, self.from)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("commitmentOf", e))?;
+        let phase = c
+            .commitPhase(id)
+            .block(block)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("commitPhase", e))?;
+        if status == IVeritasOracle::VerdictStatus::None {
+            return Err(ChainError::UnknownQuestion(id));
+        }
+        Ok(Facts {
+            open: status == IVeritasOracle::VerdictStatus::Asked,
+            reported,
+            can_report,
+            on_chain,
+            phase: phase.phase,
+            deadline: phase.deadline,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use alloy::primitives::I256;
+
+    fn facts(phase: u8, on_chain: B256) -> Facts {
+        Facts {
+            open: true,
+            reported: false,
+            can_report: on_chain == B256::ZERO,
+            on_chain,
+            phase,
+            deadline: U256::from(100),
+        }
+    }
+
+    #[test]
+    fn the_steps_follow_the_chain() {
+        let ours = B256::repeat_byte(1);
+        assert_eq!(next_step(&facts(1, B256::ZERO), ours), Step::Commit);
+        assert_eq!(next_step(&facts(1, ours), ours), Step::WaitReveal);
+        assert_eq!(next_step(&facts(2, ours), ours), Step::Reveal);
+        assert_eq!(next_step(&facts(3, ours), ours), Step::Missed);
+        // The commit phase closed (the quorum committed) without us: nothing to send.
+        assert_eq!(next_step(&facts(2, B256::ZERO), ours), Step::Done);
+        assert_eq!(next_step(&facts(3, B256::ZERO), ours), Step::Done);
+        assert_eq!(
+            next_step(&facts(2, B256::repeat_byte(2)), ours),
+            Step::Foreign
+        );
+        let mut f = facts(1, B256::ZERO);
+        f.can_report = false;
+        assert_eq!(next_step(&f, ours), Step::CannotCommit);
+        // Revealed (commitment cleared, report pooled), whatever the phase says.
+        let mut f = facts(0, B256::ZERO);
+        f.reported = true;
+        f.open = false;
+        assert_eq!(next_step(&f, ours), Step::Revealed);
+        let mut f = facts(0, ours);
+        f.open = false;
+        assert_eq!(next_step(&f, ours), Step::Closed);
+    }
+
+    #[test]
+    fn the_commitment_binds_every_field_and_the_salt() {
+        let v = Verdict {
+            id: U256::from(3),
+            merkle_root: B256::repeat_byte(0xab),
+            counts: [3, 1, 0],
+            kappa: I256::try_from(-250_000_000_000_000_000i128).unwrap(),
+            escalated: false,
+        };
+        let me = Address::with_last_byte(9);
+        let salt = B256::repeat_byte(7);
+        let c = report_commitment(v.id, me, &v, salt);
+        assert_ne!(c, report_commitment(v.id, me, &v, B256::repeat_byte(8)));
+        assert_ne!(c, report_commitment(v.id, Address::ZERO, &v, salt));
+        let mut other = v;
+        other.counts = [3, 0, 1];
+        assert_ne!(c, report_commitment(v.id, me, &other, salt));
+        let mut other = v;
+        other.escalated = true;
+        assert_ne!(c, report_commitment(v.id, me, &other, salt));
+        // abi.encode of nine static values: nine 32-byte words.
+        let words = (
+            v.id,
+            me,
+            v.merkle_root,
+            3u16,
+            1u16,
+            0u16,
+            v.kappa,
+            false,
+            salt,
+        )
+            .abi_encode_params();
+        assert_eq!(words.len(), 9 * 32);
+        assert_eq!(c, keccak256(&words));
+    }
+}

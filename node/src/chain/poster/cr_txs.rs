@@ -1,0 +1,241 @@
+//! The transactions of commit-reveal reporting (see [`super::commit_reveal`]): one call sent
+//! alone (estimate, sign, record, broadcast), a recorded transaction resumed after a crash
+//! (receipt, rebroadcast of the same bytes, or a fee-bumped replacement at its nonce), receipts
+//! read for our `ReportCommitted` / `ReportSubmitted`, and the chain's logs of them.
+
+use std::time::Duration;
+
+use alloy::{
+    network::TransactionBuilder,
+    primitives::{Address, Bytes, U256},
+    providers::Provider,
+    rpc::types::{TransactionReceipt, TransactionRequest},
+    sol_types::{SolCall, SolEvent},
+};
+use tracing::{debug, info, warn};
+
+use super::commit_reveal::Facts;
+use super::nonce::{GAS_HEADROOM_PERCENT, bump_fee};
+use super::{Posted, Poster};
+use crate::chain::{ChainError, IVeritasOracle};
+use crate::store::{SavedCommit, SentTx, TxStatus};
+
+impl Poster {
+    /// Estimate, sign, record and broadcast one call about `id` (never batched). A revert
+    /// at estimation comes back as [`ChainError::Revert`], nothing sent.
+    pub(super) async fn send(
+        &self,
+        id: U256,
+        op: &'static str,
+        calldata: Bytes,
+    ) -> Result<SentTx, ChainError> {
+        let request = self.call_request(calldata);
+        let gas = self
+            .provider
+            .estimate_gas(request.clone())
+            .await
+            .map_err(|e| ChainError::rpc(op, e))?;
+        let fees = self
+            .provider
+            .estimate_eip1559_fees()
+            .await
+            .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
+        self.sign_and_send(
+            &[id],
+            request,
+            None,
+            gas.saturating_mul(GAS_HEADROOM_PERCENT) / 100,
+            fees.max_fee_per_gas,
+            fees.max_priority_fee_per_gas,
+        )
+        .await
+    }
+
+    pub(super) fn call_request(&self, calldata: Bytes) -> TransactionRequest {
+        TransactionRequest::default()
+            .with_from(self.from)
+            .with_to(self.config.oracle)
+            .with_input(calldata)
+            .with_chain_id(self.config.chain_id)
+    }
+
+    /// Settle a transaction recorded pending (before a crash, or an attempt whose receipt did
+    /// not come): its receipt, or a rebroadcast of the same bytes, or once stuck a replacement
+    /// at its nonce with bumped fees (the commit or the reveal, as the chain now needs).
+    pub(super) async fn resume(
+        &self,
+        id: U256,
+        tx: &SentTx,
+        facts: &Facts,
+        saved: &SavedCommit,
+    ) -> Result<(), ChainError> {
+        if let Some(receipt) = self
+            .provider
+            .get_transaction_receipt(tx.tx_hash)
+            .await
+            .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?
+        {
+            self.record_receipt(id, tx, &receipt)?;
+            return Ok(());
+        }
+        let mined_nonce = self
+            .provider
+            .get_transaction_count(self.from)
+            .latest()
+            .await
+            .map_err(|e| ChainError::rpc("eth_getTransactionCount", e))?;
+        if mined_nonce > tx.nonce {
+            info!(target: "veritas::post", question = %id, tx = %tx.tx_hash, nonce = tx.nonce, "recorded transaction dropped");
+            self.store
+                .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
+            return Ok(());
+        }
+        let age =
+            Duration::from_millis(u64::try_from(self.store.now_ms() - tx.sent_at).unwrap_or(0));
+        let current = if age >= self.config.receipt_timeout {
+            let calldata = if facts.on_chain == saved.commitment {
+                reveal_calldata(saved)
+            } else {
+                IVeritasOracle::commitReportCall {
+                    id,
+                    commitment: saved.commitment,
+                }
+                .abi_encode()
+                .into()
+            };
+            let fees = self
+                .provider
+                .estimate_eip1559_fees()
+                .await
+                .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
+            let max_fee = bump_fee(tx.max_fee_per_gas).max(fees.max_fee_per_gas);
+            let priority = bump_fee(tx.max_priority_fee_per_gas).max(fees.max_priority_fee_per_gas);
+            warn!(target: "veritas::post", question = %id, tx = %tx.tx_hash, nonce = tx.nonce, max_fee, "replacing stuck transaction");
+            let replacement = self
+                .sign_and_send(
+                    &[id],
+                    self.call_request(calldata),
+                    Some(tx.nonce),
+                    tx.gas_limit,
+                    max_fee,
+                    priority,
+                )
+                .await?;
+            self.store
+                .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
+            replacement
+        } else {
+            if let Err(e) = self.provider.send_raw_transaction(&tx.raw).await {
+                debug!(target: "veritas::post", question = %id, tx = %tx.tx_hash, error = %e, "rebroadcast refused");
+            }
+            tx.clone()
+        };
+        let receipt = self.receipt(id, current.tx_hash).await?;
+        self.record_receipt(id, &current, &receipt)?;
+        Ok(())
+    }
+
+    /// Record what a receipt says of `tx`; returns which of our events it holds.
+    pub(super) fn record_receipt(
+        &self,
+        id: U256,
+        tx: &SentTx,
+        receipt: &TransactionReceipt,
+    ) -> Result<Option<Logged>, ChainError> {
+        if !receipt.status() {
+            self.store
+                .set_tx_status(tx.tx_hash, TxStatus::Reverted, receipt.block_number)?;
+            warn!(target: "veritas::post", question = %id, tx = %tx.tx_hash, "commit-reveal transaction reverted; reading the chain again");
+            return Ok(None);
+        }
+        self.store
+            .set_tx_status(tx.tx_hash, TxStatus::Mined, receipt.block_number)?;
+        let logged = logged(receipt, id, self.from);
+        if logged == Some(Logged::Commit) {
+            info!(target: "veritas::post", question = %id, tx = %tx.tx_hash, block = ?receipt.block_number, "commit mined");
+            crate::crashpoint::hit("commit.mined");
+        }
+        Ok(logged)
+    }
+
+    /// Our reveal, found on-chain: its transaction (`Posted::Mined`), or `AlreadyOnChain` when
+    /// the log cannot be found (a node whose RPC prunes logs).
+    pub(super) async fn revealed(&self, id: U256, from_block: u64) -> Result<Posted, ChainError> {
+        let Some((tx_hash, _)) = self.report_tx(id, from_block).await? else {
+            return Ok(Posted::AlreadyOnChain);
+        };
+        Ok(
+            match self
+                .provider
+                .get_transaction_receipt(tx_hash)
+                .await
+                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?
+            {
+                Some(receipt) => mined(&receipt),
+                None => Posted::AlreadyOnChain,
+            },
+        )
+    }
+
+    /// Whether we committed on `id` (a `ReportCommitted` of ours from `from_block`).
+    pub(super) async fn committed(&self, id: U256, from_block: u64) -> Result<bool, ChainError> {
+        let filter = alloy::rpc::types::Filter::new()
+            .address(self.config.oracle)
+            .event_signature(IVeritasOracle::ReportCommitted::SIGNATURE_HASH)
+            .topic1(id)
+            .topic2(self.from.into_word())
+            .from_block(from_block);
+        let logs = self
+            .provider
+            .get_logs(&filter)
+            .await
+            .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
+        Ok(!logs.is_empty())
+    }
+}
+
+/// Which of our events a receipt holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Logged {
+    /// `ReportCommitted`.
+    Commit,
+    /// `ReportSubmitted` (the reveal).
+    Report,
+}
+
+fn logged(receipt: &TransactionReceipt, id: U256, me: Address) -> Option<Logged> {
+    receipt.inner.logs().iter().find_map(|log| {
+        if log
+            .log_decode::<IVeritasOracle::ReportCommitted>()
+            .is_ok_and(|e| e.inner.data.id == id && e.inner.data.operator == me)
+        {
+            return Some(Logged::Commit);
+        }
+        log.log_decode::<IVeritasOracle::ReportSubmitted>()
+            .is_ok_and(|e| e.inner.data.id == id && e.inner.data.operator == me)
+            .then_some(Logged::Report)
+    })
+}
+
+pub(super) fn mined(receipt: &TransactionReceipt) -> Posted {
+    Posted::Mined {
+        tx_hash: receipt.transaction_hash,
+        block: receipt.block_number.unwrap_or_default(),
+        gas_used: receipt.gas_used,
+    }
+}
+
+pub(super) fn reveal_calldata(saved: &SavedCommit) -> Bytes {
+    IVeritasOracle::revealReportCall {
+        id: saved.question_id,
+        merkleRoot: saved.merkle_root,
+        nYes: saved.counts[0],
+        nNo: saved.counts[1],
+        nNull: saved.counts[2],
+        fleissKappa: saved.kappa,
+        escalated: saved.escalated,
+        salt: saved.salt,
+    }
+    .abi_encode()
+    .into()
+}
