@@ -157,6 +157,7 @@ FORGE_ARGS ?=
 test-forge: setup
 	FOUNDRY_PROFILE=ci forge test --threads 2 $(FORGE_ARGS)
 	FOUNDRY_PROFILE=ci forge snapshot --check $(SNAPSHOT_FLAGS) $(FORGE_ARGS)
+	scripts/gas-anvil.sh
 
 ## snapshot: rewrite .gas-snapshot after an intended gas change
 snapshot: setup

@@ -6,6 +6,9 @@
 # callback overhead. Fails when a figure is above its limit.
 #
 #   scripts/gas-anvil.sh            # needs `make setup` (forge, anvil, cast, solc in tools/)
+#
+# `make test-forge` runs it, so a change of the oracle's ABI that this script no longer matches
+# fails there (it once went stale for a session when `revealWindow` was added).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -68,9 +71,9 @@ consumer=$(create 0 0x6001600c60003960016000f300)
 
 ask_fee=10000000000000000 # 0.01 ether
 bond=100000000000000000   # 0.1 ether
-params() { # quorum evidenceFee [challengeWindow]
-    send 0 "$oracle" "setParameters((uint8,uint16,uint32,uint32,uint32,uint96,uint96,uint96,address,bytes),string)" \
-        "($1,30,86400,${3:-7200},86400,$ask_fee,$bond,$2,$court,0x)" "ipfs://meta" >/dev/null
+params() { # quorum evidenceFee [challengeWindow [revealWindow]]
+    send 0 "$oracle" "setParameters((uint8,uint16,uint32,uint32,uint32,uint96,uint96,uint96,address,bytes,uint32),string)" \
+        "($1,30,86400,${3:-7200},86400,$ask_fee,$bond,$2,$court,0x,${4:-0})" "ipfs://meta" >/dev/null
 }
 question="Will the Eiffel Tower be open to visitors on 2026-12-01?" # 56 bytes
 # The rules an asker pins: the parameter set and operator epoch in force, and its callback.
@@ -140,6 +143,37 @@ check "quorum 3: report 2" "$r2" 180000
 check "quorum 3: report 3 (finalises)" "$r3" 180000
 check "quorum 3: the three reports together" $((r1 + r2 + r3)) 180000
 check "quorum 3: ask + three reports" $((a3 + r1 + r2 + r3)) 290000
+
+# Commit-reveal at quorum 3 (a 1-hour reveal window): three commits, then three reveals; the
+# third commit opens the reveal phase at once. Receipts include the refunds of the cleared
+# commitments, which forge's figures do not.
+params 3 0 7200 3600
+a3cr=$(ask)
+new_id
+salt() { "$cast" keccak "salt $1"; }
+commitment() { # operator id nYes nNo nNull
+    "$cast" call --rpc-url "$rpc" "$oracle" \
+        "reportCommitment(uint256,address,bytes32,uint16,uint16,uint16,int256,bool,bytes32)(bytes32)" \
+        "$2" "$(addr "$1")" "$(root "$2-$1")" "$3" "$4" "$5" $kappa false "$(salt "$1")"
+}
+commit() { # operator id nYes nNo nNull
+    send "$1" "$oracle" "commitReport(uint256,bytes32)" "$2" "$(commitment "$@")"
+}
+reveal() { # operator id nYes nNo nNull
+    send "$1" "$oracle" "revealReport(uint256,bytes32,uint16,uint16,uint16,int256,bool,bytes32)" \
+        "$2" "$(root "$2-$1")" "$3" "$4" "$5" $kappa false "$(salt "$1")"
+}
+c1=$(commit 1 "$id" 9 1 0)
+c2=$(commit 2 "$id" 8 2 0)
+c3=$(commit 3 "$id" 10 0 0)
+v1=$(reveal 1 "$id" 9 1 0)
+v2=$(reveal 2 "$id" 8 2 0)
+v3=$(reveal 3 "$id" 10 0 0)
+printf '%-58s %8d %8d %8d\n' "commit-reveal, quorum 3: commits" "$c1" "$c2" "$c3"
+printf '%-58s %8d %8d %8d\n' "commit-reveal, quorum 3: reveals (the third posts)" "$v1" "$v2" "$v3"
+# Issue #26 asks for 420,000; not met (book/src/economics.md, "Commit-reveal"): the budget
+# below keeps what was measured from growing.
+check "commit-reveal, quorum 3: ask + 3 commits + 3 reveals" $((a3cr + c1 + c2 + c3 + v1 + v2 + v3)) "${CR_LIMIT:-490000}"
 
 params 1 0
 batch="["
