@@ -43,6 +43,7 @@ pub mod file;
 #[cfg(test)]
 mod fixture;
 pub mod pooled;
+pub mod question;
 pub mod routing;
 pub mod seed;
 

@@ -20,15 +20,12 @@
 
 use std::{fmt::Write as _, time::Duration};
 
-use alloy::primitives::{Address, B256, U256};
+use alloy::primitives::{Address, U256};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::{
-    audit::{
-        self,
-        pooled::{self, Check, PostedVerdict},
-    },
+    audit::{self, pooled, question::GivenReport},
     chain::{self, reader},
 };
 
@@ -45,13 +42,6 @@ pub struct QuestionAudit {
     pub reports: Vec<String>,
     /// First block of the event scan.
     pub from_block: u64,
-}
-
-/// A report source and what it holds.
-struct Loaded {
-    source: String,
-    operator: Option<Address>,
-    report: Value,
 }
 
 /// How long fetching one report over HTTP may take.
@@ -82,7 +72,7 @@ fn report_url(source: &str, id: U256) -> anyhow::Result<reqwest::Url> {
     Ok(url)
 }
 
-async fn load(arg: &str, id: U256) -> anyhow::Result<Loaded> {
+async fn load(arg: &str, id: U256) -> anyhow::Result<GivenReport> {
     let (operator, source) = split_source(arg)?;
     let report = if source.starts_with("http://") || source.starts_with("https://") {
         let url = report_url(&source, id)?;
@@ -102,7 +92,7 @@ async fn load(arg: &str, id: U256) -> anyhow::Result<Loaded> {
     } else {
         audit::read_report(std::path::Path::new(&source))?
     };
-    Ok(Loaded {
+    Ok(GivenReport {
         source,
         operator,
         report,
@@ -130,55 +120,6 @@ async fn read_body(mut response: reqwest::Response, url: &str) -> anyhow::Result
     Ok(body)
 }
 
-/// The index of the event `loaded` belongs to, among those not taken yet.
-fn match_event(
-    loaded: &Loaded,
-    rec: &audit::Recomputed,
-    events: &[reader::ReportEvent],
-    taken: &[bool],
-) -> Option<usize> {
-    let free = |i: &usize| !taken[*i];
-    let find = |pred: &dyn Fn(&reader::ReportEvent) -> bool| {
-        (0..events.len()).filter(free).find(|&i| pred(&events[i]))
-    };
-    if let Some(op) = loaded
-        .operator
-        .or_else(|| seed_input(&loaded.report, "operator"))
-    {
-        return find(&|e| e.operator == op);
-    }
-    let tx = loaded
-        .report
-        .pointer("/tx/hash")
-        .and_then(Value::as_str)
-        .and_then(|h| h.parse::<B256>().ok());
-    if let Some(i) = tx.and_then(|tx| find(&|e| e.tx == tx)) {
-        return Some(i);
-    }
-    if let Some(i) = find(&|e| e.merkle_root == rec.root) {
-        return Some(i);
-    }
-    let claimed = loaded
-        .report
-        .get("root")
-        .and_then(Value::as_str)
-        .and_then(|h| h.parse::<B256>().ok())?;
-    find(&|e| e.merkle_root == claimed)
-}
-
-/// A field of the report's `committee.seed_inputs` (absent in off-chain reports).
-fn seed_input<T: std::str::FromStr>(report: &Value, field: &str) -> Option<T> {
-    report
-        .pointer(&format!("/committee/seed_inputs/{field}"))
-        .and_then(Value::as_str)
-        .and_then(|s| s.parse().ok())
-}
-
-fn short(a: Address) -> String {
-    let s = a.to_string();
-    format!("{}…{}", &s[..6], &s[s.len() - 4..])
-}
-
 /// Run the pooled audit and print its table.
 ///
 /// # Errors
@@ -202,7 +143,7 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
     let view = reader::question_view(&provider, oracle, id, args.from_block)
         .await
         .with_context(|| format!("question {id} on oracle {oracle} via {}", args.rpc))?;
-    let quorum = u64::from(view.parameters.quorum);
+    let audited = audit::question::audit_question(&view, &loaded, args.from_block)?;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -211,206 +152,12 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
         view.block,
         view.status,
         view.reports.len(),
-        quorum
+        view.parameters.quorum
     );
-
-    let mut checks: Vec<Check> = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
-    let mut covered: Vec<Option<String>> = vec![None; view.reports.len()];
-    let mut taken = vec![false; view.reports.len()];
-    for l in &loaded {
-        let rec = audit::recompute(&l.report).with_context(|| format!("report {}", l.source))?;
-        // The report against itself, as the single-report audit checks it.
-        for m in audit::compare_with_report(&rec, &l.report) {
-            checks.push(Check::new(
-                format!("{}: {}", l.source, m.field),
-                m.expected,
-                m.found,
-            ));
-        }
-        if let Some(qid) = &rec.question_id {
-            checks.push(Check::new(format!("{}: question.id", l.source), id, qid));
-        }
-        checks.push(Check::new(
-            format!("{}: questionHash", l.source),
-            rec.question_hash,
-            view.question_hash,
-        ));
-        match match_event(l, &rec, &view.reports, &taken) {
-            Some(i) => {
-                taken[i] = true;
-                covered[i] = Some(l.source.clone());
-                let label = format!("report[{}] {}", i + 1, short(view.reports[i].operator));
-                checks.extend(pooled::compare_report_with_event(
-                    &label,
-                    &rec,
-                    &view.reports[i].claim(),
-                ));
-                // The seed's chain-fixed inputs: the operator that reported, the question's block.
-                if let Some(op) = seed_input::<Address>(&l.report, "operator") {
-                    checks.push(Check::new(
-                        format!("{label}.committee.seed_inputs.operator"),
-                        view.reports[i].operator,
-                        op,
-                    ));
-                }
-                if let (Some(hash), Some(chain_hash)) = (
-                    seed_input::<B256>(&l.report, "block_hash"),
-                    view.asked_block_hash,
-                ) {
-                    checks.push(Check::new(
-                        format!("{label}.committee.seed_inputs.block_hash"),
-                        chain_hash,
-                        hash,
-                    ));
-                }
-            }
-            None => problems.push(format!(
-                "{}: matches no ReportSubmitted event of question {id} (root {}); name its \
-                 operator with --report 0xOPERATOR={}",
-                l.source, rec.root, l.source
-            )),
-        }
+    for line in &audited.lines {
+        let _ = writeln!(out, "{line}");
     }
-    for (i, (r, source)) in view.reports.iter().zip(&covered).enumerate() {
-        let how = match source {
-            Some(s) => format!("report file {s} rebuilt and compared"),
-            None => "no report given: its event is used as it stands".into(),
-        };
-        let _ = writeln!(
-            out,
-            "  report[{}] operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}  block {}: {how}",
-            i + 1,
-            r.operator,
-            r.n_yes,
-            r.n_no,
-            r.n_null,
-            r.fleiss_kappa,
-            r.escalated,
-            r.block
-        );
-    }
-
-    let claims: Vec<pooled::ReportClaim> = view
-        .reports
-        .iter()
-        .map(reader::ReportEvent::claim)
-        .collect();
-    match pooled::pool(&claims, quorum) {
-        None => match view.status.as_str() {
-            "Expired" => {
-                let _ = writeln!(out, "  no report and Expired: nothing was posted");
-            }
-            status => problems.push(format!(
-                "no report on-chain yet (status {status}): nothing to audit"
-            )),
-        },
-        Some(p) => {
-            let reasons: Vec<String> = p.reasons.iter().map(ToString::to_string).collect();
-            let _ = writeln!(
-                out,
-                "  pooled: counts YES {} NO {} NULL {}, triple {} / {} / {}, kappa {}, root {}, {}",
-                p.counts[0],
-                p.counts[1],
-                p.counts[2],
-                p.p_fixed[0],
-                p.p_fixed[1],
-                p.p_fixed[2],
-                p.kappa,
-                p.root,
-                if p.escalated {
-                    format!("escalated ({})", reasons.join(", "))
-                } else {
-                    "resolved".into()
-                }
-            );
-            let disputed = view.dispute.is_some();
-            let expected_status = if p.escalated {
-                "Escalated (or Disputed, Arbitrated, Defaulted without a disputer)"
-            } else {
-                "Resolved (or Disputed, Arbitrated, Defaulted after a dispute)"
-            };
-            if view.status == "Asked" {
-                problems.push(format!(
-                    "no verdict yet: {} of {quorum} reports, the report window closes at {}",
-                    p.reports, view.report_window_closes_at
-                ));
-            } else {
-                checks.push(Check::new(
-                    "chain.verdictStatus",
-                    if pooled::status_consistent(&p, &view.status, disputed) {
-                        view.status.clone()
-                    } else {
-                        expected_status.to_string()
-                    },
-                    &view.status,
-                ));
-            }
-            if let Some(v) = &view.verdict {
-                let defaulted = view.status == "Defaulted";
-                let arbitrated =
-                    view.arbitrated.is_some() || view.status == "Arbitrated" || defaulted;
-                let onchain = PostedVerdict {
-                    p_fixed: [v.p_yes, v.p_no, v.p_null],
-                    kappa: v.fleiss_kappa,
-                    root: v.merkle_root,
-                    escalated: None,
-                };
-                checks.extend(pooled::compare_with_chain(
-                    "chain.getVerdict",
-                    &p,
-                    &onchain,
-                    !arbitrated,
-                ));
-                match &view.posted {
-                    Some(posted) => checks.extend(pooled::compare_with_chain(
-                        "chain.VerdictPosted",
-                        &p,
-                        &posted.verdict(),
-                        true,
-                    )),
-                    None => problems.push(format!(
-                        "no VerdictPosted event for question {id} from block {} on (try --from-block)",
-                        args.from_block
-                    )),
-                }
-                if defaulted {
-                    for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
-                        checks.push(Check::new(
-                            format!("chain.getVerdict.{name} (a defaulted court: unresolvable)"),
-                            chain::UNRESOLVABLE_TRIPLE[k].to::<u128>(),
-                            onchain.p_fixed[k],
-                        ));
-                    }
-                } else if arbitrated {
-                    match view.arbitrated {
-                        Some(ruling) => {
-                            for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
-                                checks.push(Check::new(
-                                    format!(
-                                        "chain.getVerdict.{name} (arbiter's VerdictArbitrated)"
-                                    ),
-                                    ruling[k],
-                                    onchain.p_fixed[k],
-                                ));
-                            }
-                        }
-                        None => problems.push(format!(
-                            "no VerdictArbitrated event for question {id} from block {} on",
-                            args.from_block
-                        )),
-                    }
-                }
-            }
-        }
-    }
-    if !covered.is_empty() && covered.iter().all(Option::is_none) {
-        let _ = writeln!(
-            out,
-            "  note: no report file given: only the pooling of the events is checked, not the reports behind them"
-        );
-    }
-
+    let (checks, problems) = (audited.checks, audited.problems);
     let width = checks
         .iter()
         .map(|c| c.field.len())

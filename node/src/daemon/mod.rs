@@ -24,14 +24,13 @@ pub mod follow;
 pub mod gate;
 pub mod jobs;
 pub mod provisional;
+mod scheduler;
+mod startup;
 
-use std::{collections::HashMap, sync::Arc, time::Duration};
+use std::{sync::Arc, time::Duration};
 
-use alloy::{
-    primitives::{Address, U256},
-    signers::local::PrivateKeySigner,
-};
-use tokio::{sync::Notify, task::JoinSet};
+use alloy::{primitives::Address, signers::local::PrivateKeySigner};
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{error, info, warn};
 
@@ -40,11 +39,13 @@ use self::{
     gate::EvidenceGate,
     jobs::{JobRunner, RetryPolicy},
     provisional::ProvisionalRunner,
+    scheduler::{Jobs, Scheduler},
+    startup::{at_start, check_operator},
 };
 use crate::{
     api::{self, ApiState},
     chain::{
-        self, ChainError, ChainProvider, IVeritasOracle,
+        self, ChainError,
         poster::{Poster, PosterConfig},
         watcher::{WatchState, Watcher, WatcherConfig},
     },
@@ -215,7 +216,7 @@ pub struct Daemon {
 
 impl Daemon {
     /// Connect to the chain, check it and the key (retrying transient RPC failures until
-    /// `cancel` or [`START_PATIENCE`]), open the store and wire every part.
+    /// `cancel` or for 30 s, `startup::START_PATIENCE`), open the store and wire every part.
     ///
     /// # Errors
     /// [`DaemonError`]: wrong chain, not an operator, store or API address unusable.
@@ -436,214 +437,11 @@ impl Daemon {
             error!(target: "veritas::node", error = %e, "critical task failed; shutting down");
         }
         cancel.cancel();
-        jobs.drain(&scheduler, self.drain_timeout).await;
+        jobs.drain(self.drain_timeout, |done| scheduler.finished(done))
+            .await;
         // They stop promptly on cancellation; their results no longer matter.
         supervised.shutdown(Duration::from_secs(5)).await;
         info!(target: "veritas::node", "stopped");
         failure.map_or(Ok(()), Err)
-    }
-}
-
-/// Waits between two tries of a start-up check: 200 ms, doubling, at most 10 s.
-const START_BACKOFF: RetryPolicy = RetryPolicy {
-    max_attempts: u32::MAX,
-    base: Duration::from_millis(200),
-    max: Duration::from_secs(10),
-};
-/// How long start-up checks keep retrying before the node exits with the RPC's error: long
-/// enough to ride out a provider's hiccup, short enough that a wrong or dead `rpc_url` is
-/// reported instead of hanging (a supervisor restarts the node if the outage was longer).
-const START_PATIENCE: Duration = Duration::from_secs(30);
-
-/// Run a start-up check, retrying transient RPC failures with backoff: a provider's 500 or a
-/// dropped connection at the wrong moment must not kill a node that would work a second
-/// later. Definite answers (wrong chain, not an operator, a revert) still stop the start, and
-/// so does an RPC that keeps failing for [`START_PATIENCE`].
-async fn at_start<T, F, Fut>(
-    check: &'static str,
-    cancel: &CancellationToken,
-    mut f: F,
-) -> Result<T, DaemonError>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, DaemonError>>,
-{
-    let deadline = tokio::time::Instant::now() + START_PATIENCE;
-    let mut attempt = 0u32;
-    loop {
-        attempt = attempt.saturating_add(1);
-        let delay = START_BACKOFF.delay(attempt);
-        match f().await {
-            Err(DaemonError::Chain(e))
-                if e.is_retryable() && tokio::time::Instant::now() + delay <= deadline =>
-            {
-                warn!(target: "veritas::node", check, error = %e, retry_in = ?delay, "start-up check failed; retrying");
-                tokio::select! {
-                    () = cancel.cancelled() => return Err(DaemonError::Chain(e)),
-                    () = tokio::time::sleep(delay) => {}
-                }
-            }
-            other => return other,
-        }
-    }
-}
-
-async fn check_operator(
-    provider: &ChainProvider,
-    oracle: Address,
-    operator: Address,
-) -> Result<(), DaemonError> {
-    let contract = IVeritasOracle::new(oracle, provider);
-    let allowed = contract
-        .isOperator(operator)
-        .call()
-        .await
-        .map_err(|e| ChainError::contract("isOperator", e))?;
-    if !allowed {
-        return Err(DaemonError::NotOperator { operator, oracle });
-    }
-    Ok(())
-}
-
-struct Scheduler {
-    store: Arc<Store>,
-    pipeline: Arc<JobRunner>,
-    new_jobs: Arc<Notify>,
-    /// Jobs in flight at once (`node.max_in_flight`).
-    max_in_flight: usize,
-    tick: Duration,
-}
-
-impl Scheduler {
-    /// Dispatch due jobs until cancelled.
-    async fn run(&self, cancel: &CancellationToken, jobs: &mut Jobs) {
-        loop {
-            if cancel.is_cancelled() {
-                return;
-            }
-            let free = self.max_in_flight.saturating_sub(jobs.len());
-            if free > 0 {
-                match self.store.due_jobs(
-                    self.store.now_ms(),
-                    self.store.clock().now_secs(),
-                    free + jobs.len(),
-                ) {
-                    Ok(due) => {
-                        let due: Vec<_> = due
-                            .into_iter()
-                            .filter(|j| !jobs.contains(j.question.question_id))
-                            .take(free)
-                            .collect();
-                        for job in due {
-                            jobs.spawn(Arc::clone(&self.pipeline), job);
-                        }
-                    }
-                    Err(e) => warn!(target: "veritas::node", error = %e, "could not read due jobs"),
-                }
-            }
-            tokio::select! {
-                () = cancel.cancelled() => return,
-                () = self.new_jobs.notified() => {}
-                () = tokio::time::sleep(self.tick) => {}
-                Some(done) = jobs.join_next(), if !jobs.is_empty() => self.finished(done),
-            }
-        }
-    }
-
-    /// Book a finished job task. A panicking job is failed for good with the panic as its
-    /// reason: its stage may be anywhere, and running it again would most likely panic again.
-    fn finished(&self, done: Finished) {
-        if let Finished::Panicked {
-            question_id,
-            message,
-        } = done
-        {
-            self.pipeline.fail_panicked(question_id, &message);
-        }
-    }
-}
-
-/// How a job task ended.
-enum Finished {
-    /// The pipeline ran (whatever the job's outcome, it is recorded in the store).
-    Ran,
-    /// The job's task panicked.
-    Panicked {
-        /// Its question.
-        question_id: U256,
-        /// The panic's message.
-        message: String,
-    },
-    /// Aborted at the end of a drain (it resumes from the store on restart).
-    Aborted,
-}
-
-/// The job tasks in flight, each known by its question until it ends, panics included: a
-/// question is never dispatched while a task of it runs.
-#[derive(Default)]
-struct Jobs {
-    set: JoinSet<()>,
-    by_task: HashMap<tokio::task::Id, U256>,
-}
-
-impl Jobs {
-    fn len(&self) -> usize {
-        self.by_task.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.by_task.is_empty()
-    }
-
-    fn contains(&self, question_id: U256) -> bool {
-        self.by_task.values().any(|id| *id == question_id)
-    }
-
-    fn spawn(&mut self, pipeline: Arc<JobRunner>, job: crate::store::Job) {
-        let question_id = job.question.question_id;
-        let handle = self.set.spawn(async move {
-            pipeline.run_job(job).await;
-        });
-        self.by_task.insert(handle.id(), question_id);
-    }
-
-    /// The next job task to end; `None` when none is in flight.
-    async fn join_next(&mut self) -> Option<Finished> {
-        let joined = self.set.join_next_with_id().await?;
-        let (task, result) = match joined {
-            Ok((task, ())) => (task, Ok(())),
-            Err(e) => (e.id(), Err(e)),
-        };
-        let question_id = self.by_task.remove(&task);
-        Some(match (result, question_id) {
-            (Ok(()), _) => Finished::Ran,
-            (Err(e), Some(question_id)) if e.is_panic() => Finished::Panicked {
-                question_id,
-                message: crate::tasks::panic_message(e),
-            },
-            (Err(_), _) => Finished::Aborted,
-        })
-    }
-
-    /// Give in-flight jobs `timeout` to finish after cancellation, then abort them (they
-    /// resume from the store on restart); panics on the way are still booked.
-    async fn drain(&mut self, scheduler: &Scheduler, timeout: Duration) {
-        if self.is_empty() {
-            return;
-        }
-        info!(target: "veritas::node", in_flight = self.len(), ?timeout, "draining in-flight questions");
-        let drained = tokio::time::timeout(timeout, async {
-            while let Some(done) = self.join_next().await {
-                scheduler.finished(done);
-            }
-        })
-        .await;
-        if drained.is_err() {
-            warn!(target: "veritas::node", remaining = self.len(), "drain timeout; aborting (jobs resume on restart)");
-            self.set.abort_all();
-            while let Some(done) = self.join_next().await {
-                scheduler.finished(done);
-            }
-        }
     }
 }

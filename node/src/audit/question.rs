@@ -1,0 +1,455 @@
+//! The pooled audit of one question (`veritas audit --question`), without I/O: every
+//! operator's report matched to its `ReportSubmitted` event, each rebuilt and compared with
+//! it, then the pooled verdict rebuilt from the events and compared with the chain's views.
+//! The command reads the reports and the chain ([`crate::chain::reader::question_view`]) and
+//! prints what this returns.
+//!
+//! A report is matched to its event by an explicit operator (`0xOPERATOR=SOURCE`), else by the
+//! operator of its committee seed inputs, else by its `tx.hash`, else by its recomputed root,
+//! else by the root it claims.
+
+use alloy::primitives::{Address, B256, U256};
+use serde_json::Value;
+
+use super::{
+    AuditError,
+    pooled::{self, Check, PostedVerdict},
+};
+use crate::chain::reader::{QuestionView, ReportEvent};
+
+/// A report handed to the audit: where it came from, the operator it is explicitly named for,
+/// and its JSON (read bounded: [`super::file`]).
+#[derive(Debug, Clone)]
+pub struct GivenReport {
+    /// File path or URL.
+    pub source: String,
+    /// The operator named with `0xOPERATOR=SOURCE`.
+    pub operator: Option<Address>,
+    /// The report.
+    pub report: Value,
+}
+
+/// What the audit found: lines describing the reports and the pooled verdict, every check,
+/// and the problems that are not a value compared (an unmatched report, a missing event).
+#[derive(Debug, Clone, Default)]
+pub struct QuestionAudit {
+    /// One line per report event, then the pooled verdict and notes.
+    pub lines: Vec<String>,
+    /// Every compared value.
+    pub checks: Vec<Check>,
+    /// What could not be checked, each a sentence.
+    pub problems: Vec<String>,
+}
+
+/// A report that cannot be audited at all.
+#[derive(Debug, thiserror::Error)]
+#[error("report {source_name}: {error}")]
+pub struct QuestionAuditError {
+    /// File path or URL.
+    pub source_name: String,
+    /// Why.
+    pub error: AuditError,
+}
+
+/// Audit question `view.id`'s reports and pooled verdict (`from_block`: where the event scan
+/// began, named in the problems when an event is missing).
+///
+/// # Errors
+/// [`QuestionAuditError`] when a given report lacks a key the recomputation needs.
+pub fn audit_question(
+    view: &QuestionView,
+    given: &[GivenReport],
+    from_block: u64,
+) -> Result<QuestionAudit, QuestionAuditError> {
+    let id: U256 = view.id;
+    let quorum = u64::from(view.parameters.quorum);
+    let mut lines = Vec::new();
+
+    let mut checks: Vec<Check> = Vec::new();
+    let mut problems: Vec<String> = Vec::new();
+    let mut covered: Vec<Option<String>> = vec![None; view.reports.len()];
+    let mut taken = vec![false; view.reports.len()];
+    for l in given {
+        let rec = super::recompute(&l.report).map_err(|error| QuestionAuditError {
+            source_name: l.source.clone(),
+            error,
+        })?;
+        // The report against itself, as the single-report audit checks it.
+        for m in super::compare_with_report(&rec, &l.report) {
+            checks.push(Check::new(
+                format!("{}: {}", l.source, m.field),
+                m.expected,
+                m.found,
+            ));
+        }
+        if let Some(qid) = &rec.question_id {
+            checks.push(Check::new(format!("{}: question.id", l.source), id, qid));
+        }
+        checks.push(Check::new(
+            format!("{}: questionHash", l.source),
+            rec.question_hash,
+            view.question_hash,
+        ));
+        match match_event(l, rec.root, &view.reports, &taken) {
+            Some(i) => {
+                taken[i] = true;
+                covered[i] = Some(l.source.clone());
+                let label = format!("report[{}] {}", i + 1, short(view.reports[i].operator));
+                checks.extend(pooled::compare_report_with_event(
+                    &label,
+                    &rec,
+                    &view.reports[i].claim(),
+                ));
+                // The seed's chain-fixed inputs: the operator that reported, the question's block.
+                if let Some(op) = seed_input::<Address>(&l.report, "operator") {
+                    checks.push(Check::new(
+                        format!("{label}.committee.seed_inputs.operator"),
+                        view.reports[i].operator,
+                        op,
+                    ));
+                }
+                if let (Some(hash), Some(chain_hash)) = (
+                    seed_input::<B256>(&l.report, "block_hash"),
+                    view.asked_block_hash,
+                ) {
+                    checks.push(Check::new(
+                        format!("{label}.committee.seed_inputs.block_hash"),
+                        chain_hash,
+                        hash,
+                    ));
+                }
+            }
+            None => problems.push(format!(
+                "{}: matches no ReportSubmitted event of question {id} (root {}); name its \
+                 operator with --report 0xOPERATOR={}",
+                l.source, rec.root, l.source
+            )),
+        }
+    }
+    for (i, (r, source)) in view.reports.iter().zip(&covered).enumerate() {
+        let how = match source {
+            Some(s) => format!("report file {s} rebuilt and compared"),
+            None => "no report given: its event is used as it stands".into(),
+        };
+        lines.push(format!(
+            "  report[{}] operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}  block {}: {how}",
+            i + 1,
+            r.operator,
+            r.n_yes,
+            r.n_no,
+            r.n_null,
+            r.fleiss_kappa,
+            r.escalated,
+            r.block
+        ));
+    }
+
+    let claims: Vec<pooled::ReportClaim> = view.reports.iter().map(ReportEvent::claim).collect();
+    match pooled::pool(&claims, quorum) {
+        None => match view.status.as_str() {
+            "Expired" => {
+                lines.push("  no report and Expired: nothing was posted".into());
+            }
+            status => problems.push(format!(
+                "no report on-chain yet (status {status}): nothing to audit"
+            )),
+        },
+        Some(p) => {
+            let reasons: Vec<String> = p.reasons.iter().map(ToString::to_string).collect();
+            lines.push(format!(
+                "  pooled: counts YES {} NO {} NULL {}, triple {} / {} / {}, kappa {}, root {}, {}",
+                p.counts[0],
+                p.counts[1],
+                p.counts[2],
+                p.p_fixed[0],
+                p.p_fixed[1],
+                p.p_fixed[2],
+                p.kappa,
+                p.root,
+                if p.escalated {
+                    format!("escalated ({})", reasons.join(", "))
+                } else {
+                    "resolved".into()
+                }
+            ));
+            let disputed = view.dispute.is_some();
+            let expected_status = if p.escalated {
+                "Escalated (or Disputed, Arbitrated, Defaulted without a disputer)"
+            } else {
+                "Resolved (or Disputed, Arbitrated, Defaulted after a dispute)"
+            };
+            if view.status == "Asked" {
+                problems.push(format!(
+                    "no verdict yet: {} of {quorum} reports, the report window closes at {}",
+                    p.reports, view.report_window_closes_at
+                ));
+            } else {
+                checks.push(Check::new(
+                    "chain.verdictStatus",
+                    if pooled::status_consistent(&p, &view.status, disputed) {
+                        view.status.clone()
+                    } else {
+                        expected_status.to_string()
+                    },
+                    &view.status,
+                ));
+            }
+            if let Some(v) = &view.verdict {
+                let defaulted = view.status == "Defaulted";
+                let arbitrated =
+                    view.arbitrated.is_some() || view.status == "Arbitrated" || defaulted;
+                let onchain = PostedVerdict {
+                    p_fixed: [v.p_yes, v.p_no, v.p_null],
+                    kappa: v.fleiss_kappa,
+                    root: v.merkle_root,
+                    escalated: None,
+                };
+                checks.extend(pooled::compare_with_chain(
+                    "chain.getVerdict",
+                    &p,
+                    &onchain,
+                    !arbitrated,
+                ));
+                match &view.posted {
+                    Some(posted) => checks.extend(pooled::compare_with_chain(
+                        "chain.VerdictPosted",
+                        &p,
+                        &posted.verdict(),
+                        true,
+                    )),
+                    None => problems.push(format!(
+                        "no VerdictPosted event for question {id} from block {} on (try --from-block)",
+                        from_block
+                    )),
+                }
+                if defaulted {
+                    for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
+                        checks.push(Check::new(
+                            format!("chain.getVerdict.{name} (a defaulted court: unresolvable)"),
+                            crate::chain::UNRESOLVABLE_TRIPLE[k].to::<u128>(),
+                            onchain.p_fixed[k],
+                        ));
+                    }
+                } else if arbitrated {
+                    match view.arbitrated {
+                        Some(ruling) => {
+                            for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
+                                checks.push(Check::new(
+                                    format!(
+                                        "chain.getVerdict.{name} (arbiter's VerdictArbitrated)"
+                                    ),
+                                    ruling[k],
+                                    onchain.p_fixed[k],
+                                ));
+                            }
+                        }
+                        None => problems.push(format!(
+                            "no VerdictArbitrated event for question {id} from block {} on",
+                            from_block
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    if !covered.is_empty() && covered.iter().all(Option::is_none) {
+        lines.push(
+            "  note: no report file given: only the pooling of the events is checked, not the reports behind them"
+                .into(),
+        );
+    }
+
+    Ok(QuestionAudit {
+        lines,
+        checks,
+        problems,
+    })
+}
+
+/// The index of the event `given` belongs to, among those not taken yet.
+fn match_event(
+    given: &GivenReport,
+    recomputed_root: B256,
+    events: &[ReportEvent],
+    taken: &[bool],
+) -> Option<usize> {
+    let free = |i: &usize| !taken[*i];
+    let find = |pred: &dyn Fn(&ReportEvent) -> bool| {
+        (0..events.len()).filter(free).find(|&i| pred(&events[i]))
+    };
+    if let Some(op) = given
+        .operator
+        .or_else(|| seed_input(&given.report, "operator"))
+    {
+        return find(&|e| e.operator == op);
+    }
+    let tx = given
+        .report
+        .pointer("/tx/hash")
+        .and_then(Value::as_str)
+        .and_then(|h| h.parse::<B256>().ok());
+    if let Some(i) = tx.and_then(|tx| find(&|e| e.tx == tx)) {
+        return Some(i);
+    }
+    if let Some(i) = find(&|e| e.merkle_root == recomputed_root) {
+        return Some(i);
+    }
+    let claimed = given
+        .report
+        .get("root")
+        .and_then(Value::as_str)
+        .and_then(|h| h.parse::<B256>().ok())?;
+    find(&|e| e.merkle_root == claimed)
+}
+
+/// A field of the report's `committee.seed_inputs` (absent in off-chain reports).
+fn seed_input<T: std::str::FromStr>(report: &Value, field: &str) -> Option<T> {
+    report
+        .pointer(&format!("/committee/seed_inputs/{field}"))
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
+}
+
+fn short(a: Address) -> String {
+    let s = a.to_string();
+    format!("{}…{}", &s[..6], &s[s.len() - 4..])
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn event(operator: u8, root: u8, tx: u8) -> ReportEvent {
+        ReportEvent {
+            operator: Address::repeat_byte(operator),
+            merkle_root: B256::repeat_byte(root),
+            n_yes: 1,
+            n_no: 0,
+            n_null: 0,
+            fleiss_kappa: 0,
+            escalated: false,
+            block: 1,
+            tx: B256::repeat_byte(tx),
+        }
+    }
+
+    fn given(operator: Option<u8>, report: Value) -> GivenReport {
+        GivenReport {
+            source: "r.json".into(),
+            operator: operator.map(Address::repeat_byte),
+            report,
+        }
+    }
+
+    /// Three events: operators 1, 2, 3, roots 0x11, 0x22, 0x33, transactions 0xa1, 0xa2, 0xa3.
+    fn events() -> Vec<ReportEvent> {
+        vec![
+            event(1, 0x11, 0xa1),
+            event(2, 0x22, 0xa2),
+            event(3, 0x33, 0xa3),
+        ]
+    }
+
+    #[test]
+    fn an_explicit_operator_wins_over_every_other_clue() {
+        // The seed, the transaction and the root all point at event 3; `0xOPERATOR=` at 2.
+        let report = json!({
+            "committee": {"seed_inputs": {"operator": Address::repeat_byte(3).to_string()}},
+            "tx": {"hash": B256::repeat_byte(0xa3).to_string()},
+            "root": B256::repeat_byte(0x33).to_string(),
+        });
+        let m = match_event(
+            &given(Some(2), report),
+            B256::repeat_byte(0x33),
+            &events(),
+            &[false; 3],
+        );
+        assert_eq!(m, Some(1));
+    }
+
+    #[test]
+    fn the_seed_operator_then_the_transaction_then_the_roots() {
+        let free = [false; 3];
+        let seed = json!({"committee": {"seed_inputs": {"operator": Address::repeat_byte(3).to_string()}}});
+        assert_eq!(
+            match_event(&given(None, seed), B256::ZERO, &events(), &free),
+            Some(2)
+        );
+        let tx = json!({"tx": {"hash": B256::repeat_byte(0xa2).to_string()}, "root": B256::repeat_byte(0x11).to_string()});
+        assert_eq!(
+            match_event(&given(None, tx), B256::repeat_byte(0x33), &events(), &free),
+            Some(1)
+        );
+        // No operator, no known transaction: the recomputed root before the claimed one.
+        let roots = json!({"tx": {"hash": B256::repeat_byte(0xee).to_string()}, "root": B256::repeat_byte(0x11).to_string()});
+        assert_eq!(
+            match_event(
+                &given(None, roots.clone()),
+                B256::repeat_byte(0x33),
+                &events(),
+                &free
+            ),
+            Some(2)
+        );
+        assert_eq!(
+            match_event(
+                &given(None, roots),
+                B256::repeat_byte(0x99),
+                &events(),
+                &free
+            ),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn a_taken_event_is_never_matched_twice_and_a_named_operator_does_not_fall_back() {
+        // Two reports of the same root: the second takes the next event with that root, if any.
+        let mut evs = events();
+        evs[1].merkle_root = B256::repeat_byte(0x11);
+        let report = json!({"root": B256::repeat_byte(0x11).to_string()});
+        let r = given(None, report);
+        assert_eq!(
+            match_event(&r, B256::ZERO, &evs, &[false, false, false]),
+            Some(0)
+        );
+        assert_eq!(
+            match_event(&r, B256::ZERO, &evs, &[true, false, false]),
+            Some(1)
+        );
+        assert_eq!(
+            match_event(&r, B256::ZERO, &evs, &[true, true, false]),
+            None
+        );
+        // Operator 2's event taken: a report named for operator 2 matches nothing, even though
+        // its root is another free event's.
+        let named = given(
+            Some(2),
+            json!({"root": B256::repeat_byte(0x33).to_string()}),
+        );
+        assert_eq!(
+            match_event(
+                &named,
+                B256::repeat_byte(0x33),
+                &events(),
+                &[false, true, false]
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn seed_inputs_that_do_not_parse_are_absent() {
+        let report =
+            json!({"committee": {"seed_inputs": {"operator": "not an address", "block_hash": 7}}});
+        assert_eq!(seed_input::<Address>(&report, "operator"), None);
+        assert_eq!(seed_input::<B256>(&report, "block_hash"), None);
+        let s = Address::repeat_byte(0xab).to_string();
+        assert_eq!(
+            short(Address::repeat_byte(0xab)),
+            format!("{}…{}", &s[..6], &s[38..])
+        );
+    }
+}
