@@ -170,9 +170,6 @@ fn intent(id: U256, root: u8, dir: &std::path::Path) -> PostIntent {
     PostIntent {
         question_id: id,
         merkle_root: B256::repeat_byte(root),
-        p_yes: U256::from(500_000_000_000_000_000u64),
-        p_no: U256::from(300_000_000_000_000_000u64),
-        p_null: U256::from(200_000_000_000_000_000u64),
         kappa: I256::try_from(-250_000_000_000_000_000i64).unwrap(),
         counts: Some([4, 2, 1]),
         escalated: false,

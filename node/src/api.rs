@@ -400,10 +400,14 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
         .flatten()
         .map(|r| r.status);
     let chain = on_chain(&s, id).await;
+    // The triple our report gives, computed from its counts as the contract computes it.
     let intent = intent.map(|i| {
-        json!({"merkle_root": i.merkle_root, "p_yes": i.p_yes.to_string(), "p_no": i.p_no.to_string(),
-               "p_null": i.p_null.to_string(), "kappa": i.kappa.to_string(), "counts": i.counts,
-               "escalated": i.escalated})
+        let [p_yes, p_no, p_null] = i
+            .counts
+            .map(|c| crate::stats::to_wad(c).map(|p| p.to_string()).map(Some))
+            .unwrap_or_default();
+        json!({"merkle_root": i.merkle_root, "p_yes": p_yes, "p_no": p_no, "p_null": p_null,
+               "kappa": i.kappa.to_string(), "counts": i.counts, "escalated": i.escalated})
     });
     // After the reports: the chain's lifecycle as the watcher read it, every operator's report,
     // and on a dispute the committee's second opinion for the arbiter.

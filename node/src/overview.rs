@@ -42,7 +42,11 @@ pub struct QuestionRow {
 
 impl From<QuestionSummary> for QuestionRow {
     fn from(s: QuestionSummary) -> Self {
-        let (outcome, p_leading) = match s.posted {
+        // Our report's triple, before the pooled verdict is posted: the contract's rounding.
+        let ours = s
+            .reported_counts
+            .map(|counts| crate::stats::to_wad(counts).map(U256::from));
+        let (outcome, p_leading) = match s.posted.or(ours) {
             Some([p_yes, p_no, p_null]) => {
                 let triple = [("YES", p_yes), ("NO", p_no), ("NULL", p_null)];
                 // Ties go to the earlier outcome in K order, as in routing.
@@ -113,10 +117,24 @@ mod tests {
             text: "q".into(),
             status: "reported",
             posted: posted.map(|p| p.map(U256::from)),
+            reported_counts: None,
             asked_at_ms: 1,
             updated_ms: 2,
             has_report: true,
         }
+    }
+
+    #[test]
+    fn before_the_verdict_is_posted_the_row_shows_our_reports_triple() {
+        let mut s = summary(None);
+        s.reported_counts = Some([3, 1, 0]);
+        let row = QuestionRow::from(s.clone());
+        let wad = crate::stats::to_wad([3, 1, 0]);
+        assert_eq!(row.outcome, Some("YES"));
+        assert_eq!(row.p_leading, Some(wad_to_f64(U256::from(wad[0]))));
+        // The chain's triple, once posted, wins over ours.
+        s.posted = Some([0u64, 1_000_000_000_000_000_000, 0].map(U256::from));
+        assert_eq!(QuestionRow::from(s).outcome, Some("NO"));
     }
 
     #[test]

@@ -515,9 +515,6 @@ impl JobRunner {
         let intent = PostIntent {
             question_id: q.question_id,
             merkle_root: rec.root,
-            p_yes: U256::from(rec.p_fixed[0]),
-            p_no: U256::from(rec.p_fixed[1]),
-            p_null: U256::from(rec.p_fixed[2]),
             kappa: I256::try_from(rec.kappa_fixed).map_err(|e| {
                 JobError::Report(format!("kappa {} out of range: {e}", rec.kappa_fixed))
             })?,

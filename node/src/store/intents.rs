@@ -1,9 +1,10 @@
 //! Post intents: the exact verdict to post, saved once its report file is on disk.
 //!
 //! A job with an intent is never resolved again, so a restart posts the numbers the report
-//! holds. The integers are typed (`U256`, `B256`, `I256`) from the report to the poster and
-//! stored as exact text; the report's valid ballot counts ride along for the count-based
-//! `submitReport`.
+//! holds. An intent holds exactly what `submitReport` sends — root, valid ballot counts, kappa,
+//! escalation — typed (`U256`, `B256`, `I256`) from the report to the poster and stored as
+//! exact text. The 1e18 triple is not stored: the contract computes it from the counts, and so
+//! does whoever displays it (`stats::to_wad`, the contract's rounding).
 
 use alloy::primitives::{B256, I256, U256};
 use rusqlite::params;
@@ -22,15 +23,6 @@ pub struct PostIntent {
     pub question_id: U256,
     /// Merkle root of the question and its evidence.
     pub merkle_root: B256,
-    /// 1e18-scaled YES.
-    #[serde(serialize_with = "crate::decimal::serialize")]
-    pub p_yes: U256,
-    /// 1e18-scaled NO.
-    #[serde(serialize_with = "crate::decimal::serialize")]
-    pub p_no: U256,
-    /// 1e18-scaled NULL.
-    #[serde(serialize_with = "crate::decimal::serialize")]
-    pub p_null: U256,
     /// 1e18-scaled signed kappa.
     #[serde(serialize_with = "crate::decimal::serialize")]
     pub kappa: I256,
@@ -46,9 +38,6 @@ pub struct PostIntent {
 const INTENT_COLUMNS: &[&str] = &[
     "question_id",
     "merkle_root",
-    "p_yes",
-    "p_no",
-    "p_null",
     "kappa",
     "escalated",
     "report_path",
@@ -60,9 +49,9 @@ const INTENT_COLUMNS: &[&str] = &[
 fn intent_from_row(row: &rusqlite::Row<'_>) -> Result<PostIntent, StoreError> {
     let r = RowReader::new(row, "post_intents", INTENT_COLUMNS);
     let counts = match (
-        r.get::<Option<u64>>(8)?,
-        r.get::<Option<u64>>(9)?,
-        r.get::<Option<u64>>(10)?,
+        r.get::<Option<u64>>(5)?,
+        r.get::<Option<u64>>(6)?,
+        r.get::<Option<u64>>(7)?,
     ) {
         (Some(y), Some(n), Some(z)) => Some([y, n, z]),
         (None, None, None) => None,
@@ -78,12 +67,9 @@ fn intent_from_row(row: &rusqlite::Row<'_>) -> Result<PostIntent, StoreError> {
     Ok(PostIntent {
         question_id: r.get::<Dec<U256>>(0)?.0,
         merkle_root: r.get::<Hex<B256>>(1)?.0,
-        p_yes: r.get::<Dec<U256>>(2)?.0,
-        p_no: r.get::<Dec<U256>>(3)?.0,
-        p_null: r.get::<Dec<U256>>(4)?.0,
-        kappa: r.get::<Dec<I256>>(5)?.0,
-        escalated: r.get(6)?,
-        report_path: r.get(7)?,
+        kappa: r.get::<Dec<I256>>(2)?.0,
+        escalated: r.get(3)?,
+        report_path: r.get(4)?,
         counts,
     })
 }
@@ -106,15 +92,12 @@ impl Store {
         let tx = conn.transaction()?;
         let [n_yes, n_no, n_null] = intent.counts.map_or([None; 3], |c| c.map(Some));
         tx.execute(
-            "INSERT OR IGNORE INTO post_intents (question_id, merkle_root, p_yes, p_no, p_null, kappa, \
-             escalated, report_path, created_at, n_yes, n_no, n_null) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT OR IGNORE INTO post_intents (question_id, merkle_root, kappa, escalated, \
+             report_path, created_at, n_yes, n_no, n_null) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 Dec(intent.question_id),
                 Hex(intent.merkle_root),
-                Dec(intent.p_yes),
-                Dec(intent.p_no),
-                Dec(intent.p_null),
                 Dec(intent.kappa),
                 intent.escalated,
                 intent.report_path,

@@ -244,9 +244,6 @@ mod tests {
         PostIntent {
             question_id: id(n),
             merkle_root: B256::from(U256::from(7)),
-            p_yes: U256::from(500_000_000_000_000_000u64),
-            p_no: U256::from(250_000_000_000_000_000u64),
-            p_null: U256::from(250_000_000_000_000_000u64),
             kappa: I256::try_from(-1000).unwrap(),
             counts: Some([2, 1, 1]),
             escalated: false,
@@ -426,6 +423,43 @@ mod tests {
     }
 
     #[test]
+    fn an_intent_saved_at_schema_5_keeps_what_is_sent_after_the_migration() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite");
+        {
+            let conn = Connection::open(&path).unwrap();
+            for sql in &schema::MIGRATIONS[..5] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.pragma_update(None, "user_version", 5).unwrap();
+            conn.execute_batch(&format!(
+                "INSERT INTO jobs (question_id, question, asker, question_hash, block_number, \
+                 block_hash, tx_index, log_index, resolve_after, stage, seen_at, updated_at) \
+                 VALUES ('5', 'Question 5?', '{asker}', '{hash}', 10, '{hash}', 0, 0, 0, 'posting', 1, 1); \
+                 INSERT INTO post_intents (question_id, merkle_root, p_yes, p_no, p_null, kappa, \
+                 escalated, report_path, created_at, n_yes, n_no, n_null) VALUES ('5', '{root}', \
+                 '500000000000000000', '250000000000000000', '250000000000000000', '-1000', 0, \
+                 'r.json', 1, 2, 1, 1);",
+                asker = Address::with_last_byte(1),
+                hash = B256::from(U256::from(5)),
+                root = B256::from(U256::from(7)),
+            ))
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.intent(id(5)).unwrap(), Some(intent(5, "r.json")));
+        let columns: Vec<String> = store
+            .conn()
+            .prepare("SELECT name FROM pragma_table_info('post_intents')")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(!columns.iter().any(|c| c.starts_with("p_")), "{columns:?}");
+    }
+
+    #[test]
     fn a_corrupt_row_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
@@ -433,10 +467,10 @@ mod tests {
         store.save_intent(&intent(5, "r.json")).unwrap();
         let corrupt = |sql: &str| store.conn().execute(sql, []).unwrap();
 
-        corrupt("UPDATE post_intents SET p_yes = '5e17' WHERE question_id = '5'");
+        corrupt("UPDATE post_intents SET kappa = '-1e3' WHERE question_id = '5'");
         let err = store.intent(id(5)).unwrap_err().to_string();
         assert!(
-            err.contains("post_intents row 5") && err.contains("p_yes"),
+            err.contains("post_intents row 5") && err.contains("kappa"),
             "{err}"
         );
 

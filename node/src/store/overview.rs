@@ -41,9 +41,11 @@ pub struct QuestionSummary {
     /// verdict is posted, its challenge window open), `escalated` (posted and flagged for the
     /// arbiter), `final`, `disputed`, `arbitrated`, `expired` or `failed`.
     pub status: &'static str,
-    /// The 1e18 triple (YES, NO, NULL) of the verdict on-chain, or of our report before the
-    /// pooled verdict is posted.
+    /// The 1e18 triple (YES, NO, NULL) of the verdict on-chain.
     pub posted: Option<[U256; 3]>,
+    /// Our report's valid ballot counts (YES, NO, NULL), before the pooled verdict is posted
+    /// (the display computes their triple as the contract does).
+    pub reported_counts: Option<[u64; 3]>,
     /// Unix ms when this node first saw the question.
     pub asked_at_ms: i64,
     /// Unix ms of the last change.
@@ -84,17 +86,17 @@ impl Store {
             (Stage::Finalised, Some(ChainStatus::Escalated)) => "escalated",
             (stage, _) => stage.as_str(),
         };
-        let posted = chain.as_ref().and_then(|c| c.p).or_else(|| {
-            intent
-                .as_ref()
-                .filter(|_| job.stage.is_reported())
-                .map(|i| [i.p_yes, i.p_no, i.p_null])
-        });
+        let posted = chain.as_ref().and_then(|c| c.p);
+        let reported_counts = intent
+            .as_ref()
+            .filter(|_| posted.is_none() && job.stage.is_reported())
+            .and_then(|i| i.counts);
         Ok(Some(QuestionSummary {
             id: question_id,
             text: job.question.question,
             status,
             posted,
+            reported_counts,
             asked_at_ms: job.seen_at,
             updated_ms: job.updated_at,
             has_report: intent.is_some(),

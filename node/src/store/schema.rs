@@ -5,10 +5,10 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Current schema version (`PRAGMA user_version`).
-pub(crate) const SCHEMA_VERSION: i64 = 5;
+pub(crate) const SCHEMA_VERSION: i64 = 6;
 
 /// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[
+pub(super) const MIGRATIONS: &[&str] = &[
     // 1: cursor, jobs, post intents, sent transactions.
     r#"
 CREATE TABLE cursor (
@@ -171,6 +171,13 @@ CREATE TABLE commitments (
     commitment    TEXT NOT NULL,               -- 0x bytes32: reportCommitment(...)
     created_at    INTEGER NOT NULL             -- unix ms
 );
+"#,
+    // 6: an intent holds what is sent. The 1e18 triple was stored but never sent since reports
+    // carry counts (v2): the contract computes it from the counts, and so does every display.
+    r#"
+ALTER TABLE post_intents DROP COLUMN p_yes;
+ALTER TABLE post_intents DROP COLUMN p_no;
+ALTER TABLE post_intents DROP COLUMN p_null;
 "#,
 ];
 

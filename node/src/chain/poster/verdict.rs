@@ -7,7 +7,6 @@ use alloy::{
 };
 
 use crate::chain::{ChainError, IVeritasOracle};
-use crate::stats;
 use crate::store::PostIntent;
 
 /// The operator's report as the contract (v2, `submitReport`) takes it.
@@ -30,9 +29,7 @@ impl Verdict {
     /// pools (the intent's, or for an intent saved before they were stored, its report's).
     ///
     /// # Errors
-    /// [`ChainError::Contract`] when the counts cannot be read, exceed the contract's 16 bits,
-    /// or do not give the stored triple (the contract computes the triple from the counts, so
-    /// it must be the report's).
+    /// [`ChainError::Contract`] when the counts cannot be read or exceed the contract's 16 bits.
     pub fn from_intent(intent: &PostIntent) -> Result<Self, ChainError> {
         let counts = match intent.counts {
             Some(counts) => {
@@ -46,17 +43,6 @@ impl Verdict {
             }
             None => report_counts(&intent.report_path)?,
         };
-        // A triple that does not even fit 128 bits cannot match (to_wad's values are ≤ 1e18).
-        let triple = [intent.p_yes, intent.p_no, intent.p_null].map(|p| u128::try_from(p).ok());
-        if stats::to_wad(counts.map(u64::from)).map(Some) != triple {
-            return Err(ChainError::Contract {
-                op: "intent",
-                reason: format!(
-                    "counts {counts:?} of question {} do not give the stored triple",
-                    intent.question_id
-                ),
-            });
-        }
         Ok(Self {
             id: intent.question_id,
             merkle_root: intent.merkle_root,
@@ -106,13 +92,9 @@ mod tests {
     use super::*;
 
     fn intent(counts: Option<[u64; 3]>, report_path: &str) -> PostIntent {
-        let [p_yes, p_no, p_null] = stats::to_wad([3, 1, 0]).map(U256::from);
         PostIntent {
             question_id: U256::from(7),
             merkle_root: B256::repeat_byte(0xab),
-            p_yes,
-            p_no,
-            p_null,
             kappa: I256::try_from(250_000_000_000_000_000i128).unwrap(),
             counts,
             escalated: true,
@@ -131,15 +113,6 @@ mod tests {
         let call = IVeritasOracle::submitReportCall::abi_decode(&v.calldata()).unwrap();
         assert_eq!((call.nYes, call.nNo, call.nNull), (3, 1, 0));
         assert_eq!(call.fleissKappa, v.kappa);
-    }
-
-    #[test]
-    fn counts_that_do_not_give_the_stored_triple_are_refused() {
-        let e = Verdict::from_intent(&intent(Some([1, 3, 0]), "/nonexistent")).unwrap_err();
-        assert!(
-            e.to_string().contains("do not give the stored triple"),
-            "{e}"
-        );
     }
 
     #[test]
