@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `GET /healthz` | 200 while the process serves requests |
 //! | `GET /readyz` | 200 when the RPC answers and the cursor lags the confirmed head by at most `node.ready_max_lag` blocks, else 503 with the reason |
-//! | `GET /metrics` | Prometheus text format (see [`crate::metrics::Metrics`]) |
+//! | `GET /metrics` | OpenMetrics text, which Prometheus scrapes (every metric is declared in [`crate::metrics`]) |
 //! | `GET /questions` | every question's list row (status, leading outcome) and the live event id it reflects |
 //! | `GET /questions/{id}` | the job, its post intent, its transactions, its report, what the chain holds, its on-chain submissions and provisional runs |
 //! | `GET /questions/{id}/provisional` | the question's on-chain submissions and its provisional runs (committee re-runs while open; never posted), oldest first |
@@ -15,13 +15,9 @@
 //! Prometheus, and needs a reverse proxy (with its own auth) to go further.
 
 use std::{
-    fmt::Write as _,
     net::SocketAddr,
     path::PathBuf,
-    sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering},
-    },
+    sync::{Arc, atomic::Ordering},
     time::Duration,
 };
 
@@ -43,7 +39,7 @@ use tracing::info;
 use crate::{
     chain::{ChainProvider, IVeritasOracle, poster::Poster, watcher::WatchState},
     live::LiveEvents,
-    metrics::Metrics,
+    metrics::{self, Metrics, Scrape, Wei, load},
     overview,
     store::{Stage, Store},
 };
@@ -134,203 +130,50 @@ fn not_ready(reason: String) -> Response {
 }
 
 async fn metrics(State(s): State<ApiState>) -> Response {
-    let mut out = String::new();
     let counts = match s.store.counts() {
         Ok(c) => c,
         Err(e) => {
             return (StatusCode::INTERNAL_SERVER_ERROR, format!("store: {e}\n")).into_response();
         }
     };
-    let m = &s.metrics;
-    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    let by_stage: Vec<(String, f64)> = Stage::ALL
-        .iter()
-        .zip(counts.by_stage)
-        .map(|(stage, n)| (format!("{{stage=\"{}\"}}", stage.as_str()), n as f64))
-        .collect();
-    let mut put = |name: &str, kind: &str, help: &str, samples: &[(&str, f64)]| {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        for (labels, value) in samples {
-            let _ = writeln!(out, "{name}{labels} {value}");
-        }
-    };
-    put(
-        "veritas_questions_seen_total",
-        "counter",
-        "Questions confirmed on-chain and stored.",
-        &[("", counts.total as f64)],
-    );
-    put(
-        "veritas_questions",
-        "gauge",
-        "Stored questions by stage.",
-        &by_stage
+    let w = &s.watch;
+    let mut scrape = Scrape {
+        questions_seen: counts.total,
+        by_stage: Stage::ALL
             .iter()
-            .map(|(labels, n)| (labels.as_str(), *n))
-            .collect::<Vec<_>>(),
-    );
-    put(
-        "veritas_questions_resolved_total",
-        "counter",
-        "Verdicts posted as resolved (all time, from the store).",
-        &[(
-            "",
-            (counts.reported - counts.escalated.min(counts.reported)) as f64,
-        )],
-    );
-    put(
-        "veritas_questions_escalated_total",
-        "counter",
-        "Verdicts posted as escalated (all time).",
-        &[("", counts.escalated as f64)],
-    );
-    put(
-        "veritas_questions_failed_total",
-        "counter",
-        "Questions marked failed (all time).",
-        &[("", counts.failed as f64)],
-    );
-    put(
-        "veritas_attempts_failed_total",
-        "counter",
-        "Failed attempts scheduled for retry (this process).",
-        &[("", load(&m.attempts_failed) as f64)],
-    );
-    put(
-        "veritas_juror_calls_total",
-        "counter",
-        "Juror calls (ballots) made (this process).",
-        &[("", load(&m.juror_calls) as f64)],
-    );
-    put(
-        "veritas_juror_failures_total",
-        "counter",
-        "Juror calls without a vote (this process).",
-        &[("", load(&m.juror_failures) as f64)],
-    );
-    put(
-        "veritas_juror_tokens_total",
-        "counter",
-        "Juror tokens used (this process).",
-        &[("", load(&m.tokens) as f64)],
-    );
-    put(
-        "veritas_juror_cached_tokens_total",
-        "counter",
-        "Juror prompt tokens served from the model server's prompt cache (this process).",
-        &[("", load(&m.cached_tokens) as f64)],
-    );
-    put(
-        "veritas_juror_cost_usd_total",
-        "counter",
-        "Juror cost in US dollars (this process).",
-        &[("", load(&m.cost_micro_usd) as f64 / 1e6)],
-    );
-    let (cost_sum, cost_runs) = m.question_cost();
-    let _ = writeln!(
-        out,
-        "# HELP veritas_question_cost_usd Juror cost of one question's committee run, US dollars (this process).\n\
-         # TYPE veritas_question_cost_usd summary\n\
-         veritas_question_cost_usd_sum {cost_sum}\nveritas_question_cost_usd_count {cost_runs}"
-    );
-    let latencies = m.latencies();
-    let _ = writeln!(
-        out,
-        "# HELP veritas_stage_seconds Time spent per stage (this process).\n# TYPE veritas_stage_seconds summary"
-    );
-    for (stage, (sum, count)) in latencies {
-        let _ = writeln!(out, "veritas_stage_seconds_sum{{stage=\"{stage}\"}} {sum}");
-        let _ = writeln!(
-            out,
-            "veritas_stage_seconds_count{{stage=\"{stage}\"}} {count}"
-        );
-    }
-    let mut put = |name: &str, kind: &str, help: &str, value: f64| {
-        let _ = writeln!(
-            out,
-            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
-        );
+            .zip(counts.by_stage)
+            .map(|(stage, n)| (stage.as_str(), n))
+            .collect(),
+        resolved: counts.reported - counts.escalated.min(counts.reported),
+        escalated: counts.escalated,
+        failed: counts.failed,
+        chain_head: load(&w.head),
+        cursor_block: load(&w.cursor),
+        cursor_lag_blocks: w.lag(s.confirmations),
+        rpc_errors: load(&w.rpc_errors),
+        incomplete_log_pages: load(&w.incomplete_pages),
+        evidence_submissions_seen: load(&w.submissions_seen),
+        broken_evidence_pages: load(&w.broken_evidence_pages),
+        rejected_log_pages: load(&w.rejected_pages),
+        questions_rejected: load(&w.questions_rejected),
+        log_range_blocks: load(&w.range),
+        wallet_balance_ether: None,
+        operator_credits_wei: None,
     };
-    put(
-        "veritas_chain_head",
-        "gauge",
-        "Latest head block seen.",
-        load(&s.watch.head) as f64,
-    );
-    put(
-        "veritas_cursor_block",
-        "gauge",
-        "Next block the watcher scans.",
-        load(&s.watch.cursor) as f64,
-    );
-    put(
-        "veritas_cursor_lag_blocks",
-        "gauge",
-        "Confirmed blocks not yet scanned.",
-        s.watch.lag(s.confirmations) as f64,
-    );
-    put(
-        "veritas_rpc_errors_total",
-        "counter",
-        "Watcher polls that failed.",
-        load(&s.watch.rpc_errors) as f64,
-    );
-    put(
-        "veritas_incomplete_log_pages_total",
-        "counter",
-        "eth_getLogs pages with fewer questions than questionCount(); read again.",
-        load(&s.watch.incomplete_pages) as f64,
-    );
-    put(
-        "veritas_evidence_submissions_seen_total",
-        "counter",
-        "On-chain evidence submissions stored by the watcher (this process).",
-        load(&s.watch.submissions_seen) as f64,
-    );
-    put(
-        "veritas_broken_evidence_pages_total",
-        "counter",
-        "eth_getLogs pages whose EvidenceSubmitted logs did not link to evidenceHead(); read again.",
-        load(&s.watch.broken_evidence_pages) as f64,
-    );
-    put(
-        "veritas_rejected_log_pages_total",
-        "counter",
-        "eth_getLogs pages refused as no honest provider's answer (forged or out-of-range logs); read again.",
-        load(&s.watch.rejected_pages) as f64,
-    );
-    put(
-        "veritas_questions_rejected_total",
-        "counter",
-        "Questions stored as failed on sight: never resolvable (invalid UTF-8, resolveAfter past the contract's horizon).",
-        load(&s.watch.questions_rejected) as f64,
-    );
-    put(
-        "veritas_log_range_blocks",
-        "gauge",
-        "Current eth_getLogs range.",
-        load(&s.watch.range) as f64,
-    );
     if let Ok(Ok(balance)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()).await {
         // f64 keeps 15 significant digits: plenty for a balance gauge in ether.
-        let ether = f64::from(balance) / 1e18;
-        put(
-            "veritas_wallet_balance_ether",
-            "gauge",
-            "Operator account balance.",
-            ether,
-        );
+        scrape.wallet_balance_ether = Some(f64::from(balance) / 1e18);
     }
     // Read at every scrape like the balance above: the fees this operator may `withdraw`.
     let credits = crate::chain::reader::credits(&s.provider, s.oracle, s.poster.address());
     if let Ok(Ok(wei)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, credits).await {
-        // The exact integer: Prometheus reads it as a float, a person reads every digit.
-        let _ = writeln!(
-            out,
-            "# HELP veritas_operator_credits_wei Unpaid credits of the operator on the oracle (veritas operator withdraw).\n# TYPE veritas_operator_credits_wei gauge\nveritas_operator_credits_wei {wei}"
-        );
+        scrape.operator_credits_wei =
+            Some(u64::try_from(wei).map_or_else(|_| Wei::Approximate(f64::from(wei)), Wei::Exact));
     }
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], out).into_response()
+    match s.metrics.encode(&scrape) {
+        Ok(page) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], page).into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("metrics: {e}\n")).into_response(),
+    }
 }
 
 /// The report file of question `id` exactly as the node wrote it (an auditor recomputes its

@@ -1,80 +1,144 @@
-//! The node's counters and latency summaries, shared by the pipeline (which records) and the
-//! HTTP API (which exports them in Prometheus text format).
+//! Every metric the node exports, declared once here and encoded by `prometheus-client` (the
+//! OpenMetrics text format Prometheus scrapes).
 //!
-//! Kept apart from [`crate::api`] so the pipeline depends on a plain data type, not on the
-//! HTTP server.
+//! Two kinds of values: what this process counts as it works ([`Metrics`]: retries, juror
+//! calls, tokens, cost, stage timings), recorded by the job runner; and what is read at each
+//! scrape ([`Scrape`]: the store's question counts, the watcher's state, the wallet's balance
+//! and credits), gathered by the HTTP API. [`Metrics::encode`] writes both. This module has no
+//! I/O and knows none of the node's types, so the pipeline depends on a plain data type, not
+//! on the HTTP server.
 
 use std::{
-    collections::BTreeMap,
-    sync::{
-        Mutex,
-        atomic::{AtomicU64, Ordering},
-    },
+    fmt,
+    sync::atomic::{AtomicU64, Ordering},
     time::Duration,
 };
 
-/// Counters and latency summaries the node exports (besides the store's job counts).
-#[derive(Debug, Default)]
+use prometheus_client::{
+    encoding::{EncodeLabelSet, text},
+    metrics::{
+        counter::{ConstCounter, Counter},
+        family::Family,
+        gauge::{ConstGauge, Gauge},
+        histogram::{Histogram, exponential_buckets},
+    },
+    registry::Registry,
+};
+
+/// The `Content-Type` of [`Metrics::encode`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The label of a stage timing.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct StageLabel {
+    stage: &'static str,
+}
+
+/// What this process counts (the rest is read at each scrape: [`Scrape`]).
+#[derive(Debug)]
 pub struct Metrics {
-    /// Verdicts posted by this process and resolved automatically.
-    pub resolved: AtomicU64,
-    /// Verdicts posted by this process and escalated.
-    pub escalated: AtomicU64,
-    /// Questions marked failed by this process.
-    pub questions_failed: AtomicU64,
-    /// Attempts that failed and were scheduled for retry.
-    pub attempts_failed: AtomicU64,
-    /// Juror calls (ballots) made.
-    pub juror_calls: AtomicU64,
-    /// Juror calls that produced no vote.
-    pub juror_failures: AtomicU64,
-    /// Tokens used by jurors (prompt + completion).
-    pub tokens: AtomicU64,
-    /// Juror cost in micro-dollars.
-    pub cost_micro_usd: AtomicU64,
-    /// Prompt tokens the model servers served from their prompt cache.
-    pub cached_tokens: AtomicU64,
-    /// Juror cost of each question's committee run: (sum of US dollars, runs).
-    question_cost: Mutex<(f64, u64)>,
-    /// Stage → (sum of seconds, count).
-    latencies: Mutex<BTreeMap<&'static str, (f64, u64)>>,
+    attempts_failed: Counter,
+    juror_calls: Counter,
+    juror_failures: Counter,
+    tokens: Counter,
+    cached_tokens: Counter,
+    cost_usd: Counter<f64, AtomicU64>,
+    question_cost_usd: Histogram,
+    stage_seconds: Family<StageLabel, Histogram>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self {
+            attempts_failed: Counter::default(),
+            juror_calls: Counter::default(),
+            juror_failures: Counter::default(),
+            tokens: Counter::default(),
+            cached_tokens: Counter::default(),
+            cost_usd: Counter::default(),
+            // $0.0001 .. ~$52: a local model costs nothing, a hosted committee cents to dollars.
+            question_cost_usd: Histogram::new(exponential_buckets(1e-4, 4.0, 10)),
+            // 10 ms .. ~22 min: a replay run, a post, a committee of hosted models.
+            stage_seconds: Family::new_with_constructor(|| {
+                Histogram::new(exponential_buckets(0.01, 3.0, 12))
+            }),
+        }
+    }
+}
+
+/// Values read at each scrape, from the store, the watcher and the chain.
+#[derive(Debug, Clone, Default)]
+pub struct Scrape {
+    /// Questions stored (all time).
+    pub questions_seen: u64,
+    /// Stored questions per stage name.
+    pub by_stage: Vec<(&'static str, u64)>,
+    /// Verdicts posted as resolved (all time, from the store).
+    pub resolved: u64,
+    /// Verdicts posted as escalated (all time).
+    pub escalated: u64,
+    /// Questions marked failed (all time).
+    pub failed: u64,
+    /// Latest head block seen.
+    pub chain_head: u64,
+    /// Next block the watcher scans.
+    pub cursor_block: u64,
+    /// Confirmed blocks not yet scanned.
+    pub cursor_lag_blocks: u64,
+    /// Watcher polls that failed.
+    pub rpc_errors: u64,
+    /// Log pages read again because they held fewer questions than `questionCount()`.
+    pub incomplete_log_pages: u64,
+    /// On-chain evidence submissions stored by the watcher.
+    pub evidence_submissions_seen: u64,
+    /// Log pages whose evidence did not link to `evidenceHead()`.
+    pub broken_evidence_pages: u64,
+    /// Log pages refused as no honest provider's answer.
+    pub rejected_log_pages: u64,
+    /// Questions stored as failed on sight.
+    pub questions_rejected: u64,
+    /// Current `eth_getLogs` range.
+    pub log_range_blocks: u64,
+    /// The operator's balance in ether, when the RPC answered in time.
+    pub wallet_balance_ether: Option<f64>,
+    /// The operator's unpaid credits on the oracle in wei, when the RPC answered in time
+    /// (exact up to 2^64 − 1 wei, ~18.4 ether; above that a float).
+    pub operator_credits_wei: Option<Wei>,
+}
+
+/// A wei amount as a gauge shows it: the exact integer while it fits 64 bits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Wei {
+    /// Exact.
+    Exact(u64),
+    /// Above `u64::MAX` wei: Prometheus reads every value as a float anyway.
+    Approximate(f64),
 }
 
 impl Metrics {
-    /// Add one to a counter.
-    pub fn inc(&self, counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
+    /// Count an attempt that failed and was scheduled for retry.
+    pub fn record_retry(&self) {
+        self.attempts_failed.inc();
     }
 
     /// Record one duration of a stage (`resolve`, `post`, `confirmation_to_verdict`).
     pub fn observe(&self, stage: &'static str, elapsed: Duration) {
-        // A poisoned lock only means another thread panicked mid-update of a float sum: the
-        // map is still usable for a gauge.
-        let mut map = self.latencies.lock().unwrap_or_else(|p| p.into_inner());
-        let entry = map.entry(stage).or_insert((0.0, 0));
-        entry.0 += elapsed.as_secs_f64();
-        entry.1 += 1;
-    }
-
-    /// Every stage's (sum of seconds, count), in stage order.
-    pub fn latencies(&self) -> Vec<(&'static str, (f64, u64))> {
-        let map = self.latencies.lock().unwrap_or_else(|p| p.into_inner());
-        map.iter().map(|(k, v)| (*k, *v)).collect()
+        self.stage_seconds
+            .get_or_create(&StageLabel { stage })
+            .observe(elapsed.as_secs_f64());
     }
 
     /// Count one juror call: whether it produced a vote, its tokens and its cost.
     pub fn record_juror_call(&self, call: JurorCall) {
-        self.inc(&self.juror_calls);
+        self.juror_calls.inc();
         if !call.voted {
-            self.inc(&self.juror_failures);
+            self.juror_failures.inc();
         }
-        self.tokens.fetch_add(call.tokens, Ordering::Relaxed);
-        self.cached_tokens
-            .fetch_add(call.cached_tokens, Ordering::Relaxed);
-        // Rounded to micro-dollars; negative or absurd values are ignored.
+        self.tokens.inc_by(call.tokens);
+        self.cached_tokens.inc_by(call.cached_tokens);
+        // Negative or absurd values are ignored: a counter only grows.
         if call.cost_usd.is_finite() && call.cost_usd >= 0.0 {
-            self.cost_micro_usd
-                .fetch_add((call.cost_usd * 1e6).round() as u64, Ordering::Relaxed);
+            self.cost_usd.inc_by(call.cost_usd);
         }
     }
 
@@ -85,14 +149,169 @@ impl Metrics {
         } else {
             0.0
         };
-        let mut cost = self.question_cost.lock().unwrap_or_else(|p| p.into_inner());
-        cost.0 += usd;
-        cost.1 += 1;
+        self.question_cost_usd.observe(usd);
     }
 
-    /// The juror cost of the committee runs so far: (sum of US dollars, runs).
-    pub fn question_cost(&self) -> (f64, u64) {
-        *self.question_cost.lock().unwrap_or_else(|p| p.into_inner())
+    /// Every metric, this process's and `scrape`'s, in the OpenMetrics text format
+    /// ([`CONTENT_TYPE`]).
+    ///
+    /// # Errors
+    /// [`fmt::Error`] only if writing to the string fails (it does not).
+    pub fn encode(&self, scrape: &Scrape) -> Result<String, fmt::Error> {
+        let mut r = Registry::default();
+        let sc = scrape;
+        // Read at the scrape. The encoder appends `_total` to counters and a period to help texts.
+        let counters = [
+            (
+                "veritas_questions_seen",
+                "Questions confirmed on-chain and stored",
+                sc.questions_seen,
+            ),
+            (
+                "veritas_questions_resolved",
+                "Verdicts posted as resolved (all time, from the store)",
+                sc.resolved,
+            ),
+            (
+                "veritas_questions_escalated",
+                "Verdicts posted as escalated (all time)",
+                sc.escalated,
+            ),
+            (
+                "veritas_questions_failed",
+                "Questions marked failed (all time)",
+                sc.failed,
+            ),
+            (
+                "veritas_rpc_errors",
+                "Watcher polls that failed",
+                sc.rpc_errors,
+            ),
+            (
+                "veritas_incomplete_log_pages",
+                "eth_getLogs pages with fewer questions than questionCount(); read again",
+                sc.incomplete_log_pages,
+            ),
+            (
+                "veritas_evidence_submissions_seen",
+                "On-chain evidence submissions stored by the watcher (this process)",
+                sc.evidence_submissions_seen,
+            ),
+            (
+                "veritas_broken_evidence_pages",
+                "eth_getLogs pages whose EvidenceSubmitted logs did not link to evidenceHead(); read again",
+                sc.broken_evidence_pages,
+            ),
+            (
+                "veritas_rejected_log_pages",
+                "eth_getLogs pages refused as no honest provider's answer (forged or out-of-range logs); read again",
+                sc.rejected_log_pages,
+            ),
+            (
+                "veritas_questions_rejected",
+                "Questions stored as failed on sight: never resolvable (invalid UTF-8, resolveAfter past the contract's horizon)",
+                sc.questions_rejected,
+            ),
+        ];
+        for (name, help, value) in counters {
+            r.register(name, help, ConstCounter::new(value));
+        }
+        let gauges = [
+            (
+                "veritas_chain_head",
+                "Latest head block seen",
+                sc.chain_head,
+            ),
+            (
+                "veritas_cursor_block",
+                "Next block the watcher scans",
+                sc.cursor_block,
+            ),
+            (
+                "veritas_cursor_lag_blocks",
+                "Confirmed blocks not yet scanned",
+                sc.cursor_lag_blocks,
+            ),
+            (
+                "veritas_log_range_blocks",
+                "Current eth_getLogs range",
+                sc.log_range_blocks,
+            ),
+        ];
+        for (name, help, value) in gauges {
+            r.register(name, help, ConstGauge::new(value));
+        }
+        let stages = Family::<StageLabel, Gauge>::default();
+        for (stage, n) in &sc.by_stage {
+            stages
+                .get_or_create(&StageLabel { stage })
+                .set(i64::try_from(*n).unwrap_or(i64::MAX));
+        }
+        r.register("veritas_questions", "Stored questions by stage", stages);
+        if let Some(ether) = sc.wallet_balance_ether {
+            r.register(
+                "veritas_wallet_balance_ether",
+                "Operator account balance",
+                ConstGauge::new(ether),
+            );
+        }
+        const CREDITS: &str = "veritas_operator_credits_wei";
+        const CREDITS_HELP: &str =
+            "Unpaid credits of the operator on the oracle (veritas operator withdraw)";
+        match sc.operator_credits_wei {
+            Some(Wei::Exact(wei)) => r.register(CREDITS, CREDITS_HELP, ConstGauge::new(wei)),
+            Some(Wei::Approximate(wei)) => r.register(CREDITS, CREDITS_HELP, ConstGauge::new(wei)),
+            None => {}
+        }
+        // Counted by this process (clones share the values).
+        let ours = [
+            (
+                "veritas_attempts_failed",
+                "Failed attempts scheduled for retry (this process)",
+                &self.attempts_failed,
+            ),
+            (
+                "veritas_juror_calls",
+                "Juror calls (ballots) made (this process)",
+                &self.juror_calls,
+            ),
+            (
+                "veritas_juror_failures",
+                "Juror calls without a vote (this process)",
+                &self.juror_failures,
+            ),
+            (
+                "veritas_juror_tokens",
+                "Juror tokens used (this process)",
+                &self.tokens,
+            ),
+            (
+                "veritas_juror_cached_tokens",
+                "Juror prompt tokens served from the model server's prompt cache (this process)",
+                &self.cached_tokens,
+            ),
+        ];
+        for (name, help, counter) in ours {
+            r.register(name, help, counter.clone());
+        }
+        r.register(
+            "veritas_juror_cost_usd",
+            "Juror cost in US dollars (this process)",
+            self.cost_usd.clone(),
+        );
+        r.register(
+            "veritas_question_cost_usd",
+            "Juror cost of one question's committee run, US dollars (this process)",
+            self.question_cost_usd.clone(),
+        );
+        r.register(
+            "veritas_stage_seconds",
+            "Time spent per stage (this process)",
+            self.stage_seconds.clone(),
+        );
+        let mut out = String::new();
+        text::encode(&mut out, &r)?;
+        Ok(out)
     }
 }
 
@@ -110,11 +329,22 @@ pub struct JurorCall {
     pub cost_usd: f64,
 }
 
+/// Read an atomic the watcher counts with (relaxed: a scrape needs no ordering).
+pub fn load(a: &AtomicU64) -> u64 {
+    a.load(Ordering::Relaxed)
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+
+    /// The sample lines of `page` named `name` (labels included), without the value.
+    fn value_of<'a>(page: &'a str, sample: &str) -> Option<&'a str> {
+        page.lines()
+            .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' '))
+    }
 
     #[test]
     fn juror_calls_feed_juror_counters() {
@@ -136,25 +366,85 @@ mod tests {
                 voted: true,
                 tokens: 7,
                 cached_tokens: 0,
-                cost_usd: 0.0,
+                cost_usd: f64::NAN,
             },
         ];
         for call in calls {
             m.record_juror_call(call);
         }
-        assert_eq!(m.juror_calls.load(Ordering::Relaxed), 3);
-        assert_eq!(m.juror_failures.load(Ordering::Relaxed), 1);
-        assert_eq!(m.tokens.load(Ordering::Relaxed), 227);
-        assert_eq!(m.cost_micro_usd.load(Ordering::Relaxed), 2_500);
-        assert_eq!(m.cached_tokens.load(Ordering::Relaxed), 60);
         m.record_question_cost(0.0025);
         m.record_question_cost(f64::NAN);
-        let (sum, runs) = m.question_cost();
-        assert_eq!(runs, 2);
-        assert!((sum - 0.0025).abs() < 1e-12, "{sum}");
         m.observe("post", Duration::from_millis(250));
         m.observe("post", Duration::from_millis(750));
-        let map = m.latencies.lock().unwrap();
-        assert_eq!(map["post"], (1.0, 2));
+        m.record_retry();
+        let page = m.encode(&Scrape::default()).unwrap();
+        assert_eq!(value_of(&page, "veritas_juror_calls_total"), Some("3"));
+        assert_eq!(value_of(&page, "veritas_juror_failures_total"), Some("1"));
+        assert_eq!(value_of(&page, "veritas_juror_tokens_total"), Some("227"));
+        assert_eq!(
+            value_of(&page, "veritas_juror_cached_tokens_total"),
+            Some("60")
+        );
+        assert_eq!(value_of(&page, "veritas_attempts_failed_total"), Some("1"));
+        let cost: f64 = value_of(&page, "veritas_juror_cost_usd_total")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((cost - 0.0025).abs() < 1e-12, "{cost}");
+        assert_eq!(
+            value_of(&page, "veritas_question_cost_usd_count"),
+            Some("2")
+        );
+        assert_eq!(
+            value_of(&page, "veritas_stage_seconds_count{stage=\"post\"}"),
+            Some("2")
+        );
+        assert_eq!(
+            value_of(&page, "veritas_stage_seconds_sum{stage=\"post\"}"),
+            Some("1.0")
+        );
+        assert!(page.ends_with("# EOF\n"), "{page}");
+    }
+
+    #[test]
+    fn scrape_values_are_exported_under_their_names() {
+        let scrape = Scrape {
+            questions_seen: 5,
+            by_stage: vec![("queued", 1), ("failed", 2)],
+            failed: 2,
+            incomplete_log_pages: 1,
+            wallet_balance_ether: Some(9.5),
+            operator_credits_wei: Some(Wei::Exact(10_000_000_000_000_000)),
+            ..Scrape::default()
+        };
+        let page = Metrics::default().encode(&scrape).unwrap();
+        assert_eq!(value_of(&page, "veritas_questions_seen_total"), Some("5"));
+        assert_eq!(
+            value_of(&page, "veritas_questions{stage=\"failed\"}"),
+            Some("2")
+        );
+        assert_eq!(
+            value_of(&page, "veritas_questions{stage=\"queued\"}"),
+            Some("1")
+        );
+        assert_eq!(value_of(&page, "veritas_questions_failed_total"), Some("2"));
+        assert_eq!(
+            value_of(&page, "veritas_incomplete_log_pages_total"),
+            Some("1")
+        );
+        assert_eq!(value_of(&page, "veritas_wallet_balance_ether"), Some("9.5"));
+        assert_eq!(
+            value_of(&page, "veritas_operator_credits_wei"),
+            Some("10000000000000000")
+        );
+        // Help texts end in one period (the encoder adds it).
+        assert!(
+            page.contains("# HELP veritas_rpc_errors Watcher polls that failed.\n"),
+            "{page}"
+        );
+        // Without an answer from the RPC, no balance and no credits rather than a made-up 0.
+        let page = Metrics::default().encode(&Scrape::default()).unwrap();
+        assert!(!page.contains("veritas_wallet_balance_ether"));
+        assert!(!page.contains("veritas_operator_credits_wei"));
     }
 }

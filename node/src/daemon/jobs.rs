@@ -279,7 +279,6 @@ impl JobRunner {
         let reason = format!("job panicked: {message}");
         error!(target: "veritas::pipeline", question = %question_id, reason, "question failed");
         self.record(|s| s.record_failure(question_id, &reason, None));
-        self.metrics.inc(&self.metrics.questions_failed);
     }
 
     fn fail(&self, job: &Job, err: &JobError) -> JobOutcome {
@@ -301,12 +300,11 @@ impl JobRunner {
                 .now_ms()
                 .saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
             self.record(|s| s.record_failure(qid, &reason, Some(at)));
-            self.metrics.inc(&self.metrics.attempts_failed);
+            self.metrics.record_retry();
             JobOutcome::Retry { reason }
         } else {
             error!(target: "veritas::pipeline", attempt, error = %reason, "question failed");
             self.record(|s| s.record_failure(qid, &reason, None));
-            self.metrics.inc(&self.metrics.questions_failed);
             JobOutcome::Failed { reason }
         }
     }
@@ -387,12 +385,6 @@ impl JobRunner {
         crate::crashpoint::hit("report.tx_added");
         self.store.mark_reported(qid)?;
         if matches!(outcome, JobOutcome::Posted { .. }) {
-            let counter = if intent.escalated {
-                &self.metrics.escalated
-            } else {
-                &self.metrics.resolved
-            };
-            self.metrics.inc(counter);
             let since_seen = Duration::from_millis(
                 u64::try_from(self.store.now_ms() - job.seen_at).unwrap_or(0),
             );
