@@ -78,16 +78,16 @@ pub enum AuditError {
 /// What the report's own evidence, ballots and policy yield.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Recomputed {
-    /// `question.id` when the report names one (decimal).
-    pub question_id: Option<String>,
+    /// `question.id` when the report names one (a decimal string or number in the JSON).
+    pub question_id: Option<U256>,
     /// The question text.
     pub question: String,
     /// sha256 of the question text (what the contract stores).
     pub question_hash: B256,
     /// Merkle root over the question and the evidence.
     pub root: B256,
-    /// Leaf hashes, question first (0x hex).
-    pub leaves: Vec<String>,
+    /// Leaf hashes, question first.
+    pub leaves: Vec<B256>,
     /// (YES, NO, NULL) in 1e18 fixed point.
     pub p_fixed: [u128; 3],
     /// Kappa in 1e18 fixed point.
@@ -144,9 +144,7 @@ pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
         .ok_or_else(|| shape("question.text", "missing or not a string"))?;
     let question_id = match report.pointer("/question/id") {
         None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(Value::Number(n)) => Some(n.to_string()),
-        Some(other) => return Err(shape("question.id", format!("unexpected {other}"))),
+        Some(_) => Some(question_id(report)?),
     };
     let evidence = report
         .get("evidence")
@@ -177,7 +175,7 @@ pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
         question: question.to_owned(),
         question_hash: B256::from_slice(&Sha256::digest(question.as_bytes())),
         root: B256::from(commitment.root),
-        leaves: commitment.leaves_hex(),
+        leaves: commitment.leaves.iter().copied().map(B256::from).collect(),
         p_fixed: summary.p_fixed,
         kappa_fixed: summary.kappa_fixed,
         valid_ballots: summary.valid,
@@ -215,7 +213,11 @@ pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
     let leaves = report.get("leaves").and_then(Value::as_array);
     check(
         "leaves",
-        rec.leaves.join(","),
+        rec.leaves
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(","),
         leaves.map(|l| {
             l.iter()
                 .filter_map(Value::as_str)
@@ -344,12 +346,13 @@ fn question_id(report: &Value) -> Result<U256, AuditError> {
     let id = match report.pointer("/question/id") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) => n.to_string(),
-        _ => {
+        None | Some(Value::Null) => {
             return Err(shape(
                 "question.id",
                 "missing: submissions need the question id",
             ));
         }
+        Some(other) => return Err(shape("question.id", format!("unexpected {other}"))),
     };
     id.parse()
         .map_err(|e| shape("question.id", format!("{id:?}: {e}")))
@@ -582,12 +585,26 @@ mod tests {
     fn an_honest_report_matches_itself() {
         let r = report();
         let rec = recompute(&r).unwrap();
-        assert_eq!(rec.question_id.as_deref(), Some("7"));
+        assert_eq!(rec.question_id, Some(U256::from(7)));
         assert_eq!(rec.valid_ballots, 3);
         assert_eq!(rec.p_fixed.iter().sum::<u128>(), stats::WAD);
         assert!(!rec.escalated, "{:?}", rec.routing);
         assert_eq!(rec.routing.recomputed, Some(Decision::Resolve));
         assert_eq!(compare_with_report(&rec, &r), vec![]);
+    }
+
+    #[test]
+    fn the_question_id_is_read_once_into_a_u256_or_refused() {
+        let mut r = report();
+        r["question"]["id"] = json!(7);
+        assert_eq!(recompute(&r).unwrap().question_id, Some(U256::from(7)));
+        r["question"]["id"] = json!(null);
+        assert_eq!(recompute(&r).unwrap().question_id, None);
+        for bad in [json!("seven"), json!("-7"), json!(true)] {
+            r["question"]["id"] = bad.clone();
+            let e = recompute(&r).unwrap_err().to_string();
+            assert!(e.starts_with("report key `question.id`"), "{bad}: {e}");
+        }
     }
 
     #[test]

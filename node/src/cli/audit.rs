@@ -106,10 +106,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
         };
         let id: U256 = rec
             .question_id
-            .as_deref()
-            .context("the report has no question.id: it was not resolved on-chain")?
-            .parse()
-            .context("question.id")?;
+            .context("the report has no question.id: it was not resolved on-chain")?;
         let provider = chain::connect(rpc, std::time::Duration::from_secs(15))?;
         mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, id).await?);
         mismatches.extend(
