@@ -7,7 +7,11 @@
 //!   the stores are the ones revealed and never appear in a log;
 //! - a node SIGKILLed between its commit and the reveal phase reveals once restarted;
 //! - a node back after the reveal deadline fails the question (bond lost), and `finalize`
-//!   burns its bond.
+//!   burns its bond;
+//! - reorgs (`anvil_reorg`): a commit reorged out is sent again with the saved commitment (at
+//!   the nonce the reorg freed); a reveal reorged out, across a restart or while the node runs,
+//!   is revealed again with the saved salt. One verdict, one commit and one reveal per
+//!   operator on the final chain, one `commitments` row, nothing slashed.
 //!
 //! `cargo test -p veritas-node --test commit_reveal -- --nocapture`
 
@@ -439,6 +443,48 @@ async fn a_reveal_reorged_out_after_a_crash_is_revealed_again_with_the_saved_sal
     assert_once_each(&chain, id, &[(&first, 1), (&second, 3)]).await;
     assert_eq!(saved(&first)[&id], (commitment, salt));
     assert_sent_once(&first, id);
+    first.stop();
+    second.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reveal_reorged_out_while_the_node_runs_is_revealed_again_with_the_saved_salt() {
+    let chain = commit_reveal_chain(&[1, 3]).await;
+    // Two confirmations: the verdict in the head block is not stored by the watcher before
+    // the reorg takes it away (a reorg within the confirmation depth).
+    let mut first = Node::configure_as(&chain, 1, YES_MAJORITY, "");
+    first.edit_config("confirmations = 1", "confirmations = 2");
+    let mut second = Node::configure_as(&chain, 3, YES_MAJORITY, "");
+    let (a, b) = (address(1), address(3));
+    // The first node commits, then dies (so that the second reveals first).
+    first.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
+    let id = chain.ask(&["Revealed twice by a live reorg?"]).await[0];
+    rpc(&chain, "anvil_mine", serde_json::json!([1])).await; // its second confirmation
+    first.wait_exit(WAIT).expect("commit.mined reached");
+    let (commitment, salt) = saved(&first)[&id];
+    second.start();
+    until("the second reveal", &second, || async {
+        logged_block(&chain, id, b, false).await.is_some()
+    })
+    .await;
+    // The first node, running from now on, reveals: its reveal posts the verdict.
+    first.start();
+    first.wait_stage(id, "reported", WAIT).await;
+    let block = logged_block(&chain, id, a, false).await.unwrap();
+    assert_eq!(chain.status(id).await, S::Resolved);
+
+    // The reveal's block is reorged out while the node runs.
+    reorg_from(&chain, block).await;
+    assert_eq!(chain.status(id).await, S::Asked);
+    assert_eq!(logged_block(&chain, id, a, false).await, None);
+    assert_eq!(commitment_of(&chain, id, a).await, commitment);
+
+    // The node notices its commitment unrevealed and reveals again, with the saved salt.
+    chain.wait_status(id, S::Resolved, WAIT).await;
+    rpc(&chain, "anvil_mine", serde_json::json!([1])).await; // the verdict confirmed
+    assert_once_each(&chain, id, &[(&first, 1), (&second, 3)]).await;
+    assert_eq!(saved(&first)[&id], (commitment, salt));
+    assert!(first.log_text().contains("(reorged out); revealing again"));
     first.stop();
     second.stop();
 }
