@@ -7,7 +7,11 @@
 //!   the stores are the ones revealed and never appear in a log;
 //! - a node SIGKILLed between its commit and the reveal phase reveals once restarted;
 //! - a node back after the reveal deadline fails the question (bond lost), and `finalize`
-//!   burns its bond.
+//!   burns its bond;
+//! - reorgs (`anvil_reorg`): a commit reorged out is sent again with the saved commitment (at
+//!   the nonce the reorg freed); a reveal reorged out, across a restart or while the node runs,
+//!   is revealed again with the saved salt. One verdict, one commit and one reveal per
+//!   operator on the final chain, one `commitments` row, nothing slashed.
 //!
 //! `cargo test -p veritas-node --test commit_reveal -- --nocapture`
 
@@ -235,4 +239,252 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     assert_eq!(slashed(&chain).await, 1);
     late.stop();
     prompt.stop();
+}
+
+/// One JSON-RPC call straight to anvil.
+async fn rpc(chain: &Chain, method: &str, params: serde_json::Value) -> serde_json::Value {
+    use alloy::providers::Provider;
+    chain
+        .reader()
+        .raw_request::<_, serde_json::Value>(method.to_owned().into(), params)
+        .await
+        .unwrap_or_else(|e| panic!("{method}: {e}"))
+}
+
+/// The block of `who`'s `ReportCommitted` (`commit`) or `ReportSubmitted` on `id`, if any.
+async fn logged_block(chain: &Chain, id: U256, who: Address, commit: bool) -> Option<u64> {
+    use alloy::{providers::Provider, rpc::types::Filter, sol_types::SolEvent};
+    let signature = if commit {
+        IVeritasOracle::ReportCommitted::SIGNATURE_HASH
+    } else {
+        IVeritasOracle::ReportSubmitted::SIGNATURE_HASH
+    };
+    let filter = Filter::new()
+        .address(chain.oracle)
+        .event_signature(signature)
+        .topic1(id)
+        .topic2(who.into_word())
+        .from_block(0u64);
+    let logs = chain.reader().get_logs(&filter).await.unwrap();
+    assert!(logs.len() <= 1, "{who} logged twice on {id}: {logs:?}");
+    logs.first().map(|l| l.block_number.unwrap())
+}
+
+/// Replace the blocks from `block` to the head by as many empty ones: what they held is gone
+/// (anvil does not put reorged transactions back in its pool).
+async fn reorg_from(chain: &Chain, block: u64) {
+    use alloy::providers::Provider;
+    let head = chain.reader().get_block_number().await.unwrap();
+    assert!(block <= head);
+    rpc(
+        chain,
+        "anvil_reorg",
+        serde_json::json!([head - block + 1, []]),
+    )
+    .await;
+}
+
+async fn commitment_of(chain: &Chain, id: U256, who: Address) -> B256 {
+    IVeritasOracle::new(chain.oracle, chain.reader())
+        .commitmentOf(id, who)
+        .call()
+        .await
+        .unwrap()
+}
+
+/// Rows in the node's `commitments` table for `id`.
+fn commitment_rows(node: &Node, id: U256) -> i64 {
+    node.sqlite()
+        .query_row(
+            "SELECT count(*) FROM commitments WHERE question_id = ?1",
+            [id.to_string()],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// On the final chain: one verdict, one commit and one reveal per operator in `keys`, each
+/// commitment the one the node saved (its only row), nothing slashed, the reports pooled.
+async fn assert_once_each(chain: &Chain, id: U256, nodes: &[(&Node, usize)]) {
+    assert_eq!(chain.verdict_events(id).await, 1, "{id}");
+    let committed = commits(chain, id).await;
+    assert_eq!(committed.len(), nodes.len(), "{committed:?}");
+    let reporters: Vec<Address> = chain.reports(id).await.iter().map(|r| r.0).collect();
+    assert_eq!(reporters.len(), nodes.len(), "{reporters:?}");
+    for (node, key) in nodes {
+        let who = address(*key);
+        let on_chain = committed.iter().find(|c| c.0 == who).unwrap().1;
+        assert_eq!(saved(node).get(&id).map(|s| s.0), Some(on_chain), "{key}");
+        assert_eq!(commitment_rows(node, id), 1, "one salt ever for {key}");
+        assert!(reporters.contains(&who), "{key} revealed");
+        // Revealed: the commitment is cleared.
+        assert_eq!(commitment_of(chain, id, who).await, B256::ZERO);
+    }
+    assert_eq!(slashed(chain).await, 0, "a commit was slashed");
+    let reporting: Vec<&Node> = nodes.iter().map(|n| n.0).collect();
+    assert_pooled_audits(chain, id, &reporting).await;
+}
+
+/// Poll `check` every 50 ms until it holds; panics with `what` (and `log`) after [`WAIT`].
+async fn until<F, Fut>(what: &str, log: &Node, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = std::time::Instant::now() + WAIT;
+    while !check().await {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}\n{}",
+            log.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_reorged_out_is_sent_again_with_the_saved_salt() {
+    let chain = commit_reveal_chain(&[1, 3]).await;
+    let mut first = Node::configure_as(&chain, 1, YES_MAJORITY, "");
+    let mut second = Node::configure_as(&chain, 3, YES_MAJORITY, "");
+    first.start();
+    let id = chain.ask(&["Committed twice by a reorg?"]).await[0];
+    let a = address(1);
+    // The first node commits alone; the commit phase waits for the quorum's second commit.
+    until("the first commit", &first, || async {
+        logged_block(&chain, id, a, true).await.is_some()
+    })
+    .await;
+    let block = logged_block(&chain, id, a, true).await.unwrap();
+    let (commitment, salt) = saved(&first)[&id];
+    assert_eq!(commitment_of(&chain, id, a).await, commitment);
+
+    // The commit's block (and anything after it) is reorged out; the question stays.
+    reorg_from(&chain, block).await;
+    assert!(commits(&chain, id).await.is_empty(), "the commit is gone");
+    assert_eq!(commitment_of(&chain, id, a).await, B256::ZERO);
+    assert_eq!(chain.status(id).await, S::Asked);
+
+    // The node notices and commits again: the same commitment (the saved salt), no new row.
+    until("the commit sent again", &first, || async {
+        logged_block(&chain, id, a, true).await.is_some()
+    })
+    .await;
+    assert_eq!(commits(&chain, id).await, vec![(a, commitment)]);
+    assert_eq!(saved(&first)[&id], (commitment, salt));
+    assert_eq!(commitment_rows(&first, id), 1);
+
+    // The second operator commits (the reveal phase opens); both reveal.
+    second.start();
+    chain.wait_status(id, S::Resolved, WAIT).await;
+    assert_once_each(&chain, id, &[(&first, 1), (&second, 3)]).await;
+    assert_eq!(saved(&first)[&id], (commitment, salt));
+    assert_sent_once(&first, id);
+    first.stop();
+    second.stop();
+}
+
+/// The node's transactions about `id`: one commit and one reveal mined, at two nonces (a
+/// reorged-out one sent again, or replaced at its nonce), none pending or reverted.
+fn assert_sent_once(node: &Node, id: U256) {
+    let (mined, nonces, other): (i64, i64, i64) = node
+        .sqlite()
+        .query_row(
+            "SELECT count(*) FILTER (WHERE status = 'mined'), count(DISTINCT nonce), \
+             count(*) FILTER (WHERE status IN ('pending', 'reverted', 'skipped')) \
+             FROM sent_txs WHERE question_id = ?1",
+            [id.to_string()],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((mined, nonces, other), (2, 2, 0), "{}", node.log_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reveal_reorged_out_after_a_crash_is_revealed_again_with_the_saved_salt() {
+    let chain = commit_reveal_chain(&[1, 3]).await;
+    let mut first = Node::configure_as(&chain, 1, YES_MAJORITY, "");
+    let mut second = Node::configure_as(&chain, 3, YES_MAJORITY, "");
+    let (a, b) = (address(1), address(3));
+    // The first node dies right after its commit is mined.
+    first.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
+    let id = chain.ask(&["Revealed twice by a reorg?"]).await[0];
+    first.wait_exit(WAIT).expect("commit.mined reached");
+    let (commitment, salt) = saved(&first)[&id];
+    // The second commits (the reveal phase opens) and reveals; the verdict waits for the first.
+    second.start();
+    until("the second reveal", &second, || async {
+        logged_block(&chain, id, b, false).await.is_some()
+    })
+    .await;
+    assert_eq!(chain.status(id).await, S::Asked);
+
+    // The first reveals (its reveal posts the verdict) and dies right after the broadcast.
+    first.start_with_env(&[(veritas::crashpoint::ENV, "reveal.sent:1")]);
+    first.wait_exit(WAIT).expect("reveal.sent reached");
+    until("the first reveal mined", &first, || async {
+        logged_block(&chain, id, a, false).await.is_some()
+    })
+    .await;
+    chain.wait_status(id, S::Resolved, WAIT).await;
+    let block = logged_block(&chain, id, a, false).await.unwrap();
+    assert!(logged_block(&chain, id, b, false).await.unwrap() < block);
+
+    // The reveal's block is reorged out: the verdict and our report are gone, the commit stays.
+    reorg_from(&chain, block).await;
+    assert_eq!(chain.status(id).await, S::Asked);
+    assert_eq!(chain.verdict_events(id).await, 0);
+    assert_eq!(logged_block(&chain, id, a, false).await, None);
+    assert_eq!(commitment_of(&chain, id, a).await, commitment);
+
+    // Restarted, the node reveals again, with the salt it saved before its commit.
+    first.start();
+    chain.wait_status(id, S::Resolved, WAIT).await;
+    assert_once_each(&chain, id, &[(&first, 1), (&second, 3)]).await;
+    assert_eq!(saved(&first)[&id], (commitment, salt));
+    assert_sent_once(&first, id);
+    first.stop();
+    second.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reveal_reorged_out_while_the_node_runs_is_revealed_again_with_the_saved_salt() {
+    let chain = commit_reveal_chain(&[1, 3]).await;
+    // Two confirmations: the verdict in the head block is not stored by the watcher before
+    // the reorg takes it away (a reorg within the confirmation depth).
+    let mut first = Node::configure_as(&chain, 1, YES_MAJORITY, "");
+    first.edit_config("confirmations = 1", "confirmations = 2");
+    let mut second = Node::configure_as(&chain, 3, YES_MAJORITY, "");
+    let (a, b) = (address(1), address(3));
+    // The first node commits, then dies (so that the second reveals first).
+    first.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
+    let id = chain.ask(&["Revealed twice by a live reorg?"]).await[0];
+    rpc(&chain, "anvil_mine", serde_json::json!([1])).await; // its second confirmation
+    first.wait_exit(WAIT).expect("commit.mined reached");
+    let (commitment, salt) = saved(&first)[&id];
+    second.start();
+    until("the second reveal", &second, || async {
+        logged_block(&chain, id, b, false).await.is_some()
+    })
+    .await;
+    // The first node, running from now on, reveals: its reveal posts the verdict.
+    first.start();
+    first.wait_stage(id, "reported", WAIT).await;
+    let block = logged_block(&chain, id, a, false).await.unwrap();
+    assert_eq!(chain.status(id).await, S::Resolved);
+
+    // The reveal's block is reorged out while the node runs.
+    reorg_from(&chain, block).await;
+    assert_eq!(chain.status(id).await, S::Asked);
+    assert_eq!(logged_block(&chain, id, a, false).await, None);
+    assert_eq!(commitment_of(&chain, id, a).await, commitment);
+
+    // The node notices its commitment unrevealed and reveals again, with the saved salt.
+    chain.wait_status(id, S::Resolved, WAIT).await;
+    rpc(&chain, "anvil_mine", serde_json::json!([1])).await; // the verdict confirmed
+    assert_once_each(&chain, id, &[(&first, 1), (&second, 3)]).await;
+    assert_eq!(saved(&first)[&id], (commitment, salt));
+    assert!(first.log_text().contains("(reorged out); revealing again"));
+    first.stop();
+    second.stop();
 }

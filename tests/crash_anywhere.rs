@@ -46,6 +46,9 @@ enum Kill {
     Point(&'static str, u64),
     /// A verdict transaction broadcast but not mined (automine off).
     InFlight,
+    /// Commit-reveal: the node's `commitReport` (false) or `revealReport` (true) broadcast but
+    /// not mined (automine off, the test mining everything else).
+    InFlightCall(bool),
     /// A SIGKILL after this many milliseconds.
     Random(u64),
 }
@@ -55,6 +58,8 @@ impl std::fmt::Display for Kill {
         match self {
             Kill::Point(p, n) => write!(f, "{p}:{n}"),
             Kill::InFlight => f.write_str("tx.in_flight"),
+            Kill::InFlightCall(false) => f.write_str("commit.in_flight"),
+            Kill::InFlightCall(true) => f.write_str("reveal.in_flight"),
             Kill::Random(ms) => write!(f, "random@{ms}ms"),
         }
     }
@@ -226,6 +231,7 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
                 );
             }
             Kill::InFlight => kill_in_flight(&chain, &mut node).await,
+            Kill::InFlightCall(_) => unreachable!("commit-reveal only"),
             Kill::Random(ms) => {
                 node.start();
                 ids.extend(chain.ask(&refs).await);
@@ -292,31 +298,85 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
 }
 
 /// Kills of the commit-reveal run: every crash point once (the plain ones included), the
-/// commit-reveal ones twice, two at random; `n` and delays from the seed, shuffled.
+/// commit-reveal ones twice, a commit and a reveal in flight, two at random; `n` and delays
+/// from the seed, shuffled.
 fn plan_commit_reveal(rng: &mut ChaCha8Rng) -> Vec<Kill> {
-    let mut kinds: Vec<Option<&'static str>> = crashpoint::POINTS
+    let mut kinds: Vec<Kill> = crashpoint::POINTS
         .iter()
         .chain(crashpoint::COMMIT_REVEAL_POINTS.iter())
-        .copied()
-        .map(Some)
-        .chain([None, None])
+        .map(|p| Kill::Point(p, 0))
+        .chain([Kill::InFlightCall(false), Kill::InFlightCall(true)])
+        .chain([Kill::Random(0), Kill::Random(0)])
         .collect();
     kinds.shuffle(rng);
     kinds
         .into_iter()
         .map(|k| match k {
-            Some("scan.recorded") => Kill::Point("scan.recorded", 1),
-            Some(p) => Kill::Point(p, rng.random_range(1..=CR_QUESTIONS_PER_ROUND as u64)),
-            None => Kill::Random(rng.random_range(50..1_500)),
+            Kill::Point("scan.recorded", _) => Kill::Point("scan.recorded", 1),
+            Kill::Point(p, _) => {
+                Kill::Point(p, rng.random_range(1..=CR_QUESTIONS_PER_ROUND as u64))
+            }
+            Kill::Random(_) => Kill::Random(rng.random_range(50..1_500)),
+            other => other,
         })
         .collect()
+}
+
+/// Automine off; start the node; mine whatever is in anvil's pool (the other operator's
+/// transactions, our commits when a reveal is awaited) until the node's `commitReport`
+/// (`reveal` false) or `revealReport` (true) is in the pool, then SIGKILL it and mine.
+async fn kill_call_in_flight(chain: &Chain, node: &mut Node, reveal: bool) {
+    use alloy::sol_types::SolCall;
+    use veritas::chain::IVeritasOracle;
+    let selector = if reveal {
+        IVeritasOracle::revealReportCall::SELECTOR
+    } else {
+        IVeritasOracle::commitReportCall::SELECTOR
+    };
+    let prefix = format!("0x{}", alloy::hex::encode(selector));
+    let ours = format!("{:#x}", support::address(1));
+    rpc(chain, "evm_setAutomine", serde_json::json!([false])).await;
+    node.start();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let reader = chain.reader();
+    loop {
+        let pool: serde_json::Value = reader
+            .raw_request("txpool_content".into(), serde_json::json!([]))
+            .await
+            .unwrap();
+        let pending = pool["pending"].as_object().cloned().unwrap_or_default();
+        let in_flight = pending
+            .iter()
+            .filter(|(from, _)| from.eq_ignore_ascii_case(&ours))
+            .flat_map(|(_, txs)| txs.as_object().cloned().unwrap_or_default())
+            .any(|(_, tx)| tx["input"].as_str().is_some_and(|i| i.starts_with(&prefix)));
+        if in_flight {
+            break;
+        }
+        if pending
+            .values()
+            .any(|txs| txs.as_object().is_some_and(|t| !t.is_empty()))
+        {
+            rpc(chain, "evm_mine", serde_json::json!([])).await;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no {} in flight: {}",
+            if reveal { "reveal" } else { "commit" },
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    node.kill();
+    rpc(chain, "evm_mine", serde_json::json!([])).await;
+    rpc(chain, "evm_setAutomine", serde_json::json!([true])).await;
 }
 
 const CR_QUESTIONS_PER_ROUND: usize = 2;
 
 /// The commit-reveal configuration (quorum 2, reveal window 30 s): operator A's node is
-/// SIGKILLed at 15 seeded points (every crash point, the commit-reveal ones twice, two at
-/// random) while operator B's node runs throughout; afterwards every question has exactly one
+/// SIGKILLed at 17 seeded points (every crash point, the commit-reveal ones twice, a commit
+/// and a reveal in flight with automine off, two at random) while operator B's node runs throughout; afterwards every question has exactly one
 /// verdict, each operator committed once and revealed that commitment (the salt A saved before
 /// its first commit), A sent exactly one commit and one reveal per question (none reverted, none
 /// left pending), no bond was slashed, and every question's two reports pool into its verdict.
@@ -362,6 +422,10 @@ async fn commit_reveal_sigkill_at_seeded_points_then_every_commit_revealed_once(
                 );
             }
             Kill::InFlight => unreachable!("not planned here"),
+            Kill::InFlightCall(reveal) => {
+                ids.extend(chain.ask(&refs).await);
+                kill_call_in_flight(&chain, &mut node, *reveal).await;
+            }
             Kill::Random(ms) => {
                 node.start();
                 ids.extend(chain.ask(&refs).await);

@@ -1,5 +1,7 @@
 //! Load: a burst of questions on anvil, real nodes with the instant replay resolver (the
-//! scripted test resolver, never the default): one node, and three nodes at quorum 2.
+//! scripted test resolver, never the default): one node, three nodes at quorum 2, and three
+//! nodes at quorum 2 with commit-reveal (a 30 s reveal window: each reporting operator sends a
+//! commit, then a reveal).
 //!
 //! Anvil mines a block every `LOAD_BLOCK_TIME` seconds (default 1), like a real chain, so
 //! reports wait in the mempool and batching and pipelining show on-chain: many reports of an
@@ -24,7 +26,8 @@
 //!
 //! Asserted in every run: 0 lost, 0 duplicated verdicts, 0 duplicated reports, exactly the
 //! quorum's reports per question, contiguous nonces, several reports in one block, at most one
-//! transaction per question. Asserted on the median of `LOAD_RUNS` runs (default 3): at least
+//! transaction per question (commit-reveal: exactly the quorum's commits per question, one per
+//! operator, each revealed once; at most two transactions per question). Asserted on the median of `LOAD_RUNS` runs (default 3): at least
 //! 20 (one node) / 60 (three nodes) verdicts/s from the first confirmation, with p50
 //! confirmation → final verdict ≤ 4 s for three nodes.
 //!
@@ -132,6 +135,22 @@ async fn burst_three_nodes_quorum_two() {
     burst(&[1, 3, 4], 2, 60.0, Some(4000)).await;
 }
 
+/// Three nodes at quorum 2 with a 30 s reveal window: every question is committed, then
+/// revealed. Asserted besides the common checks: exactly the quorum's commits per question, one
+/// per operator, each revealed once. No throughput is asserted (the figures are printed);
+/// `LOAD_RUNS` defaults to 1 here.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "long: load measurement, a burst of 200 commit-reveal questions, 3 nodes, quorum 2 (~1 min)"]
+async fn burst_three_nodes_quorum_two_commit_reveal() {
+    let _alone = ONE_LOAD_AT_A_TIME.lock().await;
+    for _ in 0..env_or("LOAD_RUNS", 1).max(1) {
+        burst_once(&[1, 3, 4], 2, REVEAL_WINDOW).await;
+    }
+}
+
+/// The contract's smallest reveal window, seconds.
+const REVEAL_WINDOW: u32 = 30;
+
 /// The figures a throughput target is checked on.
 struct Figures {
     /// Final verdicts per second from the first confirmation.
@@ -153,7 +172,7 @@ async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64
     let runs = env_or("LOAD_RUNS", 3).max(1) as usize;
     let mut figures = Vec::with_capacity(runs);
     for _ in 0..runs {
-        figures.push(burst_once(keys, quorum).await);
+        figures.push(burst_once(keys, quorum, 0).await);
     }
     let mut rates: Vec<f64> = figures.iter().map(|f| f.rate).collect();
     rates.sort_by(f64::total_cmp);
@@ -173,9 +192,10 @@ async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64
     }
 }
 
-/// One burst against one node per key in `keys` (quorum `quorum`): print the figures, assert
-/// that nothing was lost, duplicated or sent unbatched, and return the timing figures.
-async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
+/// One burst against one node per key in `keys` (quorum `quorum`; commit-reveal when
+/// `reveal_window` > 0): print the figures, assert that nothing was lost, duplicated or sent
+/// unbatched, and return the timing figures.
+async fn burst_once(keys: &[usize], quorum: u8, reveal_window: u32) -> Figures {
     let n = env_or("LOAD_QUESTIONS", 200).max(1) as usize;
     // The node's defaults: 4 committees at once, 256 questions in flight.
     let concurrency = env_or("LOAD_CONCURRENCY", 4);
@@ -187,7 +207,10 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
             ..Default::default()
         },
         keys,
-        |p| p.quorum = quorum,
+        |p| {
+            p.quorum = quorum;
+            p.revealWindow = reveal_window;
+        },
     )
     .await;
     let mut nodes: Vec<Node> = keys
@@ -233,6 +256,8 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
     let mut seen = Seen::default();
     let mut next = first_block;
     let started = Instant::now();
+    // A stall (no new verdict for 90 s, three reveal windows) fails early, whatever the total.
+    let mut progress = (0, Instant::now());
     while seen.verdicts.len() < n {
         let head = reader.get_block_number().await.unwrap();
         if head >= next {
@@ -259,6 +284,14 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
         assert!(
             started.elapsed() < Duration::from_secs(600),
             "{} of {n} verdicts after 10 min",
+            seen.verdicts.len()
+        );
+        if seen.verdicts.len() > progress.0 {
+            progress = (seen.verdicts.len(), Instant::now());
+        }
+        assert!(
+            progress.1.elapsed() < Duration::from_secs(90),
+            "stalled: {} of {n} verdicts, none new for 90 s",
             seen.verdicts.len()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -299,6 +332,36 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
             .or_default() += 1;
     }
     let duplicated_reports = reports.values().filter(|c| **c > 1).count();
+    // Commit-reveal: exactly the quorum's commits per question, one per operator, and every
+    // commit revealed (its operator's report above).
+    let mut commits: BTreeMap<(U256, Address), usize> = BTreeMap::new();
+    if reveal_window > 0 {
+        let filter = Filter::new()
+            .address(chain.oracle)
+            .event_signature(IVeritasOracle::ReportCommitted::SIGNATURE_HASH)
+            .from_block(first_block);
+        for log in reader.get_logs(&filter).await.unwrap() {
+            let e = log
+                .log_decode::<IVeritasOracle::ReportCommitted>()
+                .unwrap()
+                .inner
+                .data;
+            *commits.entry((e.id, e.operator)).or_default() += 1;
+        }
+        for id in seen.asked.keys() {
+            let committed: Vec<_> = commits.iter().filter(|((q, _), _)| q == id).collect();
+            assert_eq!(
+                committed.len(),
+                usize::from(quorum),
+                "committers on question {id}"
+            );
+            for ((_, op), count) in committed {
+                assert_eq!(*count, 1, "{op} committed {count} times on {id}");
+                assert_eq!(reports.get(&(*id, *op)), Some(&1), "{op} revealed on {id}");
+            }
+        }
+    }
+    let duplicated_commits = commits.values().filter(|c| **c > 1).count();
     for id in seen.asked.keys() {
         let k = reports.keys().filter(|(q, _)| q == id).count();
         assert_eq!(k, usize::from(quorum), "reports on question {id}");
@@ -425,7 +488,7 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
         .max_by_key(|(db, wal)| db + wal)
         .unwrap();
     println!(
-        "\n== load: {n} questions in a burst, {} node(s), quorum {quorum}, replay resolver, \
+        "\n== load: {n} questions in a burst, {} node(s), quorum {quorum}, {}replay resolver, \
          concurrency {concurrency}, max_in_flight {max_in_flight}, \
          anvil block time {block_time} s ==\n\
          asks sent in            {:.1} s (test client, one at a time without waiting for receipts)\n\
@@ -441,8 +504,13 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
          peak RSS                {:.1} MB (VmHWM, largest node)\n\
          sqlite                  {:.2} MB ({:.2} MB db + {:.2} MB WAL, largest node)\n\
          operators' txs          {all_txs} in all ({} reports accepted, the rest refused or reverted as stale)\n\
-         lost {lost}, duplicated verdicts {duplicated}, duplicated reports {duplicated_reports}\n",
+         lost {lost}, duplicated verdicts {duplicated}, duplicated reports {duplicated_reports}{}\n",
         keys.len(),
+        if reveal_window > 0 {
+            format!("commit-reveal (reveal window {reveal_window} s), ")
+        } else {
+            String::new()
+        },
         (last_sent - first_sent) as f64 / 1000.0,
         (last_verdict - first_confirmed) as f64 / 1000.0,
         latency_ms.pct(50.0),
@@ -462,12 +530,24 @@ async fn burst_once(keys: &[usize], quorum: u8) -> Figures {
         db_bytes as f64 / 1e6,
         wal_bytes as f64 / 1e6,
         reports.len(),
+        if reveal_window > 0 {
+            format!(
+                ", commits {} ({} per question), duplicated commits {duplicated_commits}",
+                commits.len(),
+                quorum
+            )
+        } else {
+            String::new()
+        },
     );
     assert_eq!((lost, duplicated, duplicated_reports), (0, 0, 0));
-    // Batched: no operator sends more transactions than there are questions.
+    assert_eq!(duplicated_commits, 0);
+    // Batched: no operator sends more transactions than there are questions (commit-reveal:
+    // a commit and a reveal each, never batched).
+    let per_question = if reveal_window > 0 { 2 } else { 1 };
     for (op, nonces) in &by_operator {
         assert!(
-            nonces.len() <= n,
+            nonces.len() <= per_question * n,
             "{op}: {} report transactions for {n} questions",
             nonces.len()
         );

@@ -4,6 +4,9 @@
 //! arbiter's ruling, expiry, settlement). Each tick the follower moves this node's jobs along
 //! `reported → finalised → final / disputed / arbitrated / expired` and does the node's part:
 //!
+//! - **reveal again**: a commit-reveal question we reported on whose reveal phase is open with
+//!   our commitment still on-chain lost our reveal to a reorg: the job goes back to the
+//!   pipeline, which reveals the saved commitment again;
 //! - **finalize**: a question this node reported on whose report window ran out before the
 //!   quorum is closed with `finalize(id)` (posted escalated by the contract); so is a
 //!   commit-reveal question whose reveal deadline passed with a commit unrevealed (the
@@ -67,6 +70,8 @@ pub struct Follower {
     /// passed (an operator that committed never revealed), which can be before the report
     /// deadline.
     commit_reveal: HashSet<U256>,
+    /// Whether a reported question is commit-reveal, asked once per process.
+    is_commit_reveal: HashMap<U256, bool>,
     /// Second opinions running.
     opinions: JoinSet<()>,
     opining: HashSet<U256>,
@@ -99,6 +104,7 @@ impl Follower {
             config,
             deadlines: HashMap::new(),
             commit_reveal: HashSet::new(),
+            is_commit_reveal: HashMap::new(),
             opinions: JoinSet::new(),
             opining: HashSet::new(),
         }
@@ -137,6 +143,13 @@ impl Follower {
             let qid = job.question.question_id;
             let next = match chain.as_ref().map(|c| c.status) {
                 None => {
+                    if job.stage == Stage::Reported && self.reveal_lost(qid).await? {
+                        // Our reveal was reorged out: the pipeline reveals again (the same
+                        // saved commitment and salt; see `poster::commit_reveal`).
+                        warn!(target: "veritas::lifecycle", question = %qid, "our reveal is no longer on-chain (reorged out); revealing again");
+                        self.store.set_stage(qid, Stage::Posting)?;
+                        continue;
+                    }
                     if job.stage == Stage::Reported && self.config.finalize_expired {
                         self.finalize_if_due(qid, now).await?;
                     }
@@ -171,6 +184,7 @@ impl Follower {
                 if next.is_terminal() {
                     self.deadlines.remove(&qid);
                     self.commit_reveal.remove(&qid);
+                    self.is_commit_reveal.remove(&qid);
                 }
             }
         }
@@ -275,6 +289,43 @@ impl Follower {
             info!(target: "veritas::lifecycle", question = %qid, "report window over before the quorum: finalized");
         }
         Ok(())
+    }
+
+    /// A commit-reveal question we reported on whose reveal phase is open with our commitment
+    /// still on-chain: our reveal (which clears it) was reorged out. Plain questions cost one
+    /// call, once per process.
+    async fn reveal_lost(&mut self, qid: U256) -> Result<bool, ChainError> {
+        let commit_reveal = match self.is_commit_reveal.get(&qid) {
+            Some(c) => *c,
+            None => {
+                let c = match self.poster.is_commit_reveal(qid).await {
+                    Ok(c) => c,
+                    // Reorged away: nothing of ours to reveal.
+                    Err(ChainError::UnknownQuestion(_)) => return Ok(false),
+                    Err(e) => return Err(e),
+                };
+                self.is_commit_reveal.insert(qid, c);
+                c
+            }
+        };
+        if !commit_reveal {
+            return Ok(false);
+        }
+        let contract = self.contract();
+        let ours = contract
+            .commitmentOf(qid, self.poster.address())
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("commitmentOf", e))?;
+        if ours.is_zero() {
+            return Ok(false);
+        }
+        let phase = contract
+            .commitPhase(qid)
+            .call()
+            .await
+            .map_err(|e| ChainError::contract("commitPhase", e))?;
+        Ok(phase.phase == 2)
     }
 
     /// Start the committee's second opinion on a disputed question (once per process; a

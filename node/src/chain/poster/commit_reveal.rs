@@ -11,6 +11,10 @@
 //!   (its receipt, a rebroadcast of the same bytes, or a fee-bumped replacement at its
 //!   nonce), then [`next_step`] says what to do: commit, wait for the reveal phase, reveal, or
 //!   nothing more.
+//! - A transaction recorded mined whose receipt is gone (a reorg took its block) is recorded
+//!   pending again before anything new is sent, and settled like one: the same bytes sent
+//!   again, or a replacement at its nonce (the nonce the reorg freed, which no later
+//!   transaction fills).
 //! - A commitment on-chain waiting for the reveal phase defers the job
 //!   ([`ChainError::CommitRevealWait`]); a reveal deadline missed fails it
 //!   ([`ChainError::RevealMissed`]: the bond is burned at `finalize`).
@@ -167,6 +171,11 @@ impl Poster {
             }
             let step = next_step(&facts, saved.commitment);
             debug!(target: "veritas::post", question = %id, ?step, phase = facts.phase, "commit-reveal");
+            // About to send: a transaction of ours recorded mined but reorged out goes again
+            // first, at its nonce (nothing else fills it), with the same commitment.
+            if matches!(step, Step::Commit | Step::Reveal) && self.reorged_out(id).await? {
+                continue;
+            }
             match step {
                 Step::Commit => {
                     let call = IVeritasOracle::commitReportCall {

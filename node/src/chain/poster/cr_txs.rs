@@ -135,6 +135,30 @@ impl Poster {
         Ok(())
     }
 
+    /// Transactions about `id` recorded mined whose receipt is gone (reorged out) are recorded
+    /// pending again, for [`Self::resume`] to settle: the same bytes broadcast again, or once
+    /// stuck a replacement at the nonce the reorg freed. Returns whether there was one.
+    pub(super) async fn reorged_out(&self, id: U256) -> Result<bool, ChainError> {
+        let mut found = false;
+        for tx in self.store.txs_for(id)? {
+            if tx.status != TxStatus::Mined {
+                continue;
+            }
+            let receipt = self
+                .provider
+                .get_transaction_receipt(tx.tx_hash)
+                .await
+                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?;
+            if receipt.is_none() {
+                warn!(target: "veritas::post", question = %id, tx = %tx.tx_hash, nonce = tx.nonce, block = ?tx.block_number, "a mined transaction was reorged out; sending it again");
+                self.store
+                    .set_tx_status(tx.tx_hash, TxStatus::Pending, None)?;
+                found = true;
+            }
+        }
+        Ok(found)
+    }
+
     /// Record what a receipt says of `tx`; returns which of our events it holds.
     pub(super) fn record_receipt(
         &self,
