@@ -68,6 +68,8 @@ expect_pass() {
 copy=$scratch/repo
 mkdir -p "$copy"
 cp -a Makefile foundry.toml .gas-snapshot contracts script "$copy"/
+# `make test-forge` ends with the receipts' gas figures (scripts/gas-anvil.sh).
+mkdir -p "$copy/scripts" && cp -a scripts/gas-anvil.sh "$copy/scripts/"
 mkdir -p "$copy/deployments"
 # Compiled artifacts and the compiler cache, when present, so forge recompiles only what changed.
 for d in out cache; do [[ -d $d ]] && cp -a "$d" "$copy"/; done

@@ -197,7 +197,16 @@ async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
-    let chain = commit_reveal_chain(&[1, 3]).await;
+    // A challenge window, so reports lock a bond (without one the bond is 0: the economics
+    // book's "what withholding costs").
+    let bond = U256::from(10_000_000_000_000_000u64);
+    let chain = Chain::start_with(AnvilOptions::default(), &[1, 3], |p| {
+        p.quorum = 2;
+        p.revealWindow = REVEAL_WINDOW;
+        p.challengeWindow = 3600;
+        p.disputeBond = alloy::primitives::aliases::U96::from(10_000_000_000_000_000u64);
+    })
+    .await;
     let mut late = Node::configure_as(&chain, 1, YES_MAJORITY, "");
     let mut prompt = Node::configure_as(&chain, 3, YES_MAJORITY, "");
     // The late node dies right after its commit is mined, before any reveal.
@@ -237,6 +246,35 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     // The prompt node finalizes it (its report was revealed): the late commit is burned.
     chain.wait_status(id, S::Escalated, WAIT).await;
     assert_eq!(slashed(&chain).await, 1);
+    // `veritas operator balance` shows the burned bond, and why: the stake the contract holds
+    // fell by exactly what it reports as slashed.
+    let balance = |key: &str| -> serde_json::Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_veritas"))
+            .args(["operator", "balance", "--json", "--rpc", &chain.anvil.url])
+            .args(["--oracle", &chain.oracle.to_string()])
+            .current_dir(late.dir.path())
+            .env("NO_COLOR", "1")
+            .env("VERITAS_PRIVATE_KEY", key)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (burned, kept) = (balance(late.key), balance(prompt.key));
+    assert_eq!(burned["slashings"], 1, "{burned}");
+    assert_eq!(burned["unrevealed_commits_slashed"], 1, "{burned}");
+    assert_eq!(kept["slashings"], 0, "{kept}");
+    let wei = |v: &serde_json::Value, key: &str| v[key].as_str().unwrap().parse::<U256>().unwrap();
+    assert_eq!(wei(&burned, "slashed"), bond, "{burned}");
+    assert_eq!(
+        wei(&burned, "stake") + wei(&burned, "slashed"),
+        wei(&kept, "stake"),
+        "both operators staked the same"
+    );
     late.stop();
     prompt.stop();
 }

@@ -1,5 +1,6 @@
 //! `veritas operator`: the operator's unpaid credits (fees and won bonds), its stake (locked by
-//! unsettled reports, and what the court slashed), and the withdrawal of its credits.
+//! unsettled reports, and what was slashed: by the court, or a commit never revealed), and the
+//! withdrawal of its credits.
 //!
 //! ```text
 //! veritas operator balance                  # credits on the oracle and the wallet balance
@@ -134,7 +135,8 @@ async fn balance(common: &Common) -> anyhow::Result<()> {
                    "credits": credits.to_string(), "wallet": wallet.to_string(),
                    "stake": stake.staked.to_string(), "locked": stake.locked.to_string(),
                    "open_reports": stake.open_reports.to_string(),
-                   "slashed": stake.slashed.to_string(), "slashings": stake.slashings})
+                   "slashed": stake.slashed.to_string(), "slashings": stake.slashings,
+                   "unrevealed_commits_slashed": stake.unrevealed_commits})
         );
         return Ok(());
     }
@@ -147,8 +149,12 @@ async fn balance(common: &Common) -> anyhow::Result<()> {
         wei(stake.locked),
         stake.open_reports
     );
+    let unrevealed = match stake.unrevealed_commits {
+        0 => String::new(),
+        n => format!("; {n} of them a commit not revealed in time"),
+    };
     println!(
-        "slashed  {} ({} times)",
+        "slashed  {} ({} times{unrevealed})",
         wei(stake.slashed),
         stake.slashings
     );

@@ -150,7 +150,8 @@ pub async fn credits(
         .map_err(|e| ChainError::contract("credits", e))
 }
 
-/// An operator's stake on the oracle and what the court took from it.
+/// An operator's stake on the oracle and what was taken from it: by the court (a verdict
+/// overturned) and by `finalize` (a commit never revealed burns its bond).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StakeInfo {
     /// Wei staked (free and locked).
@@ -159,10 +160,12 @@ pub struct StakeInfo {
     pub locked: U256,
     /// Reports whose questions have not settled yet.
     pub open_reports: U256,
-    /// Wei slashed so far (`Slashed` events from `from_block`).
+    /// Wei slashed so far (`Slashed` and `CommitSlashed` events from `from_block`).
     pub slashed: U256,
-    /// How many times it was slashed.
+    /// How many times it was slashed, both kinds.
     pub slashings: usize,
+    /// Of those, commits not revealed in time (`CommitSlashed`).
+    pub unrevealed_commits: usize,
 }
 
 /// The bond a report on a question with parameters `p` locks of the reporter's free stake:
@@ -196,15 +199,24 @@ pub async fn stake(
         .call()
         .await
         .map_err(|e| ChainError::contract("operatorStake", e))?;
+    // Both events are (uint256 indexed id, address indexed operator, uint256 amount).
     let filter = Filter::new()
         .address(oracle)
-        .event_signature(IVeritasOracle::Slashed::SIGNATURE_HASH)
+        .event_signature(vec![
+            IVeritasOracle::Slashed::SIGNATURE_HASH,
+            IVeritasOracle::CommitSlashed::SIGNATURE_HASH,
+        ])
         .topic2(account.into_word());
     let found = logs(provider, &filter, from_block, latest).await?;
-    let mut slashed = U256::ZERO;
+    let (mut slashed, mut slashings, mut unrevealed_commits) = (U256::ZERO, 0, 0);
     for log in &found {
         if let Ok(decoded) = log.log_decode::<IVeritasOracle::Slashed>() {
             slashed += decoded.inner.data.amount;
+            slashings += 1;
+        } else if let Ok(decoded) = log.log_decode::<IVeritasOracle::CommitSlashed>() {
+            slashed += decoded.inner.data.amount;
+            slashings += 1;
+            unrevealed_commits += 1;
         }
     }
     Ok(StakeInfo {
@@ -212,7 +224,8 @@ pub async fn stake(
         locked: view.locked,
         open_reports: view.openReports,
         slashed,
-        slashings: found.len(),
+        slashings,
+        unrevealed_commits,
     })
 }
 
