@@ -248,21 +248,14 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     assert_eq!(slashed(&chain).await, 1);
     // `veritas operator balance` shows the burned bond, and why: the stake the contract holds
     // fell by exactly what it reports as slashed.
+    let (url, oracle) = (chain.anvil.url.clone(), chain.oracle.to_string());
     let balance = |key: &str| -> serde_json::Value {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_veritas"))
-            .args(["operator", "balance", "--json", "--rpc", &chain.anvil.url])
-            .args(["--oracle", &chain.oracle.to_string()])
-            .current_dir(late.dir.path())
-            .env("NO_COLOR", "1")
-            .env("VERITAS_PRIVATE_KEY", key)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+        let args = [
+            "operator", "balance", "--json", "--rpc", &url, "--oracle", &oracle,
+        ];
+        let (code, out, err) = support::veritas_as(&args, late.dir.path(), Some(key));
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
     };
     let (burned, kept) = (balance(late.key), balance(prompt.key));
     assert_eq!(burned["slashings"], 1, "{burned}");
@@ -277,6 +270,35 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     );
     late.stop();
     prompt.stop();
+}
+
+/// The opening of the reveal-reorg tests: `first` dies right after its commit is mined
+/// (`confirm`: one more block, its second confirmation), then `second` commits (the reveal
+/// phase opens) and reveals, so the verdict waits for `first`'s reveal. Returns the question
+/// and `first`'s saved (commitment, salt).
+async fn first_commits_and_dies_then_second_reveals(
+    chain: &Chain,
+    first: &mut Node,
+    second: &mut Node,
+    second_operator: Address,
+    question: &str,
+    confirm: bool,
+) -> (U256, (B256, B256)) {
+    first.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
+    let id = chain.ask(&[question]).await[0];
+    if confirm {
+        rpc(chain, "anvil_mine", serde_json::json!([1])).await;
+    }
+    first.wait_exit(WAIT).expect("commit.mined reached");
+    let saved_commit = saved(first)[&id];
+    second.start();
+    until("the second reveal", second, || async {
+        logged_block(chain, id, second_operator, false)
+            .await
+            .is_some()
+    })
+    .await;
+    (id, saved_commit)
 }
 
 /// One JSON-RPC call straight to anvil.
@@ -444,16 +466,14 @@ async fn a_reveal_reorged_out_after_a_crash_is_revealed_again_with_the_saved_sal
     let mut first = Node::configure_as(&chain, 1, YES_MAJORITY, "");
     let mut second = Node::configure_as(&chain, 3, YES_MAJORITY, "");
     let (a, b) = (address(1), address(3));
-    // The first node dies right after its commit is mined.
-    first.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
-    let id = chain.ask(&["Revealed twice by a reorg?"]).await[0];
-    first.wait_exit(WAIT).expect("commit.mined reached");
-    let (commitment, salt) = saved(&first)[&id];
-    // The second commits (the reveal phase opens) and reveals; the verdict waits for the first.
-    second.start();
-    until("the second reveal", &second, || async {
-        logged_block(&chain, id, b, false).await.is_some()
-    })
+    let (id, (commitment, salt)) = first_commits_and_dies_then_second_reveals(
+        &chain,
+        &mut first,
+        &mut second,
+        b,
+        "Revealed twice by a reorg?",
+        false,
+    )
     .await;
     assert_eq!(chain.status(id).await, S::Asked);
 
@@ -494,16 +514,14 @@ async fn a_reveal_reorged_out_while_the_node_runs_is_revealed_again_with_the_sav
     first.edit_config("confirmations = 1", "confirmations = 2");
     let mut second = Node::configure_as(&chain, 3, YES_MAJORITY, "");
     let (a, b) = (address(1), address(3));
-    // The first node commits, then dies (so that the second reveals first).
-    first.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
-    let id = chain.ask(&["Revealed twice by a live reorg?"]).await[0];
-    rpc(&chain, "anvil_mine", serde_json::json!([1])).await; // its second confirmation
-    first.wait_exit(WAIT).expect("commit.mined reached");
-    let (commitment, salt) = saved(&first)[&id];
-    second.start();
-    until("the second reveal", &second, || async {
-        logged_block(&chain, id, b, false).await.is_some()
-    })
+    let (id, (commitment, salt)) = first_commits_and_dies_then_second_reveals(
+        &chain,
+        &mut first,
+        &mut second,
+        b,
+        "Revealed twice by a live reorg?",
+        true,
+    )
     .await;
     // The first node, running from now on, reveals: its reveal posts the verdict.
     first.start();

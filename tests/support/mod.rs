@@ -330,12 +330,20 @@ impl Drop for Node {
 
 /// Run the `veritas` binary to completion; returns (exit code, stdout, stderr).
 pub fn veritas(args: &[&str], cwd: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_veritas"))
-        .args(args)
+    veritas_as(args, cwd, None)
+}
+
+/// [`veritas`] with `key` as the operator key (`VERITAS_PRIVATE_KEY`), or none.
+pub fn veritas_as(args: &[&str], cwd: &Path, key: Option<&str>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_veritas"));
+    cmd.args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+        .env_remove("VERITAS_PRIVATE_KEY");
+    if let Some(key) = key {
+        cmd.env("VERITAS_PRIVATE_KEY", key);
+    }
+    let out = cmd.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

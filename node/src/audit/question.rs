@@ -132,14 +132,9 @@ pub fn audit_question(
             None => "no report given: its event is used as it stands".into(),
         };
         lines.push(format!(
-            "  report[{}] operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}  block {}: {how}",
+            "  report[{}] {}  block {}: {how}",
             i + 1,
-            r.operator,
-            r.n_yes,
-            r.n_no,
-            r.n_null,
-            r.fleiss_kappa,
-            r.escalated,
+            r.summary(),
             r.block
         ));
     }

@@ -199,17 +199,7 @@ pub fn render(v: &reader::QuestionView) -> String {
         p.quorum
     );
     for (i, r) in v.reports.iter().enumerate() {
-        let _ = writeln!(
-            o,
-            "    {}. operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}",
-            i + 1,
-            r.operator,
-            r.n_yes,
-            r.n_no,
-            r.n_null,
-            r.fleiss_kappa,
-            r.escalated
-        );
+        let _ = writeln!(o, "    {}. {}", i + 1, r.summary());
         let _ = writeln!(
             o,
             "       root {}  block {}  tx {}",

@@ -69,12 +69,7 @@ impl Poster {
         facts: &Facts,
         saved: &SavedCommit,
     ) -> Result<(), ChainError> {
-        if let Some(receipt) = self
-            .provider
-            .get_transaction_receipt(tx.tx_hash)
-            .await
-            .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?
-        {
+        if let Some(receipt) = self.receipt_now(tx.tx_hash).await? {
             self.record_receipt(id, tx, &receipt)?;
             return Ok(());
         }
@@ -144,11 +139,7 @@ impl Poster {
             if tx.status != TxStatus::Mined {
                 continue;
             }
-            let receipt = self
-                .provider
-                .get_transaction_receipt(tx.tx_hash)
-                .await
-                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?;
+            let receipt = self.receipt_now(tx.tx_hash).await?;
             if receipt.is_none() {
                 warn!(target: "veritas::post", question = %id, tx = %tx.tx_hash, nonce = tx.nonce, block = ?tx.block_number, "a mined transaction was reorged out; sending it again");
                 self.store
@@ -188,17 +179,10 @@ impl Poster {
         let Some((tx_hash, _)) = self.report_tx(id, from_block).await? else {
             return Ok(Posted::AlreadyOnChain);
         };
-        Ok(
-            match self
-                .provider
-                .get_transaction_receipt(tx_hash)
-                .await
-                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?
-            {
-                Some(receipt) => mined(&receipt),
-                None => Posted::AlreadyOnChain,
-            },
-        )
+        Ok(match self.receipt_now(tx_hash).await? {
+            Some(receipt) => mined(&receipt),
+            None => Posted::AlreadyOnChain,
+        })
     }
 
     /// Whether we committed on `id` (a `ReportCommitted` of ours from `from_block`).

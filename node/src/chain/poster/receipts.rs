@@ -94,17 +94,25 @@ impl Poster {
         Ok(Some(sent.tx_hash))
     }
 
+    /// The receipt of `hash` as the chain has it now (`None`: not mined, or reorged out); one
+    /// look, no waiting (waiting is [`Self::receipt`]).
+    pub(super) async fn receipt_now(
+        &self,
+        hash: B256,
+    ) -> Result<Option<alloy::rpc::types::TransactionReceipt>, ChainError> {
+        self.provider
+            .get_transaction_receipt(hash)
+            .await
+            .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))
+    }
+
     /// The verdict is on-chain: settle our recorded transactions' statuses.
     pub(super) async fn reconcile_after_post(&self, qid: U256) -> Result<(), ChainError> {
         for tx in self.store.txs_for(qid)? {
             if tx.status != TxStatus::Pending {
                 continue;
             }
-            let receipt = self
-                .provider
-                .get_transaction_receipt(tx.tx_hash)
-                .await
-                .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?;
+            let receipt = self.receipt_now(tx.tx_hash).await?;
             let (status, block) = match receipt {
                 Some(r) if r.status() => (TxStatus::Mined, r.block_number),
                 Some(r) => (TxStatus::Reverted, r.block_number),
@@ -131,12 +139,7 @@ impl Poster {
         else {
             return Ok(None);
         };
-        if let Some(receipt) = self
-            .provider
-            .get_transaction_receipt(tx.tx_hash)
-            .await
-            .map_err(|e| ChainError::rpc("eth_getTransactionReceipt", e))?
-        {
+        if let Some(receipt) = self.receipt_now(tx.tx_hash).await? {
             return self.settle(qid, &tx, receipt).await.map(Some);
         }
         let mined_nonce = self

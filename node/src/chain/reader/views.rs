@@ -33,6 +33,15 @@ pub struct ReportEvent {
 }
 
 impl ReportEvent {
+    /// "operator 0x…  YES a NO b NULL c  kappa k  escalated e": how `veritas verdict` and the
+    /// pooled audit list a report.
+    pub fn summary(&self) -> String {
+        format!(
+            "operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}",
+            self.operator, self.n_yes, self.n_no, self.n_null, self.fleiss_kappa, self.escalated
+        )
+    }
+
     /// The report's fields for pooling.
     pub fn claim(&self) -> ReportClaim {
         ReportClaim {
