@@ -18,8 +18,11 @@
 //!   exactly once, and the stop from the KL rule ([`seed`], [`draws`]); a missing `M` or
 //!   weight list is a mismatch, never a skipped check.
 //!
-//! [`file`] reads a report bounded in size; [`pooled`] rebuilds a verdict pooled from several
-//! operators' reports (version 2).
+//! [`file`] reads a report bounded in size, and [`input`] reads its JSON once into a typed
+//! [`AuditReport`] (each key a [`Claim`]: typed, absent, or malformed as written, so a check
+//! names it) that every check reads; the evidence items alone stay as written, being what the
+//! spec commits. [`pooled`] rebuilds a verdict pooled from several operators' reports
+//! (version 2).
 //!
 //! On-chain evidence ([`check_submissions`], [`compare_submissions_with_chain`]): the report's
 //! `submissions` key lists every item submitted for the question with its link of the
@@ -35,19 +38,20 @@ use alloy::{
     rpc::types::Filter,
     sol_types::SolEvent,
 };
-use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 pub mod draws;
 pub mod file;
 #[cfg(test)]
 mod fixture;
+pub mod input;
 pub mod pooled;
 pub mod question;
 pub mod routing;
 pub mod seed;
 
 pub use file::{MAX_REPORT_BYTES, ReportFileError, read_report};
+pub use input::{AsAuditReport, AuditReport, Claim};
 pub use routing::RoutingAudit;
 
 use crate::chain::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
@@ -56,7 +60,6 @@ use crate::evidence::{
     normalize::normalize_url,
     onchain::{Status, SubmissionEntry},
 };
-use crate::policy::Decision;
 use crate::stats::{self, BallotRecord};
 
 /// Why a report could not be audited at all.
@@ -133,43 +136,42 @@ fn shape(key: &'static str, reason: impl Into<String>) -> AuditError {
     }
 }
 
-/// Recompute root, leaves, posterior integers, kappa and escalation from a report.
+/// Recompute root, leaves, posterior integers, kappa and escalation from a report (its
+/// [`AuditReport`], or its JSON, read into one).
 ///
 /// # Errors
 /// [`AuditError`] when a needed key is missing or the evidence cannot be committed.
-pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
+pub fn recompute<R: AsAuditReport + ?Sized>(report: &R) -> Result<Recomputed, AuditError> {
+    let report = report.audit_report();
     let question = report
-        .pointer("/question/text")
-        .and_then(Value::as_str)
+        .question
+        .text
+        .ok()
         .ok_or_else(|| shape("question.text", "missing or not a string"))?;
-    let question_id = match report.pointer("/question/id") {
-        None | Some(Value::Null) => None,
-        Some(_) => Some(question_id(report)?),
+    let question_id = match &report.question.id {
+        Claim::Absent | Claim::Is { value: None, .. } => None,
+        Claim::Is {
+            value: Some(id), ..
+        } => Some(id.0),
+        Claim::Not { why, .. } => return Err(shape("question.id", why.clone())),
     };
     let evidence = report
-        .get("evidence")
-        .and_then(Value::as_array)
+        .evidence
+        .ok()
         .ok_or_else(|| shape("evidence", "missing or not an array"))?;
     let commitment = commitment::commit(question, evidence)?;
-    let ballots: Vec<BallotRecord> = serde_json::from_value(
-        report
-            .get("ballots")
-            .cloned()
-            .ok_or_else(|| shape("ballots", "missing"))?,
-    )
-    .map_err(|e| shape("ballots", e.to_string()))?;
+    let ballots: Vec<BallotRecord> = report
+        .ballots
+        .required()
+        .map_err(|why| shape("ballots", why))?
+        .iter()
+        .map(|b| b.record.clone())
+        .collect();
     let summary = stats::summarize(&ballots);
-    let claimed = match report.pointer("/routing/decision").and_then(Value::as_str) {
-        Some("resolve") => Decision::Resolve,
-        Some("escalate") => Decision::Escalate,
-        other => {
-            return Err(shape(
-                "routing.decision",
-                format!("expected resolve or escalate, found {other:?}"),
-            ));
-        }
-    };
-    let routing = routing::recompute(report, question, &summary, claimed);
+    let claimed = report
+        .decision()
+        .map_err(|why| shape("routing.decision", why))?;
+    let routing = routing::recompute(&report, question, &summary, claimed);
     Ok(Recomputed {
         question_id,
         question: question.to_owned(),
@@ -191,11 +193,16 @@ pub fn recompute(report: &Value) -> Result<Recomputed, AuditError> {
 /// `stats.failed`, `stats.counts`: a removed failed ballot changes no posted number, but
 /// the report then disagrees with its own ballots), its routing block, and its committee
 /// (seed, draws, every position once, stop).
-pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
+pub fn compare_with_report<R: AsAuditReport + ?Sized>(
+    rec: &Recomputed,
+    report: &R,
+) -> Vec<Mismatch> {
+    let report = report.audit_report();
     let mut out = Vec::new();
-    let mut check = |field: &str, expected: String, found: Option<String>| {
-        let found = found.unwrap_or_else(|| "(missing)".into());
-        if !expected.eq_ignore_ascii_case(&found) {
+    // A claim differs when it has no typed value equal to the recomputed one; the mismatch
+    // shows it as written.
+    let mut check = |field: &str, same: bool, expected: String, found: String| {
+        if !same {
             out.push(Mismatch {
                 field: format!("report.{field}"),
                 expected,
@@ -203,61 +210,71 @@ pub fn compare_with_report(rec: &Recomputed, report: &Value) -> Vec<Mismatch> {
             });
         }
     };
-    let text = |v: Option<&Value>| -> Option<String> {
-        v.map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
-    check("root", rec.root.to_string(), text(report.get("root")));
-    let leaves = report.get("leaves").and_then(Value::as_array);
+    fn decimal<T: PartialEq>(claim: Option<&Claim<input::Dec<T>>>, expected: &T) -> bool {
+        claim.and_then(Claim::ok).is_some_and(|d| d.0 == *expected)
+    }
+    fn written<T>(claim: Option<&Claim<T>>) -> String {
+        claim.map_or_else(|| "(missing)".into(), Claim::bare)
+    }
+    check(
+        "root",
+        report.root.ok() == Some(&rec.root),
+        rec.root.to_string(),
+        report.root.bare(),
+    );
+    let leaves = report.leaves.ok();
+    let claimed: Option<Vec<B256>> =
+        leaves.and_then(|l| l.iter().map(|c| c.ok().copied()).collect());
     check(
         "leaves",
+        claimed.as_ref() == Some(&rec.leaves),
         rec.leaves
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(","),
-        leaves.map(|l| {
-            l.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(",")
-        }),
+        leaves.map_or_else(
+            || report.leaves.bare(),
+            |l| l.iter().map(Claim::bare).collect::<Vec<_>>().join(","),
+        ),
     );
+    let stats = &report.stats;
     for (i, name) in ["p_fixed[0] (YES)", "p_fixed[1] (NO)", "p_fixed[2] (NULL)"]
         .into_iter()
         .enumerate()
     {
+        let claim = stats.p_fixed.ok().and_then(|p| p.get(i));
         check(
             &format!("stats.{name}"),
+            decimal(claim, &rec.p_fixed[i]),
             rec.p_fixed[i].to_string(),
-            text(report.pointer(&format!("/stats/p_fixed/{i}"))),
+            written(claim),
         );
     }
     check(
         "stats.kappa_fixed",
+        decimal(Some(&stats.kappa_fixed), &rec.kappa_fixed),
         rec.kappa_fixed.to_string(),
-        text(report.pointer("/stats/kappa_fixed")),
+        stats.kappa_fixed.bare(),
     );
     let failed = rec.ballots.saturating_sub(rec.valid_ballots);
-    for (field, expected) in [
-        ("ballots", rec.ballots),
-        ("valid", rec.valid_ballots),
-        ("failed", failed),
-        ("counts.YES", rec.counts[0]),
-        ("counts.NO", rec.counts[1]),
-        ("counts.NULL", rec.counts[2]),
+    for (field, expected, claim) in [
+        ("ballots", rec.ballots, &stats.ballots),
+        ("valid", rec.valid_ballots, &stats.valid),
+        ("failed", failed, &stats.failed),
+        ("counts.YES", rec.counts[0], &stats.counts.yes),
+        ("counts.NO", rec.counts[1], &stats.counts.no),
+        ("counts.NULL", rec.counts[2], &stats.counts.null),
     ] {
-        let pointer = format!("/stats/{}", field.replace('.', "/"));
         check(
             &format!("stats.{field}"),
+            decimal(Some(claim), &expected),
             expected.to_string(),
-            text(report.pointer(&pointer)),
+            claim.bare(),
         );
     }
     out.extend(rec.routing.findings.iter().cloned());
-    out.extend(seed::check(report, &rec.root));
+    out.extend(seed::check(&report, &rec.root));
     out
 }
 
@@ -324,38 +341,33 @@ pub async fn compare_with_chain(
 }
 
 /// The report's `submissions` entries (none when the key is absent).
-fn submission_entries(report: &Value) -> Result<(u64, Vec<SubmissionEntry>), AuditError> {
-    let Some(block) = report.get("submissions").filter(|v| !v.is_null()) else {
+fn submission_entries(report: &AuditReport) -> Result<(u64, Vec<SubmissionEntry>), AuditError> {
+    let Some(block) = &report.submissions else {
         return Ok((0, Vec::new()));
     };
-    let items: Vec<SubmissionEntry> = serde_json::from_value(
-        block
-            .get("items")
-            .cloned()
-            .ok_or_else(|| shape("submissions.items", "missing"))?,
-    )
-    .map_err(|e| shape("submissions.items", e.to_string()))?;
-    let count = block
-        .get("count")
-        .and_then(Value::as_u64)
+    let items = block
+        .items
+        .required()
+        .map_err(|why| shape("submissions.items", why))?
+        .clone();
+    let count = *block
+        .count
+        .ok()
         .ok_or_else(|| shape("submissions.count", "missing or not an integer"))?;
     Ok((count, items))
 }
 
-fn question_id(report: &Value) -> Result<U256, AuditError> {
-    let id = match report.pointer("/question/id") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        None | Some(Value::Null) => {
-            return Err(shape(
-                "question.id",
-                "missing: submissions need the question id",
-            ));
-        }
-        Some(other) => return Err(shape("question.id", format!("unexpected {other}"))),
-    };
-    id.parse()
-        .map_err(|e| shape("question.id", format!("{id:?}: {e}")))
+fn question_id(report: &AuditReport) -> Result<U256, AuditError> {
+    match &report.question.id {
+        Claim::Is {
+            value: Some(id), ..
+        } => Ok(id.0),
+        Claim::Absent | Claim::Is { value: None, .. } => Err(shape(
+            "question.id",
+            "missing: submissions need the question id",
+        )),
+        Claim::Not { why, .. } => Err(shape("question.id", why.clone())),
+    }
 }
 
 fn describe(index: u64, submitter: Address, url: &str) -> String {
@@ -367,13 +379,16 @@ fn describe(index: u64, submitter: Address, url: &str) -> String {
 ///
 /// # Errors
 /// [`AuditError::Shape`] when `submissions` (or `question.id`, which the links hash) is malformed.
-pub fn check_submissions(report: &Value) -> Result<Vec<Mismatch>, AuditError> {
-    let (count, items) = submission_entries(report)?;
+pub fn check_submissions<R: AsAuditReport + ?Sized>(
+    report: &R,
+) -> Result<Vec<Mismatch>, AuditError> {
+    let report = report.audit_report();
+    let (count, items) = submission_entries(&report)?;
     let mut out = Vec::new();
     if items.is_empty() && count == 0 {
         return Ok(out);
     }
-    let id = question_id(report)?;
+    let id = question_id(&report)?;
     let mut push = |field: String, expected: String, found: String| {
         out.push(Mismatch {
             field,
@@ -388,11 +403,6 @@ pub fn check_submissions(report: &Value) -> Result<Vec<Mismatch>, AuditError> {
             count.to_string(),
         );
     }
-    let evidence = report
-        .get("evidence")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
     for (position, entry) in items.iter().enumerate() {
         let s = &entry.submission;
         let field = format!("report.submissions[{}]", s.index);
@@ -422,16 +432,12 @@ pub fn check_submissions(report: &Value) -> Result<Vec<Mismatch>, AuditError> {
             );
         }
         if matches!(entry.status, Status::Included | Status::Merged) {
-            let item = entry.item.and_then(|n| {
-                evidence
-                    .iter()
-                    .find(|e| e.get("id").and_then(Value::as_u64) == Some(u64::from(n)))
-            });
+            let item = entry.item.and_then(|n| report.evidence_item(u64::from(n)));
             let expected_url = normalize_url(&s.url).unwrap_or_else(|e| e.url);
             let found_url = item
-                .and_then(|i| i.get("url"))
-                .and_then(Value::as_str)
-                .unwrap_or("(no such evidence item)");
+                .as_ref()
+                .and_then(|i| i.url.ok())
+                .map_or("(no such evidence item)", String::as_str);
             // Bundle items hold normalised URLs; compare both sides normalised.
             let found_norm = normalize_url(found_url).unwrap_or_else(|e| e.url);
             if found_norm != expected_url {
@@ -442,9 +448,9 @@ pub fn check_submissions(report: &Value) -> Result<Vec<Mismatch>, AuditError> {
                 );
             }
             let submitter = item
-                .and_then(|i| i.get("submitter"))
-                .and_then(Value::as_str)
-                .unwrap_or("");
+                .as_ref()
+                .and_then(|i| i.submitter.ok())
+                .map_or("", String::as_str);
             if entry.status == Status::Included
                 && !submitter.eq_ignore_ascii_case(&s.submitter.to_string())
             {
@@ -466,15 +472,16 @@ pub fn check_submissions(report: &Value) -> Result<Vec<Mismatch>, AuditError> {
 /// # Errors
 /// [`ChainError`] when the chain cannot be read; a malformed `submissions` key is reported as
 /// a mismatch.
-pub async fn compare_submissions_with_chain(
-    report: &Value,
+pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
+    report: &R,
     provider: &ChainProvider,
     oracle: Address,
     id: U256,
     from_block: u64,
 ) -> Result<Vec<Mismatch>, ChainError> {
     let mut out = Vec::new();
-    let (count, items) = match submission_entries(report) {
+    let entries = submission_entries(&report.audit_report());
+    let (count, items) = match entries {
         Ok(entries) => entries,
         Err(e) => {
             out.push(Mismatch {
@@ -575,9 +582,10 @@ pub async fn compare_submissions_with_chain(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+    use crate::policy::Decision;
 
     use super::fixture::report;
 
@@ -735,6 +743,89 @@ mod tests {
             .map(|m| m.field)
             .collect();
         assert_eq!(fields, ["report.submissions[1].item"]);
+    }
+
+    #[test]
+    fn a_missing_or_wrongly_typed_key_is_refused_naming_its_path() {
+        let mut r = report();
+        r["question"].as_object_mut().unwrap().remove("text");
+        let e = recompute(&r).unwrap_err().to_string();
+        assert_eq!(e, "report key `question.text`: missing or not a string");
+        let mut r = report();
+        r["ballots"][1]["iteration"] = json!("two");
+        let e = recompute(&r).unwrap_err().to_string();
+        assert!(
+            e.starts_with("report key `ballots`: [1].iteration: invalid type: string \"two\""),
+            "{e}"
+        );
+        let mut r = report();
+        r["ballots"][2].as_object_mut().unwrap().remove("vote");
+        let e = recompute(&r).unwrap_err().to_string();
+        assert!(
+            e.starts_with("report key `ballots`: [2]") && e.contains("`vote`"),
+            "{e}"
+        );
+        let mut r = report();
+        r["submissions"] = json!({"count": 1, "items": [{"index": "one"}]});
+        let e = check_submissions(&r).unwrap_err().to_string();
+        assert!(e.starts_with("report key `submissions.items`: [0]"), "{e}");
+    }
+
+    #[test]
+    fn an_honest_report_reads_typed_and_its_evidence_as_written() {
+        let r = report();
+        let typed = AuditReport::from_json(&r);
+        let rec = recompute(&typed).unwrap();
+        assert_eq!(typed.root.ok(), Some(&rec.root));
+        let leaves: Vec<B256> = typed
+            .leaves
+            .ok()
+            .unwrap()
+            .iter()
+            .map(|l| *l.ok().unwrap())
+            .collect();
+        assert_eq!(leaves, rec.leaves);
+        let p: Vec<u128> = typed
+            .stats
+            .p_fixed
+            .ok()
+            .unwrap()
+            .iter()
+            .map(|p| p.ok().unwrap().0)
+            .collect();
+        assert_eq!(p, rec.p_fixed);
+        assert_eq!(typed.stats.kappa_fixed.ok().unwrap().0, rec.kappa_fixed);
+        assert_eq!(typed.committee.m.ok(), Some(&2));
+        assert_eq!(typed.ballots.ok().unwrap()[3].slot.ok(), Some(&1));
+        assert_eq!(compare_with_report(&rec, &typed), vec![]);
+        // The evidence is committed as written: a key no node writes changes the root (a
+        // typed item would drop it, and the edit would audit).
+        let mut extra = r.clone();
+        extra["evidence"][0]["note"] = json!("added");
+        assert_ne!(recompute(&extra).unwrap().root, rec.root);
+        let fields = super::fixture::fields(&extra);
+        assert!(fields.contains(&"report.root".to_string()), "{fields:?}");
+    }
+
+    #[test]
+    fn a_claim_of_the_wrong_type_is_a_mismatch_shown_as_written() {
+        let mut r = report();
+        r["committee"]["seed"] = json!(7);
+        let rec = recompute(&r).unwrap();
+        let m = compare_with_report(&rec, &r);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(
+            (m[0].field.as_str(), m[0].found.as_str()),
+            ("report.committee.seed", "7")
+        );
+        let mut r = report();
+        r["stats"]["p_fixed"][0] = json!("0.5");
+        let m = compare_with_report(&recompute(&r).unwrap(), &r);
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert_eq!(
+            (m[0].field.as_str(), m[0].found.as_str()),
+            ("report.stats.p_fixed[0] (YES)", "0.5")
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! submitted item, its hash-chain link and its fate) and `tx` once posted. The types
 //! deserialise too, so `veritas audit` reads reports back with them.
 
-use alloy::primitives::U256;
+use alloy::primitives::{B256, U256};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
@@ -66,10 +66,10 @@ pub struct Report {
     /// The rubric jurors scored.
     #[serde(default)]
     pub rubric: Rubric,
-    /// Leaf hashes, 0x-hex (leaf 0 is the question).
-    pub leaves: Vec<String>,
-    /// Merkle root, 0x-hex.
-    pub root: String,
+    /// Leaf hashes (leaf 0 is the question), 0x-hex in JSON.
+    pub leaves: Vec<B256>,
+    /// Merkle root, 0x-hex in JSON.
+    pub root: B256,
     /// Every ballot, valid or failed.
     pub ballots: Vec<BallotRow>,
     /// The `veritas stats` object of `ballots`.
@@ -146,8 +146,14 @@ impl Report {
             question: parts.question,
             evidence: bundle.evidence.clone(),
             rubric: parts.rubric.clone(),
-            leaves: parts.commitment.leaves_hex(),
-            root: parts.commitment.root_hex(),
+            leaves: parts
+                .commitment
+                .leaves
+                .iter()
+                .copied()
+                .map(B256::from)
+                .collect(),
+            root: B256::from(parts.commitment.root),
             ballots: run.ballots,
             stats,
             routing,

@@ -11,11 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
-use super::Mismatch;
-use crate::jury::Sampler;
-use crate::stats::{EarlyStopping, Outcome, posterior_mean};
+use super::{AuditReport, Claim, Mismatch, input::BallotClaims};
+use crate::jury::{Sampler, committee::Weight};
+use crate::stats::{EarlyStopping, posterior_mean};
 
 /// Positions listed one by one at most (beyond, one finding gives the count).
 const LISTED: usize = 20;
@@ -32,68 +30,55 @@ fn finding(
     }
 }
 
-fn shown(v: Option<&Value>) -> String {
-    v.map_or_else(|| "(missing)".to_owned(), Value::to_string)
-}
-
 /// A committee key that must be an integer ≥ `min`.
-fn integer(report: &Value, key: &str, min: u64) -> Result<u64, Mismatch> {
-    let v = report.pointer(&format!("/committee/{key}"));
-    v.and_then(Value::as_u64)
-        .filter(|n| *n >= min)
-        .ok_or_else(|| {
-            finding(
-                format!("report.committee.{key}"),
-                format!("an integer ≥ {min}"),
-                shown(v),
-            )
-        })
+fn integer(claim: &Claim<u64>, key: &str, min: u64) -> Result<u64, Mismatch> {
+    claim.ok().copied().filter(|n| *n >= min).ok_or_else(|| {
+        finding(
+            format!("report.committee.{key}"),
+            format!("an integer ≥ {min}"),
+            claim.shown(),
+        )
+    })
 }
 
 /// A weight list: `[{name, weight}]`, not empty.
-fn weights(report: &Value, key: &str) -> Result<Vec<(String, u64)>, Mismatch> {
+fn weights(claim: &Claim<Vec<Claim<Weight>>>, key: &str) -> Result<Vec<(String, u64)>, Mismatch> {
     let field = format!("report.committee.{key}");
-    let v = report.pointer(&format!("/committee/{key}"));
-    let list = v
-        .and_then(Value::as_array)
+    let list = claim
+        .ok()
         .filter(|a| !a.is_empty())
-        .ok_or_else(|| finding(&field, "a non-empty list of {name, weight}", shown(v)))?;
+        .ok_or_else(|| finding(&field, "a non-empty list of {name, weight}", claim.shown()))?;
     list.iter()
         .enumerate()
-        .map(|(i, w)| match (w["name"].as_str(), w["weight"].as_u64()) {
-            (Some(name), Some(weight)) => Ok((name.to_owned(), weight)),
-            _ => Err(finding(
+        .map(|(i, w)| match w.ok() {
+            Some(w) => Ok((w.name.clone(), w.weight)),
+            None => Err(finding(
                 format!("{field}[{i}]"),
                 "{name: string, weight: integer}",
-                w.to_string(),
+                w.shown(),
             )),
         })
         .collect()
 }
 
 /// The stopping rule and whether it was on.
-fn stopping(report: &Value) -> Result<(EarlyStopping, bool), Mismatch> {
-    let c = report.get("committee");
+fn stopping(report: &AuditReport) -> Result<(EarlyStopping, bool), Mismatch> {
+    let c = &report.committee;
     let rule = EarlyStopping {
-        epsilon: c.and_then(|c| c["epsilon"].as_f64()).ok_or_else(|| {
-            finding(
-                "report.committee.epsilon",
-                "a number",
-                shown(c.and_then(|c| c.get("epsilon"))),
-            )
-        })?,
-        tau: u32::try_from(integer(report, "tau", 0)?).unwrap_or(u32::MAX),
-        min_ballots: u32::try_from(integer(report, "min_ballots", 0)?).unwrap_or(u32::MAX),
+        epsilon: *c
+            .epsilon
+            .ok()
+            .ok_or_else(|| finding("report.committee.epsilon", "a number", c.epsilon.shown()))?,
+        tau: u32::try_from(integer(&c.tau, "tau", 0)?).unwrap_or(u32::MAX),
+        min_ballots: u32::try_from(integer(&c.min_ballots, "min_ballots", 0)?).unwrap_or(u32::MAX),
     };
-    let on = c
-        .and_then(|c| c["early_stopping"].as_bool())
-        .ok_or_else(|| {
-            finding(
-                "report.committee.early_stopping",
-                "true or false",
-                shown(c.and_then(|c| c.get("early_stopping"))),
-            )
-        })?;
+    let on = *c.early_stopping.ok().ok_or_else(|| {
+        finding(
+            "report.committee.early_stopping",
+            "true or false",
+            c.early_stopping.shown(),
+        )
+    })?;
     Ok((rule, on))
 }
 
@@ -108,15 +93,16 @@ struct Shape {
     early_stopping: bool,
 }
 
-fn shape(report: &Value) -> Result<Shape, Vec<Mismatch>> {
+fn shape(report: &AuditReport) -> Result<Shape, Vec<Mismatch>> {
+    let c = &report.committee;
     let (m, t, stop) = (
-        integer(report, "M", 1),
-        integer(report, "T", 1),
-        integer(report, "stop_iteration", 1),
+        integer(&c.m, "M", 1),
+        integer(&c.t, "T", 1),
+        integer(&c.stop_iteration, "stop_iteration", 1),
     );
     let (a, j, s) = (
-        weights(report, "archetype_weights"),
-        weights(report, "juror_weights"),
+        weights(&c.archetype_weights, "archetype_weights"),
+        weights(&c.juror_weights, "juror_weights"),
         stopping(report),
     );
     match (m, t, stop, a, j, s) {
@@ -146,17 +132,13 @@ fn shape(report: &Value) -> Result<Shape, Vec<Mismatch>> {
 }
 
 /// Every finding of the committee's ballots against its block, drawn from `seed`.
-pub fn check(report: &Value, seed: [u8; 32]) -> Vec<Mismatch> {
+pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
     let shape = match shape(report) {
         Ok(s) => s,
         Err(findings) => return findings,
     };
-    let Some(ballots) = report.get("ballots").and_then(Value::as_array) else {
-        return vec![finding(
-            "report.ballots",
-            "a list",
-            shown(report.get("ballots")),
-        )];
+    let Some(ballots) = report.ballots.ok() else {
+        return vec![finding("report.ballots", "a list", report.ballots.shown())];
     };
     let mut out = Vec::new();
     let positions = match shape.stop.checked_mul(shape.m) {
@@ -179,20 +161,16 @@ pub fn check(report: &Value, seed: [u8; 32]) -> Vec<Mismatch> {
     // Position of each ballot: (iteration − 1) × M + slot, each at most once.
     let mut at: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, b) in ballots.iter().enumerate() {
-        let (iteration, slot) = (b["iteration"].as_u64(), b["slot"].as_u64());
-        let position = match (iteration, slot) {
-            (Some(t), Some(s)) if (1..=shape.stop).contains(&t) && s < shape.m => {
-                (t - 1) * shape.m + s
+        let iteration = u64::from(b.record.iteration);
+        let position = match b.slot.ok() {
+            Some(&s) if (1..=shape.stop).contains(&iteration) && s < shape.m => {
+                (iteration - 1) * shape.m + s
             }
             _ => {
                 out.push(finding(
                     format!("report.ballots[{i}]"),
                     format!("iteration in 1..={} and slot in 0..{}", shape.stop, shape.m),
-                    format!(
-                        "iteration {}, slot {}",
-                        shown(b.get("iteration")),
-                        shown(b.get("slot"))
-                    ),
+                    format!("iteration {iteration}, slot {}", b.slot.shown()),
                 ));
                 continue;
             }
@@ -237,7 +215,7 @@ pub fn check(report: &Value, seed: [u8; 32]) -> Vec<Mismatch> {
 /// Each present ballot's (archetype, juror) against the sampler's draw at its position.
 fn drawn(
     shape: &Shape,
-    ballots: &[Value],
+    ballots: &[BallotClaims],
     at: &BTreeMap<u64, usize>,
     seed: [u8; 32],
 ) -> Vec<Mismatch> {
@@ -260,12 +238,16 @@ fn drawn(
             pair = sampler.draw();
             draws += 1;
         }
-        for (key, expected) in [
-            ("archetype", shape.archetypes.get(pair.0)),
-            ("model", shape.jurors.get(pair.1)),
+        let record = &ballots[i].record;
+        for (key, expected, found) in [
+            (
+                "archetype",
+                shape.archetypes.get(pair.0),
+                record.archetype.as_str(),
+            ),
+            ("model", shape.jurors.get(pair.1), record.model.as_str()),
         ] {
             let expected = expected.map_or("(no such weight)", |w| w.0.as_str());
-            let found = ballots[i][key].as_str().unwrap_or("(missing)");
             if found != expected {
                 out.push(finding(
                     format!("report.ballots[{i}].{key}"),
@@ -281,13 +263,12 @@ fn drawn(
 /// The KL rule replayed on the ballots, iteration by iteration as the committee ran it: the
 /// run stops at the first iteration the rule stops (when early stopping is on), else at T.
 /// Also `stopped_early` and `calls` (one per ballot).
-fn stop(shape: &Shape, report: &Value, ballots: &[Value]) -> Vec<Mismatch> {
+fn stop(shape: &Shape, report: &AuditReport, ballots: &[BallotClaims]) -> Vec<Mismatch> {
     let mut per_iteration = vec![[0u64; 3]; usize::try_from(shape.stop).unwrap_or(0)];
     for b in ballots {
-        let vote = serde_json::from_value::<Outcome>(b["vote"].clone()).ok();
-        let slot = b["iteration"]
-            .as_u64()
-            .and_then(|t| usize::try_from(t).ok())
+        let vote = b.record.vote;
+        let slot = usize::try_from(b.record.iteration)
+            .ok()
             .and_then(|t| t.checked_sub(1))
             .and_then(|t| per_iteration.get_mut(t));
         if let (Some(vote), Some(n)) = (vote, slot) {
@@ -321,20 +302,20 @@ fn stop(shape: &Shape, report: &Value, ballots: &[Value]) -> Vec<Mismatch> {
         ));
     }
     let early = shape.stop < shape.iterations;
-    let claimed = report.pointer("/committee/stopped_early");
-    if claimed.and_then(Value::as_bool) != Some(early) {
+    let claimed = &report.committee.stopped_early;
+    if claimed.ok() != Some(&early) {
         out.push(finding(
             "report.committee.stopped_early",
             early.to_string(),
-            shown(claimed),
+            claimed.shown(),
         ));
     }
-    let calls = report.pointer("/committee/calls");
-    if calls.and_then(Value::as_u64) != Some(ballots.len() as u64) {
+    let calls = &report.committee.calls;
+    if calls.ok() != Some(&(ballots.len() as u64)) {
         out.push(finding(
             "report.committee.calls",
             format!("{} (one per ballot)", ballots.len()),
-            shown(calls),
+            calls.shown(),
         ));
     }
     out

@@ -9,16 +9,15 @@
 //! else by the root it claims.
 
 use alloy::primitives::{Address, B256, U256};
-use serde_json::Value;
 
 use super::{
-    AuditError,
+    AuditError, AuditReport,
     pooled::{self, Check, PostedVerdict},
 };
 use crate::chain::reader::{QuestionView, ReportEvent};
 
 /// A report handed to the audit: where it came from, the operator it is explicitly named for,
-/// and its JSON (read bounded: [`super::file`]).
+/// and the report (read bounded, [`super::file`], then typed once, [`super::input`]).
 #[derive(Debug, Clone)]
 pub struct GivenReport {
     /// File path or URL.
@@ -26,7 +25,7 @@ pub struct GivenReport {
     /// The operator named with `0xOPERATOR=SOURCE`.
     pub operator: Option<Address>,
     /// The report.
-    pub report: Value,
+    pub report: AuditReport,
 }
 
 /// What the audit found: lines describing the reports and the pooled verdict, every check,
@@ -101,17 +100,17 @@ pub fn audit_question(
                     &view.reports[i].claim(),
                 ));
                 // The seed's chain-fixed inputs: the operator that reported, the question's block.
-                if let Some(op) = seed_input::<Address>(&l.report, "operator") {
+                let seed_inputs = &l.report.committee.seed_inputs;
+                if let Some(op) = seed_inputs.operator.ok() {
                     checks.push(Check::new(
                         format!("{label}.committee.seed_inputs.operator"),
                         view.reports[i].operator,
                         op,
                     ));
                 }
-                if let (Some(hash), Some(chain_hash)) = (
-                    seed_input::<B256>(&l.report, "block_hash"),
-                    view.asked_block_hash,
-                ) {
+                if let (Some(hash), Some(chain_hash)) =
+                    (seed_inputs.block_hash.ok(), view.asked_block_hash)
+                {
                     checks.push(Check::new(
                         format!("{label}.committee.seed_inputs.block_hash"),
                         chain_hash,
@@ -272,37 +271,21 @@ fn match_event(
     let find = |pred: &dyn Fn(&ReportEvent) -> bool| {
         (0..events.len()).filter(free).find(|&i| pred(&events[i]))
     };
+    let report = &given.report;
     if let Some(op) = given
         .operator
-        .or_else(|| seed_input(&given.report, "operator"))
+        .or_else(|| report.committee.seed_inputs.operator.ok().copied())
     {
         return find(&|e| e.operator == op);
     }
-    let tx = given
-        .report
-        .pointer("/tx/hash")
-        .and_then(Value::as_str)
-        .and_then(|h| h.parse::<B256>().ok());
-    if let Some(i) = tx.and_then(|tx| find(&|e| e.tx == tx)) {
+    if let Some(i) = report.tx.hash.ok().and_then(|tx| find(&|e| e.tx == *tx)) {
         return Some(i);
     }
     if let Some(i) = find(&|e| e.merkle_root == recomputed_root) {
         return Some(i);
     }
-    let claimed = given
-        .report
-        .get("root")
-        .and_then(Value::as_str)
-        .and_then(|h| h.parse::<B256>().ok())?;
-    find(&|e| e.merkle_root == claimed)
-}
-
-/// A field of the report's `committee.seed_inputs` (absent in off-chain reports).
-fn seed_input<T: std::str::FromStr>(report: &Value, field: &str) -> Option<T> {
-    report
-        .pointer(&format!("/committee/seed_inputs/{field}"))
-        .and_then(Value::as_str)
-        .and_then(|s| s.parse().ok())
+    let claimed = report.root.ok()?;
+    find(&|e| e.merkle_root == *claimed)
 }
 
 fn short(a: Address) -> String {
@@ -312,7 +295,7 @@ fn short(a: Address) -> String {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -334,7 +317,7 @@ mod tests {
         GivenReport {
             source: "r.json".into(),
             operator: operator.map(Address::repeat_byte),
-            report,
+            report: AuditReport::from_json(&report),
         }
     }
 
@@ -437,10 +420,11 @@ mod tests {
 
     #[test]
     fn seed_inputs_that_do_not_parse_are_absent() {
-        let report =
-            json!({"committee": {"seed_inputs": {"operator": "not an address", "block_hash": 7}}});
-        assert_eq!(seed_input::<Address>(&report, "operator"), None);
-        assert_eq!(seed_input::<B256>(&report, "block_hash"), None);
+        let report = AuditReport::from_json(
+            &json!({"committee": {"seed_inputs": {"operator": "not an address", "block_hash": 7}}}),
+        );
+        assert_eq!(report.committee.seed_inputs.operator.ok(), None);
+        assert_eq!(report.committee.seed_inputs.block_hash.ok(), None);
         let s = Address::repeat_byte(0xab).to_string();
         assert_eq!(
             short(Address::repeat_byte(0xab)),

@@ -8,11 +8,8 @@
 //! the report's, so a flipped decision, an edited reason or a threshold changed after the fact
 //! is named. A policy that is missing, incomplete or malformed is a finding, not a skipped check.
 
-use serde_json::Value;
-
-use super::Mismatch;
-use crate::bundle::EvidenceItem;
-use crate::policy::{self, Decision, Routing, RoutingInputs, RoutingPolicy};
+use super::{AuditReport, Claim, Mismatch};
+use crate::policy::{self, Decision, Routing, RoutingInputs};
 use crate::question::QuestionKind;
 use crate::stats::Summary;
 
@@ -45,49 +42,23 @@ fn finding(field: &str, expected: impl Into<String>, found: impl Into<String>) -
     }
 }
 
-/// The report's policy, every threshold present (a missing one would silently take its
-/// default, a threshold the report never stated).
-fn policy_of(report: &Value) -> Result<RoutingPolicy, Mismatch> {
-    let Some(stated) = report.pointer("/routing/policy").filter(|v| !v.is_null()) else {
-        return Err(finding(
-            "routing.policy",
-            "the thresholds the decision was made with",
-            "(missing)",
-        ));
-    };
-    if let (Value::Object(keys), Some(stated)) = (
-        serde_json::to_value(RoutingPolicy::default()).unwrap_or(Value::Null),
-        stated.as_object(),
-    ) && let Some(key) = keys.keys().find(|k| !stated.contains_key(*k))
-    {
-        return Err(finding(
-            &format!("routing.policy.{key}"),
-            "a stated threshold",
-            "(missing)",
-        ));
-    }
-    serde_json::from_value(stated.clone())
-        .map_err(|e| finding("routing.policy", "a routing policy", e.to_string()))
-}
-
 /// The planner's classification as the node used it (`search.plan.question_kind`).
-fn planner_kind(report: &Value) -> Result<Option<QuestionKind>, Mismatch> {
-    match report.pointer("/search/plan/question_kind") {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|e| {
-            finding(
-                "search.plan.question_kind",
-                "yes_no, multi_outcome or open",
-                e.to_string(),
-            )
-        }),
+fn planner_kind(report: &AuditReport) -> Result<Option<QuestionKind>, Mismatch> {
+    match &report.search.plan.question_kind {
+        Claim::Absent => Ok(None),
+        Claim::Is { value, .. } => Ok(*value),
+        Claim::Not { why, .. } => Err(finding(
+            "search.plan.question_kind",
+            "yes_no, multi_outcome or open",
+            why.clone(),
+        )),
     }
 }
 
 /// Recompute the routing of `report` (question `question`, ballots summarised as `summary`),
 /// given the decision it claims.
 pub fn recompute(
-    report: &Value,
+    report: &AuditReport,
     question: &str,
     summary: &Summary,
     claimed: Decision,
@@ -99,13 +70,10 @@ pub fn recompute(
         findings: Vec::new(),
     };
     let items = report
-        .get("evidence")
-        .cloned()
-        .map(serde_json::from_value::<Vec<EvidenceItem>>)
-        .transpose()
-        .map_err(|e| finding("evidence", "evidence items routing can read", e.to_string()));
-    let (policy, items, kind) = match (policy_of(report), items, planner_kind(report)) {
-        (Ok(p), Ok(i), Ok(k)) => (p, i.unwrap_or_default(), k),
+        .evidence_items()
+        .map_err(|e| finding("evidence", "evidence items routing can read", e));
+    let (policy, items, kind) = match (report.policy(), items, planner_kind(report)) {
+        (Ok(p), Ok(i), Ok(k)) => (p, i, k),
         (p, i, k) => {
             audit.findings.extend(p.err());
             audit.findings.extend(i.err());
@@ -118,39 +86,8 @@ pub fn recompute(
     let routing: Routing = policy::route(summary, &inputs, &policy);
     audit.recomputed = Some(routing.decision);
     audit.reasons = routing.reasons.clone();
-    let recomputed = match serde_json::to_value(&routing) {
-        Ok(Value::Object(keys)) => keys,
-        _ => serde_json::Map::new(),
-    };
-    let stated = report
-        .get("routing")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let mut keys: Vec<&String> = recomputed.keys().chain(stated.keys()).collect();
-    keys.sort();
-    keys.dedup();
-    for key in keys {
-        let (expected, found) = (recomputed.get(key), stated.get(key));
-        if expected != found {
-            let show =
-                |v: Option<&Value>, absent: &str| v.map_or_else(|| absent.to_owned(), compact);
-            audit.findings.push(finding(
-                &format!("routing.{key}"),
-                show(expected, "(absent)"),
-                show(found, "(missing)"),
-            ));
-        }
-    }
+    audit.findings = report.routing_differences(&routing);
     audit
-}
-
-/// A JSON value as a mismatch line shows it: strings bare, the rest as JSON.
-fn compact(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -8,13 +8,12 @@
 //! neither pick which jurors sit on the committee nor drop the ballots it dislikes.
 
 use alloy::primitives::{B256, U256};
-use serde_json::Value;
 
-use super::Mismatch;
-use crate::jury::{SeedInputs, SeedSource};
+use super::{AuditReport, Claim, Mismatch};
+use crate::jury::SeedSource;
 
 /// Mismatches between the report's `committee.seed`, its inputs and its ballots' draws.
-pub fn check(report: &Value, root: &B256) -> Vec<Mismatch> {
+pub fn check(report: &AuditReport, root: &B256) -> Vec<Mismatch> {
     let mut out = Vec::new();
     let mut push = |field: &str, expected: String, found: String| {
         out.push(Mismatch {
@@ -23,64 +22,61 @@ pub fn check(report: &Value, root: &B256) -> Vec<Mismatch> {
             found,
         })
     };
-    let text = |pointer: &str| -> Option<String> {
-        report.pointer(pointer).map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
-    let source = match report.pointer("/committee/seed_inputs") {
-        None | Some(Value::Null) => {
-            let id = text("/question/id")
-                .and_then(|s| s.parse::<U256>().ok())
-                .unwrap_or(U256::ZERO);
-            SeedSource::Offline { question_id: id }
-        }
-        Some(v) => match serde_json::from_value::<SeedInputs>(v.clone()) {
-            Ok(inputs) => {
-                let same = |field: &str, claimed: String, own: Option<String>| {
-                    let own = own.unwrap_or_else(|| "(missing)".into());
-                    (!claimed.eq_ignore_ascii_case(&own)).then(|| (field.to_owned(), own, claimed))
-                };
-                for (field, own, claimed) in [
-                    same(
-                        "committee.seed_inputs.question_id",
-                        inputs.question_id.to_string(),
-                        text("/question/id"),
-                    ),
-                    same(
-                        "committee.seed_inputs.chain_id",
-                        inputs.chain_id.to_string(),
-                        text("/question/chain_id"),
-                    ),
-                    same(
-                        "committee.seed_inputs.oracle",
-                        inputs.oracle.to_string(),
-                        text("/question/oracle"),
-                    ),
-                ]
-                .into_iter()
-                .flatten()
-                {
-                    push(&field, own, claimed);
-                }
-                SeedSource::Chain(inputs)
-            }
-            Err(e) => {
-                push(
-                    "committee.seed_inputs",
-                    "chain_id, oracle, question_id, operator, block_hash".into(),
-                    e.to_string(),
-                );
-                return out;
-            }
+    let question = &report.question;
+    let own_id = question.id.ok().copied().flatten().map(|id| id.0);
+    let source = match &report.committee.seed_inputs.inputs {
+        Claim::Absent | Claim::Is { value: None, .. } => SeedSource::Offline {
+            question_id: own_id.unwrap_or(U256::ZERO),
         },
+        Claim::Is {
+            value: Some(inputs),
+            ..
+        } => {
+            // Each input the chain fixed must be the report's own question's.
+            let same = [
+                (
+                    "committee.seed_inputs.question_id",
+                    own_id == Some(inputs.question_id),
+                    question.id.bare(),
+                    inputs.question_id.to_string(),
+                ),
+                (
+                    "committee.seed_inputs.chain_id",
+                    question.chain_id.ok().map(|c| c.0) == Some(inputs.chain_id),
+                    question.chain_id.bare(),
+                    inputs.chain_id.to_string(),
+                ),
+                (
+                    "committee.seed_inputs.oracle",
+                    question.oracle.ok() == Some(&inputs.oracle),
+                    question.oracle.bare(),
+                    inputs.oracle.to_string(),
+                ),
+            ];
+            for (field, same, own, claimed) in same {
+                if !same {
+                    push(field, own, claimed);
+                }
+            }
+            SeedSource::Chain(*inputs)
+        }
+        Claim::Not { why, .. } => {
+            push(
+                "committee.seed_inputs",
+                "chain_id, oracle, question_id, operator, block_hash".into(),
+                why.clone(),
+            );
+            return out;
+        }
     };
     let seed = source.seed(&root.0);
-    let expected = format!("0x{}", hex::encode(seed));
-    let claimed = text("/committee/seed").unwrap_or_else(|| "(missing)".into());
-    if !expected.eq_ignore_ascii_case(&claimed) {
-        push("committee.seed", expected, claimed);
+    let claimed = &report.committee.seed;
+    if claimed.ok() != Some(&B256::from(seed)) {
+        push(
+            "committee.seed",
+            format!("0x{}", hex::encode(seed)),
+            claimed.bare(),
+        );
         return out;
     }
     out.extend(super::draws::check(report, seed));

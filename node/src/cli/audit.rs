@@ -70,13 +70,15 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
         })
         .await;
     };
-    let report = audit::read_report(path)?;
+    // Read once, typed once: every check below reads the typed claims.
+    let report = audit::AuditReport::from_json(&audit::read_report(path)?);
     let rec = audit::recompute(&report)?;
     let mut mismatches: Vec<Mismatch> = audit::compare_with_report(&rec, &report);
     mismatches.extend(audit::check_submissions(&report)?);
     let submitted = report
-        .pointer("/submissions/items")
-        .and_then(|v| v.as_array())
+        .submissions
+        .as_ref()
+        .and_then(|s| s.items.ok())
         .map_or(0, Vec::len);
     println!("root        {}", rec.root);
     println!(
@@ -97,12 +99,13 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
     if let Some(rpc) = &args.rpc {
         let oracle = match args.oracle {
             Some(a) => a,
-            None => report
-                .pointer("/question/oracle")
-                .and_then(|v| v.as_str())
-                .context("no --oracle and no question.oracle in the report")?
-                .parse()
-                .context("question.oracle")?,
+            None => match &report.question.oracle {
+                audit::Claim::Absent => bail!("no --oracle and no question.oracle in the report"),
+                claim => *claim
+                    .required()
+                    .map_err(anyhow::Error::msg)
+                    .context("question.oracle")?,
+            },
         };
         let id: U256 = rec
             .question_id

@@ -22,7 +22,6 @@ use std::{fmt::Write as _, time::Duration};
 
 use alloy::primitives::{Address, U256};
 use anyhow::{Context, bail};
-use serde_json::Value;
 
 use crate::{
     audit::{self, pooled, question::GivenReport},
@@ -95,7 +94,7 @@ async fn load(arg: &str, id: U256) -> anyhow::Result<GivenReport> {
     Ok(GivenReport {
         source,
         operator,
-        report,
+        report: audit::AuditReport::from_json(&report),
     })
 }
 
@@ -132,11 +131,13 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
     }
     let oracle = match args.oracle {
         Some(o) => o,
-        None => loaded
+        None => *loaded
             .iter()
-            .find_map(|l| l.report.pointer("/question/oracle").and_then(Value::as_str))
+            .map(|l| &l.report.question.oracle)
+            .find(|c| !matches!(c, audit::Claim::Absent))
             .context("no --oracle and no report naming question.oracle")?
-            .parse()
+            .required()
+            .map_err(anyhow::Error::msg)
             .context("question.oracle")?,
     };
     let provider = chain::connect(&args.rpc, Duration::from_secs(15))?;
@@ -260,7 +261,7 @@ mod tests {
             .unwrap_or(u64::MAX);
         assert!(seen > limit && seen <= limit + (1 << 20), "{e}");
         let ok = load(&format!("{base}/ok"), U256::from(1)).await.unwrap();
-        assert_eq!(ok.report["question"]["text"], "q");
+        assert_eq!(ok.report.question.text.ok().map(String::as_str), Some("q"));
     }
 
     #[test]

@@ -360,7 +360,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             calls: report.committee.calls,
             calls_without_early_stopping: full_calls,
             stop_iteration: report.committee.stop_iteration,
-            root: report.root.clone(),
+            root: report.root.to_string(),
             wall_ms,
             tokens,
             reasons: report.routing.reasons.clone(),

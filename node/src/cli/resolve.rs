@@ -271,8 +271,7 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
 
     let out = args.out.unwrap_or_else(|| {
-        PathBuf::from(".veritas/reports")
-            .join(format!("{}.json", report.root.trim_start_matches("0x")))
+        PathBuf::from(".veritas/reports").join(format!("{}.json", hex::encode(report.root)))
     });
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

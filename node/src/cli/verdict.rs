@@ -18,7 +18,7 @@ use clap::Args;
 use super::run::ConfigArgs;
 use crate::{
     chain::{self, reader},
-    config,
+    config, stats,
 };
 
 /// `veritas verdict` arguments.
@@ -35,19 +35,6 @@ pub struct VerdictArgs {
     pub from_block: Option<u64>,
     #[command(flatten)]
     config: ConfigArgs,
-}
-
-/// A 1e18 integer as a percentage with two decimals (display only).
-fn percent(wad: u128) -> String {
-    let bp = wad / 100_000_000_000_000; // 1e14 = 0.01%
-    format!("{}.{:02}%", bp / 100, bp % 100)
-}
-
-/// A 1e18 signed integer as a decimal with four places (display only).
-fn wad_decimal(v: i128) -> String {
-    let sign = if v < 0 { "-" } else { "" };
-    let units = v.unsigned_abs() / 100_000_000_000_000;
-    format!("{sign}{}.{:04}", units / 10_000, units % 10_000)
 }
 
 fn seconds(s: u64) -> String {
@@ -135,12 +122,16 @@ pub fn render(v: &reader::QuestionView) -> String {
             ("NO", verdict.p_no),
             ("NULL", verdict.p_null),
         ] {
-            let _ = writeln!(o, "    {name:<5} {:>8}  ({wad})", percent(wad));
+            let _ = writeln!(
+                o,
+                "    {name:<5} {:>8}  ({wad})",
+                stats::format_percent(wad, 2)
+            );
         }
         let _ = writeln!(
             o,
             "    kappa {}  ({})",
-            wad_decimal(verdict.fleiss_kappa),
+            stats::format_wad(verdict.fleiss_kappa, 4),
             verdict.fleiss_kappa
         );
         let _ = writeln!(o, "    root  {}", verdict.merkle_root);
@@ -215,11 +206,6 @@ mod tests {
 
     #[test]
     fn formats() {
-        assert_eq!(percent(500_000_000_000_000_000), "50.00%");
-        assert_eq!(percent(333_333_333_333_333_334), "33.33%");
-        assert_eq!(percent(1), "0.00%");
-        assert_eq!(wad_decimal(1_000_000_000_000_000_000), "1.0000");
-        assert_eq!(wad_decimal(-250_000_000_000_000_000), "-0.2500");
         assert_eq!(seconds(3_661), "1h 1m 1s");
         assert_eq!(wei(U256::ZERO), "0 wei (0 ETH)");
         assert_eq!(

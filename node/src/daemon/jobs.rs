@@ -483,13 +483,14 @@ impl JobRunner {
         // function, on the same JSON, so a verdict is by construction what its report proves.
         let json = serde_json::to_value(&report)
             .map_err(|e| JobError::Report(format!("report does not serialise: {e}")))?;
-        let rec = audit::recompute(&json).map_err(|e| JobError::Report(e.to_string()))?;
+        let typed = audit::AuditReport::from_json(&json);
+        let rec = audit::recompute(&typed).map_err(|e| JobError::Report(e.to_string()))?;
         if rec.question != q.question {
             return Err(JobError::Report(
                 "the report's question text is not the one asked".into(),
             ));
         }
-        let mismatches = audit::compare_with_report(&rec, &json);
+        let mismatches = audit::compare_with_report(&rec, &typed);
         if let Some(first) = mismatches.first() {
             return Err(JobError::Report(format!(
                 "report disagrees with itself: {first}"

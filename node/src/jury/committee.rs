@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use alloy::primitives::B256;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
@@ -128,8 +129,8 @@ pub struct CommitteeInfo {
     pub min_ballots: u32,
     /// Whether early stopping was on.
     pub early_stopping: bool,
-    /// The ChaCha20 seed, 0x-hex.
-    pub seed: String,
+    /// The ChaCha20 seed, 0x-hex in JSON.
+    pub seed: B256,
     /// The chain-fixed inputs the seed was derived from (on-chain questions only; off-chain
     /// the seed is sha256(root ‖ question id)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -352,7 +353,7 @@ pub async fn run_committee(
         tau: cfg.stopping.tau,
         min_ballots: cfg.stopping.min_ballots,
         early_stopping: cfg.early_stopping,
-        seed: format!("0x{}", hex::encode(seed)),
+        seed: B256::from(seed),
         seed_inputs: None,
         stop_iteration,
         stopped_early,

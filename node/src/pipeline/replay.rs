@@ -172,7 +172,7 @@ impl ReplayResolver {
             tau: stopping.tau,
             min_ballots: stopping.min_ballots,
             early_stopping: false,
-            seed: format!("0x{}", hex::encode(seed)),
+            seed: alloy::primitives::B256::from(seed),
             // Recorded by the report from the chain's inputs.
             seed_inputs: None,
             stop_iteration: iterations,

@@ -368,7 +368,6 @@ mod tests {
     use std::time::Duration;
 
     use alloy::primitives::B256;
-    use serde_json::Value;
 
     use super::*;
     use crate::{
@@ -433,12 +432,12 @@ mod tests {
         }
     }
 
-    async fn report(q: &QuestionInput, items: Vec<EvidenceItem>) -> Value {
+    async fn report(q: &QuestionInput, items: Vec<EvidenceItem>) -> Report {
         let evidence = Evidence::Given {
             items,
             rubric: Rubric::default(),
         };
-        let r = resolve(
+        resolve(
             &engine(),
             q.info(),
             q.seed_source(),
@@ -447,19 +446,14 @@ mod tests {
             &mut |_| {},
         )
         .await
-        .unwrap();
-        serde_json::to_value(r).unwrap()
+        .unwrap()
     }
 
-    fn draws(report: &Value) -> Vec<(String, String)> {
-        report["ballots"]
-            .as_array()
-            .unwrap()
+    fn draws(report: &Report) -> Vec<(String, String)> {
+        report
+            .ballots
             .iter()
-            .map(|b| {
-                let s = |k: &str| b[k].as_str().unwrap().to_owned();
-                (s("archetype"), s("model"))
-            })
+            .map(|b| (b.archetype.clone(), b.model.clone()))
             .collect()
     }
 
@@ -472,15 +466,16 @@ mod tests {
             vec![item(1, "Reordered."), item(2, "Padded to move the root.")],
         )
         .await;
-        assert_ne!(one["root"], other["root"]);
-        assert_eq!(one["committee"]["seed"], other["committee"]["seed"]);
+        assert_ne!(one.root, other.root);
+        assert_eq!(one.committee.seed, other.committee.seed);
         assert_eq!(draws(&one), draws(&other));
         assert_eq!(draws(&one).len(), 12);
-        let inputs = &one["committee"]["seed_inputs"];
-        assert_eq!(inputs["question_id"], "9");
+        // The report's JSON names the id as a decimal string.
+        let json = serde_json::to_value(&one).unwrap();
+        assert_eq!(json["committee"]["seed_inputs"]["question_id"], "9");
         assert_eq!(
-            one["committee"]["seed"],
-            format!("0x{}", hex::encode(q.seed_source().seed(&[0; 32])))
+            one.committee.seed,
+            B256::from(q.seed_source().seed(&[0; 32]))
         );
         // Another operator (or another block) draws another committee.
         let mut q2 = q.clone();
@@ -493,9 +488,11 @@ mod tests {
     async fn the_audit_recomputes_the_seed_and_every_draw() {
         let q = question();
         let r = report(&q, vec![item(1, "The council approved it.")]).await;
-        let mismatches = |r: &Value| -> Vec<String> {
-            let rec = audit::recompute(r).unwrap();
-            audit::compare_with_report(&rec, r)
+        // Audited as an auditor reads it: from the report's JSON.
+        let mismatches = |r: &Report| -> Vec<String> {
+            let json = audit::AuditReport::from_json(&serde_json::to_value(r).unwrap());
+            let rec = audit::recompute(&json).unwrap();
+            audit::compare_with_report(&rec, &json)
                 .into_iter()
                 .map(|m| m.field)
                 .collect()
@@ -503,19 +500,22 @@ mod tests {
         assert_eq!(mismatches(&r), Vec::<String>::new());
         // A seed claimed from other inputs, inputs naming another question, a swapped juror.
         let mut bad = r.clone();
-        bad["committee"]["seed_inputs"]["block_hash"] = Value::String(B256::ZERO.to_string());
+        bad.committee.seed_inputs.as_mut().unwrap().block_hash = B256::ZERO;
         assert_eq!(mismatches(&bad), ["report.committee.seed"]);
         let mut bad = r.clone();
-        bad["committee"]["seed_inputs"]["question_id"] = "10".into();
+        bad.committee.seed_inputs.as_mut().unwrap().question_id = U256::from(10);
         assert!(
             mismatches(&bad).contains(&"report.committee.seed_inputs.question_id".to_owned()),
             "{:?}",
             mismatches(&bad)
         );
         let mut bad = r.clone();
-        let first = bad["ballots"][0]["model"].as_str().unwrap().to_owned();
-        let other = if first == "a" { "b" } else { "a" };
-        bad["ballots"][0]["model"] = other.into();
+        let other = if bad.ballots[0].model == "a" {
+            "b"
+        } else {
+            "a"
+        };
+        bad.ballots[0].model = other.into();
         assert_eq!(mismatches(&bad), ["report.ballots[0].model"]);
     }
 }

@@ -32,7 +32,7 @@ mod summary;
 
 pub use ballot::{Ballot, BallotRecord, BallotRef, Outcome};
 pub use effective::{EffectiveSample, effective_sample};
-pub use fixed::wad_to_f64;
+pub use fixed::{format_percent, format_wad, wad_to_f64};
 pub use info::{entropy_bits, kl_bits};
 pub use interval::{credible_intervals, monte_carlo_intervals};
 pub use kappa::{Kappa, fleiss_kappa, kappa_wad, subject_counts};

@@ -367,8 +367,9 @@ async fn wait_and_print(
             // The on-chain integers are compared with the report's by the audit below.
             let path = report_path(&node.reports, *id);
             let report: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
-            let rec = audit::recompute(&report)?;
-            let mut mismatches = audit::compare_with_report(&rec, &report);
+            let typed = audit::AuditReport::from_json(&report);
+            let rec = audit::recompute(&typed)?;
+            let mut mismatches = audit::compare_with_report(&rec, &typed);
             mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, *id).await?);
             print_block(
                 *id,

@@ -36,8 +36,9 @@ pub(super) async fn print_pooled(
             continue;
         };
         let report: Value = serde_json::from_str(&text)?;
-        let rec = audit::recompute(&report)?;
-        problems.extend(audit::compare_with_report(&rec, &report));
+        let typed = audit::AuditReport::from_json(&report);
+        let rec = audit::recompute(&typed)?;
+        problems.extend(audit::compare_with_report(&rec, &typed));
         let label = format!("node {}", i + 1);
         let pooled_here = match claims.iter().find(|c| c.operator == node.operator) {
             Some(claim) => {
@@ -102,19 +103,19 @@ pub(super) async fn print_pooled(
             found: view.status.clone(),
         });
     }
-    let share = |k: usize| pooled.p_fixed[k] as f64 / 1e16;
+    let share = |k: usize| crate::stats::format_percent(pooled.p_fixed[k], 1);
     let counts: Vec<String> = pooled.counts.iter().map(u64::to_string).collect();
     let why: Vec<String> = pooled.reasons.iter().map(ToString::to_string).collect();
     println!(
-        "  pooled on-chain: {} — YES {:.1}% NO {:.1}% NULL {:.1}% from {} reports (counts {}), \
-         kappa {:.2} (the lowest){}",
+        "  pooled on-chain: {} — YES {} NO {} NULL {} from {} reports (counts {}), \
+         kappa {} (the lowest){}",
         view.status,
         share(0),
         share(1),
         share(2),
         pooled.reports,
         counts.join("/"),
-        pooled.kappa as f64 / 1e18,
+        crate::stats::format_wad(pooled.kappa, 2),
         if why.is_empty() {
             String::new()
         } else {
