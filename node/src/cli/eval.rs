@@ -284,6 +284,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
             Evidence::Given {
                 items: bundle(claim, &injected).evidence,
                 rubric: Rubric::default(),
+                submissions: None,
             },
             &mut |_| {},
             &mut |_| {},

@@ -204,6 +204,7 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
         Some(path) => Evidence::Given {
             items: read_evidence(path)?,
             rubric: Rubric::default(),
+            submissions: None,
         },
         None => {
             if let Some(dir) = &args.corpus {

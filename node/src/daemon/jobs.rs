@@ -586,8 +586,8 @@ mod tests {
         assert!(!JobError::Report("disagrees with itself".into()).is_retryable());
     }
 
-    #[test]
-    fn atomic_write_replaces() {
+    #[tokio::test]
+    async fn atomic_write_replaces() {
         let dir = tempfile::tempdir().unwrap();
         let path = report_path(dir.path(), U256::from(3));
         write_json_atomic(&path, &json!({"a": 1})).unwrap();
@@ -595,7 +595,7 @@ mod tests {
         let back: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(back, json!({"a": 2}));
         let replayed = crate::pipeline::replay::ReplayResolver::default()
-            .report(&QuestionInput {
+            .resolve(&QuestionInput {
                 id: U256::from(3),
                 text: "Is it?".into(),
                 asker: Address::ZERO,
@@ -606,6 +606,7 @@ mod tests {
                 operator: Address::ZERO,
                 submissions: Vec::new(),
             })
+            .await
             .unwrap();
         write_json_atomic(&path, &replayed).unwrap();
         add_tx_to_report(&path, B256::with_last_byte(0xab), 5, Some(60_000)).unwrap();

@@ -25,6 +25,15 @@ pub enum Script {
     Fixed(Outcome),
     /// These answers in turn.
     Lines(Vec<Value>),
+    /// The vote of each seat, confidence 1: the ballot at `(iteration - 1) * per_iteration +
+    /// slot`; `None` is a failed call. Read by seat, not by call order, so the ballots an
+    /// iteration runs at once get the same votes in every run.
+    Seats {
+        /// Votes in seat order.
+        votes: Vec<Option<Outcome>>,
+        /// M, the ballots of one iteration.
+        per_iteration: u32,
+    },
 }
 
 /// The replay juror.
@@ -76,6 +85,18 @@ impl ReplayJuror {
     }
 }
 
+/// A vote with confidence 1 and no evidence cited.
+fn fixed(vote: Outcome, reasoning: &str) -> BallotContent {
+    BallotContent {
+        vote,
+        confidence: 1.0,
+        supporting_evidence_ids: Vec::new(),
+        refuting_evidence_ids: Vec::new(),
+        rubric_scores: Default::default(),
+        reasoning: reasoning.to_owned(),
+    }
+}
+
 #[async_trait]
 impl Juror for ReplayJuror {
     fn label(&self) -> &str {
@@ -88,14 +109,28 @@ impl Juror for ReplayJuror {
             tokio::time::sleep(self.delay).await;
         }
         let content = match &self.script {
-            Script::Fixed(vote) => BallotContent {
-                vote: *vote,
-                confidence: 1.0,
-                supporting_evidence_ids: Vec::new(),
-                refuting_evidence_ids: Vec::new(),
-                rubric_scores: Default::default(),
-                reasoning: "replay juror (fixed vote)".to_owned(),
-            },
+            Script::Fixed(vote) => fixed(*vote, "replay juror (fixed vote)"),
+            Script::Seats {
+                votes,
+                per_iteration,
+            } => {
+                let seat = u64::from(task.iteration.saturating_sub(1)) * u64::from(*per_iteration)
+                    + u64::from(task.slot);
+                match usize::try_from(seat).ok().and_then(|i| votes.get(i)) {
+                    Some(Some(vote)) => fixed(*vote, "replay juror (scripted vote)"),
+                    Some(None) => {
+                        return Err(JurorError::Llm(LlmError::Transport {
+                            endpoint: format!("replay:{}", self.label),
+                            reason: "scripted failure".to_owned(),
+                        }));
+                    }
+                    None => {
+                        return Err(JurorError::Script(format!(
+                            "no scripted vote for seat {seat}"
+                        )));
+                    }
+                }
+            }
             Script::Lines(lines) => {
                 let Some(line) = lines.get(n % lines.len().max(1)) else {
                     return Err(JurorError::Script("empty script".to_owned()));
@@ -109,7 +144,7 @@ impl Juror for ReplayJuror {
                 task.validator.validate_value(line)?
             }
         };
-        if let Script::Fixed(_) = self.script {
+        if let Script::Fixed(_) | Script::Seats { .. } = self.script {
             task.validator.check(&content).or_else(|e| {
                 // A fixed vote cannot score a rubric; only that omission is tolerated.
                 if task.rubric.criteria.is_empty() {

@@ -1,10 +1,11 @@
-//! The replay resolver: an instant, scripted committee for tests and load runs.
+//! The replay resolver: scripted votes for tests and load runs, on the product's path.
 //!
-//! It is **not** a juror and never the default (`node.resolver = "replay"` selects it): it
-//! replays votes from a JSON script instead of asking models, so the chain, store and post
-//! path can be exercised end to end in milliseconds. Its reports are real reports (empty
-//! evidence bundle, committed with the same RFC 6962 code; statistics from the same `stats`
-//! code), so they pass `veritas audit` like any other.
+//! Never the default (`node.resolver = "replay"` selects it): instead of asking models it
+//! gives [`resolve`](super::resolve::resolve) an [`engine`] whose one juror is a replay juror
+//! ([`crate::jury::replay`]) answering each seat of the committee from a JSON script, so the
+//! chain, store and post path can be exercised end to end in milliseconds, and every report is
+//! built as a committee's is (empty evidence bundle, the same commitment, seeded draws,
+//! committee loop, statistics and routing), so it passes `veritas audit` like any other.
 //!
 //! Script format (`node.replay_file`):
 //!
@@ -30,17 +31,19 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use serde::Deserialize;
 
-use super::resolve::{QuestionInput, ResolveError, Resolver};
+use std::{sync::Arc, time::Duration};
+
+use super::resolve::{self as pipeline, Engine, Evidence, QuestionInput, ResolveError, Resolver};
 use crate::{
-    bundle::{Bundle, Rubric},
-    commitment,
+    bundle::Rubric,
     jury::{
-        BallotRow,
-        committee::{CommitteeInfo, CommitteeRun, Weight},
+        archetype::Archetype,
+        committee::{Committee, CommitteeConfig, PoolMember},
+        replay::{ReplayJuror, Script as JurorScript},
     },
     policy::{Decision, RoutingPolicy},
-    report::{Report, ReportParts},
-    stats::{EarlyStopping, Outcome},
+    report::Report,
+    stats::Outcome,
 };
 
 /// Ballots per iteration in replayed reports.
@@ -100,113 +103,68 @@ impl ReplayResolver {
         Self { script }
     }
 
-    /// Build the report for one question (pure; exposed for tests).
-    ///
-    /// The report is a [`Report`] like the committee's: an empty bundle committed with the
-    /// same code, the scripted ballots in full iterations, one archetype and one juror
-    /// weighted 1, their statistics, and the routing of [`replay_policy`] for the decision
-    /// the script names.
-    ///
-    /// # Errors
-    /// [`ResolveError`] (not retryable) when the script's decision is not resolve/escalate.
-    pub fn report(&self, question: &QuestionInput) -> Result<Report, ResolveError> {
-        let script = self
-            .script
+    /// The script of the question `text`.
+    fn script(&self, text: &str) -> &Script {
+        self.script
             .questions
-            .get(&question.text)
-            .unwrap_or(&self.script.default);
-        let decision = match script.decision.as_str() {
-            "resolve" => Decision::Resolve,
-            "escalate" => Decision::Escalate,
-            other => {
-                return Err(ResolveError::permanent(format!(
-                    "replay decision {other:?}"
-                )));
-            }
-        };
-        let bundle = Bundle {
-            question: question.text.clone(),
-            evidence: Vec::new(),
-        };
-        let commitment = commitment::commit_bundle(&bundle)
-            .map_err(|e| ResolveError::permanent(e.to_string()))?;
-        let m = (1..=BALLOTS_PER_ITERATION)
-            .rev()
-            .find(|m| script.votes.len().is_multiple_of(*m))
-            .unwrap_or(1);
-        let ballots: Vec<BallotRow> = script
-            .votes
-            .iter()
-            .enumerate()
-            .map(|(i, vote)| {
-                let iteration = u32::try_from(i / m + 1).unwrap_or(u32::MAX);
-                BallotRow {
-                    iteration,
-                    slot: u32::try_from(i % m).unwrap_or(u32::MAX),
-                    model: "replay".into(),
-                    archetype: "replay".into(),
-                    vote: *vote,
-                    confidence: vote.map(|_| 1.0),
-                    supporting_evidence_ids: Vec::new(),
-                    refuting_evidence_ids: Vec::new(),
-                    rubric_scores: Default::default(),
-                    reasoning: vote.map(|_| "replayed vote (test resolver)".into()),
-                    latency_ms: 0,
-                    prompt_tokens: 0,
-                    cached_prompt_tokens: 0,
-                    completion_tokens: 0,
-                    cost_usd: 0.0,
-                    probabilities: None,
-                    failure: vote.is_none().then(|| "replayed failure".into()),
-                }
-            })
-            .collect();
-        let iterations = ballots.last().map_or(0, |b| b.iteration);
-        let stopping = EarlyStopping::default();
-        let source = question.seed_source();
-        let seed = source.seed(&commitment.root);
-        let info = CommitteeInfo {
-            iterations,
-            ballots_per_iteration: u32::try_from(m).unwrap_or(u32::MAX),
-            epsilon: stopping.epsilon,
-            tau: stopping.tau,
-            min_ballots: stopping.min_ballots,
-            early_stopping: false,
-            seed: alloy::primitives::B256::from(seed),
-            // Recorded by the report from the chain's inputs.
-            seed_inputs: None,
-            stop_iteration: iterations,
-            stopped_early: false,
-            calls: ballots.len() as u64,
-            divergences: Vec::new(),
-            // One archetype and one juror: every draw is ("replay", "replay").
-            archetype_weights: vec![replay_weight()],
-            juror_weights: vec![replay_weight()],
-        };
-        let run = CommitteeRun {
-            ballots,
-            info,
-            elapsed: std::time::Duration::ZERO,
-        };
-        Ok(Report::from_parts(ReportParts {
-            question: question.info(),
-            bundle: &bundle,
-            rubric: &Rubric::default(),
-            commitment: &commitment,
-            run,
-            policy: &replay_policy(decision),
-            seed_inputs: source.inputs(),
-            search: None,
-            submissions: Some(&question.submissions),
-        }))
+            .get(text)
+            .unwrap_or(&self.script.default)
     }
 }
 
-fn replay_weight() -> Weight {
-    Weight {
-        name: "replay".into(),
-        weight: 1,
-    }
+/// The engine a script resolves its question with: one replay juror under one `replay`
+/// persona, the votes in full iterations of M (no early stopping, so every vote is cast), no
+/// collectors and no planner, and the routing of [`replay_policy`] for the script's decision.
+///
+/// # Errors
+/// [`ResolveError`] (not retryable) when the script's decision is not resolve/escalate.
+pub fn engine(script: &Script) -> Result<Engine, ResolveError> {
+    let decision = match script.decision.as_str() {
+        "resolve" => Decision::Resolve,
+        "escalate" => Decision::Escalate,
+        other => {
+            return Err(ResolveError::permanent(format!(
+                "replay decision {other:?}"
+            )));
+        }
+    };
+    let m = (1..=BALLOTS_PER_ITERATION)
+        .rev()
+        .find(|m| script.votes.len().is_multiple_of(*m))
+        .unwrap_or(1);
+    let too_many = || ResolveError::permanent("replay script: too many votes");
+    let per_iteration = u32::try_from(m).map_err(|_| too_many())?;
+    let iterations = u32::try_from(script.votes.len() / m)
+        .map_err(|_| too_many())?
+        .max(1);
+    let juror = ReplayJuror::new(
+        "replay",
+        JurorScript::Seats {
+            votes: script.votes.clone(),
+            per_iteration,
+        },
+        Duration::ZERO,
+    );
+    let committee = Committee {
+        archetypes: vec![Archetype {
+            name: "replay".into(),
+            bias: "none: a scripted test juror".into(),
+            prompt: "You are a scripted test juror; your votes come from the replay script.".into(),
+        }],
+        archetype_weights: vec![1],
+        jurors: vec![PoolMember {
+            juror: Arc::new(juror),
+            weight: 1,
+        }],
+        config: CommitteeConfig {
+            iterations,
+            ballots_per_iteration: per_iteration,
+            early_stopping: false,
+            concurrency: m,
+            ..CommitteeConfig::default()
+        },
+    };
+    Ok(Engine::new(None, None, committee, replay_policy(decision)))
 }
 
 /// The policy a scripted decision is routed with (see the module docs).
@@ -229,16 +187,28 @@ pub fn replay_policy(decision: Decision) -> RoutingPolicy {
 
 #[async_trait]
 impl Resolver for ReplayResolver {
+    /// The product's path ([`pipeline::resolve`]) with the script's [`engine`] and no evidence; the
+    /// on-chain submissions are recorded as the committee resolver records them.
     async fn resolve(&self, question: &QuestionInput) -> Result<Report, ResolveError> {
-        let script = self
-            .script
-            .questions
-            .get(&question.text)
-            .unwrap_or(&self.script.default);
+        let script = self.script(&question.text);
+        let engine = engine(script)?;
         if script.delay_ms > 0 {
-            tokio::time::sleep(std::time::Duration::from_millis(script.delay_ms)).await;
+            tokio::time::sleep(Duration::from_millis(script.delay_ms)).await;
         }
-        self.report(question)
+        let evidence = Evidence::Given {
+            items: Vec::new(),
+            rubric: Rubric::default(),
+            submissions: Some(question.submissions.clone()),
+        };
+        pipeline::resolve(
+            &engine,
+            question.info(),
+            question.seed_source(),
+            evidence,
+            &mut |_| {},
+            &mut |_| {},
+        )
+        .await
     }
 }
 
@@ -263,19 +233,47 @@ mod tests {
         }
     }
 
-    #[test]
-    fn reports_audit_cleanly() {
+    #[tokio::test]
+    async fn reports_audit_cleanly() {
         let script: ReplayScript = serde_json::from_str(
             r#"{"default":{"votes":["YES","NO","YES","NULL"]},"questions":{"bad":{"votes":[null,null],"decision":"escalate"}}}"#,
         )
         .unwrap();
         let r = ReplayResolver::new(script);
-        let report = serde_json::to_value(r.report(&input("Is it?")).unwrap()).unwrap();
+        let report = serde_json::to_value(r.resolve(&input("Is it?")).await.unwrap()).unwrap();
         let rec = audit::recompute(&report).unwrap();
         assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
         assert_eq!(rec.valid_ballots, 4);
-        let bad = serde_json::to_value(r.report(&input("bad")).unwrap()).unwrap();
+        let bad = serde_json::to_value(r.resolve(&input("bad")).await.unwrap()).unwrap();
         let rec = audit::recompute(&bad).unwrap();
         assert_eq!((rec.valid_ballots, rec.escalated), (0, true));
+    }
+
+    /// Each seat gets its scripted vote whatever order the committee's concurrent ballots
+    /// run in, and the iterations are the script's full rows of M.
+    #[tokio::test]
+    async fn every_seat_casts_its_scripted_vote() {
+        use Outcome::{No, Null, Yes};
+        let votes = vec![Some(Yes), None, Some(No), Some(Null), Some(Yes), Some(Yes)];
+        let r = ReplayResolver::new(ReplayScript {
+            default: Script {
+                votes: votes.clone(),
+                decision: "resolve".into(),
+                delay_ms: 0,
+            },
+            questions: HashMap::new(),
+        });
+        for _ in 0..5 {
+            let report = r.resolve(&input("Is it?")).await.unwrap();
+            let cast: Vec<_> = report.ballots.iter().map(|b| b.vote).collect();
+            assert_eq!(cast, votes);
+            let seats: Vec<_> = report
+                .ballots
+                .iter()
+                .map(|b| (b.iteration, b.slot))
+                .collect();
+            assert_eq!(seats, vec![(1, 0), (1, 1), (1, 2), (2, 0), (2, 1), (2, 2)]);
+            assert!(report.ballots[1].failure.is_some());
+        }
     }
 }

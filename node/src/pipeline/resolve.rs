@@ -141,6 +141,9 @@ pub enum Evidence {
         items: Vec<EvidenceItem>,
         /// The rubric jurors score.
         rubric: Rubric,
+        /// An on-chain question's submissions, recorded with their fate (none is added to
+        /// the given items); `None` off-chain.
+        submissions: Option<Vec<ChainSubmission>>,
     },
 }
 
@@ -230,7 +233,11 @@ pub async fn resolve(
     progress: &mut (dyn FnMut(&IterationProgress<'_>) + Send),
 ) -> Result<Report, ResolveError> {
     let (items, rubric, search, submissions) = match evidence {
-        Evidence::Given { items, rubric } => (items, rubric, None, None),
+        Evidence::Given {
+            items,
+            rubric,
+            submissions,
+        } => (items, rubric, None, submissions),
         Evidence::Gather {
             resolve_after,
             submissions,
@@ -436,6 +443,7 @@ mod tests {
         let evidence = Evidence::Given {
             items,
             rubric: Rubric::default(),
+            submissions: None,
         };
         resolve(
             &engine(),
