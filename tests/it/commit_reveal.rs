@@ -13,22 +13,21 @@
 //!   is revealed again with the saved salt. One verdict, one commit and one reveal per
 //!   operator on the final chain, one `commitments` row, nothing slashed.
 //!
-//! `cargo test -p veritas-node --test commit_reveal -- --nocapture`
+//! `cargo test -p veritas-node --test it commit_reveal:: -- --nocapture`
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
 
 use std::{collections::BTreeSet, time::Duration};
 
 use alloy::primitives::{Address, B256, I256, U256};
-use support::{
-    Chain, Node, address,
-    commit_reveal::{assert_pooled_audits, commits, saved, slashed},
-};
 use veritas::chain::{
     IVeritasOracle, IVeritasOracle::VerdictStatus as S, devnet::AnvilOptions,
     poster::report_commitment, poster::verdict::Verdict,
+};
+
+use crate::support::{
+    self, Chain, Node, address,
+    commit_reveal::{assert_pooled_audits, commits, saved, slashed},
 };
 
 const YES_MAJORITY: &str = r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#;

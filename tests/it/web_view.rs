@@ -21,8 +21,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::{
     io::{BufRead, BufReader, Lines, Write},
     path::{Path, PathBuf},
@@ -34,8 +32,9 @@ use alloy::{
     primitives::{U256, aliases::U96},
     providers::Provider,
 };
-use support::{Chain, Node};
 use veritas::chain::{IVeritasOracle, devnet::AnvilOptions};
+
+use crate::support::{self, Chain, Node};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 

@@ -27,6 +27,21 @@ pub mod commit_reveal;
 pub mod llama;
 pub mod proxy;
 
+/// The long tests that time something or load both cores (`#[ignore]`d, run together by
+/// `cargo test -- --ignored`) hold this for their whole run, one at a time: they share one
+/// process now, and two of them side by side on two cores would measure each other.
+static MEASURING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Wait until no other long test runs; hold the guard for the test's whole run.
+pub async fn measuring() -> tokio::sync::MutexGuard<'static, ()> {
+    MEASURING.lock().await
+}
+
+/// [`measuring`] for a test without a runtime.
+pub fn measuring_blocking() -> tokio::sync::MutexGuard<'static, ()> {
+    MEASURING.blocking_lock()
+}
+
 /// A chain with the oracle deployed and the node's operator authorised.
 pub struct Chain {
     pub anvil: Anvil,

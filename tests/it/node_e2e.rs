@@ -7,16 +7,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::Duration;
 
 use alloy::primitives::U256;
-use support::{Chain, Node, assert_audits, veritas};
 use veritas::{
     audit,
     chain::{IVeritasOracle, devnet::AnvilOptions},
 };
+
+use crate::support::{self, Chain, Node, assert_audits, veritas};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -352,7 +351,7 @@ async fn veritas_ask_with_resolve_after_waits_then_posts() {
 async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
     let chain = Chain::start(AnvilOptions::default()).await;
     // A quarter of the requests fail: drops, delays, 429s, 5xx, lost answers (including for
-    // eth_sendRawTransaction). `tests/reliability_rpc.rs` runs the full fault set longer.
+    // eth_sendRawTransaction). `tests/it/reliability_rpc.rs` runs the full fault set longer.
     let plan = support::proxy::FaultPlan {
         seed: 4,
         per_mille: 250,

@@ -11,12 +11,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::{collections::BTreeSet, time::Duration};
 
-use support::{Chain, Node};
 use veritas::chain::devnet::{AnvilOptions, repo_root};
+
+use crate::support::{Chain, Node};
 
 /// The `veritas_*` metric names a rules (or dashboard) file mentions.
 fn names_in(text: &str) -> BTreeSet<String> {

@@ -8,13 +8,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::Duration;
 
 use alloy::primitives::U256;
 use serde_json::json;
-use support::{Chain, Node, veritas};
 use veritas::{
     audit,
     chain::{
@@ -22,6 +19,8 @@ use veritas::{
         devnet::{ANVIL_KEYS, AnvilOptions},
     },
 };
+
+use crate::support::{Chain, Node, veritas};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 

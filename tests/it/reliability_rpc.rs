@@ -14,8 +14,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use alloy::{
@@ -27,13 +25,14 @@ use alloy::{
     sol_types::SolCall,
 };
 use serde_json::{Value, json};
-use support::{
-    Chain, Node, operator,
-    proxy::{Fault, FaultPlan, start_faulty_proxy},
-};
 use veritas::chain::{
     IVeritasOracle::{self, VerdictStatus},
     devnet::{ANVIL_KEYS, AnvilOptions},
+};
+
+use crate::support::{
+    Chain, Node, operator,
+    proxy::{Fault, FaultPlan, start_faulty_proxy},
 };
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
