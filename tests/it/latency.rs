@@ -16,12 +16,9 @@ use std::time::{Duration, Instant};
 use alloy::{
     network::EthereumWallet, providers::ProviderBuilder, signers::local::PrivateKeySigner,
 };
-use veritas::chain::{
-    IVeritasOracle,
-    devnet::{ANVIL_KEYS, AnvilOptions},
-};
+use veritas::chain::{IVeritasOracle, devnet::ANVIL_KEYS};
 
-use crate::support::{Chain, Node};
+use crate::support;
 
 const QUESTIONS: usize = 20;
 
@@ -30,16 +27,12 @@ const QUESTIONS: usize = 20;
 async fn confirmation_to_verdict_p50_under_one_second() {
     // No other long test beside it: it asserts a timing target.
     let _alone = crate::support::measuring().await;
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure(
-        &chain,
-        r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#,
-        "",
-    );
-    node.start();
+    let (chain, mut node) =
+        support::chain_and_node(r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#, "").await;
     // Warm-up: the node is up and has scanned once.
-    let warm = chain.ask(&["Warm-up?"]).await;
-    chain.wait_verdicts(&warm, Duration::from_secs(30)).await;
+    chain
+        .ask_and_wait(&["Warm-up?"], Duration::from_secs(30))
+        .await;
 
     let reader = chain.reader();
     let contract = IVeritasOracle::new(chain.oracle, &reader);

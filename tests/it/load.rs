@@ -226,8 +226,9 @@ async fn burst_once(keys: &[usize], quorum: u8, reveal_window: u32) -> Figures {
     for node in &mut nodes {
         node.start();
     }
-    let warm = chain.ask(&["Warm-up?"]).await;
-    chain.wait_verdicts(&warm, Duration::from_secs(60)).await;
+    chain
+        .ask_and_wait(&["Warm-up?"], Duration::from_secs(60))
+        .await;
     let reader = chain.reader();
     let first_block = reader.get_block_number().await.unwrap() + 1;
 

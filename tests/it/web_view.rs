@@ -113,9 +113,7 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
     let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
         return;
     };
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure_committee(&chain, REPLAY);
-    node.start();
+    let (chain, mut node) = support::chain_and_committee_node(REPLAY).await;
     let addr = node.api_addr(Duration::from_secs(30)).await;
 
     let mut script = Script::run("web_view.mjs", &browser, &addr, &[]);
