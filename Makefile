@@ -16,7 +16,7 @@ PYTHON ?= python3
 VENV  := $(TOOLS)/venv
 MODEL := $(TOOLS)/models/gemma-3-270m-q4_k_m.gguf
 CARGO_FUZZ_VERSION := 0.13.2
-# llama.cpp's OpenAI-compatible `llama-server`, for tests/llama_server.rs: built from the
+# llama.cpp's OpenAI-compatible `llama-server`, for tests/it/llama_server.rs: built from the
 # llama.cpp tree that this PyPI sdist vendors, pinned by version and sha256.
 LLAMA_CPP_PYTHON_VERSION := 0.3.36
 LLAMA_CPP_PYTHON_SHA256 := 832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
@@ -131,7 +131,7 @@ $(LLAMA_SERVER_STAMP): $(TOOLS)/.stamp-venv
 
 # The web view's browser test drives Debian's chromium (a system package: no npm download of a
 # browser works here). Installed when missing and apt-get is usable as root; otherwise a loud
-# note, and tests/web_view.rs skips loudly, or fails when CI=true.
+# note, and tests/it/web_view.rs skips loudly, or fails when CI=true.
 CHROMIUM ?= chromium
 browser:
 	@if command -v $(CHROMIUM) >/dev/null; then $(CHROMIUM) --version; \

@@ -2,7 +2,7 @@
 # The operator kit's checks (`make test-ops`, part of `make test`):
 #   1. ops/prometheus/alerts.yml is valid (promtool check rules) and its unit tests pass
 #      (promtool test rules alerts.test.yml); promtool is Debian's, unpacked into tools/ by
-#      `make setup`. Which metrics the rules may name is tests/alert_metrics.rs's job.
+#      `make setup`. Which metrics the rules may name is tests/it/alert_metrics.rs's job.
 #   2. ops/systemd/veritas.service passes `systemd-analyze verify` with no warning at all (it
 #      exits 0 on an unknown or misspelt directive, so any output fails here) and its exposure
 #      score stays at most 2.0 (`systemd-analyze security --offline`), so a hardening line

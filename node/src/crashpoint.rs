@@ -2,11 +2,11 @@
 //!
 //! `VERITAS_TEST_CRASH_AT=<point>:<n>` kills the process with SIGKILL (no destructor, no
 //! flush, exactly like `kill -9`) the `n`-th time execution reaches [`hit`]`(<point>)`. The
-//! crash-anywhere test (`tests/crash_anywhere.rs`) uses it to land kills inside the windows the
+//! crash-anywhere test (`tests/it/crash_anywhere.rs`) uses it to land kills inside the windows the
 //! exactly-once argument has to survive, instead of hoping a timer hits them.
 //!
 //! `<point>:<n>:panic` panics there instead, once: the supervision tests
-//! (`tests/adversaries/supervision.rs`) use it to check that a panicking job fails its
+//! (`tests/it/adversaries/supervision.rs`) use it to check that a panicking job fails its
 //! question only and a panicking critical task stops the node naming it.
 //!
 //! It cannot fire by accident in production: it is compiled into debug builds only

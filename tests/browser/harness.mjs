@@ -1,4 +1,4 @@
-// What every browser script of `tests/web_view.rs` shares: its arguments, the stdio protocol
+// What every browser script of `tests/it/web_view.rs` shares: its arguments, the stdio protocol
 // with the test, failing with a reason, and headless Chromium launched for a closed network.
 import { createRequire } from "node:module";
 import * as fs from "node:fs";

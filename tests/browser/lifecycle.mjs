@@ -1,6 +1,6 @@
 // The question page through a verdict's life, in headless Chromium: two operators' reports
 // pooled at quorum 2, the challenge window counting down, then a dispute arriving live with the
-// node's second opinion for the arbiter. Run by `tests/web_view.rs`, which owns anvil and the
+// node's second opinion for the arbiter. Run by `tests/it/web_view.rs`, which owns anvil and the
 // nodes; they talk over stdio:
 //
 //   (--question <id>: the pooled verdict of <id> is posted, Resolved, before the script starts)

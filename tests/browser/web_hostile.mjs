@@ -1,4 +1,4 @@
-// Hostile evidence on the question page, in headless Chromium. Run by `tests/web_view.rs`,
+// Hostile evidence on the question page, in headless Chromium. Run by `tests/it/web_view.rs`,
 // which asks a question whose text is HTML, submits evidence on-chain with `javascript:` and
 // `data:` URLs and HTML in every field, lets the node post its verdict, then runs this script
 // with --question <id>. Every payload would set `document.title` to `pwned:<where>` if it ran.

@@ -1,5 +1,5 @@
 // Drives the live committee view in headless Chromium (Debian's `chromium`, through the pinned
-// playwright-core in tools/node_modules). Run by `tests/web_view.rs`, which owns anvil and the
+// playwright-core in tools/node_modules). Run by `tests/it/web_view.rs`, which owns anvil and the
 // node; they talk over stdio:
 //
 //   script -> test   READY                 the list page is open and its event stream is live

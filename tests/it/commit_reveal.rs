@@ -13,22 +13,21 @@
 //!   is revealed again with the saved salt. One verdict, one commit and one reveal per
 //!   operator on the final chain, one `commitments` row, nothing slashed.
 //!
-//! `cargo test -p veritas-node --test commit_reveal -- --nocapture`
+//! `cargo test -p veritas-node --test it commit_reveal:: -- --nocapture`
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
 
 use std::{collections::BTreeSet, time::Duration};
 
 use alloy::primitives::{Address, B256, I256, U256};
-use support::{
-    Chain, Node, address,
-    commit_reveal::{assert_pooled_audits, commits, saved, slashed},
-};
 use veritas::chain::{
     IVeritasOracle, IVeritasOracle::VerdictStatus as S, devnet::AnvilOptions,
     poster::report_commitment, poster::verdict::Verdict,
+};
+
+use crate::support::{
+    self, Chain, Node, address,
+    commit_reveal::{assert_pooled_audits, commits, saved, slashed},
 };
 
 const YES_MAJORITY: &str = r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#;
@@ -344,6 +343,25 @@ async fn reorg_from(chain: &Chain, block: u64) {
     .await;
 }
 
+/// Automine off until [`HoldMining::release`]: a running node's transactions wait in anvil's
+/// pool, so the chain holds still while a test reads it (what a reorg left, before the node
+/// acts on it).
+#[must_use = "release it, or the chain mines nothing more"]
+struct HoldMining<'a>(&'a Chain);
+
+async fn hold_mining(chain: &Chain) -> HoldMining<'_> {
+    rpc(chain, "evm_setAutomine", serde_json::json!([false])).await;
+    HoldMining(chain)
+}
+
+impl HoldMining<'_> {
+    /// Mine what waited in the pool, then automine again.
+    async fn release(self) {
+        rpc(self.0, "evm_mine", serde_json::json!([])).await;
+        rpc(self.0, "evm_setAutomine", serde_json::json!([true])).await;
+    }
+}
+
 async fn commitment_of(chain: &Chain, id: U256, who: Address) -> B256 {
     IVeritasOracle::new(chain.oracle, chain.reader())
         .commitmentOf(id, who)
@@ -419,11 +437,14 @@ async fn a_commit_reorged_out_is_sent_again_with_the_saved_salt() {
     let (commitment, salt) = saved(&first)[&id];
     assert_eq!(commitment_of(&chain, id, a).await, commitment);
 
-    // The commit's block (and anything after it) is reorged out; the question stays.
+    // The commit's block (and anything after it) is reorged out; the question stays. Nothing
+    // is mined while that is read: the running node may send its commit again at once.
+    let hold = hold_mining(&chain).await;
     reorg_from(&chain, block).await;
     assert!(commits(&chain, id).await.is_empty(), "the commit is gone");
     assert_eq!(commitment_of(&chain, id, a).await, B256::ZERO);
     assert_eq!(chain.status(id).await, S::Asked);
+    hold.release().await;
 
     // The node notices and commits again: the same commitment (the saved salt), no new row.
     until("the commit sent again", &first, || async {
@@ -529,11 +550,14 @@ async fn a_reveal_reorged_out_while_the_node_runs_is_revealed_again_with_the_sav
     let block = logged_block(&chain, id, a, false).await.unwrap();
     assert_eq!(chain.status(id).await, S::Resolved);
 
-    // The reveal's block is reorged out while the node runs.
+    // The reveal's block is reorged out while the node runs. Nothing is mined while that is
+    // read: the node may reveal again at once.
+    let hold = hold_mining(&chain).await;
     reorg_from(&chain, block).await;
     assert_eq!(chain.status(id).await, S::Asked);
     assert_eq!(logged_block(&chain, id, a, false).await, None);
     assert_eq!(commitment_of(&chain, id, a).await, commitment);
+    hold.release().await;
 
     // The node notices its commitment unrevealed and reveals again, with the saved salt.
     chain.wait_status(id, S::Resolved, WAIT).await;

@@ -13,8 +13,6 @@
 //! - a key added after an ask → never reports on that question (contract v3's operator epochs),
 //!   and its node fails the question before any committee runs.
 
-mod support;
-
 use std::{collections::BTreeSet, time::Duration};
 
 use alloy::{
@@ -23,7 +21,7 @@ use alloy::{
 };
 use veritas::chain::{IVeritasOracle, IVeritasOracle::VerdictStatus as S, devnet::AnvilOptions};
 
-use support::{Chain, Node, address};
+use crate::support::{Chain, Node, address};
 
 const YES_MAJORITY: &str = r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#;
 const NO_MAJORITY: &str = r#"{"default": {"votes": ["NO", "NO", "YES"]}}"#;

@@ -11,12 +11,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::{collections::BTreeSet, time::Duration};
 
-use support::{Chain, Node};
-use veritas::chain::devnet::{AnvilOptions, repo_root};
+use veritas::chain::devnet::repo_root;
+
+use crate::support;
 
 /// The `veritas_*` metric names a rules (or dashboard) file mentions.
 fn names_in(text: &str) -> BTreeSet<String> {
@@ -66,15 +65,11 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
         wanted.insert("veritas_gate_canary_not_exported".to_owned());
     }
 
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure(
-        &chain,
-        r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#,
-        "",
-    );
-    node.start();
-    let ids = chain.ask(&["Is the sky blue?"]).await;
-    chain.wait_verdicts(&ids, Duration::from_secs(60)).await;
+    let (chain, mut node) =
+        support::chain_and_node(r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#, "").await;
+    chain
+        .ask_and_wait(&["Is the sky blue?"], Duration::from_secs(60))
+        .await;
     // The verdict is on-chain; the node records its stage timings right after the receipt.
     let mut page = String::new();
     for _ in 0..100 {

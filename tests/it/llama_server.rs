@@ -13,19 +13,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::{Duration, Instant};
 
-use support::{
-    Chain, Node, assert_audits,
+use veritas::chain::devnet::{AnvilOptions, repo_root};
+
+use crate::support::{
+    self, Chain, Node, assert_audits,
     llama::{Server, llama_server, tail},
 };
-use veritas::chain::devnet::{AnvilOptions, repo_root};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "long: decodes a committee on the CPU with a real llama-server (make test-long)"]
 async fn openai_jurors_and_the_planner_on_a_real_llama_server_post_an_audited_verdict() {
+    // Minutes of decoding on both cores: not beside a test that times something.
+    let _alone = support::measuring().await;
     let found = llama_server();
     let Some(binary) = support::tool_or_skip(found, "llama-server", "make setup builds it") else {
         return;

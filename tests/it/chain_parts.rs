@@ -2,8 +2,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::{
     sync::{Arc, atomic::Ordering},
     time::Duration,
@@ -14,10 +12,6 @@ use alloy::{
     providers::Provider,
 };
 use serde_json::Value;
-use support::{
-    Chain, operator,
-    proxy::{Fault, FaultPlan, start_faulty_proxy, start_proxy},
-};
 use tokio::sync::Notify;
 use veritas::{
     chain::{
@@ -27,6 +21,11 @@ use veritas::{
         watcher::{WatchState, Watcher, WatcherConfig},
     },
     store::{PostIntent, Stage, Store, TxStatus},
+};
+
+use crate::support::{
+    Chain, operator,
+    proxy::{Fault, FaultPlan, start_faulty_proxy, start_proxy},
 };
 
 async fn mine(chain: &Chain, blocks: u64) {

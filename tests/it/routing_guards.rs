@@ -7,11 +7,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
 #![cfg(feature = "llama")]
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use crate::support;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -7,32 +7,31 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::Duration;
 
 use alloy::primitives::U256;
-use support::{Chain, Node, assert_audits, veritas};
 use veritas::{
     audit,
     chain::{IVeritasOracle, devnet::AnvilOptions},
 };
 
+use crate::support::{self, Chain, Node, assert_audits, veritas};
+
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_questions_three_audited_verdicts() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure(&chain, REPLAY, "");
-    node.start();
+    let (chain, mut node) = support::chain_and_node(REPLAY, "").await;
     let ids = chain
-        .ask(&[
-            "Is water wet?",
-            "Did it rain in Paris on 2025-07-14?",
-            "Is 7 prime?",
-        ])
+        .ask_and_wait(
+            &[
+                "Is water wet?",
+                "Did it rain in Paris on 2025-07-14?",
+                "Is 7 prime?",
+            ],
+            Duration::from_secs(60),
+        )
         .await;
-    chain.wait_verdicts(&ids, Duration::from_secs(60)).await;
 
     for id in &ids {
         let report = node.report_with_tx(*id, Duration::from_secs(10)).await;
@@ -139,8 +138,9 @@ async fn rpc_outage_recovers_and_misses_nothing() {
     let replay = r#"{"default": {"votes": ["YES", "YES", "NO"], "delay_ms": 300}}"#;
     let mut node = Node::configure(&chain, replay, "");
     node.start();
-    let first = chain.ask(&["Before the outage?"]).await;
-    chain.wait_verdicts(&first, Duration::from_secs(30)).await;
+    let first = chain
+        .ask_and_wait(&["Before the outage?"], Duration::from_secs(30))
+        .await;
 
     // Asked just before the RPC goes away: its post has to wait for the chain to come back.
     let during = chain.ask(&["Right before the outage?"]).await;
@@ -304,9 +304,7 @@ async fn sigterm_drains_in_flight_questions_and_exits_zero() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn veritas_ask_with_resolve_after_waits_then_posts() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure(&chain, REPLAY, "");
-    node.start();
+    let (chain, mut node) = support::chain_and_node(REPLAY, "").await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_veritas"))
         .args([
             "ask",
@@ -352,7 +350,7 @@ async fn veritas_ask_with_resolve_after_waits_then_posts() {
 async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
     let chain = Chain::start(AnvilOptions::default()).await;
     // A quarter of the requests fail: drops, delays, 429s, 5xx, lost answers (including for
-    // eth_sendRawTransaction). `tests/reliability_rpc.rs` runs the full fault set longer.
+    // eth_sendRawTransaction). `tests/it/reliability_rpc.rs` runs the full fault set longer.
     let plan = support::proxy::FaultPlan {
         seed: 4,
         per_mille: 250,
@@ -402,13 +400,13 @@ async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure_committee(&chain, REPLAY);
-    node.start();
+    let (chain, mut node) = support::chain_and_committee_node(REPLAY).await;
     let ids = chain
-        .ask(&["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"])
+        .ask_and_wait(
+            &["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"],
+            Duration::from_secs(120),
+        )
         .await;
-    chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
     let report = node.report(ids[0]);
     assert!(
         !report["evidence"].as_array().unwrap().is_empty(),
@@ -487,8 +485,9 @@ async fn the_daemon_plans_with_the_configured_planner_and_resolve_reads_the_same
     std::fs::write(&node.config, config).unwrap();
     node.start();
     let question = "Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?";
-    let ids = chain.ask(&[question]).await;
-    chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
+    let ids = chain
+        .ask_and_wait(&[question], Duration::from_secs(120))
+        .await;
 
     let report = node.report(ids[0]);
     let plan = &report["search"]["plan"];

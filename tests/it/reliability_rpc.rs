@@ -14,8 +14,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use alloy::{
@@ -27,13 +25,14 @@ use alloy::{
     sol_types::SolCall,
 };
 use serde_json::{Value, json};
-use support::{
-    Chain, Node, operator,
-    proxy::{Fault, FaultPlan, start_faulty_proxy},
-};
 use veritas::chain::{
     IVeritasOracle::{self, VerdictStatus},
     devnet::{ANVIL_KEYS, AnvilOptions},
+};
+
+use crate::support::{
+    self, Chain, Node, operator,
+    proxy::{Fault, FaultPlan, start_faulty_proxy},
 };
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
@@ -271,8 +270,9 @@ async fn a_faulty_rpc_with_every_fault_kind_misses_nothing_and_duplicates_nothin
 
     // Recovered by itself: with the faults off it is ready and answers a new question.
     proxy.set_plan(FaultPlan::quiet(16));
-    let after = chain.ask(&["After the faults?"]).await;
-    chain.wait_verdicts(&after, Duration::from_secs(30)).await;
+    let after = chain
+        .ask_and_wait(&["After the faults?"], Duration::from_secs(30))
+        .await;
     assert_eq!(chain.verdict_events(after[0]).await, 1);
     until(Duration::from_secs(20), "/readyz 200", || async {
         (api(&addr, "/readyz").await.0 == 200).then_some(())
@@ -302,8 +302,9 @@ async fn a_node_started_while_the_rpc_fails_waits_for_it_instead_of_exiting() {
     proxy
         .down
         .store(false, std::sync::atomic::Ordering::Relaxed);
-    let ids = chain.ask(&["Asked once the RPC is back?"]).await;
-    chain.wait_verdicts(&ids, Duration::from_secs(30)).await;
+    let ids = chain
+        .ask_and_wait(&["Asked once the RPC is back?"], Duration::from_secs(30))
+        .await;
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
     assert_eq!(node.terminate(), Some(0), "{}", node.log_text());
 }
@@ -360,11 +361,10 @@ async fn a_nonce_gap_from_a_dropped_pending_verdict_is_closed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stale_local_nonce_after_another_process_used_the_key_is_corrected() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure(&chain, REPLAY, "");
-    node.start();
-    let first = chain.ask(&["Before the other process?"]).await;
-    chain.wait_verdicts(&first, Duration::from_secs(30)).await;
+    let (chain, mut node) = support::chain_and_node(REPLAY, "").await;
+    chain
+        .ask_and_wait(&["Before the other process?"], Duration::from_secs(30))
+        .await;
     // Another process sends with the operator key: the node's next nonce is now taken.
     let other = ProviderBuilder::new()
         .wallet(EthereumWallet::from(operator()))
@@ -381,8 +381,9 @@ async fn a_stale_local_nonce_after_another_process_used_the_key_is_corrected() {
             .await
             .unwrap();
     }
-    let ids = chain.ask(&["After the other process?"]).await;
-    chain.wait_verdicts(&ids, Duration::from_secs(30)).await;
+    let ids = chain
+        .ask_and_wait(&["After the other process?"], Duration::from_secs(30))
+        .await;
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
     assert!(
         node.log_text().contains("nonce too low"),
@@ -398,8 +399,12 @@ async fn a_foreign_transaction_holding_the_nonce_is_outbid_by_at_least_ten_perce
     let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 1500}}"#;
     let mut node = Node::configure(&chain, replay, "");
     node.start();
-    let first = chain.ask(&["Seeds the node's nonce counter?"]).await;
-    chain.wait_verdicts(&first, Duration::from_secs(30)).await;
+    chain
+        .ask_and_wait(
+            &["Seeds the node's nonce counter?"],
+            Duration::from_secs(30),
+        )
+        .await;
     let next_nonce = chain
         .reader()
         .get_transaction_count(operator().address())

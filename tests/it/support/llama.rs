@@ -1,6 +1,6 @@
 //! llama.cpp's `llama-server` (built by `make setup` into tools/llama-server) serving the shipped
 //! gemma-3-270m GGUF, for the tests that need a real OpenAI-compatible model server
-//! (`tests/llama_server.rs`, `tests/doctor.rs`).
+//! (`tests/it/llama_server.rs`, `tests/it/doctor.rs`).
 
 use std::{
     path::PathBuf,

@@ -8,8 +8,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::{
     path::Path,
     process::Command,
@@ -26,7 +24,6 @@ use alloy::{
 };
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use serde_json::{Value, json};
-use support::{Chain, Node, operator};
 use veritas::{
     audit::{
         self,
@@ -43,6 +40,8 @@ use veritas::{
     policy::{Decision, RoutingInputs, route},
     stats::{self, BallotRecord},
 };
+
+use crate::support::{Chain, Node, operator};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 const QUESTION: &str = "Did the committee of two agree?";

@@ -7,15 +7,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use support::veritas;
 use veritas::audit::MAX_REPORT_BYTES;
 use veritas::bundle::{Bundle, Rubric};
 use veritas::cli::resolve::read_evidence;
@@ -26,6 +23,8 @@ use veritas::jury::{Archetype, BallotTask, Juror, JurorAnswer, JurorError, commi
 use veritas::policy::{Decision, RoutingInputs, RoutingPolicy, route};
 use veritas::report::{QuestionInfo, Report};
 use veritas::stats::{BallotRecord, Outcome, summarize};
+
+use crate::support::veritas;
 
 /// The Arctic question over the shared fixture's items (relevant: routing can resolve it).
 fn bundle() -> Bundle {

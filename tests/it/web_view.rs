@@ -21,8 +21,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::{
     io::{BufRead, BufReader, Lines, Write},
     path::{Path, PathBuf},
@@ -34,8 +32,9 @@ use alloy::{
     primitives::{U256, aliases::U96},
     providers::Provider,
 };
-use support::{Chain, Node};
 use veritas::chain::{IVeritasOracle, devnet::AnvilOptions};
+
+use crate::support::{self, Chain, Node};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -114,9 +113,7 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
     let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
         return;
     };
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure_committee(&chain, REPLAY);
-    node.start();
+    let (chain, mut node) = support::chain_and_committee_node(REPLAY).await;
     let addr = node.api_addr(Duration::from_secs(30)).await;
 
     let mut script = Script::run("web_view.mjs", &browser, &addr, &[]);

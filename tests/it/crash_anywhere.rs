@@ -16,12 +16,10 @@
 //!
 //! After each kill the stages in SQLite are printed, showing which window it interrupted.
 //!
-//! `cargo test -p veritas-node --test crash_anywhere -- --nocapture` (about 13 s on 2 busy cores;
+//! `cargo test -p veritas-node --test it crash_anywhere:: -- --nocapture` (about 13 s on 2 busy cores;
 //! `CRASH_SEED` picks another seed; the seed is printed).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
 
 use std::{
     os::unix::process::ExitStatusExt,
@@ -34,8 +32,9 @@ use alloy::{
 };
 use rand::{Rng, SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
-use support::{Chain, Node, assert_audits};
 use veritas::{chain::devnet::AnvilOptions, crashpoint};
+
+use crate::support::{self, Chain, Node, assert_audits};
 
 const KILLS: usize = 20;
 const QUESTIONS_PER_ROUND: usize = 3;

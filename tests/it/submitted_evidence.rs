@@ -16,8 +16,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use alloy::{
@@ -25,12 +23,13 @@ use alloy::{
     providers::Provider,
 };
 use serde_json::Value;
-use support::{Chain, Node, veritas};
 use veritas::chain::{
     IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
     evidence_chain,
 };
+
+use crate::support::{self, Chain, Node, veritas};
 
 /// The submitters: anvil's development accounts 3 and 4 (`ANVIL_KEYS` indices).
 const SUBMITTERS: [usize; 2] = [3, 4];

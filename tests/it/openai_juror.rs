@@ -1,18 +1,15 @@
 //! The OpenAI-compatible juror against an in-process HTTP server.
 //!
-//! The server is the shared chat-completions *protocol double* (`tests/support/chat_double.rs`):
+//! The server is the shared chat-completions *protocol double* (`tests/it/support/chat_double.rs`):
 //! it speaks the wire format and answers from a per-test script. It is not a model; it checks
 //! that our client speaks the protocol and survives the ways real servers fail.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
-
-mod support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
-use support::chat_double::{BALLOT, Reply, completion, serve, serve_with};
 use veritas::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use veritas::jury::ballot::{BallotValidator, SchemaOptions};
 use veritas::jury::committee::{Committee, CommitteeConfig, PoolMember, run_committee};
@@ -20,6 +17,8 @@ use veritas::jury::{Archetype, BallotTask, ChatJuror, Juror, JurorError};
 use veritas::llm::openai::{OpenAiChat, OpenAiConfig};
 use veritas::llm::{ChatModel, LlmError};
 use veritas::stats::Outcome;
+
+use crate::support::chat_double::{BALLOT, Reply, completion, serve, serve_with};
 
 fn config(base_url: String) -> OpenAiConfig {
     OpenAiConfig {

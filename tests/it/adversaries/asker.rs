@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use crate::support::{Chain, Node};
+use crate::support::{self, Node};
 use alloy::primitives::U256;
-use veritas::chain::{IVeritasOracle, devnet::AnvilOptions};
+use veritas::chain::IVeritasOracle;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -55,9 +55,7 @@ fn assert_running(node: &mut Node) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_asks_fail_alone_and_the_node_answers_the_next_question_across_a_restart() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure(&chain, REPLAY, "");
-    node.start();
+    let (chain, mut node) = support::chain_and_node(REPLAY, "").await;
 
     // resolveAfter past anything SQLite's signed 64 bits or the contract's 40 bits hold: the
     // contract refuses it at the ask since it has a horizon (`maxHorizon`, 1 year), so no such

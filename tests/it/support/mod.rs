@@ -27,6 +27,21 @@ pub mod commit_reveal;
 pub mod llama;
 pub mod proxy;
 
+/// The long tests that time something or load both cores (`#[ignore]`d, run together by
+/// `cargo test -- --ignored`) hold this for their whole run, one at a time: they share one
+/// process now, and two of them side by side on two cores would measure each other.
+static MEASURING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Wait until no other long test runs; hold the guard for the test's whole run.
+pub async fn measuring() -> tokio::sync::MutexGuard<'static, ()> {
+    MEASURING.lock().await
+}
+
+/// [`measuring`] for a test without a runtime.
+pub fn measuring_blocking() -> tokio::sync::MutexGuard<'static, ()> {
+    MEASURING.blocking_lock()
+}
+
 /// A chain with the oracle deployed and the node's operator authorised.
 pub struct Chain {
     pub anvil: Anvil,
@@ -132,6 +147,14 @@ impl Chain {
         }
     }
 
+    /// Ask `questions` (as [`Chain::ask`]) and wait until each has a verdict (as
+    /// [`Chain::wait_verdicts`]); returns their ids.
+    pub async fn ask_and_wait(&self, questions: &[&str], timeout: Duration) -> Vec<U256> {
+        let ids = self.ask(questions).await;
+        self.wait_verdicts(&ids, timeout).await;
+        ids
+    }
+
     /// How many `VerdictPosted` events each id got (exactly-once checks).
     pub async fn verdict_events(&self, id: U256) -> usize {
         let filter = Filter::new()
@@ -141,6 +164,24 @@ impl Chain {
             .from_block(0u64);
         self.reader().get_logs(&filter).await.unwrap().len()
     }
+}
+
+/// The scenario most end-to-end tests open with: a chain with the oracle deployed
+/// ([`Chain::start`] with anvil's defaults) and one node running on it, configured by
+/// [`Node::configure`] with `replay` and `extra`, already started.
+pub async fn chain_and_node(replay: &str, extra: &str) -> (Chain, Node) {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure(&chain, replay, extra);
+    node.start();
+    (chain, node)
+}
+
+/// [`chain_and_node`] with the committee resolver ([`Node::configure_committee`]).
+pub async fn chain_and_committee_node(replay: &str) -> (Chain, Node) {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure_committee(&chain, replay);
+    node.start();
+    (chain, node)
 }
 
 /// The `veritas run` child process with its own data directory and config file.

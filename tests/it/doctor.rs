@@ -12,8 +12,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::{net::SocketAddr, path::Path};
 
 use alloy::{
@@ -22,13 +20,14 @@ use alloy::{
 };
 use axum::{Json, http::HeaderMap, http::StatusCode, response::IntoResponse, routing::post};
 use serde_json::{Value, json};
-use support::{
-    Chain, Node,
-    llama::{Server, llama_server},
-};
 use veritas::chain::{
     IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
+};
+
+use crate::support::{
+    self, Chain, Node,
+    llama::{Server, llama_server},
 };
 
 const GOOD_KEY: &str = "doctor-good-key";

@@ -31,13 +31,11 @@
 //! 20 (one node) / 60 (three nodes) verdicts/s from the first confirmation, with p50
 //! confirmation → final verdict ≤ 4 s for three nodes.
 //!
-//! `cargo test -p veritas-node --test load -- --ignored --nocapture` (`LOAD_QUESTIONS`, default
+//! `cargo test -p veritas-node --test it load:: -- --ignored --nocapture` (`LOAD_QUESTIONS`, default
 //! 200; `LOAD_CONCURRENCY` = `node.concurrency`, default 4; `LOAD_IN_FLIGHT` =
 //! `node.max_in_flight`, default 256 — the node's defaults; `LOAD_BLOCK_TIME` seconds, default 1).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -52,11 +50,12 @@ use alloy::{
     signers::local::PrivateKeySigner,
     sol_types::SolEvent,
 };
-use support::{Chain, Node};
 use veritas::chain::{
     IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
+
+use crate::support::{self, Chain, Node};
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -119,10 +118,6 @@ struct Seen {
     verdicts: HashMap<U256, Vec<(i64, u64)>>,
 }
 
-/// One load run at a time: the test harness runs this file's tests on parallel threads, and two
-/// bursts on two cores would measure each other.
-static ONE_LOAD_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "long: load measurement, 3 bursts of 200 questions (~40 s); asserts a throughput"]
 async fn burst_of_questions() {
@@ -142,7 +137,9 @@ async fn burst_three_nodes_quorum_two() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "long: load measurement, a burst of 200 commit-reveal questions, 3 nodes, quorum 2 (~1 min)"]
 async fn burst_three_nodes_quorum_two_commit_reveal() {
-    let _alone = ONE_LOAD_AT_A_TIME.lock().await;
+    // One load run at a time, and no other long test beside it: the harness runs tests on
+    // parallel threads, and two bursts on two cores would measure each other.
+    let _alone = support::measuring().await;
     for _ in 0..env_or("LOAD_RUNS", 1).max(1) {
         burst_once(&[1, 3, 4], 2, REVEAL_WINDOW).await;
     }
@@ -168,7 +165,9 @@ struct Figures {
 /// on the phase of anvil's block timer. The median of three is the node's typical burst;
 /// every run must still lose nothing and duplicate nothing.
 async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64>) {
-    let _alone = ONE_LOAD_AT_A_TIME.lock().await;
+    // One load run at a time, and no other long test beside it: the harness runs tests on
+    // parallel threads, and two bursts on two cores would measure each other.
+    let _alone = support::measuring().await;
     let runs = env_or("LOAD_RUNS", 3).max(1) as usize;
     let mut figures = Vec::with_capacity(runs);
     for _ in 0..runs {
@@ -227,8 +226,9 @@ async fn burst_once(keys: &[usize], quorum: u8, reveal_window: u32) -> Figures {
     for node in &mut nodes {
         node.start();
     }
-    let warm = chain.ask(&["Warm-up?"]).await;
-    chain.wait_verdicts(&warm, Duration::from_secs(60)).await;
+    chain
+        .ask_and_wait(&["Warm-up?"], Duration::from_secs(60))
+        .await;
     let reader = chain.reader();
     let first_block = reader.get_block_number().await.unwrap() + 1;
 

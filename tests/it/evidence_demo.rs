@@ -137,6 +137,8 @@ async fn every_demo_question_finds_its_evidence_and_none_from_after_its_resoluti
 #[test]
 #[ignore = "measurement; prints timings"]
 fn measure_local_corpus_at_5000_documents() {
+    // It times searches: no other long test beside it.
+    let _alone = crate::support::measuring_blocking();
     use std::time::Instant;
 
     use veritas::evidence::collectors::LocalCorpus;

@@ -8,11 +8,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
-#[path = "adversaries/asker.rs"]
 mod asker;
-#[path = "adversaries/rpc.rs"]
 mod rpc;
-#[path = "adversaries/supervision.rs"]
 mod supervision;

@@ -1,7 +1,7 @@
 //! Latency from a question's confirmation to its verdict on-chain, with the instant replay
 //! resolver (so the figure is the node's own overhead: watcher poll, store, report, post).
 //!
-//! Run: `scripts/latency.sh` (or `cargo test -p veritas-node --test latency -- --ignored
+//! Run: `scripts/latency.sh` (or `cargo test -p veritas-node --test it latency:: -- --ignored
 //! --nocapture`). It asserts a timing target, so it is `#[ignore]`d and runs with the long
 //! tests (`make test-long`), never in the plain `cargo test` whose outcome must not depend on
 //! the machine's speed or load.
@@ -11,34 +11,28 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::{Duration, Instant};
 
 use alloy::{
     network::EthereumWallet, providers::ProviderBuilder, signers::local::PrivateKeySigner,
 };
-use support::{Chain, Node};
-use veritas::chain::{
-    IVeritasOracle,
-    devnet::{ANVIL_KEYS, AnvilOptions},
-};
+use veritas::chain::{IVeritasOracle, devnet::ANVIL_KEYS};
+
+use crate::support;
 
 const QUESTIONS: usize = 20;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "long: latency measurement, 20 questions (~5 s); asserts a timing target (p50 <= 1 s)"]
 async fn confirmation_to_verdict_p50_under_one_second() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let mut node = Node::configure(
-        &chain,
-        r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#,
-        "",
-    );
-    node.start();
+    // No other long test beside it: it asserts a timing target.
+    let _alone = crate::support::measuring().await;
+    let (chain, mut node) =
+        support::chain_and_node(r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#, "").await;
     // Warm-up: the node is up and has scanned once.
-    let warm = chain.ask(&["Warm-up?"]).await;
-    chain.wait_verdicts(&warm, Duration::from_secs(30)).await;
+    chain
+        .ask_and_wait(&["Warm-up?"], Duration::from_secs(30))
+        .await;
 
     let reader = chain.reader();
     let contract = IVeritasOracle::new(chain.oracle, &reader);

@@ -8,13 +8,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::Duration;
 
 use alloy::primitives::U256;
 use serde_json::json;
-use support::{Chain, Node, veritas};
 use veritas::{
     audit,
     chain::{
@@ -22,6 +19,8 @@ use veritas::{
         devnet::{ANVIL_KEYS, AnvilOptions},
     },
 };
+
+use crate::support::{self, Chain, Node, veritas};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -115,15 +114,15 @@ async fn question_length_limits_give_clear_errors_and_the_longest_is_resolved() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hand_edited_reports_are_caught_naming_the_field() {
-    let chain = Chain::start(AnvilOptions::default()).await;
     // The committee path with the jury's replay juror and the demo corpus: a report with
     // real evidence items and ballots.
-    let mut node = Node::configure_committee(&chain, REPLAY);
-    node.start();
+    let (chain, mut node) = support::chain_and_committee_node(REPLAY).await;
     let ids = chain
-        .ask(&["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"])
+        .ask_and_wait(
+            &["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"],
+            Duration::from_secs(120),
+        )
         .await;
-    chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
     node.report_with_tx(ids[0], Duration::from_secs(10)).await;
     node.stop();
     let original = node.report(ids[0]);

@@ -5,13 +5,11 @@
 //! answers every write method with 405, changing nothing.
 //!
 //! The juror is the real `openai` juror of the committee resolver, pointed at the shared
-//! chat-completions *protocol double* (`tests/support/chat_double.rs`, not a model). The double
+//! chat-completions *protocol double* (`tests/it/support/chat_double.rs`, not a model). The double
 //! is hostile on purpose: its 401 and 500 error bodies, and its ballots' reasoning, echo the
 //! request's `Authorization` header, as some gateways do.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
 
 use std::{
     sync::atomic::{AtomicUsize, Ordering},
@@ -20,8 +18,9 @@ use std::{
 
 use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
-use support::{Chain, Node, chat_double, veritas};
 use veritas::chain::devnet::{ANVIL_KEYS, AnvilOptions};
+
+use crate::support::{Chain, Node, chat_double, veritas};
 
 /// The juror API key the node is given (made up; it is a secret for this test only).
 const API_KEY: &str = "sk-veritas-test-4f1d0c9b7e2a58366a1b";
