@@ -321,9 +321,16 @@ fn plan_commit_reveal(rng: &mut ChaCha8Rng) -> Vec<Kill> {
         .collect()
 }
 
-/// Automine off; start the node; mine whatever is in anvil's pool (the other operator's
-/// transactions, our commits when a reveal is awaited) until the node's `commitReport`
-/// (`reveal` false) or `revealReport` (true) is in the pool, then SIGKILL it and mine.
+/// Automine off; start the node; mine only what the awaited call needs until the node's
+/// `commitReport` (`reveal` false) or `revealReport` (true) is in the pool, then SIGKILL it
+/// and mine.
+///
+/// What is mined: the node's own earlier transactions (it may wait for their receipts) and,
+/// when a reveal is awaited, every operator's commits (the reveal phase opens on the quorum's
+/// commits). Nothing else: the other operator sends its calls at the same moment as ours, and
+/// an `evm_mine` for one of them mined ours too whenever ours reached the pool between the
+/// pool read and the mine (seen in a full `make test`, where the harness runs every test of
+/// the one binary beside this one).
 async fn kill_call_in_flight(chain: &Chain, node: &mut Node, reveal: bool) {
     use alloy::sol_types::SolCall;
     use veritas::chain::IVeritasOracle;
@@ -333,6 +340,10 @@ async fn kill_call_in_flight(chain: &Chain, node: &mut Node, reveal: bool) {
         IVeritasOracle::commitReportCall::SELECTOR
     };
     let prefix = format!("0x{}", alloy::hex::encode(selector));
+    let commit_prefix = format!(
+        "0x{}",
+        alloy::hex::encode(IVeritasOracle::commitReportCall::SELECTOR)
+    );
     let ours = format!("{:#x}", support::address(1));
     rpc(chain, "evm_setAutomine", serde_json::json!([false])).await;
     node.start();
@@ -344,18 +355,28 @@ async fn kill_call_in_flight(chain: &Chain, node: &mut Node, reveal: bool) {
             .await
             .unwrap();
         let pending = pool["pending"].as_object().cloned().unwrap_or_default();
-        let in_flight = pending
+        // (from us, calldata) of every pending transaction.
+        let txs: Vec<(bool, String)> = pending
             .iter()
-            .filter(|(from, _)| from.eq_ignore_ascii_case(&ours))
-            .flat_map(|(_, txs)| txs.as_object().cloned().unwrap_or_default())
-            .any(|(_, tx)| tx["input"].as_str().is_some_and(|i| i.starts_with(&prefix)));
-        if in_flight {
+            .flat_map(|(from, txs)| {
+                let mine = from.eq_ignore_ascii_case(&ours);
+                txs.as_object()
+                    .cloned()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(move |(_, tx)| (mine, tx["input"].as_str().unwrap_or("").to_owned()))
+            })
+            .collect();
+        if txs
+            .iter()
+            .any(|(mine, input)| *mine && input.starts_with(&prefix))
+        {
             break;
         }
-        if pending
-            .values()
-            .any(|txs| txs.as_object().is_some_and(|t| !t.is_empty()))
-        {
+        let needed = txs
+            .iter()
+            .any(|(mine, input)| *mine || (reveal && input.starts_with(&commit_prefix)));
+        if needed {
             rpc(chain, "evm_mine", serde_json::json!([])).await;
         }
         assert!(
