@@ -7,6 +7,11 @@
 //! every block comment blanked out (NatSpec `///` lines are kept), which `chain::bindings`
 //! includes. (`sol!` accepts a file path, but not one built with `concat!(env!(..))` together
 //! with `#[sol(rpc)]`, so the source goes inline.)
+//!
+//! It also writes `OUT_DIR/contract_docs.rs`: the `@notice` of every custom error of the oracle
+//! and of the reference court, and the members of their enums, so that `chain::explain` turns a
+//! revert into the sentence the contract's own NatSpec gives it (one source for the CLI, the
+//! web view and the contract's documentation).
 
 use std::{env, fs, path::PathBuf};
 
@@ -18,11 +23,25 @@ fn main() {
         Ok(text) => text,
         Err(e) => panic!("reading {}: {e}", source.display()),
     };
-    let out = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default()).join("oracle_bindings.rs");
+    let court = manifest.join("../contracts/court/VeritasCourt.sol");
+    println!("cargo::rerun-if-changed={}", court.display());
+    let court_text = match fs::read_to_string(&court) {
+        Ok(text) => text,
+        Err(e) => panic!("reading {}: {e}", court.display()),
+    };
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").unwrap_or_default());
+    let docs = contract_docs(&[
+        &strip_block_comments(&text),
+        &strip_block_comments(&court_text),
+    ]);
+    if let Err(e) = fs::write(out_dir.join("contract_docs.rs"), docs) {
+        panic!("writing contract_docs.rs: {e}");
+    }
+    let out = out_dir.join("oracle_bindings.rs");
     // The attributes must sit on the interface itself (not on the pragma before it).
     let source = strip_block_comments(&text).replacen(
         "\ninterface ",
-        "\n#[sol(rpc)]\n#[derive(Debug, PartialEq, Eq)]\ninterface ",
+        "\n#[sol(rpc, abi)]\n#[derive(Debug, PartialEq, Eq)]\ninterface ",
         1,
     );
     let bindings = format!("alloy::sol! {{\n{source}\n}}\n");
@@ -79,5 +98,87 @@ fn strip_block_comments(text: &str) -> String {
             _ => out.push(c),
         }
     }
+    out
+}
+
+/// `ERROR_NOTICES` (error name, its `@notice` joined into one line) and `ENUMS` (enum name, its
+/// members in order) of the given Solidity sources, as Rust statics.
+fn contract_docs(sources: &[&str]) -> String {
+    let mut notices = Vec::new();
+    let mut enums = Vec::new();
+    let mut error_params = Vec::new();
+    for source in sources {
+        let mut notice: Option<String> = None;
+        let mut lines = source.lines().map(str::trim);
+        while let Some(line) = lines.next() {
+            if let Some(doc) = line.strip_prefix("///") {
+                let doc = doc.trim();
+                match (doc.strip_prefix("@notice"), &mut notice) {
+                    (Some(first), _) => notice = Some(first.trim().to_string()),
+                    (None, Some(text)) if !doc.starts_with('@') => {
+                        text.push(' ');
+                        text.push_str(doc);
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("error ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let params = rest.split_once('(').map_or("", |(_, p)| p);
+                for param in params.split(')').next().unwrap_or_default().split(',') {
+                    if let [ty, param] = param.split_whitespace().collect::<Vec<_>>()[..] {
+                        error_params.push((name.clone(), param.to_string(), ty.to_string()));
+                    }
+                }
+                notices.push((name, notice.take().unwrap_or_default()));
+            } else if let Some(rest) = line.strip_prefix("enum ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let mut body = rest
+                    .split_once('{')
+                    .map(|(_, b)| b.to_string())
+                    .unwrap_or_default();
+                while !body.contains('}') {
+                    match lines.next() {
+                        Some(next) => body.push_str(next.split("//").next().unwrap_or_default()),
+                        None => break,
+                    }
+                }
+                let members: Vec<String> = body
+                    .split('}')
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|m| m.trim().to_string())
+                    .filter(|m| !m.is_empty())
+                    .collect();
+                enums.push((name, members));
+            }
+            notice = None;
+        }
+    }
+    let mut out = String::from(
+        "/// Every custom error's `@notice`, by error name.\npub(super) static ERROR_NOTICES: &[(&str, &str)] = &[\n",
+    );
+    for (name, notice) in &notices {
+        out.push_str(&format!("    ({name:?}, {notice:?}),\n"));
+    }
+    out.push_str("];\n/// Every enum's members, in order, by enum name.\npub(super) static ENUMS: &[(&str, &[&str])] = &[\n");
+    for (name, members) in &enums {
+        out.push_str(&format!("    ({name:?}, &{members:?}),\n"));
+    }
+    out.push_str("];\n/// (error, parameter, enum) for every error parameter of an enum type.\npub(super) static ENUM_PARAMS: &[(&str, &str, &str)] = &[\n");
+    for (error, param, ty) in &error_params {
+        if enums.iter().any(|(name, _)| name == ty) {
+            out.push_str(&format!("    ({error:?}, {param:?}, {ty:?}),\n"));
+        }
+    }
+    out.push_str("];\n");
     out
 }

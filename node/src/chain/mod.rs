@@ -19,6 +19,7 @@ pub mod court;
 pub mod devnet;
 pub mod events;
 pub mod evidence_chain;
+pub mod explain;
 pub mod poster;
 pub mod reader;
 pub mod rpc_http;
@@ -115,7 +116,7 @@ pub enum ChainError {
         error: RpcError<TransportErrorKind>,
     },
     /// The contract reverted with one of its custom errors.
-    #[error("contract {op} reverted: {error:?}")]
+    #[error("contract {op} reverted: {}", explain::oracle_error(error))]
     Revert {
         /// The operation, e.g. `submitReport`.
         op: &'static str,

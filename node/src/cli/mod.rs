@@ -2,6 +2,7 @@
 //!
 //! Commands that read JSON lines write JSON lines, so auditors can script them.
 
+pub mod abi;
 pub mod ask;
 pub mod audit;
 pub mod audit_question;
@@ -85,6 +86,10 @@ pub enum Command {
     ///
     /// Example: `veritas simulate --svg docs/routing-simulation.svg`
     Simulate(simulate::SimulateArgs),
+    /// Print the oracle's JSON ABI (from the interface file the node's bindings come from).
+    ///
+    /// Example: `veritas abi > IVeritasOracle.abi.json`
+    Abi(abi::AbiArgs),
 }
 
 impl Cli {
@@ -108,6 +113,7 @@ impl Cli {
             Command::Resolve(args) => resolve::run(args).await,
             Command::Eval(args) => eval::run(args).await,
             Command::Simulate(args) => simulate::run_command(args),
+            Command::Abi(args) => abi::run(&args),
         }
     }
 }
