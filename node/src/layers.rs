@@ -17,9 +17,15 @@ const LIB: &str = "lib.rs";
 
 /// Module name → layer, from the `//! | n | `a`, `b` |` rows of the crate docs.
 fn layer_table(lib: &str) -> BTreeMap<String, u32> {
+    table_rows(lib, "//! |")
+}
+
+/// Module name → layer, from the rows `<prefix> n | `a`, `b` |` of `text` (the crate docs, or
+/// the README's table, whose rows start at `|`).
+fn table_rows(text: &str, prefix: &str) -> BTreeMap<String, u32> {
     let mut table = BTreeMap::new();
-    for line in lib.lines() {
-        let Some(row) = line.strip_prefix("//! |") else {
+    for line in text.lines() {
+        let Some(row) = line.strip_prefix(prefix) else {
             continue;
         };
         let mut cells = row.split('|');
@@ -207,6 +213,28 @@ fn arrows_point_down() {
         found.is_empty(),
         "imports against the layer table in src/lib.rs (a module imports only lower layers):\n{}",
         found.join("\n")
+    );
+}
+
+/// The README's "Data flow and code layout" section lists the modules and their layers for a
+/// newcomer; it must say what `lib.rs` says, so a new, moved or removed module fails here until
+/// the README follows.
+#[test]
+fn readme_names_every_module() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read =
+        |p: &Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let readme = read(&root.join("../README.md"));
+    let section = readme
+        .split("\n## Data flow and code layout\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .unwrap_or_else(|| panic!("README.md has no \"## Data flow and code layout\" section"));
+    let lib = read(&root.join("src").join(LIB));
+    assert_eq!(
+        table_rows(section, "| "),
+        layer_table(&lib),
+        "README.md's module table differs from the layer table of src/lib.rs"
     );
 }
 
