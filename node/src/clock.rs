@@ -3,11 +3,15 @@
 //! Every stamp the node stores (when a question was seen, when a transaction was sent) and
 //! every deadline it computes from one (retry at, recheck until, receipt age) reads the same
 //! [`Clock`]. The daemon runs on [`SystemClock`]; a test hands the store a [`ManualClock`] and
-//! moves it instead of sleeping. Monotonic intervals (how long a call took) stay on
+//! moves it instead of sleeping. A client's backoff waits through [`Clock::sleep`] too, so a
+//! test of a retry or a `Retry-After` reads on a manual clock exactly how long the client chose
+//! to wait, and waits not at all. Monotonic intervals (how long a call took) stay on
 //! `std::time::Instant`: they are never stored and never compared across processes.
 
 use std::{
     fmt::Debug,
+    future::Future,
+    pin::Pin,
     sync::{
         Arc,
         atomic::{AtomicI64, Ordering},
@@ -30,6 +34,12 @@ pub trait Clock: Debug + Send + Sync {
     /// The same instant as a UTC date-time (for `Retry-After` dates and resolution times).
     fn now_utc(&self) -> DateTime<Utc> {
         DateTime::from_timestamp_millis(self.now_ms()).unwrap_or_default()
+    }
+
+    /// Wait `duration` (a backoff between retries): a timer on the system clock; on a manual
+    /// clock, the clock moves forward by `duration` and the wait ends at once.
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+        Box::pin(tokio::time::sleep(duration))
     }
 }
 
@@ -89,11 +99,23 @@ impl Clock for ManualClock {
     fn now_ms(&self) -> i64 {
         self.ms.load(Ordering::SeqCst)
     }
+
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+        self.advance(duration);
+        Box::pin(std::future::ready(()))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_manual_sleep_moves_the_clock_and_returns_at_once() {
+        let clock = ManualClock::at_ms(1_000);
+        clock.sleep(Duration::from_millis(1_500)).await;
+        assert_eq!(clock.now_ms(), 2_500);
+    }
 
     #[test]
     fn manual_clock_moves_only_when_told() {

@@ -85,10 +85,19 @@ pub fn parse_retry_after(value: &str, now: DateTime<Utc>) -> Option<Duration> {
 /// The `Retry-After` of an HTTP answer, read by [`parse_retry_after`] as of now; `None` when
 /// absent, not text, or unreadable.
 pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    retry_after_at(headers, SystemClock.now_utc())
+}
+
+/// [`retry_after`] as of `now` (a client's own clock, so an HTTP-date `Retry-After` and the
+/// wait it causes are read on one clock).
+pub fn retry_after_at(
+    headers: &reqwest::header::HeaderMap,
+    now: DateTime<Utc>,
+) -> Option<Duration> {
     headers
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| parse_retry_after(v, SystemClock.now_utc()))
+        .and_then(|v| parse_retry_after(v, now))
 }
 
 /// `digits[.digits]` as a duration; more seconds than a `u64` holds saturate (the caller caps

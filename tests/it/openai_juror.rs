@@ -6,11 +6,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test helpers: a panic is the report
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
 use veritas::bundle::{Bundle, EvidenceItem, Rubric, Source};
+use veritas::clock::{Clock as _, ManualClock};
 use veritas::jury::ballot::{BallotValidator, SchemaOptions};
 use veritas::jury::committee::{Committee, CommitteeConfig, PoolMember, run_committee};
 use veritas::jury::{Archetype, BallotTask, ChatJuror, Juror, JurorError};
@@ -291,26 +292,45 @@ async fn structured_output_is_requested_parsed_and_costed() {
     assert!(user[persona..].contains("Skeptic"), "{user}");
 }
 
+/// When the tests' manual clocks start: 2023-11-14T22:13:20Z.
+const START_MS: i64 = 1_700_000_000_000;
+
+/// A client whose backoffs are read off a manual clock instead of slept.
+fn chat_on_manual_clock(url: String) -> (OpenAiChat, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::at_ms(START_MS));
+    let client = OpenAiChat::with_api_key(config(url), None)
+        .unwrap()
+        .with_clock(clock.clone());
+    (client, clock)
+}
+
 #[tokio::test]
 async fn rate_limit_retry_after_is_honoured() {
     let (double, url) = serve(vec![Reply::Status(429, "slow down", Some("1"))]).await;
-    let client = OpenAiChat::with_api_key(config(url), None).unwrap();
-    let started = Instant::now();
+    let (client, clock) = chat_on_manual_clock(url);
     let response = client.chat(&plain("u")).await.unwrap();
     assert!(response.content.contains("NO"));
-    let requests = double.requests.lock().unwrap();
-    assert_eq!(requests.len(), 2);
-    let gap = requests[1].2 - requests[0].2;
-    // Backoff alone would wait at most 20 ms; Retry-After asks for 1 s.
-    assert!(gap >= Duration::from_millis(990), "retried after {gap:?}");
-    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert_eq!(double.requests.lock().unwrap().len(), 2);
+    // Backoff alone would wait at most 20 ms; Retry-After asks for 1 s, and that is the wait.
+    assert_eq!(clock.now_ms() - START_MS, 1_000);
+}
+
+#[tokio::test]
+async fn a_retry_after_date_is_read_on_the_clients_clock() {
+    // Three seconds after START_MS, as an HTTP date.
+    let date = "Tue, 14 Nov 2023 22:13:23 GMT";
+    let (double, url) = serve(vec![Reply::Status(429, "slow down", Some(date))]).await;
+    let (client, clock) = chat_on_manual_clock(url);
+    client.chat(&plain("u")).await.unwrap();
+    assert_eq!(double.requests.lock().unwrap().len(), 2);
+    assert_eq!(clock.now_ms() - START_MS, 3_000);
 }
 
 #[tokio::test]
 async fn server_errors_are_retried_then_fail() {
     let (double, url) = serve(vec![Reply::Status(500, "boom", None); 5]).await;
-    let j = juror(OpenAiChat::with_api_key(config(url), None).unwrap());
-    let err = j.ballot(&task()).await.unwrap_err();
+    let (client, clock) = chat_on_manual_clock(url);
+    let err = juror(client).ballot(&task()).await.unwrap_err();
     assert!(
         matches!(&err, JurorError::Llm(LlmError::Status { status: 500, .. })),
         "{err}"
@@ -320,6 +340,9 @@ async fn server_errors_are_retried_then_fail() {
         3,
         "1 attempt + 2 retries"
     );
+    // Full jitter under ceilings of 20 ms then 40 ms.
+    let waited = clock.now_ms() - START_MS;
+    assert!((0..=60).contains(&waited), "waited {waited} ms");
 }
 
 #[tokio::test]

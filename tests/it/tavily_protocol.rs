@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::Json;
 use axum::extract::State;
@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
 use veritas::bundle::Source;
+use veritas::clock::{Clock as _, ManualClock};
 use veritas::evidence::collectors::{CollectorError, TavilyCollector, TavilyConfig};
 
 const KEY: &str = "tvly-test-key-7f3a";
@@ -98,7 +99,16 @@ async fn double(answers: Vec<Answer>) -> (String, Arc<Script>) {
     (format!("http://{addr}"), script)
 }
 
+/// When the tests' manual clocks start.
+const START_MS: i64 = 1_700_000_000_000;
+
+/// A collector whose backoffs are read off a manual clock instead of slept.
 fn client(endpoint: &str) -> TavilyCollector {
+    client_on_clock(endpoint).0
+}
+
+fn client_on_clock(endpoint: &str) -> (TavilyCollector, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::at_ms(START_MS));
     let config = TavilyConfig {
         enabled: true,
         endpoint: endpoint.to_owned(),
@@ -109,7 +119,7 @@ fn client(endpoint: &str) -> TavilyCollector {
         ..TavilyConfig::default()
     };
     match TavilyCollector::new(config, KEY.to_owned()) {
-        Ok(c) => c,
+        Ok(c) => (c.with_clock(clock.clone()), clock),
         Err(err) => panic!("client: {err}"),
     }
 }
@@ -196,14 +206,12 @@ async fn unauthorized_fails_at_once_without_leaking_the_key() {
 #[tokio::test]
 async fn rate_limiting_waits_for_retry_after_then_succeeds() {
     let (url, script) = double(vec![Answer::RateLimited("1"), Answer::Results(results())]).await;
-    let started = Instant::now();
-    let hits = client(&url).search("q", None).await;
-    let elapsed = started.elapsed();
+    let (collector, clock) = client_on_clock(&url);
+    let hits = collector.search("q", None).await;
     assert_eq!(hits.map(|h| h.len()).ok(), Some(2));
     assert_eq!(calls(&script), 2);
-    // The backoff is 20 ms; only Retry-After explains a wait of a second. (A lower bound only:
-    // a sleep never ends early, but a loaded machine may take any time longer.)
-    assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
+    // The backoff is at most 20 ms; the wait is the second Retry-After asked for.
+    assert_eq!(clock.now_ms() - START_MS, 1_000);
 }
 
 #[tokio::test]

@@ -25,8 +25,9 @@ use serde_json::{Value, json};
 
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
 use crate::{
+    clock::{self, SharedClock},
     http_limits::{BodyError, MAX_BODY_BYTES, read_body},
-    retry::{Backoff, retry_after},
+    retry::{Backoff, retry_after_at},
     secret::Secret,
 };
 
@@ -107,6 +108,8 @@ pub struct OpenAiChat {
     output_mode: AtomicU8,
     /// Whether the cache fields are still sent (cleared when the server refuses them).
     cache_fields: AtomicBool,
+    /// What backoff waits and `Retry-After` dates are read on.
+    clock: SharedClock,
 }
 
 /// The request fields that ask a server to cache the prompt prefix.
@@ -199,7 +202,16 @@ impl OpenAiChat {
             http,
             output_mode: AtomicU8::new(OutputMode::JsonSchema as u8),
             cache_fields: AtomicBool::new(true),
+            clock: clock::system(),
         })
+    }
+
+    /// The same client waiting its backoffs on `clock` (a manual clock in tests: the waits are
+    /// read off the clock instead of slept).
+    #[must_use]
+    pub fn with_clock(mut self, clock: SharedClock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// The configuration (temperature and token limit feed the juror).
@@ -254,7 +266,7 @@ impl OpenAiChat {
         }
         let response = req.send().await.map_err(|e| (self.transport(e), None))?;
         let status = response.status();
-        let retry_after = retry_after(response.headers());
+        let retry_after = retry_after_at(response.headers(), self.clock.now_utc());
         let text = match read_body(response, MAX_BODY_BYTES).await {
             Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(BodyError::Read(e)) => return Err((self.transport(e), None)),
@@ -392,7 +404,7 @@ impl ChatModel for OpenAiChat {
                     let wait = self.backoff(retry, retry_after);
                     tracing::warn!(target: "veritas::llm", model = %self.label, error = %e, retry = retry + 1,
                         wait_ms = wait.as_millis() as u64, "retrying chat completion");
-                    tokio::time::sleep(wait).await;
+                    self.clock.sleep(wait).await;
                     retry += 1;
                 }
                 Err((e, _)) => return Err(e),

@@ -24,8 +24,11 @@ use crate::bundle::Source;
 use crate::evidence::normalize::truncate_chars;
 use crate::evidence::text;
 use crate::http_limits::{BodyError, MAX_BODY_BYTES, read_body};
-use crate::retry::{Backoff, retry_after};
 use crate::secret::Secret;
+use crate::{
+    clock::{self, SharedClock},
+    retry::{Backoff, retry_after_at},
+};
 
 const SERVICE: &str = "tavily";
 
@@ -81,6 +84,8 @@ pub struct TavilyCollector {
     config: TavilyConfig,
     api_key: Secret,
     client: reqwest::Client,
+    /// What backoff waits and `Retry-After` dates are read on.
+    clock: SharedClock,
 }
 
 #[derive(Debug, Deserialize)]
@@ -133,7 +138,16 @@ impl TavilyCollector {
             config,
             api_key: Secret::new(api_key),
             client,
+            clock: clock::system(),
         })
+    }
+
+    /// The same collector waiting its backoffs on `clock` (a manual clock in tests: the waits
+    /// are read off the clock instead of slept).
+    #[must_use]
+    pub fn with_clock(mut self, clock: SharedClock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// One query, with retries.
@@ -157,7 +171,7 @@ impl TavilyCollector {
                     };
                     let wait = backoff.wait(attempt - 1, retry_after);
                     tracing::warn!(target: "veritas::evidence::tavily", attempt, wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX), error = %err, "search failed, retrying");
-                    tokio::time::sleep(wait).await;
+                    self.clock.sleep(wait).await;
                     attempt += 1;
                 }
                 Err(err) => return Err(err),
@@ -203,7 +217,7 @@ impl TavilyCollector {
         if status == StatusCode::TOO_MANY_REQUESTS {
             return Err(CollectorError::RateLimited {
                 service: SERVICE.to_owned(),
-                retry_after: retry_after(response.headers()),
+                retry_after: retry_after_at(response.headers(), self.clock.now_utc()),
             });
         }
         let text = match read_body(response, MAX_BODY_BYTES).await {
