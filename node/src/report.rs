@@ -9,7 +9,7 @@
 //! submitted item, its hash-chain link and its fate) and `tx` once posted. The types
 //! deserialise too, so `veritas audit` reads reports back with them.
 
-use alloy::primitives::{B256, U256};
+use alloy::primitives::{Address, B256, U256};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
@@ -38,16 +38,39 @@ pub struct QuestionInfo {
     /// Chain id, when on-chain.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_id: Option<u64>,
-    /// Oracle contract address, when on-chain.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub oracle: Option<String>,
+    /// Oracle contract address, when on-chain (checksummed in JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "checksummed")]
+    pub oracle: Option<Address>,
+}
+
+/// An address in JSON as EIP-55 writes it (alloy's own serde writes lowercase hex); read in
+/// any case.
+mod checksummed {
+    use alloy::primitives::Address;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(
+        value: &Option<Address>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(address) => s.serialize_str(&address.to_checksum(None)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Address>, D::Error> {
+        Option::<Address>::deserialize(d)
+    }
 }
 
 /// The posting transaction, once sent (filled by the node).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TxInfo {
-    /// Transaction hash, 0x-hex.
-    pub hash: String,
+    /// Transaction hash (0x-hex in JSON).
+    pub hash: B256,
     /// Block number it was mined in, when known.
     #[serde(default)]
     pub block: Option<u64>,
@@ -211,5 +234,35 @@ impl Report {
     /// The failed ballots and their reasons.
     pub fn failures(&self) -> impl Iterator<Item = &BallotRow> {
         self.ballots.iter().filter(|b| b.failure.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_oracle_is_written_checksummed_and_read_in_any_case() {
+        let checksummed = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
+        let oracle: Address = checksummed.parse().unwrap();
+        let question = QuestionInfo {
+            text: "q".into(),
+            id: Some(U256::from(7)),
+            chain_id: Some(31337),
+            oracle: Some(oracle),
+        };
+        let written = serde_json::to_value(&question).unwrap();
+        assert_eq!(written["oracle"], checksummed);
+        assert_eq!(written["id"], "7");
+        let read: QuestionInfo =
+            serde_json::from_value(json!({"text": "q", "oracle": checksummed.to_lowercase()}))
+                .unwrap();
+        assert_eq!(read.oracle, Some(oracle));
+        let tx: TxInfo =
+            serde_json::from_value(json!({"hash": format!("0x{}", "ab".repeat(32))})).unwrap();
+        assert_eq!(tx.hash, B256::repeat_byte(0xab));
+        assert!(serde_json::from_value::<TxInfo>(json!({"hash": "0x12"})).is_err());
     }
 }

@@ -531,7 +531,7 @@ fn add_tx_to_report(
     let text = std::fs::read_to_string(path)?;
     let mut report: Report = serde_json::from_str(&text).map_err(std::io::Error::other)?;
     report.tx = Some(TxInfo {
-        hash: tx_hash.to_string(),
+        hash: tx_hash,
         block: Some(block),
         gas_used,
     });

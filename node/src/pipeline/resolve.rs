@@ -68,7 +68,7 @@ impl QuestionInput {
             text: self.text.clone(),
             id: Some(self.id),
             chain_id: Some(self.chain_id),
-            oracle: Some(self.oracle.to_checksum(None)),
+            oracle: Some(self.oracle),
         }
     }
 
