@@ -34,7 +34,9 @@
 //!
 //! Providers cap `eth_getLogs` ranges differently; the watcher starts at `max_log_range`,
 //! halves the range whenever the RPC refuses one, keeps to the size that worked, and probes
-//! larger ranges again after a run of successes.
+//! larger ranges again after a run of successes (`range`, pure and unit-tested).
+
+mod range;
 
 use std::sync::{
     Arc,
@@ -55,6 +57,7 @@ use tracing::{debug, info, warn};
 use super::{ChainError, ChainProvider, IVeritasOracle, events, evidence_chain};
 use crate::retry::Backoff;
 use crate::store::{Store, StoredSubmission, now_ms};
+use range::LogRange;
 
 /// The lifecycle events a scan reads besides `QuestionAsked`.
 const LIFECYCLE_EVENTS: [alloy::primitives::B256; 8] = [
@@ -149,11 +152,8 @@ pub struct Watcher {
     /// Woken when new jobs are stored, so the scheduler need not wait for its own tick.
     new_jobs: Arc<Notify>,
     next_block: u64,
-    range: u64,
-    /// Upper bound on `range` after a refusal: the size that last worked. Lifted again after
-    /// [`RANGE_PROBE_AFTER`] successful scans, in case the provider's limit was temporary.
-    ceiling: u64,
-    successes_since_refusal: u32,
+    /// How many blocks the next `eth_getLogs` asks for.
+    range: LogRange,
     /// `questionCount()` as of block `next_block - 1`, once known (the previous scan's count
     /// at its last block), so each scan costs one extra `eth_call`.
     count_below: Option<u64>,
@@ -162,9 +162,6 @@ pub struct Watcher {
     /// Woken when new submissions are stored (the provisional runner), once attached.
     new_submissions: Option<Arc<Notify>>,
 }
-
-/// Successful scans after a refused range before the watcher tries larger ranges again.
-const RANGE_PROBE_AFTER: u32 = 100;
 
 /// Ceiling on how long the watcher sleeps after repeated RPC failures.
 const MAX_ERROR_BACKOFF: Duration = Duration::from_secs(30);
@@ -189,7 +186,7 @@ impl Watcher {
         };
         state.cursor.store(next_block, Ordering::Relaxed);
         state.range.store(config.max_log_range, Ordering::Relaxed);
-        let range = config.max_log_range;
+        let range = LogRange::new(config.max_log_range);
         Ok(Self {
             provider,
             store,
@@ -198,8 +195,6 @@ impl Watcher {
             new_jobs,
             next_block,
             range,
-            ceiling: range,
-            successes_since_refusal: 0,
             count_below: None,
             head_below: None,
             new_submissions: None,
@@ -271,7 +266,7 @@ impl Watcher {
             return Ok(self.idle(head));
         }
         loop {
-            let to = safe.min(self.next_block.saturating_add(self.range - 1));
+            let to = self.range.end(self.next_block, safe);
             let mut topics = vec![
                 IVeritasOracle::QuestionAsked::SIGNATURE_HASH,
                 IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
@@ -374,13 +369,8 @@ impl Watcher {
                         }
                         self.new_jobs.notify_one();
                     }
-                    // Grow back towards the ceiling after a success.
-                    self.successes_since_refusal = self.successes_since_refusal.saturating_add(1);
-                    if self.successes_since_refusal >= RANGE_PROBE_AFTER {
-                        self.ceiling = self.config.max_log_range;
-                    }
-                    self.range = self.range.saturating_mul(2).min(self.ceiling);
-                    self.state.range.store(self.range, Ordering::Relaxed);
+                    self.range.succeeded();
+                    self.state.range.store(self.range.size(), Ordering::Relaxed);
                     return Ok(Poll {
                         head,
                         cursor: self.next_block,
@@ -390,12 +380,9 @@ impl Watcher {
                 }
                 Err(e) => {
                     let err = ChainError::rpc("eth_getLogs", e);
-                    if err.is_range_refusal() && self.range > 1 {
-                        self.range = (self.range / 2).max(1);
-                        self.ceiling = self.range;
-                        self.successes_since_refusal = 0;
-                        self.state.range.store(self.range, Ordering::Relaxed);
-                        warn!(target: "veritas::watcher", error = %err, range = self.range, "log range refused; shrinking");
+                    if err.is_range_refusal() && self.range.refused() {
+                        self.state.range.store(self.range.size(), Ordering::Relaxed);
+                        warn!(target: "veritas::watcher", error = %err, range = self.range.size(), "log range refused; shrinking");
                         continue;
                     }
                     return Err(err);
