@@ -484,3 +484,80 @@ impl Store {
         Ok(counts)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{id, question};
+    use super::*;
+    use crate::clock::{Clock as _, ManualClock, SharedClock};
+
+    fn now_ms() -> i64 {
+        crate::clock::SystemClock.now_ms()
+    }
+
+    #[test]
+    fn due_jobs_respect_time_and_stage() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        let mut later = question(2, 9);
+        later.resolve_after = 1_000;
+        store
+            .record_scan(&[question(1, 10), later, question(3, 11)], 12)
+            .unwrap();
+        let due = store.due_jobs(now_ms(), 500, 10).unwrap();
+        assert_eq!(
+            due.iter()
+                .map(|j| j.question.question_id)
+                .collect::<Vec<_>>(),
+            [id(1), id(3)]
+        );
+        let due = store.due_jobs(now_ms(), 1_000, 10).unwrap();
+        assert_eq!(due[0].question.question_id, id(2), "ordered by block");
+
+        store
+            .record_failure(id(1), "rpc down", Some(now_ms() + 60_000))
+            .unwrap();
+        store.record_failure(id(3), "bad input", None).unwrap();
+        let due = store.due_jobs(now_ms(), 500, 10).unwrap();
+        assert!(due.is_empty(), "{due:?}");
+        let job = store.job(id(1)).unwrap().unwrap();
+        assert_eq!(
+            (job.stage, job.attempts, job.last_error.as_deref()),
+            (Stage::Queued, 1, Some("rpc down"))
+        );
+        assert_eq!(store.job(id(3)).unwrap().unwrap().stage, Stage::Failed);
+        assert!(store.job(id(99)).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_deferral_is_no_attempt_and_reported_is_stamped_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = std::sync::Arc::new(ManualClock::at_ms(5_000));
+        let store = Store::open_in(dir.path())
+            .unwrap()
+            .with_clock(std::sync::Arc::clone(&clock) as SharedClock);
+        store.record_scan(&[question(1, 10)], 11).unwrap();
+        store
+            .defer_because(id(1), "stake below the report bond", 9_000)
+            .unwrap();
+        let job = store.job(id(1)).unwrap().unwrap();
+        assert_eq!(
+            (job.attempts, job.next_attempt_at, job.last_error.as_deref()),
+            (0, 9_000, Some("stake below the report bond"))
+        );
+        assert!(store.due_jobs(8_999, 0, 10).unwrap().is_empty());
+        assert_eq!(store.due_jobs(9_000, 0, 10).unwrap().len(), 1);
+        store.mark_reported(id(1)).unwrap();
+        clock.advance(std::time::Duration::from_secs(1));
+        store.mark_reported(id(1)).unwrap();
+        let reported_at: i64 = store
+            .conn()
+            .query_row("SELECT reported_at FROM jobs", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(reported_at, 5_000, "the first report time is kept");
+        let job = store.job(id(1)).unwrap().unwrap();
+        assert_eq!((job.stage, job.last_error), (Stage::Reported, None));
+        let counts = store.counts().unwrap();
+        assert_eq!((counts.total, counts.reported, counts.queued), (1, 1, 0));
+    }
+}

@@ -214,18 +214,18 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use alloy::primitives::{Address, B256, I256, U256};
 
     use super::*;
 
-    fn id(n: u64) -> U256 {
+    pub(crate) fn id(n: u64) -> U256 {
         U256::from(n)
     }
 
-    fn question(n: u64, block: u64) -> NewQuestion {
+    pub(crate) fn question(n: u64, block: u64) -> NewQuestion {
         NewQuestion {
             question_id: id(n),
             question: format!("Question {n}?"),
@@ -311,40 +311,6 @@ mod tests {
             *changed.lock().unwrap(),
             [("queued", 1_000_000), ("resolving", 1_090_000)]
         );
-    }
-
-    #[test]
-    fn due_jobs_respect_time_and_stage() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open_in(dir.path()).unwrap();
-        let mut later = question(2, 9);
-        later.resolve_after = 1_000;
-        store
-            .record_scan(&[question(1, 10), later, question(3, 11)], 12)
-            .unwrap();
-        let due = store.due_jobs(now_ms(), 500, 10).unwrap();
-        assert_eq!(
-            due.iter()
-                .map(|j| j.question.question_id)
-                .collect::<Vec<_>>(),
-            [id(1), id(3)]
-        );
-        let due = store.due_jobs(now_ms(), 1_000, 10).unwrap();
-        assert_eq!(due[0].question.question_id, id(2), "ordered by block");
-
-        store
-            .record_failure(id(1), "rpc down", Some(now_ms() + 60_000))
-            .unwrap();
-        store.record_failure(id(3), "bad input", None).unwrap();
-        let due = store.due_jobs(now_ms(), 500, 10).unwrap();
-        assert!(due.is_empty(), "{due:?}");
-        let job = store.job(id(1)).unwrap().unwrap();
-        assert_eq!(
-            (job.stage, job.attempts, job.last_error.as_deref()),
-            (Stage::Queued, 1, Some("rpc down"))
-        );
-        assert_eq!(store.job(id(3)).unwrap().unwrap().stage, Stage::Failed);
-        assert!(store.job(id(99)).unwrap().is_none());
     }
 
     #[test]
