@@ -244,28 +244,7 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
     // The last start runs clean: everything must settle.
     node.start();
     chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let unsettled: i64 = node
-            .sqlite()
-            .query_row(
-                "SELECT (SELECT count(*) FROM jobs WHERE reported_at IS NULL) + \
-                 (SELECT count(*) FROM sent_txs WHERE status = 'pending')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        if unsettled == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "stuck: {}\n{}",
-            snapshot(&node),
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_settled(&node, Duration::from_secs(60)).await;
     let elapsed = started.elapsed();
 
     let counts = chain.verdict_counts().await;
@@ -458,28 +437,7 @@ async fn commit_reveal_sigkill_at_seeded_points_then_every_commit_revealed_once(
 
     node.start();
     chain.wait_verdicts(&ids, Duration::from_secs(120)).await;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let unsettled: i64 = node
-            .sqlite()
-            .query_row(
-                "SELECT (SELECT count(*) FROM jobs WHERE reported_at IS NULL) + \
-                 (SELECT count(*) FROM sent_txs WHERE status = 'pending')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        if unsettled == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "stuck: {}\n{}",
-            snapshot(&node),
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_settled(&node, Duration::from_secs(60)).await;
     let elapsed = started.elapsed();
 
     let counts = chain.verdict_counts().await;
@@ -529,4 +487,30 @@ async fn commit_reveal_sigkill_at_seeded_points_then_every_commit_revealed_once(
     );
     node.stop();
     other.stop();
+}
+
+/// Wait until every job of `node` is reported and none of its transactions is pending.
+async fn wait_settled(node: &Node, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let unsettled: i64 = node
+            .sqlite()
+            .query_row(
+                "SELECT (SELECT count(*) FROM jobs WHERE reported_at IS NULL) + \
+                 (SELECT count(*) FROM sent_txs WHERE status = 'pending')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        if unsettled == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "stuck: {}\n{}",
+            snapshot(node),
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
