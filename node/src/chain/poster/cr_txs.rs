@@ -15,7 +15,7 @@ use alloy::{
 use tracing::{debug, info, warn};
 
 use super::commit_reveal::Facts;
-use super::nonce::{GAS_HEADROOM_PERCENT, bump_fee};
+use super::nonce::GAS_HEADROOM_PERCENT;
 use super::{Posted, Poster};
 use crate::chain::{ChainError, IVeritasOracle};
 use crate::store::{SavedCommit, SentTx, TxStatus};
@@ -98,27 +98,8 @@ impl Poster {
                 .abi_encode()
                 .into()
             };
-            let fees = self
-                .provider
-                .estimate_eip1559_fees()
-                .await
-                .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
-            let max_fee = bump_fee(tx.max_fee_per_gas).max(fees.max_fee_per_gas);
-            let priority = bump_fee(tx.max_priority_fee_per_gas).max(fees.max_priority_fee_per_gas);
-            warn!(target: "veritas::post", question = %id, tx = %tx.tx_hash, nonce = tx.nonce, max_fee, "replacing stuck transaction");
-            let replacement = self
-                .sign_and_send(
-                    &[id],
-                    self.call_request(calldata),
-                    Some(tx.nonce),
-                    tx.gas_limit,
-                    max_fee,
-                    priority,
-                )
-                .await?;
-            self.store
-                .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
-            replacement
+            self.replace_stuck(id, tx, self.call_request(calldata))
+                .await?
         } else {
             if let Err(e) = self.provider.send_raw_transaction(&tx.raw).await {
                 debug!(target: "veritas::post", question = %id, tx = %tx.tx_hash, error = %e, "rebroadcast refused");

@@ -134,6 +134,41 @@ impl Poster {
         }
     }
 
+    /// Replace `stuck` (no receipt after the receipt timeout) at its nonce with `request`,
+    /// paying [`FEE_BUMP_PERCENT`] over its fees or the current estimate, whichever is higher;
+    /// the stuck one is recorded dropped once the replacement is out.
+    ///
+    /// # Errors
+    /// [`ChainError`] from the fee estimate, the send or the store.
+    pub(super) async fn replace_stuck(
+        &self,
+        question: U256,
+        stuck: &SentTx,
+        request: TransactionRequest,
+    ) -> Result<SentTx, ChainError> {
+        let fees = self
+            .provider
+            .estimate_eip1559_fees()
+            .await
+            .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
+        let max_fee = bump_fee(stuck.max_fee_per_gas).max(fees.max_fee_per_gas);
+        let priority = bump_fee(stuck.max_priority_fee_per_gas).max(fees.max_priority_fee_per_gas);
+        warn!(target: "veritas::post", question = %question, tx = %stuck.tx_hash, nonce = stuck.nonce, max_fee, "replacing stuck transaction");
+        let replacement = self
+            .sign_and_send(
+                &[question],
+                request,
+                Some(stuck.nonce),
+                stuck.gas_limit,
+                max_fee,
+                priority,
+            )
+            .await?;
+        self.store
+            .set_tx_status(stuck.tx_hash, TxStatus::Dropped, None)?;
+        Ok(replacement)
+    }
+
     /// What holds `nonce` of the operator, asked with `eth_getTransactionBySenderAndNonce`
     /// (anvil, reth, erigon). Nodes without it (geth) answer [`NonceHolder::Unknown`]; those
     /// enforce the 10% replacement rule themselves, so bumping our own fees until one is

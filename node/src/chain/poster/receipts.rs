@@ -10,9 +10,9 @@ use alloy::{
     providers::Provider,
     rpc::types::TransactionRequest,
 };
-use tracing::{debug, info, warn};
+use tracing::{debug, info};
 
-use super::nonce::{GAS_HEADROOM_PERCENT, bump_fee};
+use super::nonce::GAS_HEADROOM_PERCENT;
 use super::{Posted, Poster, Verdict};
 use crate::chain::{ChainError, IVeritasOracle};
 use crate::store::{SentTx, TxStatus};
@@ -159,27 +159,7 @@ impl Poster {
             Duration::from_millis(u64::try_from(self.store.now_ms() - tx.sent_at).unwrap_or(0));
         if age >= self.config.receipt_timeout {
             // Stuck: replace at the same nonce with bumped fees.
-
-            let fees = self
-                .provider
-                .estimate_eip1559_fees()
-                .await
-                .map_err(|e| ChainError::rpc("eip1559 fees", e))?;
-            let max_fee = bump_fee(tx.max_fee_per_gas).max(fees.max_fee_per_gas);
-            let priority = bump_fee(tx.max_priority_fee_per_gas).max(fees.max_priority_fee_per_gas);
-            warn!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, nonce = tx.nonce, max_fee, "replacing stuck transaction");
-            let replacement = self
-                .sign_and_send(
-                    &[qid],
-                    self.request(verdict),
-                    Some(tx.nonce),
-                    tx.gas_limit,
-                    max_fee,
-                    priority,
-                )
-                .await?;
-            self.store
-                .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
+            let replacement = self.replace_stuck(qid, &tx, self.request(verdict)).await?;
             return self.wait(qid, &replacement).await.map(Some);
         }
         // Rebroadcast the same bytes (harmless if the node already has them).
