@@ -137,9 +137,9 @@ fn select() -> String {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::super::tests::question;
 
     use super::*;
-    use crate::store::NewQuestion;
 
     fn commit(salt: u8) -> SavedCommit {
         SavedCommit {
@@ -158,23 +158,7 @@ mod tests {
     fn the_first_commitment_wins_and_reads_back_exactly() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
-        store
-            .record_scan(
-                &[NewQuestion {
-                    question_id: U256::from(9),
-                    question: "Q?".into(),
-                    asker: Address::ZERO,
-                    question_hash: B256::ZERO,
-                    block_number: 1,
-                    block_hash: B256::ZERO,
-                    tx_index: 0,
-                    log_index: 0,
-                    resolve_after: 0,
-                    defect: None,
-                }],
-                2,
-            )
-            .unwrap();
+        store.record_scan(&[question(9, 1)], 2).unwrap();
         assert_eq!(store.commit(U256::from(9)).unwrap(), None);
         let first = store.save_commit(&commit(1)).unwrap();
         assert_eq!(first, commit(1));

@@ -455,9 +455,9 @@ impl Store {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use super::super::tests::question;
 
     use super::*;
-    use crate::store::NewQuestion;
 
     fn at(block: u64, event: LifecycleEvent) -> EventAt {
         EventAt {
@@ -472,23 +472,7 @@ mod tests {
     fn a_reread_event_never_moves_a_question_back() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
-        store
-            .record_scan(
-                &[NewQuestion {
-                    question_id: U256::from(1),
-                    question: "Q?".into(),
-                    asker: Address::ZERO,
-                    question_hash: B256::ZERO,
-                    block_number: 1,
-                    block_hash: B256::ZERO,
-                    tx_index: 0,
-                    log_index: 0,
-                    resolve_after: 0,
-                    defect: None,
-                }],
-                2,
-            )
-            .unwrap();
+        store.record_scan(&[question(1, 1)], 2).unwrap();
         let third = [U256::from(1), U256::from(2), U256::from(3)];
         let posted = at(
             5,
