@@ -232,14 +232,7 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     chain.advance(u64::from(REVEAL_WINDOW) + 1).await;
     late.start();
     late.wait_stage(id, "failed", WAIT).await;
-    let reason: String = late
-        .sqlite()
-        .query_row(
-            "SELECT last_error FROM jobs WHERE question_id = ?1",
-            [id.to_string()],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let reason = late.last_error(id);
     assert!(reason.contains("reveal deadline"), "{reason}");
     assert!(late.log_text().contains("reveal deadline missed"));
     // The prompt node finalizes it (its report was revealed): the late commit is burned.

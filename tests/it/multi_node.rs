@@ -168,14 +168,7 @@ async fn a_key_added_after_the_ask_fails_that_question_before_any_committee() {
     let mut late = Node::configure_as(&chain, 3, YES_MAJORITY, "");
     late.start();
     late.wait_stage(before, "failed", WAIT).await;
-    let reason: String = late
-        .sqlite()
-        .query_row(
-            "SELECT last_error FROM jobs WHERE question_id = ?1",
-            [before.to_string()],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let reason = late.last_error(before);
     assert!(reason.contains("epoch"), "{reason}");
     assert!(
         !late.report_path(before).exists(),

@@ -767,6 +767,18 @@ impl Node {
             .collect()
     }
 
+    /// The last error the node's store keeps for the job of `id` (empty when none).
+    pub fn last_error(&self, id: U256) -> String {
+        self.sqlite()
+            .query_row(
+                "SELECT last_error FROM jobs WHERE question_id = ?1",
+                [id.to_string()],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .unwrap()
+            .unwrap_or_default()
+    }
+
     /// Wait until the job of `id` is at `stage`; panics after `timeout`.
     pub async fn wait_stage(&self, id: U256, stage: &str, timeout: Duration) {
         let deadline = Instant::now() + timeout;
