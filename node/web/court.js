@@ -26,7 +26,8 @@ function courtHtml(c) {
 }
 
 function evidenceList(items) {
-  if (!items || !items.length) return `<span class="muted">not on this node</span>`;
+  if (!items) return `<span class="muted">not on this node</span>`;
+  if (!items.length) return `<span class="muted">no item (the question only)</span>`;
   return `<ol class="bundle">${items.map((e) => `<li>${link(e.url, e.title)}${e.snippet ? ` <span class="muted">${esc(e.snippet)}</span>` : ""}</li>`).join("")}</ol>`;
 }
 

@@ -27,6 +27,7 @@ use crate::{
     web_view::{INSTALL_CHROMIUM, Script, chromium, out_dir},
 };
 
+/// The scripted resolver's votes: its verdict resolves (not escalated), so it can be disputed.
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
 /// The wallet's account: anvil's development key 5 (no operator, not the judge).
@@ -61,6 +62,9 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         },
     )
     .await;
+    // The scripted resolver (as in `web_view`'s pooled test): it resolves whatever the evidence,
+    // and its bundle holds the question only (the committee path's routing guards escalated this
+    // question in a trial, and an escalated verdict cannot be disputed).
     let mut node = Node::configure_as(&chain, 1, REPLAY, "");
     node.edit_config(
         "drain_timeout = \"5s\"",
@@ -109,13 +113,16 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         .unwrap();
     assert_eq!(mine.items, U256::from(1), "the page's evidence is on-chain");
 
-    chain
-        .wait_status(
-            id,
-            IVeritasOracle::VerdictStatus::Resolved,
-            Duration::from_secs(120),
-        )
-        .await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    while chain.status(id).await != IVeritasOracle::VerdictStatus::Resolved {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "question {id} is {:?}, not Resolved\n{}",
+            chain.status(id).await,
+            node.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     node.wait_stage(id, "finalised", Duration::from_secs(30))
         .await;
     script.send("RESOLVED");
@@ -147,6 +154,8 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
     );
     assert_eq!(listed["court"]["deadline"], case.deadline);
     assert_eq!(listed["submissions"].as_array().unwrap().len(), 1);
+    // The other side: the bundle the node's report commits to (this node's own report: it has
+    // the file; the scripted resolver's bundle holds no item).
     assert!(listed["reports"][0]["evidence"].is_array(), "{listed}");
     assert!(listed["second_opinion"]["stats"].is_object(), "{listed}");
     let file = reqwest::get(format!("{api}/cases/{id}/evidence.json"))
