@@ -150,9 +150,7 @@ function provisionalHtml(d) {
 // The court's case of the question (its deadline, and the ruling once given).
 function rulingHtml(c) {
   if (!c) return "";
-  const ruled = c.ruling !== "0";
-  return `<div>court deadline</div><div>${utc(c.deadline)}</div><div>court ruling</div><div id="ruling" data-ruling="${esc(c.ruling)}">${ruled
-    ? `${esc(c.ruling)}: ${esc(RULINGS[Number(c.ruling)] || "?")}` : "none yet"}</div>`;
+  return `<div>court deadline</div><div>${utc(c.deadline)}</div><div>court ruling</div><div id="ruling" data-ruling="${esc(c.ruling)}">${rulingText(c)}</div>`;
 }
 
 function chainHtml(d) {

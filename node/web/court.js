@@ -5,10 +5,11 @@
 // downloadable ERC-1497 case file (`/cases/{id}/evidence.json`). Reads `GET /cases`.
 "use strict";
 
-// Ruling numbers as the oracle defines them (`RULING_*`; 0: none yet, or refused).
-const RULINGS = ["none", "the verdict stands", "YES", "NO", "unresolvable", "the disputer's triple"];
 const ZERO = "0x0000000000000000000000000000000000000000";
 const utc = (secs) => new Date(Number(secs) * 1000).toISOString().replace(".000Z", "Z");
+
+// The ruling as the node names it (`ruling_title`, from the oracle's `RULING_*` numbers).
+const rulingText = (c) => (c.ruling === "0" ? "none yet" : `${esc(c.ruling)}: ${esc(c.ruling_title || "unknown ruling")}`);
 
 function deadlineHtml(secs) {
   const left = Number(secs) - Math.floor(Date.now() / 1000);
@@ -22,7 +23,7 @@ function courtHtml(c) {
     ${dispute ? `<div>disputer</div><div class="mono">${esc(c.disputer)}</div><div>bond</div><div>${esc(c.bond)} wei</div>
       <div>claimed YES / NO / NULL</div><div>${c.claimed.map(wadPct).join(" / ")}</div>` : `<div>brought by</div><div class="mono">${esc(c.requester)} (escalation)</div>`}
     <div>court deadline</div><div class="deadline">${deadlineHtml(c.deadline)}</div>
-    <div>ruling</div><div class="ruling" data-ruling="${esc(c.ruling)}">${c.ruling === "0" ? "none yet" : `${esc(c.ruling)}: ${esc(RULINGS[Number(c.ruling)] || "?")}`}</div></div>`;
+    <div>ruling</div><div class="ruling" data-ruling="${esc(c.ruling)}">${rulingText(c)}</div></div>`;
 }
 
 function evidenceList(items) {

@@ -123,7 +123,6 @@ try {
   await review(page, "form-evidence", { url: "https://harbour.example/opening", title: "Harbour lane opened", snippet: "The harbour lane opened to riders on 12 March 2026." });
   const evidencePlan = await page.textContent("#act-plan");
   if (!/evidence fee/.test(evidencePlan)) fail(`evidence review without its fee: ${evidencePlan}`);
-  await page.screenshot({ path: path.join(out, "wallet-connected.png"), fullPage: false });
   await sendPlanned(page, "submitEvidence");
   await page.waitForSelector("#submissions tbody tr", { timeout: 30000 }).catch(() => fail("the submission never showed"));
   await page.waitForSelector("#provisional tbody tr", { timeout: 60000 }).catch(() => fail("no provisional run showed"));
@@ -152,6 +151,9 @@ try {
   for (const needle of ["dispute bond", "court fee", "dispute before", "to rule"]) {
     if (!disputePlan.includes(needle)) fail(`dispute review without "${needle}": ${disputePlan}`);
   }
+  // The book's picture of the question page with the wallet connected (docs/web-wallet.png).
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(out, "wallet-connected.png"), fullPage: false });
   await sendPlanned(page, "dispute");
   await page.waitForSelector('[data-status="disputed"]', { timeout: 30000 }).catch(() => fail("the dispute never showed"));
   await page.waitForSelector("#second-opinion", { timeout: 60000 }).catch(() => fail("no second opinion"));

@@ -49,6 +49,14 @@ pub struct CourtCase {
     /// The ruling once given (0 before, or when the court refused).
     #[serde(with = "crate::decimal")]
     pub ruling: U256,
+    /// What the ruling means ([`RULING_TITLES`]); null before a ruling.
+    pub ruling_title: Option<&'static str>,
+}
+
+/// The title of ruling `ruling` (1 ..= 5), as the case file's ruling options name it.
+pub fn ruling_title(ruling: U256) -> Option<&'static str> {
+    let index = usize::try_from(ruling).ok()?.checked_sub(1)?;
+    RULING_TITLES.get(index).copied()
 }
 
 impl From<IVeritasOracle::Case> for CourtCase {
@@ -62,6 +70,7 @@ impl From<IVeritasOracle::Case> for CourtCase {
             deadline: c.deadline,
             claimed: [c.pYes, c.pNo, c.pNull],
             ruling: c.ruling,
+            ruling_title: ruling_title(c.ruling),
         }
     }
 }
@@ -269,6 +278,7 @@ mod tests {
                 deadline: 1_800_000_000,
                 claimed: [U256::from(1), U256::from(2), U256::from(3)],
                 ruling: U256::ZERO,
+                ruling_title: None,
             }),
             submissions: vec![
                 json!({"index": 1, "submitter": "0xd1", "url": "https://a.example/",
@@ -318,5 +328,18 @@ mod tests {
         // Big integers are decimal strings (the node's JSON convention).
         assert_eq!(file["court"]["claimed"], json!(["1", "2", "3"]));
         assert_eq!(file["court"]["deadline"], 1_800_000_000u64);
+    }
+
+    #[test]
+    fn rulings_are_named_by_the_oracles_numbers() {
+        assert_eq!(
+            ruling_title(U256::ZERO),
+            None,
+            "0: no ruling yet (or refused)"
+        );
+        assert_eq!(ruling_title(U256::from(1)), Some("The verdict stands"));
+        assert_eq!(ruling_title(U256::from(3)), Some("NO"));
+        assert_eq!(ruling_title(U256::from(5)), Some("The disputer's triple"));
+        assert_eq!(ruling_title(U256::from(6)), None);
     }
 }
