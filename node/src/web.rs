@@ -389,6 +389,8 @@ mod tests {
         let requests = [
             client.get(format!("{url}/")),
             client.get(format!("{url}/assets/app.js")),
+            client.get(format!("{url}/assets/wallet.js")),
+            client.get(format!("{url}/court")),
             client.get(format!("{url}/assets/nope.js")),
             client.get(format!("{url}/events")),
             client.get(format!("{url}/no/such/route")),
@@ -422,6 +424,19 @@ mod tests {
                 assert!(!body.contains(needle), "{name} contains {needle:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_wallet_module_loads_only_on_connect_and_keeps_its_own_budget() {
+        // No page references it: act.js adds its script tag on "Connect wallet".
+        for (name, _, body) in ASSETS.iter().filter(|(name, ..)| *name != WALLET) {
+            let tag = body.contains("src=\"/assets/wallet.js\"");
+            assert!(!tag, "{name} loads the wallet module with the page");
+        }
+        let act = ASSETS.iter().find(|(name, ..)| *name == "act.js");
+        assert!(act.is_some_and(|(_, _, body)| body.contains("\"/assets/wallet.js\"")));
+        // viem minified is ~190 kB; the module must not grow past what a wallet page needs.
+        assert!(wallet_weight() <= 300 * 1024, "{} bytes", wallet_weight());
     }
 
     #[test]
