@@ -143,6 +143,12 @@ try {
   await page.click("#act-send");
   await page.waitForSelector("#act-done, #act-refused", { timeout: 15000 }).catch(() => fail("zero-beneficiary dispute: no answer"));
   const zero = await refusal(page, "zero-beneficiary dispute");
+  // The page's checks for the other two actions: no appeal before a court, no finalize of a
+  // posted verdict.
+  await review(page, "form-appeal", {});
+  const appeal = await refusal(page, "appeal before a court");
+  await review(page, "form-finalize", {});
+  const finalize = await refusal(page, "finalize after the verdict");
   if (sent !== sentBefore) fail(`a refused action sent ${sent - sentBefore} transaction(s)`);
 
   // The dispute: bond, court fee and deadline shown before sending.
@@ -183,7 +189,7 @@ try {
   const ruling = (await page.textContent("#ruling")).trim();
   if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
   if (errors.length) fail(`page errors or CSP violations: ${errors.join("; ")}`);
-  console.log(`RESULT ${JSON.stringify({ sent, provisional, ruling, refused: [closed, zero],
+  console.log(`RESULT ${JSON.stringify({ sent, provisional, ruling, refused: [closed, zero, appeal, finalize],
     page_bytes_before_connect: beforeConnect, page_bytes_after_connect: afterConnect, wallet_bytes: walletBytes })}`);
 } catch (e) {
   fail(e.stack || String(e));

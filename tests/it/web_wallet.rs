@@ -3,8 +3,9 @@
 //! that signs with a test key (viem's local account) and sends raw transactions to the anvil.
 //!
 //! From the question page: connect, submit evidence (the provisional posterior appears without a
-//! reload), two refused actions that send nothing (one refused by the page's checks, one by the
-//! contract's simulation, each with the contract's sentence from `POST /explain`), a dispute
+//! reload), four refused actions that send nothing (late evidence, an appeal before a court and
+//! a finalize after the verdict refused by the page's checks, a zero beneficiary by the
+//! contract's simulation; each with the contract's sentence from `POST /explain`), a dispute
 //! with its bond, court fee and deadline shown first; the court's page lists the case with both
 //! sides and its ERC-1497 case file; the judge (this test) rules and the page shows the ruling.
 //! The node's court and wallet routes (`/cases`, `/cases/{id}/evidence.json`, `/abi`,
@@ -213,7 +214,15 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         .iter()
         .map(|r| r["error"].as_str().unwrap())
         .collect();
-    assert_eq!(refused, ["VeritasEvidenceClosed", "VeritasZeroAddress"]);
+    assert_eq!(
+        refused,
+        [
+            "VeritasEvidenceClosed",
+            "VeritasZeroAddress",
+            "VeritasNotInCourt",
+            "VeritasNotOpen"
+        ]
+    );
     assert!(
         result["refused"][0]["sentence"]
             .as_str()
