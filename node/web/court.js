@@ -33,9 +33,9 @@ function evidenceList(items) {
 }
 
 function caseHtml(k) {
-  const subs = k.submissions.map((s) => `<tr><td>${esc(s.index)}</td><td class="mono">${esc(s.submitter)}${k.court && s.submitter === k.court.disputer ? " (disputer)" : ""}</td>
+  const subs = k.submissions.map((s) => `<tr><td>${esc(s.index)}</td><td class="mono">${esc(s.submitter)}${k.court && String(s.submitter).toLowerCase() === k.court.disputer.toLowerCase() ? " (disputer)" : ""}</td>
     <td>${link(s.url, s.title)}<br><span class="muted">${esc(s.snippet)}</span></td></tr>`).join("");
-  const reports = k.reports.map((r) => `<tr><td class="mono">${esc(r.operator)}</td><td>${esc(r.counts.join(" / "))}</td>
+  const reports = k.reports.map((r) => `<tr><td class="mono">${esc(r.operator)}</td><td>${esc(r.counts.join(" / "))}<br><span class="muted">${r.triple.map(wadPct).join(" / ")}</span></td>
     <td>${(Number(BigInt(r.kappa) / 10n ** 12n) / 1e6).toFixed(3)}</td><td>${r.escalated ? "escalate" : "resolve"}</td>
     <td class="mono">${esc(r.merkle_root)}</td><td>${evidenceList(r.evidence)}</td></tr>`).join("");
   const so = k.second_opinion;
@@ -46,7 +46,7 @@ function caseHtml(k) {
     <p class="question-text">${esc(k.question)}</p>
     <h3>The case</h3>${courtHtml(k.court)}
     <h3>Evidence submitted on-chain (${k.submissions.length})</h3>${subs ? `<table class="submissions"><thead><tr><th>#</th><th>submitter</th><th>item</th></tr></thead><tbody>${subs}</tbody></table>` : `<p class="muted">none</p>`}
-    <h3>Operators' reports (${k.reports.length})</h3>${reports ? `<table class="reports"><thead><tr><th>operator</th><th>YES / NO / NULL</th><th>kappa</th><th>routing</th><th>root</th><th>evidence committed to</th></tr></thead><tbody>${reports}</tbody></table>` : `<p class="muted">none</p>`}
+    <h3>Operators' reports (${k.reports.length})</h3>${reports ? `<table class="reports"><thead><tr><th>operator</th><th>YES / NO / NULL ballots, triple</th><th>kappa</th><th>routing</th><th>root</th><th>evidence committed to</th></tr></thead><tbody>${reports}</tbody></table>` : `<p class="muted">none</p>`}
     <h3>Second opinion</h3><div class="second-opinion">${second}</div>
     <p class="no-print"><a class="case-file" href="/cases/${esc(k.id)}/evidence.json" download="veritas-case-${esc(k.id)}.json">Download the case file (ERC-1497 JSON)</a>
       · <button type="button" class="print">Print</button></p></section>`;

@@ -171,7 +171,7 @@ try {
   await court.waitForSelector(`#case-${id}`, { timeout: 15000 }).catch(() => fail("the case is not on the court page"));
   // One line: the test reads the script's answer line by line.
   const caseText = (await court.textContent(`#case-${id}`)).replace(/\s+/g, " ");
-  for (const needle of ["Harbour lane opened", "Operators' reports (1)", "The committee ran again", account.address, "court deadline"]) {
+  for (const needle of ["Harbour lane opened", "(disputer)", "Operators' reports (1)", "The committee ran again", account.address, "court deadline"]) {
     if (!caseText.toLowerCase().includes(needle.toLowerCase())) fail(`the case lacks "${needle}": ${caseText}`);
   }
   const file = await court.evaluate(async (href) => (await fetch(href)).json(), await court.getAttribute(`#case-${id} a.case-file`, "href"));

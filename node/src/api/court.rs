@@ -81,6 +81,9 @@ pub struct ReportEvidence {
     /// The report as the chain logged it.
     #[serde(flatten)]
     pub report: OperatorReport,
+    /// The triple its counts give, computed as the contract computes it (1e18 scale).
+    #[serde(with = "crate::decimal::triple")]
+    pub triple: [u128; 3],
     /// The bundle's evidence items (the report file's `evidence`), or null.
     pub evidence: Option<Value>,
 }
@@ -182,7 +185,11 @@ async fn case_of(s: &ApiState, id: U256, text: &str, status: &'static str) -> Ca
                 .iter()
                 .find_map(|i| read_report(&i.report_path))
                 .and_then(|r| r.get("evidence").cloned());
-            ReportEvidence { report, evidence }
+            ReportEvidence {
+                triple: crate::stats::to_wad(report.counts),
+                report,
+                evidence,
+            }
         })
         .collect();
     let second_opinion = s
@@ -296,6 +303,7 @@ mod tests {
                     log_index: 0,
                     tx_hash: B256::repeat_byte(0xbb),
                 },
+                triple: crate::stats::to_wad([4, 1, 1]),
                 evidence: Some(json!([{"url": "https://b.example/"}])),
             }],
             second_opinion: Some(json!({"root": "0xcc", "stats": {}, "routing": {}})),
@@ -328,6 +336,16 @@ mod tests {
         // Big integers are decimal strings (the node's JSON convention).
         assert_eq!(file["court"]["claimed"], json!(["1", "2", "3"]));
         assert_eq!(file["court"]["deadline"], 1_800_000_000u64);
+        // Each report carries the triple its counts give, as the contract pools them.
+        let reported = serde_json::to_value(&case().reports[0]).unwrap();
+        assert_eq!(
+            reported["triple"],
+            json!([
+                "555555555555555556",
+                "222222222222222222",
+                "222222222222222222"
+            ])
+        );
     }
 
     #[test]
