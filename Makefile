@@ -39,7 +39,8 @@ PROMTOOL_STAMP := $(TOOLS)/.stamp-promtool-$(PROMETHEUS_DEB_VERSION)
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 
-.PHONY: setup setup-demo browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
+WALLET_BUNDLE := node/web/dist/wallet.js
+.PHONY: setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
 
 ## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
 ## browser of the web view's test, llama.cpp's `llama-server`, mdbook and promtool
@@ -47,8 +48,21 @@ VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 setup: setup-demo $(CARGO_FUZZ_STAMP) browser $(LLAMA_SERVER_STAMP) $(MDBOOK_STAMP) $(PROMTOOL_STAMP)
 
 ## setup-demo: only what `make demo` needs: pinned Foundry (forge, anvil, cast), solc and
-## forge-std into tools/, the native build tools of the embedded model, and the model itself
-setup-demo: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model
+## forge-std into tools/, the native build tools of the embedded model, the model itself, and
+## the web view's wallet bundle
+setup-demo: $(TOOLS)/.stamp-npm $(TOOLS)/.stamp-venv $(TOOLS)/.stamp-model $(WALLET_BUNDLE)
+
+## wallet: the web view's wallet module (node/web/wallet/, viem) bundled by esbuild (both pinned
+## in tools/package.json) into node/web/dist/wallet.js, which the node embeds at build time. A
+## build output, never committed; a node built without it disables "Connect wallet" and says so.
+wallet: $(WALLET_BUNDLE)
+
+$(WALLET_BUNDLE): $(wildcard node/web/wallet/*.js) $(TOOLS)/.stamp-npm
+	@echo "setup: the web view's wallet module (viem, bundled by esbuild)"
+	@NODE_PATH=$(TOOLS)/node_modules $(TOOLS)/node_modules/.bin/esbuild node/web/wallet/wallet.js \
+	  --bundle --minify --format=iife --global-name=VeritasWallet --target=es2020 \
+	  --legal-comments=none --log-level=warning --outfile=$@
+	@echo "  $@: $$(wc -c < $@) bytes, $$(gzip -9c $@ | wc -c) gzipped"
 
 $(TOOLS)/.stamp-npm: $(TOOLS)/package.json $(TOOLS)/package-lock.json $(TOOLS)/link-foundry
 	@# `npm install` on the committed lockfile (not `npm ci`): npm leaves the other platforms'

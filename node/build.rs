@@ -12,6 +12,13 @@
 //! and of the reference court, and the members of their enums, so that `chain::explain` turns a
 //! revert into the sentence the contract's own NatSpec gives it (one source for the CLI, the
 //! web view and the contract's documentation).
+//!
+//! Last, it puts the web view's wallet module into `OUT_DIR/wallet.js` for `web` to embed: the
+//! bundle `make wallet` builds from `node/web/wallet/` with viem and esbuild (pinned in
+//! `tools/package.json`) into `node/web/dist/wallet.js`, a build output never committed. A build
+//! without it (a plain `cargo build` before `make setup`) still succeeds, with a warning, and
+//! embeds a stub instead: the page's "Connect wallet" then says the node was built without its
+//! wallet module and how to build it; the read-only view is unaffected.
 
 use std::{env, fs, path::PathBuf};
 
@@ -47,6 +54,34 @@ fn main() {
     let bindings = format!("alloy::sol! {{\n{source}\n}}\n");
     if let Err(e) = fs::write(&out, bindings) {
         panic!("writing {}: {e}", out.display());
+    }
+    embed_wallet(&manifest, &out_dir);
+}
+
+/// The first line of the stub embedded when the wallet bundle was not built (`web` tests it).
+const WALLET_STUB: &str = "// veritas: built without the wallet module\n\
+    var VeritasWallet = { missing: \"This node was built without its wallet module: run `make wallet` \
+    (part of `make setup`) and rebuild the node.\" };\n";
+
+/// Copy the wallet bundle (or the stub) to `OUT_DIR/wallet.js`.
+fn embed_wallet(manifest: &std::path::Path, out_dir: &std::path::Path) {
+    let dist = manifest.join("web/dist");
+    // The folder exists in every checkout (its .gitignore is committed): cargo notices a bundle
+    // written into it later.
+    println!("cargo::rerun-if-changed={}", dist.display());
+    let bundle = dist.join("wallet.js");
+    let body = match fs::read_to_string(&bundle) {
+        Ok(text) => text,
+        Err(_) => {
+            println!(
+                "cargo::warning=no wallet bundle at {}: the web view's \"Connect wallet\" is disabled in this build (run `make wallet`, then build again)",
+                bundle.display()
+            );
+            WALLET_STUB.to_owned()
+        }
+    };
+    if let Err(e) = fs::write(out_dir.join("wallet.js"), body) {
+        panic!("writing wallet.js: {e}");
     }
 }
 

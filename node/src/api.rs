@@ -10,9 +10,17 @@
 //! | `GET /questions/{id}/provisional` | the question's on-chain submissions and its provisional runs (committee re-runs while open; never posted), oldest first |
 //! | `GET /bundles/{root}` | the committed question, evidence and leaves for a Merkle root |
 //! | `GET /reports/{id}` | the node's report file for a question, byte for byte (`veritas audit --question --report URL`) |
+//! | `GET /abi` | the oracle's address, chain id, JSON ABI and error sentences, for the web view's wallet ([`wallet`]) |
+//! | `POST /explain` | `{data}` revert data → `{error, args, sentence}`, the contract's own sentence ([`wallet`]) |
+//! | `GET /cases` | every disputed, escalated or ruled question with what its court needs ([`court`]) |
+//! | `GET /cases/{id}/evidence.json` | the case as an ERC-1497 case file, a download ([`court`]) |
 //!
-//! It binds 127.0.0.1 by default and has no write route: it is safe to expose to a local
-//! Prometheus, and needs a reverse proxy (with its own auth) to go further.
+//! It binds 127.0.0.1 by default and has no write route (`POST /explain` only decodes what it
+//! is sent): it is safe to expose to a local Prometheus, and needs a reverse proxy (with its own
+//! auth) to go further. It never holds a user's key: the web view's wallet signs in the browser.
+
+pub mod court;
+pub mod wallet;
 
 use std::{
     net::SocketAddr,
@@ -30,7 +38,7 @@ use axum::{
     extract::{Path, State},
     http::{StatusCode, header},
     response::{IntoResponse, Response},
-    routing::get,
+    routing::{get, post},
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -79,6 +87,10 @@ pub fn router(state: ApiState) -> Router {
             .route("/questions/{id}/provisional", get(provisional))
             .route("/bundles/{root}", get(bundle))
             .route("/reports/{id}", get(report_file))
+            .route("/abi", get(wallet::abi))
+            .route("/explain", post(wallet::explain))
+            .route("/cases", get(court::cases))
+            .route("/cases/{id}/evidence.json", get(court::case_file))
             .with_state(state),
     )
 }
@@ -263,11 +275,13 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
     // While open: the on-chain submissions and the provisional runs they triggered.
     let submissions = submissions_of(&s, id);
     let provisional = s.store.provisional_runs(id).unwrap_or_default();
+    // Before its court: the case, its deadline and the ruling once given.
+    let court = court::court_case(&s, id).await;
     Json(
         json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
                 "report": report, "chain": chain, "lifecycle": lifecycle,
                 "operator_reports": operator_reports, "second_opinion": second_opinion,
-                "submissions": submissions, "provisional": provisional}),
+                "submissions": submissions, "provisional": provisional, "court": court}),
     )
     .into_response()
 }

@@ -6,6 +6,10 @@
 //! same JSON routes as any client (`/questions`, `/questions/{id}`) and recomputes each evidence
 //! commitment in the browser (`verify.js`: RFC 8785 + RFC 6962 over WebCrypto's SHA-256).
 //!
+//! The wallet module (`/assets/wallet.js`: viem, bundled at build time, see `build.rs`) is
+//! served too but loaded only when the user clicks "Connect wallet"; it is not part of the
+//! read-only page's weight ([`page_weight`]) and is measured on its own ([`wallet_weight`]).
+//!
 //! Stream protocol: each event has an id (see [`LiveEvents`]); a client resumes with the
 //! `Last-Event-ID` header (browsers send it when they reconnect) or `?after=<id>` (the id a
 //! JSON answer carried in `event_id`, so nothing published between the two requests is
@@ -38,6 +42,22 @@ pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(15);
 /// Events sent to one client per read of the buffer.
 const BATCH: usize = 256;
 
+/// The wallet module as embedded: the bundle, or the stub `build.rs` writes without one.
+const WALLET_JS: &str = include_str!(concat!(env!("OUT_DIR"), "/wallet.js"));
+
+/// Whether this build embeds the wallet bundle (not the stub of a build without `make wallet`).
+pub fn wallet_bundled() -> bool {
+    !WALLET_JS.starts_with("// veritas: built without the wallet module")
+}
+
+/// Size in bytes of the embedded wallet module (loaded on "Connect wallet" only).
+pub fn wallet_weight() -> usize {
+    WALLET_JS.len()
+}
+
+/// The wallet module's entry in [`ASSETS`] (the last).
+const WALLET: &str = "wallet.js";
+
 /// The embedded assets: (path, content type, body).
 const ASSETS: &[(&str, &str, &str)] = &[
     (
@@ -56,6 +76,16 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("../web/verify.js"),
     ),
     (
+        "act.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/act.js"),
+    ),
+    (
+        "court.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../web/court.js"),
+    ),
+    (
         "charts.js",
         "text/javascript; charset=utf-8",
         include_str!("../web/charts.js"),
@@ -65,6 +95,12 @@ const ASSETS: &[(&str, &str, &str)] = &[
         "text/css; charset=utf-8",
         include_str!("../web/style.css"),
     ),
+    (
+        "print.css",
+        "text/css; charset=utf-8",
+        include_str!("../web/print.css"),
+    ),
+    (WALLET, "text/javascript; charset=utf-8", WALLET_JS),
 ];
 
 /// The page's Content-Security-Policy: scripts, styles, images and connections (the JSON API,
@@ -114,6 +150,8 @@ pub fn router(state: WebState) -> Router {
     with_security_headers(
         Router::new()
             .route("/", get(|| async { asset("index.html") }))
+            // The court's page is the page's `#/court` view; `/court` is its printable address.
+            .route("/court", get(|| async { asset("index.html") }))
             .route(
                 "/assets/{file}",
                 get(|Path(file): Path<String>| async move { asset(&file) }),
@@ -123,9 +161,14 @@ pub fn router(state: WebState) -> Router {
     )
 }
 
-/// Total size of the embedded assets in bytes (the page weight).
+/// Total size in bytes of the embedded assets the read-only page loads (the page weight): all
+/// but the wallet module.
 pub fn page_weight() -> usize {
-    ASSETS.iter().map(|(_, _, body)| body.len()).sum()
+    ASSETS
+        .iter()
+        .filter(|(name, _, _)| *name != WALLET)
+        .map(|(_, _, body)| body.len())
+        .sum()
 }
 
 fn asset(name: &str) -> Response {
@@ -346,6 +389,8 @@ mod tests {
         let requests = [
             client.get(format!("{url}/")),
             client.get(format!("{url}/assets/app.js")),
+            client.get(format!("{url}/assets/wallet.js")),
+            client.get(format!("{url}/court")),
             client.get(format!("{url}/assets/nope.js")),
             client.get(format!("{url}/events")),
             client.get(format!("{url}/no/such/route")),
@@ -372,12 +417,26 @@ mod tests {
         let html = ASSETS[0].2;
         assert!(!html.contains("<script>"), "inline script in index.html");
         assert!(!html.contains("<style"), "inline style sheet in index.html");
-        for (name, _, body) in ASSETS {
+        // The wallet bundle is viem's code, not markup: its strings are no inline handlers.
+        for (name, _, body) in ASSETS.iter().filter(|(name, ..)| *name != WALLET) {
             // Inline styles and handlers are refused by the CSP (no 'unsafe-inline').
             for needle in ["style=", " onclick", " onload", " onerror", "javascript:"] {
                 assert!(!body.contains(needle), "{name} contains {needle:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_wallet_module_loads_only_on_connect_and_keeps_its_own_budget() {
+        // No page references it: act.js adds its script tag on "Connect wallet".
+        for (name, _, body) in ASSETS.iter().filter(|(name, ..)| *name != WALLET) {
+            let tag = body.contains("src=\"/assets/wallet.js\"");
+            assert!(!tag, "{name} loads the wallet module with the page");
+        }
+        let act = ASSETS.iter().find(|(name, ..)| *name == "act.js");
+        assert!(act.is_some_and(|(_, _, body)| body.contains("\"/assets/wallet.js\"")));
+        // viem minified is ~190 kB; the module must not grow past what a wallet page needs.
+        assert!(wallet_weight() <= 300 * 1024, "{} bytes", wallet_weight());
     }
 
     #[test]

@@ -1,6 +1,7 @@
-// The live committee view: a questions list and a question page, fed by the node's read-only
-// JSON API and its server-sent events (`/events`). No framework: the page is small and works
-// offline; every asset is embedded in the node binary.
+// The live committee view: a questions list, a question page and the court's page (court.js),
+// fed by the node's JSON API and its server-sent events (`/events`). No framework: the page is
+// small and works offline; every asset is embedded in the node binary. Acting on a question
+// goes through the user's own wallet (act.js), never through the node.
 "use strict";
 
 const view = document.getElementById("view");
@@ -146,13 +147,19 @@ function provisionalHtml(d) {
     (runRows ? `<table id="provisional"><thead><tr><th>run</th><th>submissions</th><th>YES</th><th>NO</th><th>NULL</th><th>routing</th><th>when</th></tr></thead><tbody>${runRows}</tbody></table>` : `<p class="muted">none yet</p>`);
 }
 
+// The court's case of the question (its deadline, and the ruling once given).
+function rulingHtml(c) {
+  if (!c) return "";
+  return `<div>court deadline</div><div>${utc(c.deadline)}</div><div>court ruling</div><div id="ruling" data-ruling="${esc(c.ruling)}">${rulingText(c)}</div>`;
+}
+
 function chainHtml(d) {
   const txs = (d.transactions || []).map((t) => `<tr><td class="mono">${esc(t.hash)}</td><td>${esc(t.status)}</td><td>${esc(t.block ?? "–")}</td><td>${esc(t.nonce)}</td></tr>`).join("");
   const l = d.lifecycle;
   const chain = d.chain ? `<div class="kv"><div>on-chain status</div><div id="chain-status">${esc(l ? l.status : d.chain.status)}</div>
     <div>on-chain root</div><div class="mono">${esc(d.chain.merkle_root || "–")}</div>${windowHtml(l)}
     ${l && l.disputer ? `<div>disputed by</div><div class="mono" id="disputer">${esc(l.disputer)} (bond ${esc(l.bond)} wei)</div>` : ""}
-    ${l && l.settled ? `<div>fees</div><div>settled</div>` : ""}</div>` : "";
+    ${l && l.settled ? `<div>fees</div><div>settled</div>` : ""}${rulingHtml(d.court)}</div>` : "";
   const reports = d.operator_reports || [];
   const mine = new Set((d.transactions || []).map((t) => t.hash));
   const ops = reports.length ? `<h3>Operators' reports (${reports.length})</h3><table id="operator-reports"><thead><tr><th>operator</th><th>YES / NO / NULL ballots</th><th>kappa</th><th>routing</th><th>root</th><th>block</th></tr></thead><tbody>` +
@@ -206,6 +213,7 @@ async function renderQuestion(id) {
   view.innerHTML = `<p><a href="#/">← all questions</a></p>
     <h1 id="question-text">${esc(q.question)}</h1>
     <p>${pill(d.status || q.stage)} · id ${esc(q.question_id)} · resolveAfter ${q.resolve_after ? new Date(q.resolve_after * 1000).toISOString() : "at once"}</p>
+    <div id="act-slot"></div>
     <h2>Evidence bundle</h2><div id="merkle" class="card"><p class="muted">${rep ? "checking…" : "no report yet"}</p></div>
     <table id="evidence"><thead><tr><th>#</th><th>item</th><th>source</th><th>leaf hash (recomputed)</th></tr></thead><tbody>
       ${rep ? `<tr><td>0</td><td><i>the question text</i></td><td>–</td><td id="leaf-0">…</td></tr>` : ""}
@@ -222,6 +230,7 @@ async function renderQuestion(id) {
     <table id="ballots"><thead><tr><th>iter.</th><th>persona</th><th>juror</th><th>vote</th><th>conf.</th><th>cited</th><th>reasoning</th></tr></thead>
       <tbody>${ballots.map(ballotRow).join("")}</tbody></table>
     <h2>On-chain</h2><div id="chain">${chainHtml(d)}</div>`;
+  Act.attach(id);
   renderCharts(rep, ballots);
   // With several reports the chain's root is their digest: check ours against our own report.
   const ours = (d.operator_reports || []).find((r) => (d.transactions || []).some((t) => t.hash === r.tx_hash));
@@ -244,7 +253,9 @@ function onBallot(b) {
 
 async function route() {
   const m = location.hash.match(/^#\/q\/([0-9]+)$/);
-  state.current = m ? m[1] : null;
+  const court = location.hash === "#/court" || (location.pathname === "/court" && !location.hash);
+  state.current = m ? m[1] : court ? "court" : null;
+  if (court) return renderCourt();
   if (state.current) return renderQuestion(state.current);
   const list = await getJson("/questions").catch(() => ({ questions: [], event_id: 0 }));
   list.questions.forEach((q) => state.questions.set(q.id, q));
@@ -268,6 +279,7 @@ function connect() {
     // opinion written): show it all. While the committee runs, ballots arrive on their own.
     const changed = before.status !== q.status || (q.status !== "resolving" && before.updated_ms !== q.updated_ms);
     if (state.current === q.id && changed) renderQuestion(q.id);
+    if (state.current === "court" && changed) renderCourt();
   });
   es.addEventListener("ballot", (e) => onBallot(payload(e)));
   // A provisional run finished for the question on screen: show its posterior.

@@ -20,8 +20,20 @@ export const arg = (name) => {
 export const fail = (msg) => { console.log(`FAIL ${msg}`); process.exit(1); };
 
 const lines = readline.createInterface({ input: process.stdin });
+// A test that failed (or went away) closes the script's stdin: a script waiting for its next
+// line then ends instead of holding its browser, and the test's output pipe, open forever.
+let closed = false;
+let waiting = false;
+lines.on("close", () => {
+  closed = true;
+  if (waiting) fail("the test closed stdin before sending the next line");
+});
 /** The next line the test writes (register before the test can write it). */
-export const nextLine = () => new Promise((resolve) => lines.once("line", resolve));
+export const nextLine = () => {
+  if (closed) fail("the test closed stdin before sending the next line");
+  waiting = true;
+  return new Promise((resolve) => lines.once("line", (line) => { waiting = false; resolve(line); }));
+};
 
 /** `--url`, `--out` (created) and Chromium from `--chromium`, launched headless. */
 export async function start() {

@@ -42,3 +42,4 @@ mod spec_check;
 mod submitted_evidence;
 mod tavily_protocol;
 mod web_view;
+mod web_wallet;

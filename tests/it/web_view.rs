@@ -38,10 +38,10 @@ use crate::support::{self, Chain, Node};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
-const INSTALL_CHROMIUM: &str = "install Debian's chromium (make setup does as root)";
+pub(crate) const INSTALL_CHROMIUM: &str = "install Debian's chromium (make setup does as root)";
 
 /// The browser: `CHROMIUM` or `chromium` on PATH.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let name = std::env::var("CHROMIUM").unwrap_or_else(|_| "chromium".into());
     let path = PathBuf::from(&name);
     if path.is_absolute() {
@@ -59,19 +59,19 @@ fn repo_root() -> &'static Path {
 }
 
 /// Screenshots and report copies of the browser scripts.
-fn out_dir() -> PathBuf {
+pub(crate) fn out_dir() -> PathBuf {
     repo_root().join("target/web-view")
 }
 
 /// A browser script of `tests/browser/` talking to the test over stdio (see each script).
-struct Script {
+pub(crate) struct Script {
     child: Child,
     lines: Lines<BufReader<ChildStdout>>,
 }
 
 impl Script {
     /// Run `tests/browser/<name>` on the node at `addr` with `args` added.
-    fn run(name: &str, browser: &Path, addr: &str, args: &[&str]) -> Self {
+    pub(crate) fn run(name: &str, browser: &Path, addr: &str, args: &[&str]) -> Self {
         let mut child = Command::new("node")
             .arg(repo_root().join("tests/browser").join(name))
             .args(["--url", &format!("http://{addr}")])
@@ -87,16 +87,16 @@ impl Script {
     }
 
     /// The script's next line ("" once it has exited).
-    fn next(&mut self) -> String {
+    pub(crate) fn next(&mut self) -> String {
         self.lines.next().map(|l| l.unwrap()).unwrap_or_default()
     }
 
-    fn send(&mut self, line: &str) {
+    pub(crate) fn send(&mut self, line: &str) {
         writeln!(self.child.stdin.as_mut().unwrap(), "{line}").unwrap();
     }
 
     /// Its `RESULT` payload once it exits successfully; panics with its reason and `log`.
-    fn result(mut self, log: impl FnOnce() -> String) -> serde_json::Value {
+    pub(crate) fn result(mut self, log: impl FnOnce() -> String) -> serde_json::Value {
         let line = self.next();
         let status = self.child.wait().unwrap();
         assert!(
