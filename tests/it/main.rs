@@ -35,6 +35,7 @@ mod node_e2e;
 mod openai_juror;
 mod pooled_e2e;
 mod reliability_rpc;
+mod roles_cli;
 #[cfg(feature = "llama")]
 mod routing_guards;
 mod secrets;

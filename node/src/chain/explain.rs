@@ -28,32 +28,52 @@ mod docs {
     include!(concat!(env!("OUT_DIR"), "/contract_docs.rs"));
 }
 
-/// The oracle's JSON ABI, from the interface file (the same one the bindings come from).
-///
-/// `sol!` leaves `internalType` out; the custom errors' enum arguments get theirs back (as solc
-/// writes it: `enum IVeritasOracle.VerdictStatus`) so that wallets and [`explain`] can name the
-/// member instead of printing its index.
+/// The oracle's JSON ABI, from the interface file (the same one the bindings come from), its
+/// errors' enum arguments typed (see [`with_enum_types`]).
 pub fn oracle_abi() -> &'static JsonAbi {
+    static ABI: LazyLock<JsonAbi> =
+        LazyLock::new(|| with_enum_types(IVeritasOracle::abi::contract(), "IVeritasOracle"));
+    &ABI
+}
+
+/// The reference court's (`VeritasCourt`) JSON ABI as far as [`super::court`] declares it: its
+/// functions the tools call and every custom error, so that court reverts read as sentences.
+pub fn court_abi() -> &'static JsonAbi {
     static ABI: LazyLock<JsonAbi> = LazyLock::new(|| {
-        let mut abi = IVeritasOracle::abi::contract();
-        for errors in abi.errors.values_mut() {
-            for error in errors {
-                for param in &mut error.inputs {
-                    let enum_ty = docs::ENUM_PARAMS
-                        .iter()
-                        .find(|(e, p, _)| *e == error.name && *p == param.name);
-                    if let Some((_, _, ty)) = enum_ty {
-                        param.internal_type = Some(InternalType::Enum {
-                            contract: Some("IVeritasOracle".into()),
-                            ty: (*ty).into(),
-                        });
-                    }
+        with_enum_types(
+            super::court::IVeritasCourt::abi::contract(),
+            "IVeritasCourt",
+        )
+    });
+    &ABI
+}
+
+/// Revert data explained against the oracle's errors, then the court's (a court call can
+/// revert with the oracle's error when the court calls the oracle, and the reverse).
+pub fn explain_revert(data: &[u8]) -> Option<Explained> {
+    explain(oracle_abi(), data).or_else(|| explain(court_abi(), data))
+}
+
+/// `abi` with its errors' enum arguments given back their `internalType` (`sol!` leaves it
+/// out, as solc writes it: `enum IVeritasOracle.VerdictStatus`), so that wallets and
+/// [`explain`] can name the member instead of printing its index.
+fn with_enum_types(mut abi: JsonAbi, contract: &str) -> JsonAbi {
+    for errors in abi.errors.values_mut() {
+        for error in errors {
+            for param in &mut error.inputs {
+                let enum_ty = docs::ENUM_PARAMS
+                    .iter()
+                    .find(|(e, p, _)| *e == error.name && *p == param.name);
+                if let Some((_, _, ty)) = enum_ty {
+                    param.internal_type = Some(InternalType::Enum {
+                        contract: Some(contract.into()),
+                        ty: (*ty).into(),
+                    });
                 }
             }
         }
-        abi
-    });
-    &ABI
+    }
+    abi
 }
 
 /// Every custom error's sentence template (its `@notice`, arguments in backticks), by name.
@@ -126,6 +146,14 @@ pub fn explain(abi: &JsonAbi, data: &[u8]) -> Option<Explained> {
 /// The oracle's sentence for an already-decoded oracle error.
 pub fn oracle_error(error: &OracleError) -> String {
     match explain(oracle_abi(), &error.abi_encode()) {
+        Some(explained) => explained.to_string(),
+        None => format!("{error:?}"),
+    }
+}
+
+/// The court's sentence for an already-decoded court error.
+pub fn court_error(error: &super::court::CourtError) -> String {
+    match explain(court_abi(), &error.abi_encode()) {
         Some(explained) => explained.to_string(),
         None => format!("{error:?}"),
     }
@@ -270,6 +298,31 @@ mod tests {
             );
         }
         assert!(oracle_abi().errors().count() > 60);
+    }
+
+    #[test]
+    fn court_errors_read_as_the_courts_sentences() {
+        use crate::chain::court::{CourtError, IVeritasCourt};
+        let who = Address::repeat_byte(0x11);
+        let error = CourtError::CourtNotJudge(IVeritasCourt::CourtNotJudge {
+            disputeId: U256::from(3),
+            caller: who,
+        });
+        let e = explain_revert(&error.abi_encode()).expect("a court error decodes");
+        assert_eq!(e.error, "CourtNotJudge");
+        assert_eq!(
+            e.sentence,
+            format!(
+                "{} is not the judge of the dispute's current round.",
+                who.to_checksum(None)
+            )
+        );
+        assert_eq!(court_error(&error), e.to_string());
+        for error in court_abi().errors() {
+            let notice = docs::ERROR_NOTICES.iter().find(|(n, _)| *n == error.name);
+            assert!(notice.is_some(), "{} has no @notice", error.name);
+        }
+        assert_eq!(court_abi().errors().count(), 11);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! - [`watcher`]: polls `eth_getLogs` behind a confirmation depth and fills the job store.
 //! - [`evidence_chain`]: the oracle's evidence hash chain, recomputed (pure).
 //! - [`court`]: our reference ERC-792 court (`VeritasCourt`), as a judge drives it.
+//! - [`roles`]: what the contract would refuse of an asker, a submitter of evidence, a
+//!   disputer, an appellant, a closer or a judge, checked before sending (pure).
 //! - [`devnet`]: anvil on a free port and the oracle deployed on it (demo and tests).
 //! - [`reader`]: one question's views and events as of one block (`veritas verdict`, `veritas
 //!   audit --question`), and an account's unpaid credits.
@@ -22,6 +24,7 @@ pub mod evidence_chain;
 pub mod explain;
 pub mod poster;
 pub mod reader;
+pub mod roles;
 pub mod rpc_http;
 pub mod watcher;
 
@@ -122,6 +125,14 @@ pub enum ChainError {
         op: &'static str,
         /// The decoded error (boxed: the largest custom errors carry four words).
         error: Box<OracleError>,
+    },
+    /// The reference court reverted with one of its custom errors.
+    #[error("court {op} reverted: {}", explain::court_error(error))]
+    CourtRevert {
+        /// The operation, e.g. `giveRuling`.
+        op: &'static str,
+        /// The decoded error.
+        error: Box<court::CourtError>,
     },
     /// A contract call failed in another way (bad ABI data, empty return: wrong address?).
     #[error("contract {op}: {reason}")]
@@ -330,6 +341,18 @@ impl ChainError {
         }
     }
 
+    /// Wrap an error of a call to the reference court: the court's custom error when there is
+    /// one (else the oracle's, which the court's `executeRuling` passes on from `rule`).
+    pub fn court(op: &'static str, source: alloy::contract::Error) -> Self {
+        if let Some(error) = source.as_decoded_interface_error::<court::CourtError>() {
+            return ChainError::CourtRevert {
+                op,
+                error: Box::new(error),
+            };
+        }
+        ChainError::contract(op, source)
+    }
+
     /// Whether retrying the same operation later may succeed.
     ///
     /// Transport failures, HTTP 429/5xx, rate-limit responses, timeouts and a missing receipt
@@ -351,6 +374,7 @@ impl ChainError {
             ChainError::Store(e) => e.is_retryable(),
             ChainError::Batch { retryable, .. } => *retryable,
             ChainError::Contract { .. }
+            | ChainError::CourtRevert { .. }
             | ChainError::WrongChain { .. }
             | ChainError::QuestionMismatch { .. }
             | ChainError::NotQuestionOperator { .. }

@@ -1,23 +1,26 @@
-//! `veritas ask`: ask the oracle a question on-chain and print its id.
+//! `veritas ask`: ask the oracle a question on-chain, with its rules pinned, and print its id.
 //!
 //! ```text
 //! VERITAS_PRIVATE_KEY=0x... veritas ask "Did the 2025 Ljubljana marathon start on time?"
 //! veritas ask "Will it rain in Paris on 2026-12-01?" --resolve-after 10d
+//! veritas ask "Did it happen?" --callback 0xConsumer --callback-gas 200000 --parameters 3 --json
 //! ```
+//!
+//! The ask pins the parameter set and operator epoch (read just before sending, or given with
+//! `--parameters`/`--epoch`): a rule change mined in between makes the ask revert instead of
+//! binding the question to rules its asker never saw. It pays the pinned set's ask fee (or
+//! `--fee`, at least that).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use alloy::{
-    network::EthereumWallet,
-    providers::{Provider, ProviderBuilder},
-};
-use anyhow::Context;
+use alloy::primitives::{Address, U256};
 use clap::Args;
+use serde_json::json;
 
-use super::run::ConfigArgs;
-use crate::{
-    chain::{self, ChainError, IVeritasOracle},
-    config,
+use super::session::{Common, Session, print, refused, utc, view_error, wei, with_tx};
+use crate::chain::{
+    self, IVeritasOracle,
+    roles::{self, AskState},
 };
 
 /// `veritas ask` arguments.
@@ -25,50 +28,130 @@ use crate::{
 pub struct AskArgs {
     /// The question (UTF-8, at most the contract's MAX_QUESTION_LENGTH bytes).
     pub question: String,
-    /// Earliest time a verdict may be posted, from now (e.g. `10m`, `3d`).
+    /// Earliest time a verdict may be posted, from the chain's latest block (e.g. `10m`, `3d`);
+    /// evidence is taken until then.
     #[arg(long, value_parser = humantime::parse_duration)]
     pub resolve_after: Option<Duration>,
+    /// The parameter set the ask expects (default: the one in force).
+    #[arg(long)]
+    pub parameters: Option<u16>,
+    /// The operator epoch the ask expects (default: the one in force).
+    #[arg(long)]
+    pub epoch: Option<u32>,
+    /// A contract to call back on the question's outcome (`IVeritasConsumer`).
+    #[arg(long, requires = "callback_gas")]
+    pub callback: Option<Address>,
+    /// Gas for the callback (1..MAX_CALLBACK_GAS).
+    #[arg(long, requires = "callback")]
+    pub callback_gas: Option<u32>,
+    /// Wei to pay (default: the pinned set's ask fee; more is kept for the operators).
+    #[arg(long)]
+    pub fee: Option<U256>,
     #[command(flatten)]
-    config: ConfigArgs,
+    common: Common,
 }
 
-/// Send `askQuestion` with the key in `VERITAS_PRIVATE_KEY` (or the keystore) and print the id.
+/// Ask, paying the fee, and print the id and the rules the question is bound to.
 ///
 /// # Errors
-/// Configuration, key, RPC and contract errors (reverts decoded).
+/// Configuration, key, RPC; the contract's refusal (checked locally, then simulated).
 pub async fn run(args: AskArgs) -> anyhow::Result<()> {
-    let config = args.config.load(Vec::new())?;
-    let signer = config::load_signer(&config.keys)?;
-    let url: reqwest::Url = config.chain.rpc_url.parse().context("chain.rpc_url")?;
-    let provider = ProviderBuilder::new()
-        .wallet(EthereumWallet::from(signer))
-        .connect_http(url);
-    let chain_id = provider
-        .get_chain_id()
-        .await
-        .map_err(|e| ChainError::rpc("eth_chainId", e))?;
-    let oracle = config.oracle_address(chain_id)?;
-    let resolve_after = match args.resolve_after {
-        None => 0,
-        Some(d) => SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs() + d.as_secs(),
+    let session = Session::open(&args.common.config).await?;
+    let oracle = session.view();
+    let in_force = chain::current_rules(&oracle).await?;
+    let rules = IVeritasOracle::AskRules {
+        parametersId: args.parameters.unwrap_or(in_force.parametersId),
+        operatorEpoch: args.epoch.unwrap_or(in_force.operatorEpoch),
+        consumer: args.callback.unwrap_or_default(),
+        callbackGasLimit: args.callback_gas.unwrap_or_default(),
     };
-    let contract = IVeritasOracle::new(oracle, &provider);
-    let rules = chain::current_rules(&contract).await?;
-    let receipt = contract
-        .askQuestion(args.question, resolve_after, rules)
-        .send()
+    let parameters = oracle
+        .parameterSet(rules.parametersId)
+        .call()
         .await
-        .map_err(|e| ChainError::contract("askQuestion", e))?
-        .get_receipt()
+        .map_err(view_error("parameterSet"))?;
+    let now = session.now().await?;
+    let horizon = oracle
+        .maxHorizon()
+        .call()
         .await
-        .context("waiting for the askQuestion receipt")?;
-    let id = chain::asked_id(&receipt)
-        .ok_or_else(|| anyhow::anyhow!("no QuestionAsked event in {}", receipt.transaction_hash))?;
-    println!("{id}");
-    eprintln!(
-        "asked in tx {} (block {})",
-        receipt.transaction_hash,
-        receipt.block_number.unwrap_or_default()
-    );
+        .map_err(view_error("maxHorizon"))?;
+    let consumer_has_code = match args.callback {
+        None => false,
+        Some(consumer) => !alloy::providers::Provider::get_code_at(&session.provider, consumer)
+            .await
+            .map_err(|e| chain::ChainError::rpc("eth_getCode", e))?
+            .is_empty(),
+    };
+    let state = AskState {
+        max_question_length: u64::try_from(
+            oracle
+                .MAX_QUESTION_LENGTH()
+                .call()
+                .await
+                .map_err(view_error("MAX_QUESTION_LENGTH"))?,
+        )
+        .unwrap_or(u64::MAX),
+        max_callback_gas: u64::try_from(
+            oracle
+                .MAX_CALLBACK_GAS()
+                .call()
+                .await
+                .map_err(view_error("MAX_CALLBACK_GAS"))?,
+        )
+        .unwrap_or(u64::MAX),
+        ask_fee: U256::from(parameters.askFee),
+        consumer_has_code,
+        latest_resolve_after: now.saturating_add(u64::try_from(horizon).unwrap_or(u64::MAX)),
+    };
+    let resolve_after = args.resolve_after.map_or(0, |d| now + d.as_secs());
+    let paid = roles::ask_payment(args.question.len(), resolve_after, &rules, &state, args.fee)
+        .map_err(refused)?;
+    let call = oracle
+        .askQuestion(args.question, resolve_after, rules.clone())
+        .value(paid)
+        .into_transaction_request();
+    let sent = session.send("askQuestion", call).await?;
+    let asked = sent.expect_event::<IVeritasOracle::QuestionAsked>()?;
+    let value = json!({"id": asked.id.to_string(), "asker": asked.asker,
+        "question_hash": asked.questionHash, "resolve_after": asked.resolveAfter,
+        "paid": asked.paid.to_string(), "parameters_id": asked.parametersId,
+        "operator_epoch": asked.operatorEpoch, "arbitrator": parameters.arbitrator,
+        "quorum": parameters.quorum, "challenge_window": parameters.challengeWindow,
+        "dispute_bond": parameters.disputeBond.to_string(),
+        "evidence_fee": parameters.evidenceFee.to_string(),
+        "consumer": asked.consumer, "callback_gas": asked.callbackGasLimit});
+    let callback = if asked.consumer == Address::ZERO {
+        "none".to_string()
+    } else {
+        format!("{} with {} gas", asked.consumer, asked.callbackGasLimit)
+    };
+    if args.common.json {
+        print(true, &with_tx(value, &sent), &[]);
+        return Ok(());
+    }
+    // The id alone on stdout (scripts read it); what it is bound to on stderr.
+    println!("{}", asked.id);
+    for line in [
+        format!("paid     {}", wei(asked.paid)),
+        format!(
+            "rules    parameter set {}, operator epoch {}, quorum {}, court {}",
+            asked.parametersId, asked.operatorEpoch, parameters.quorum, parameters.arbitrator
+        ),
+        format!(
+            "money    dispute bond {}, evidence fee {}, challenge window {} s",
+            wei(U256::from(parameters.disputeBond)),
+            wei(U256::from(parameters.evidenceFee)),
+            parameters.challengeWindow
+        ),
+        format!(
+            "reports  from {}",
+            utc(asked.resolveAfter.max(asked.askedAt))
+        ),
+        format!("callback {callback}"),
+        sent.line(),
+    ] {
+        eprintln!("{line}");
+    }
     Ok(())
 }

@@ -3,19 +3,26 @@
 //! Commands that read JSON lines write JSON lines, so auditors can script them.
 
 pub mod abi;
+pub mod appeal;
 pub mod ask;
 pub mod audit;
 pub mod audit_question;
+pub mod callback;
 pub mod commit;
+pub mod court;
 pub mod demo;
+pub mod dispute;
 pub mod doctor;
 pub mod eval;
 pub mod eval_figures;
+pub mod evidence;
+pub mod finalize;
 pub mod jsonl;
 pub mod operator;
 pub mod prove;
 pub mod resolve;
 pub mod run;
+pub mod session;
 pub mod simulate;
 pub mod stats;
 pub mod verdict;
@@ -37,8 +44,36 @@ pub struct Cli {
 pub enum Command {
     /// Run the node: watch the oracle, resolve questions, post verdicts.
     Run(run::RunArgs),
-    /// Ask the oracle a question on-chain; prints its id.
+    /// Ask the oracle a question on-chain with its rules pinned (and an optional callback);
+    /// prints its id.
+    ///
+    /// Example: `veritas ask "Did it happen?" --resolve-after 1d --callback 0xC0 --callback-gas 200000`
     Ask(ask::AskArgs),
+    /// Evidence for a question: `submit` (pays its fee, prints the item's index and link).
+    ///
+    /// Example: `veritas evidence submit 7 --url https://example.org/a --title A --snippet "..."`
+    Evidence(evidence::EvidenceArgs),
+    /// Dispute a Resolved verdict: shows bond, court fee, total and deadline, asks y/N.
+    ///
+    /// Example: `veritas dispute 7 --claim 0.1 0.85 0.05`
+    Dispute(dispute::DisputeArgs),
+    /// Fund an appeal of the court's ruling on a question.
+    ///
+    /// Example: `veritas appeal 7`
+    Appeal(session::QuestionArgs),
+    /// Close a question whose report window is over (escalated verdict, or expired).
+    ///
+    /// Example: `veritas finalize 7`
+    Finalize(session::QuestionArgs),
+    /// A question's consumer callback: `retry` after a `CallbackFailed`.
+    ///
+    /// Example: `veritas callback retry 7`
+    Callback(callback::CallbackArgs),
+    /// The reference court: `rule` (a judge), `execute` (anyone, after the appeal period),
+    /// `withdraw` (a judge's fees).
+    ///
+    /// Example: `veritas court rule 0 1`
+    Court(court::CourtArgs),
     /// Read a question's verdict from the chain.
     Verdict(verdict::VerdictArgs),
     /// Rebuild a verdict from its report and compare it with the chain; with `--question`, the
@@ -101,6 +136,12 @@ impl Cli {
         match self.command {
             Command::Run(args) => run::run(args).await,
             Command::Ask(args) => ask::run(args).await,
+            Command::Evidence(args) => evidence::run(args).await,
+            Command::Dispute(args) => dispute::run(args).await,
+            Command::Appeal(args) => appeal::run(args).await,
+            Command::Finalize(args) => finalize::run(args).await,
+            Command::Callback(args) => callback::run(args).await,
+            Command::Court(args) => court::run(args).await,
             Command::Verdict(args) => verdict::run(args).await,
             Command::Audit(args) => audit::run(args).await,
             Command::Operator(args) => operator::run(args).await,

@@ -11,20 +11,13 @@
 //! The key comes from where `veritas run` takes it (`VERITAS_PRIVATE_KEY`, or `keys.keystore`),
 //! so the account is the node's own operator address.
 
-use alloy::{
-    network::EthereumWallet,
-    primitives::{Address, U256, utils::format_ether},
-    providers::{Provider, ProviderBuilder},
-};
-use anyhow::{Context, bail};
+use alloy::primitives::U256;
+use anyhow::bail;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::run::ConfigArgs;
-use crate::{
-    chain::{self, ChainError, ChainProvider, IVeritasOracle, reader},
-    config::{self, Config},
-};
+use super::session::{Common, Session, print, wei, with_tx};
+use crate::chain::{ChainError, reader};
 
 /// `veritas operator` arguments.
 #[derive(Debug, Args)]
@@ -44,66 +37,8 @@ pub enum Action {
     Withdraw(Common),
 }
 
-/// Options of both actions.
-#[derive(Debug, Args)]
-pub struct Common {
-    /// Print one JSON object (amounts as decimal wei strings) instead of text.
-    #[arg(long)]
-    pub json: bool,
-    #[command(flatten)]
-    config: ConfigArgs,
-}
-
-/// The account, its oracle and a read-only provider, from the node's configuration and key.
-struct Account {
-    config: Config,
-    signer: alloy::signers::local::PrivateKeySigner,
-    provider: ChainProvider,
-    oracle: Address,
-    from_block: u64,
-}
-
-impl Account {
-    async fn open(common: &Common) -> anyhow::Result<Self> {
-        let config = common.config.load(Vec::new())?;
-        let signer = config::load_signer(&config.keys)?;
-        let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
-        let chain_id = chain::check_chain_id(&provider, config.chain.chain_id)
-            .await
-            .with_context(|| format!("cannot use the RPC at {}", config.chain.rpc_url))?;
-        let oracle = config.oracle_address(chain_id)?;
-        reader::ensure_contract(&provider, oracle, alloy::eips::BlockId::latest()).await?;
-        let from_block = config::start_block(&config, chain_id);
-        Ok(Self {
-            config,
-            signer,
-            provider,
-            oracle,
-            from_block,
-        })
-    }
-
-    fn address(&self) -> Address {
-        self.signer.address()
-    }
-
-    async fn credits(&self) -> Result<U256, ChainError> {
-        reader::credits(&self.provider, self.oracle, self.address()).await
-    }
-
-    async fn wallet(&self) -> Result<U256, ChainError> {
-        self.provider
-            .get_balance(self.address())
-            .await
-            .map_err(|e| ChainError::rpc("eth_getBalance", e))
-    }
-}
-
-fn wei(v: U256) -> String {
-    // format_ether prints all 18 decimals; trailing zeros say nothing.
-    let ether = format_ether(v);
-    let ether = ether.trim_end_matches('0').trim_end_matches('.');
-    format!("{v} wei ({ether} ETH)")
+async fn credits(account: &Session) -> Result<U256, ChainError> {
+    reader::credits(&account.provider, account.oracle, account.address()).await
 }
 
 /// Run `veritas operator <action>`.
@@ -118,8 +53,8 @@ pub async fn run(args: OperatorArgs) -> anyhow::Result<()> {
 }
 
 async fn balance(common: &Common) -> anyhow::Result<()> {
-    let account = Account::open(common).await?;
-    let credits = account.credits().await?;
+    let account = Session::open(&common.config).await?;
+    let credits = credits(&account).await?;
     let wallet = account.wallet().await?;
     let stake = reader::stake(
         &account.provider,
@@ -163,8 +98,8 @@ async fn balance(common: &Common) -> anyhow::Result<()> {
 }
 
 async fn withdraw(common: &Common) -> anyhow::Result<()> {
-    let account = Account::open(common).await?;
-    let credits = account.credits().await?;
+    let account = Session::open(&common.config).await?;
+    let credits = credits(&account).await?;
     if credits.is_zero() {
         bail!(
             "nothing to withdraw: {} has no credits on oracle {} (no transaction sent)",
@@ -172,53 +107,22 @@ async fn withdraw(common: &Common) -> anyhow::Result<()> {
             account.oracle
         );
     }
-    let url: reqwest::Url = account
-        .config
-        .chain
-        .rpc_url
-        .parse()
-        .context("chain.rpc_url")?;
-    let sender = ProviderBuilder::new()
-        .wallet(EthereumWallet::from(account.signer.clone()))
-        .connect_http(url);
-    let receipt = IVeritasOracle::new(account.oracle, &sender)
-        .withdraw()
-        .send()
-        .await
-        .map_err(|e| ChainError::contract("withdraw", e))?
-        .get_receipt()
-        .await
-        .context("waiting for the withdraw receipt")?;
-    let tx = receipt.transaction_hash;
-    if !receipt.status() {
-        bail!("withdraw transaction {tx} reverted");
-    }
-    let amount = receipt
-        .inner
-        .logs()
-        .iter()
-        .find_map(|log| log.log_decode::<IVeritasOracle::Withdrawn>().ok())
-        .map(|log| log.inner.data.amount)
-        .ok_or_else(|| anyhow::anyhow!("no Withdrawn event in {tx}"))?;
-    let gas_fee = U256::from(receipt.gas_used) * U256::from(receipt.effective_gas_price);
+    let call = account.view().withdraw().into_transaction_request();
+    let sent = account.send("withdraw", call).await?;
+    let amount = sent
+        .expect_event::<crate::chain::IVeritasOracle::Withdrawn>()?
+        .amount;
     let wallet = account.wallet().await?;
-    if common.json {
-        println!(
-            "{}",
-            json!({"operator": account.address(), "oracle": account.oracle,
-                   "withdrawn": amount.to_string(), "tx": tx,
-                   "block": receipt.block_number, "gas_used": receipt.gas_used,
-                   "gas_fee": gas_fee.to_string(), "wallet": wallet.to_string()})
-        );
-        return Ok(());
-    }
-    println!("withdrew {}", wei(amount));
-    println!(
-        "tx       {tx} (block {}, gas used {}, fee {})",
-        receipt.block_number.unwrap_or_default(),
-        receipt.gas_used,
-        wei(gas_fee)
+    let value = json!({"operator": account.address(), "oracle": account.oracle,
+                       "withdrawn": amount.to_string(), "wallet": wallet.to_string()});
+    print(
+        common.json,
+        &with_tx(value, &sent),
+        &[
+            format!("withdrew {}", wei(amount)),
+            sent.line(),
+            format!("wallet   {}", wei(wallet)),
+        ],
     );
-    println!("wallet   {}", wei(wallet));
     Ok(())
 }

@@ -1,0 +1,200 @@
+//! `veritas dispute ID`: dispute a Resolved verdict within its challenge window, claiming the
+//! triple the disputer holds right.
+//!
+//! ```text
+//! veritas dispute 7 --claim 0.1 0.85 0.05             # shows what is at stake, asks y/N
+//! veritas dispute 7 --claim 0.1 0.85 0.05 --yes --json
+//! ```
+//!
+//! Before anything is sent it shows the bond (lost if the verdict stands), the court's fee
+//! (never returned), the total and the challenge deadline, and refuses what the contract would
+//! refuse (not Resolved, window over, the posted triple, a triple that is not one).
+
+use std::io::BufRead;
+
+use alloy::primitives::{Address, U256};
+use anyhow::{Context, bail};
+use clap::Args;
+use serde_json::json;
+
+use super::session::{Common, Session, print, refused, small, utc, view_error, wei, with_tx};
+use crate::chain::{
+    self, IVeritasOracle,
+    roles::{self, DisputeState},
+};
+
+/// `veritas dispute` arguments.
+#[derive(Debug, Args)]
+pub struct DisputeArgs {
+    /// The question id.
+    pub id: U256,
+    /// The triple claimed right: YES NO NULL, each a decimal probability (`0.85`) or WAD wei
+    /// (`850000000000000000`); the three sum to exactly 1.
+    #[arg(long, num_args = 3, value_names = ["P_YES", "P_NO", "P_NULL"], value_parser = parse_probability, required = true)]
+    pub claim: Vec<U256>,
+    /// Bond in wei (default: the question's dispute bond, the least it takes).
+    #[arg(long)]
+    pub bond: Option<U256>,
+    /// Who is credited what the dispute wins (default: the sender).
+    #[arg(long)]
+    pub beneficiary: Option<Address>,
+    /// Send without asking for confirmation (required with `--json`).
+    #[arg(long)]
+    pub yes: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// Show the stakes, confirm, dispute, and print the court's dispute id.
+///
+/// # Errors
+/// Configuration, key, RPC; the contract's refusal; no confirmation.
+pub async fn run(args: DisputeArgs) -> anyhow::Result<()> {
+    if args.common.json && !args.yes {
+        bail!("--json needs --yes: a dispute is confirmed on the terminal otherwise");
+    }
+    let claim: [U256; 3] = args
+        .claim
+        .clone()
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("--claim takes three probabilities"))?;
+    let session = Session::open(&args.common.config).await?;
+    let oracle = session.view();
+    let id = args.id;
+    let status = session.status(id).await?;
+    let mut state = DisputeState {
+        status,
+        challenge_ends: 0,
+        arbitrator: Address::ZERO,
+        posted: [U256::ZERO; 3],
+        min_bond: U256::ZERO,
+        court_cost: U256::ZERO,
+    };
+    if chain::has_verdict(&status) {
+        let v = oracle
+            .getVerdict(id)
+            .call()
+            .await
+            .map_err(view_error("getVerdict"))?;
+        let p = oracle
+            .questionParameters(id)
+            .call()
+            .await
+            .map_err(view_error("questionParameters"))?;
+        state.posted = [v.pYes, v.pNo, v.pNull];
+        state.arbitrator = p.arbitrator;
+        state.min_bond = U256::from(p.disputeBond);
+        state.challenge_ends = small(
+            oracle
+                .finalAt(id)
+                .call()
+                .await
+                .map_err(view_error("finalAt"))?,
+        );
+        if p.arbitrator != Address::ZERO {
+            state.court_cost = oracle
+                .courtCost(id)
+                .call()
+                .await
+                .map_err(view_error("courtCost"))?;
+        }
+    }
+    let now = session.now().await?;
+    let beneficiary = args.beneficiary.unwrap_or(session.address());
+    let cost = roles::dispute_cost(
+        id,
+        session.address(),
+        beneficiary,
+        &state,
+        now,
+        claim,
+        args.bond,
+    )
+    .map_err(refused)?;
+    let stakes = [
+        format!("question {id}: posted {}", triple(state.posted)),
+        format!("claim    {}", triple(claim)),
+        format!("bond     {} (lost if the verdict stands)", wei(cost.bond)),
+        format!(
+            "court    {} (the court's fee, never returned)",
+            wei(cost.court)
+        ),
+        format!("total    {}", wei(cost.total)),
+        format!(
+            "deadline {} (end of the challenge window)",
+            utc(cost.deadline)
+        ),
+    ];
+    if !args.common.json {
+        for line in &stakes {
+            println!("{line}");
+        }
+    }
+    if !args.yes && !confirm()? {
+        bail!("not confirmed: no transaction sent");
+    }
+    let call = oracle
+        .dispute(id, claim[0], claim[1], claim[2], beneficiary)
+        .value(cost.total)
+        .into_transaction_request();
+    let sent = session.send("dispute", call).await?;
+    let disputed = sent.expect_event::<IVeritasOracle::VerdictDisputed>()?;
+    let value = json!({"id": id.to_string(), "dispute_id": disputed.disputeId.to_string(),
+        "arbitrator": disputed.arbitrator, "bond": cost.bond.to_string(),
+        "court_fee": cost.court.to_string(), "total": cost.total.to_string(),
+        "deadline": cost.deadline, "beneficiary": beneficiary,
+        "claim": claim.map(|p| p.to_string())});
+    print(
+        args.common.json,
+        &with_tx(value, &sent),
+        &[
+            format!(
+                "disputed: case {} at court {}",
+                disputed.disputeId, disputed.arbitrator
+            ),
+            sent.line(),
+        ],
+    );
+    Ok(())
+}
+
+/// Ask `Send? [y/N]` on stderr and read the answer from stdin.
+fn confirm() -> anyhow::Result<bool> {
+    eprint!("Send the dispute? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .context("reading the confirmation")?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
+}
+
+/// A triple as decimal probabilities.
+fn triple(t: [U256; 3]) -> String {
+    let p = |v: U256| alloy::primitives::utils::format_ether(v);
+    format!("YES {}, NO {}, NULL {}", p(t[0]), p(t[1]), p(t[2]))
+}
+
+/// A probability: `0.85` (at most 18 decimals) or WAD wei `850000000000000000`.
+fn parse_probability(s: &str) -> Result<U256, String> {
+    let parsed = if s.contains('.') {
+        alloy::primitives::utils::parse_ether(s).map_err(|e| e.to_string())
+    } else {
+        s.parse::<U256>().map_err(|e| e.to_string())
+    };
+    parsed.map_err(|e| format!("{s:?} is not a probability (0.85 or 850000000000000000): {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probabilities_read_as_decimals_or_wad() {
+        let wad = |x: u64| U256::from(x) * U256::from(10_000_000_000_000_000u64);
+        assert_eq!(parse_probability("0.85"), Ok(wad(85)));
+        assert_eq!(parse_probability("850000000000000000"), Ok(wad(85)));
+        assert_eq!(parse_probability("0.000000000000000001"), Ok(U256::from(1)));
+        assert!(parse_probability("lots").is_err());
+    }
+}

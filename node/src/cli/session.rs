@@ -1,0 +1,264 @@
+//! What every role's command shares: the account and the oracle from the node's configuration
+//! and key (exactly as `veritas run` takes them), the chain's clock, and the one way a
+//! transaction leaves: refused locally with the contract's sentence, simulated (`eth_call` of
+//! the very transaction, a revert explained), then sent and its receipt summarised.
+
+use alloy::{
+    eips::BlockId,
+    network::{EthereumWallet, TransactionBuilder},
+    primitives::{Address, B256, U256, utils::format_ether},
+    providers::{DynProvider, Provider, ProviderBuilder},
+    rpc::types::{TransactionReceipt, TransactionRequest},
+    sol_types::SolEvent,
+};
+use anyhow::{Context, bail};
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::run::ConfigArgs;
+use crate::{
+    chain::{self, ChainError, ChainProvider, IVeritasOracle, explain, reader, roles::Refusal},
+    config::{self, Config},
+};
+
+/// The options every role's command takes.
+#[derive(Debug, Clone, Args)]
+pub struct Common {
+    /// Print one JSON object (amounts as decimal wei strings, hashes 0x-hex) instead of text.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    /// Where the configuration comes from.
+    pub config: ConfigArgs,
+}
+
+/// The arguments of a command about one question: its id and the common options.
+#[derive(Debug, Clone, Args)]
+pub struct QuestionArgs {
+    /// The question id.
+    pub id: U256,
+    /// The options.
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The account, its oracle, a read-only provider and a signing one.
+pub struct Session {
+    /// The loaded configuration.
+    pub config: Config,
+    /// The key's account.
+    pub signer: alloy::signers::local::PrivateKeySigner,
+    /// Views and logs (bounded answers, retried transport errors).
+    pub provider: ChainProvider,
+    /// Signs, fills the nonce, gas and fees, and sends.
+    pub sender: DynProvider,
+    /// The oracle.
+    pub oracle: Address,
+    /// The block the node starts reading at (the deployment's).
+    pub from_block: u64,
+}
+
+impl Session {
+    /// Load the configuration and the key, check the chain id, and find the oracle.
+    ///
+    /// # Errors
+    /// Configuration, key, RPC, wrong chain, no contract at the oracle address.
+    pub async fn open(args: &ConfigArgs) -> anyhow::Result<Self> {
+        let config = args.load(Vec::new())?;
+        let signer = config::load_signer(&config.keys)?;
+        let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
+        let chain_id = chain::check_chain_id(&provider, config.chain.chain_id)
+            .await
+            .with_context(|| format!("cannot use the RPC at {}", config.chain.rpc_url))?;
+        let oracle = config.oracle_address(chain_id)?;
+        reader::ensure_contract(&provider, oracle, BlockId::latest()).await?;
+        let from_block = config::start_block(&config, chain_id);
+        let url: reqwest::Url = config.chain.rpc_url.parse().context("chain.rpc_url")?;
+        let sender = ProviderBuilder::new()
+            .wallet(EthereumWallet::from(signer.clone()))
+            .connect_http(url)
+            .erased();
+        Ok(Self {
+            config,
+            signer,
+            provider,
+            sender,
+            oracle,
+            from_block,
+        })
+    }
+
+    /// The key's address.
+    pub fn address(&self) -> Address {
+        self.signer.address()
+    }
+
+    /// The oracle, for views.
+    pub fn view(&self) -> IVeritasOracle::IVeritasOracleInstance<&ChainProvider> {
+        IVeritasOracle::new(self.oracle, &self.provider)
+    }
+
+    /// `verdictStatus(id)` (never reverts: `None` for an unknown id).
+    ///
+    /// # Errors
+    /// RPC.
+    pub async fn status(&self, id: U256) -> Result<IVeritasOracle::VerdictStatus, ChainError> {
+        self.view()
+            .verdictStatus(id)
+            .call()
+            .await
+            .map_err(view_error("verdictStatus"))
+    }
+
+    /// The chain's clock: the latest block's timestamp (what the contract compares with).
+    ///
+    /// # Errors
+    /// RPC.
+    pub async fn now(&self) -> Result<u64, ChainError> {
+        Ok(chain::latest_block(&self.provider).await?.1)
+    }
+
+    /// The account's balance.
+    ///
+    /// # Errors
+    /// RPC.
+    pub async fn wallet(&self) -> Result<U256, ChainError> {
+        self.provider
+            .get_balance(self.address())
+            .await
+            .map_err(|e| ChainError::rpc("eth_getBalance", e))
+    }
+
+    /// Simulate `tx` from this account (`eth_call` on the latest block) and send it only when
+    /// the simulation passes; waits for the receipt and refuses a reverted one.
+    ///
+    /// # Errors
+    /// The contract's sentence when the simulation reverts (nothing is sent), RPC errors, a
+    /// reverted receipt.
+    pub async fn send(&self, op: &'static str, tx: TransactionRequest) -> anyhow::Result<Sent> {
+        let tx = tx.with_from(self.address());
+        if let Err(e) = self.sender.call(tx.clone()).await {
+            let explained = e
+                .as_error_resp()
+                .and_then(alloy::rpc::json_rpc::ErrorPayload::as_revert_data)
+                .and_then(|data| explain::explain_revert(&data));
+            match explained {
+                Some(why) => bail!("{op} would revert: {why} (simulated; no transaction sent)"),
+                None => bail!("{op} would fail: {e} (simulated; no transaction sent)"),
+            }
+        }
+        let receipt = self
+            .sender
+            .send_transaction(tx)
+            .await
+            .map_err(|e| ChainError::rpc("eth_sendTransaction", e))?
+            .get_receipt()
+            .await
+            .with_context(|| format!("waiting for the {op} receipt"))?;
+        if !receipt.status() {
+            bail!("{op} transaction {} reverted", receipt.transaction_hash);
+        }
+        Ok(Sent { receipt })
+    }
+}
+
+/// A mined transaction.
+pub struct Sent {
+    /// Its receipt.
+    pub receipt: TransactionReceipt,
+}
+
+impl Sent {
+    /// Its hash.
+    pub fn tx(&self) -> B256 {
+        self.receipt.transaction_hash
+    }
+
+    /// What its gas cost: gasUsed × effectiveGasPrice.
+    pub fn gas_fee(&self) -> U256 {
+        U256::from(self.receipt.gas_used) * U256::from(self.receipt.effective_gas_price)
+    }
+
+    /// The first event `E` of the receipt.
+    pub fn event<E: SolEvent>(&self) -> Option<E> {
+        self.receipt
+            .inner
+            .logs()
+            .iter()
+            .find_map(|log| log.log_decode::<E>().ok())
+            .map(|log| log.inner.data)
+    }
+
+    /// The first event `E`, or an error naming it.
+    ///
+    /// # Errors
+    /// When the receipt has none.
+    pub fn expect_event<E: SolEvent>(&self) -> anyhow::Result<E> {
+        self.event::<E>()
+            .ok_or_else(|| anyhow::anyhow!("no {} event in {}", E::SIGNATURE, self.tx()))
+    }
+
+    /// The JSON fields every command prints about its transaction.
+    pub fn json(&self) -> Value {
+        json!({"tx": self.tx(), "block": self.receipt.block_number,
+               "gas_used": self.receipt.gas_used, "gas_fee": self.gas_fee().to_string()})
+    }
+
+    /// The human line about its transaction.
+    pub fn line(&self) -> String {
+        format!(
+            "tx       {} (block {}, gas used {}, fee {})",
+            self.tx(),
+            self.receipt.block_number.unwrap_or_default(),
+            self.receipt.gas_used,
+            wei(self.gas_fee())
+        )
+    }
+}
+
+/// A local refusal as the command's error: the contract's sentence, and that nothing was sent.
+pub fn refused(refusal: Refusal) -> anyhow::Error {
+    anyhow::anyhow!("{refusal} (checked before sending; no transaction sent)")
+}
+
+/// `v` wei, and in ETH without trailing zeros.
+pub fn wei(v: U256) -> String {
+    let ether = format_ether(v);
+    let ether = ether.trim_end_matches('0').trim_end_matches('.');
+    format!("{v} wei ({ether} ETH)")
+}
+
+/// A unix time as the UTC date it is.
+pub fn utc(secs: u64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+    format!("{secs} ({})", humantime::format_rfc3339_seconds(at))
+}
+
+/// Print `value` as one JSON line, or `human` line by line.
+pub fn print(json: bool, value: &Value, human: &[String]) {
+    if json {
+        println!("{value}");
+    } else {
+        for line in human {
+            println!("{line}");
+        }
+    }
+}
+
+/// `Value` with `sent`'s transaction fields merged in.
+pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
+    if let (Some(map), Value::Object(tx)) = (value.as_object_mut(), sent.json()) {
+        map.extend(tx);
+    }
+    value
+}
+
+/// A contract view's error, with the view's name.
+pub fn view_error(op: &'static str) -> impl Fn(alloy::contract::Error) -> ChainError {
+    move |e| ChainError::contract(op, e)
+}
+
+/// A count or time the contract bounds far below `u64::MAX` (saturates).
+pub fn small(v: U256) -> u64 {
+    u64::try_from(v).unwrap_or(u64::MAX)
+}
