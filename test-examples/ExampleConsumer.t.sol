@@ -2,8 +2,13 @@
 pragma solidity ^0.8.24;
 
 import {Test} from "forge-std/Test.sol";
-import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {ExampleConsumer} from "../examples/ExampleConsumer.sol";
+import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
+import {ExampleConsumer} from "../contracts/examples/ExampleConsumer.sol";
+// Imported for their artifacts only (`deployCode`): this profile's sources are the examples.
+// forge-lint: disable-next-line(unused-import)
+import {VeritasOracle} from "../contracts/VeritasOracle.sol";
+// forge-lint: disable-next-line(unused-import)
+import {VeritasCourt} from "../contracts/court/VeritasCourt.sol";
 
 /// @dev The reference court's calls this test makes.
 interface ITestCourt {
@@ -14,10 +19,10 @@ interface ITestCourt {
 /// @notice The example consumer records every final status (Resolved, Arbitrated, Expired,
 /// Defaulted), only notes a dispute, ignores questions asked under other rules, trusts only the
 /// oracle, and recovers a failed callback through its pull path.
-/// @dev Standalone (not a `BaseTest`), and every contract is deployed from its artifact
-/// (`deployCode`), never with `new`: a test contract that embeds the oracle's bytecode once more
-/// tips the wasm solc over its memory in the project's one via-IR compile ("memory access out of
-/// bounds").
+/// @dev Compiled apart (`FOUNDRY_PROFILE=examples forge test`, part of `make test-forge`): the
+/// one via-IR compile of `contracts/` with all its tests is at the wasm solc's memory limit, and
+/// one more test file there fails it ("memory access out of bounds"). Every contract is deployed
+/// from its artifact (`deployCode`).
 contract ExampleConsumerTest is Test {
     uint32 internal constant GAS = 200_000;
     uint32 internal constant CHALLENGE = 2 hours;
