@@ -40,6 +40,8 @@ TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 
 WALLET_BUNDLE := node/web/dist/wallet.js
+# esbuild's own binary from the one platform package npm installed (never a launcher in .bin).
+ESBUILD = $(firstword $(wildcard $(TOOLS)/node_modules/@esbuild/*/bin/esbuild))
 .PHONY: setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
 
 ## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
@@ -59,7 +61,8 @@ wallet: $(WALLET_BUNDLE)
 
 $(WALLET_BUNDLE): $(wildcard node/web/wallet/*.js) $(TOOLS)/.stamp-npm
 	@echo "setup: the web view's wallet module (viem, bundled by esbuild)"
-	@NODE_PATH=$(TOOLS)/node_modules $(TOOLS)/node_modules/.bin/esbuild node/web/wallet/wallet.js \
+	@test -x "$(ESBUILD)" || { echo "esbuild: no @esbuild/<platform> package in $(TOOLS)/node_modules (run make setup)" >&2; exit 1; }
+	@NODE_PATH=$(TOOLS)/node_modules $(ESBUILD) node/web/wallet/wallet.js \
 	  --bundle --minify --format=iife --global-name=VeritasWallet --target=es2020 \
 	  --legal-comments=none --log-level=warning --outfile=$@
 	@echo "  $@: $$(wc -c < $@) bytes, $$(gzip -9c $@ | wc -c) gzipped"
