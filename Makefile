@@ -173,7 +173,6 @@ FORGE_ARGS ?=
 # gives the same campaign on every machine.
 test-forge: setup
 	FOUNDRY_PROFILE=ci forge test --threads 2 $(FORGE_ARGS)
-	FOUNDRY_PROFILE=examples forge test --threads 2
 	FOUNDRY_PROFILE=ci forge snapshot --check $(SNAPSHOT_FLAGS) $(FORGE_ARGS)
 	scripts/gas-anvil.sh
 

@@ -2,7 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {Script} from "forge-std/Script.sol";
-import {VeritasOracle} from "../contracts/VeritasOracle.sol";
+import {Shipped} from "./Shipped.sol";
 import {VeritasCourt} from "../contracts/court/VeritasCourt.sol";
 import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
 
@@ -84,7 +84,7 @@ contract Deploy is Script {
         if (plan.arbitrator == address(0)) {
             plan.arbitrator = address(new VeritasCourt(plan.judges, courtCost, appealCost, appealPeriod));
         }
-        oracle = IVeritasOracle(address(new VeritasOracle(plan.deployer)));
+        oracle = Shipped.oracle(plan.deployer);
         for (uint256 i = 0; i < plan.operators.length; i++) {
             oracle.addOperator(plan.operators[i]);
             if (operatorStake != 0) oracle.stake{value: operatorStake}(plan.operators[i]);

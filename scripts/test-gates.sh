@@ -67,7 +67,7 @@ expect_pass() {
 # --- forge gates: a scratch copy of the Foundry project, sharing the installed tools --------
 copy=$scratch/repo
 mkdir -p "$copy"
-cp -a Makefile foundry.toml .gas-snapshot contracts script test-examples "$copy"/
+cp -a Makefile foundry.toml .gas-snapshot contracts script "$copy"/
 # `make test-forge` runs `make setup`, which includes the web view's wallet bundle: its sources
 # and the bundle setup built, so the copy finds it up to date.
 mkdir -p "$copy/node/web" && cp -a node/web/wallet node/web/dist "$copy/node/web/"

@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {VeritasOracle} from "../VeritasOracle.sol";
+import {Shipped} from "../../script/Shipped.sol";
 
 /// @notice Who may call what: operators report, the owner administers, the arbiter arbitrates.
 contract AccessTest is BaseTest {
@@ -99,8 +99,9 @@ contract AccessTest is BaseTest {
     }
 
     function test_RevertIf_ZeroAddressInitialOwner() public {
+        bytes memory initcode = Shipped.oracleInitcode(address(0));
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasZeroAddress.selector));
-        new VeritasOracle(address(0));
+        Shipped.create(initcode);
     }
 
     function test_EveryOperatorChangeStartsAnEpoch() public {
@@ -150,7 +151,7 @@ contract AccessTest is BaseTest {
     }
 
     function test_RevertIf_TooManyOperators() public {
-        IVeritasOracle fresh = IVeritasOracle(address(new VeritasOracle(owner)));
+        IVeritasOracle fresh = Shipped.oracle(owner);
         vm.startPrank(owner);
         for (uint256 i = 1; i <= fresh.MAX_OPERATORS(); i++) {
             fresh.addOperator(address(uint160(0x1000 + i)));
@@ -161,7 +162,7 @@ contract AccessTest is BaseTest {
     }
 
     function test_NewOracleHasNoOperatorsNorArbitrator() public {
-        IVeritasOracle fresh = IVeritasOracle(address(new VeritasOracle(owner)));
+        IVeritasOracle fresh = Shipped.oracle(owner);
         assertEq(fresh.owner(), owner);
         assertEq(fresh.parameters().arbitrator, address(0));
         assertEq(fresh.operatorEpoch(), 0);

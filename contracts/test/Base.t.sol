@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Test} from "forge-std/Test.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {VeritasOracle} from "../VeritasOracle.sol";
+import {Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
 
 /// @notice Shared fixture: a deployed oracle with three operators (quorum 1 by default, the
@@ -55,7 +55,7 @@ abstract contract BaseTest is Test {
 
     function setUp() public virtual {
         vm.warp(START_TIME);
-        oracle = IVeritasOracle(address(new VeritasOracle(owner)));
+        oracle = Shipped.oracle(owner);
         vm.startPrank(owner);
         oracle.addOperator(operator);
         oracle.addOperator(operator2);

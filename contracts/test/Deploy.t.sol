@@ -3,7 +3,7 @@ pragma solidity ^0.8.24;
 
 import {Test} from "forge-std/Test.sol";
 import {Deploy} from "../../script/Deploy.s.sol";
-import {VeritasOracle} from "../VeritasOracle.sol";
+import {Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 

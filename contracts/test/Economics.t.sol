@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {Test} from "forge-std/Test.sol";
 import {StdInvariant} from "forge-std/StdInvariant.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {VeritasOracle} from "../VeritasOracle.sol";
+import {Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
 
 /// @notice The economic actors of the book's economics chapter (book/src/economics.md), driven at random: askers, three honest
@@ -252,7 +252,7 @@ abstract contract EconomicsHarness is Test {
         vm.deal(askers[1], 1_000 ether);
         address liar = makeAddr("liar");
 
-        oracle = IVeritasOracle(address(new VeritasOracle(owner)));
+        oracle = Shipped.oracle(owner);
         vm.startPrank(owner);
         for (uint256 i = 0; i < honest.length; i++) {
             oracle.addOperator(honest[i]);

@@ -4,7 +4,7 @@ pragma solidity ^0.8.24;
 import {Vm} from "forge-std/Vm.sol";
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {VeritasOracle} from "../VeritasOracle.sol";
+import {Shipped} from "../../script/Shipped.sol";
 import {IEvidence} from "../interfaces/IEvidence.sol";
 
 /// @notice Every state change emits its event, with every field the node and integrators read.
@@ -138,7 +138,7 @@ contract EventsTest is BaseTest {
         );
         vm.expectEmit();
         emit IEvidence.MetaEvidence(0, "");
-        new VeritasOracle(bob);
+        Shipped.oracle(bob);
     }
 
     function test_EmitsParametersChanged() public {

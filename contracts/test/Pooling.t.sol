@@ -2,25 +2,21 @@
 pragma solidity ^0.8.24;
 
 import {BaseTest} from "./Base.t.sol";
-import {VeritasOracle} from "../VeritasOracle.sol";
+import {Shipped} from "../../script/Shipped.sol";
 
-/// @dev Exposes the pooled rule itself, so it can be fuzzed over the whole 16-bit count range.
-contract PoolingHarness is VeritasOracle {
-    constructor() VeritasOracle(msg.sender) {}
-
-    function wadTriple(uint256 nYes, uint256 nNo, uint256 nNull) external pure returns (uint256, uint256, uint256) {
-        return _wadTriple(nYes, nNo, nNull);
-    }
+/// @dev `harness/PoolingHarness.sol`: the oracle (via-IR) with its pooled rule exposed.
+interface IPoolingHarness {
+    function wadTriple(uint256 nYes, uint256 nNo, uint256 nNull) external pure returns (uint256, uint256, uint256);
 }
 
 /// @notice The on-chain pooled triple against an independent reference of the README's rule
 /// (`BaseTest._referenceTriple`), and against known values the node's `stats::to_wad` also checks.
 contract PoolingTest is BaseTest {
-    PoolingHarness internal harness;
+    IPoolingHarness internal harness;
 
     function setUp() public override {
         super.setUp();
-        harness = new PoolingHarness();
+        harness = IPoolingHarness(Shipped.deploy("PoolingHarness.sol:PoolingHarness", ""));
     }
 
     function _assertMatches(uint256 y, uint256 n, uint256 u) internal view {

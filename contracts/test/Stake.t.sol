@@ -3,8 +3,13 @@ pragma solidity ^0.8.24;
 
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {VeritasOracle} from "../VeritasOracle.sol";
+import {Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
+
+/// @dev The implementation's one getter outside `IVeritasOracle`: where its extension lives.
+interface IHasExtension {
+    function extension() external view returns (address);
+}
 
 /// @notice Issue #26 stage A, rule by rule: stakes and their locks, slashing, the dispute's
 /// beneficiary, fee by agreement, ties and the weight of a dissent, evidence prices and refunds,
@@ -344,7 +349,7 @@ contract StakeTest is BaseTest {
     /// @dev A removed operator keeps its index while a question it reported on is unsettled,
     /// then gives it back; a new operator takes it and reports.
     function test_IndexIsReleasedOnceNothingRefersToIt() public {
-        IVeritasOracle fresh = IVeritasOracle(address(new VeritasOracle(owner)));
+        IVeritasOracle fresh = Shipped.oracle(owner);
         vm.startPrank(owner);
         for (uint256 i = 1; i <= 31; i++) {
             fresh.addOperator(address(uint160(0x1000 + i)));
@@ -384,7 +389,7 @@ contract StakeTest is BaseTest {
 
     /// @dev The extension's code on its own storage: no owner, no question, nothing to steal.
     function test_ExtensionCalledDirectlyHoldsNothing() public {
-        IVeritasOracle ext = IVeritasOracle(VeritasOracle(payable(address(oracle))).extension());
+        IVeritasOracle ext = IVeritasOracle(IHasExtension(address(oracle)).extension());
         assertEq(ext.owner(), address(0));
         assertEq(ext.questionCount(), 0);
         vm.prank(owner);

@@ -2,13 +2,9 @@
 pragma solidity ^0.8.24;
 
 import {Test} from "forge-std/Test.sol";
-import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
-import {ExampleConsumer} from "../contracts/examples/ExampleConsumer.sol";
-// Imported for their artifacts only (`deployCode`): this profile's sources are the examples.
-// forge-lint: disable-next-line(unused-import)
-import {VeritasOracle} from "../contracts/VeritasOracle.sol";
-// forge-lint: disable-next-line(unused-import)
-import {VeritasCourt} from "../contracts/court/VeritasCourt.sol";
+import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
+import {ExampleConsumer} from "../examples/ExampleConsumer.sol";
+import {Shipped} from "../../script/Shipped.sol";
 
 /// @dev The reference court's calls this test makes.
 interface ITestCourt {
@@ -19,10 +15,7 @@ interface ITestCourt {
 /// @notice The example consumer records every final status (Resolved, Arbitrated, Expired,
 /// Defaulted), only notes a dispute, ignores questions asked under other rules, trusts only the
 /// oracle, and recovers a failed callback through its pull path.
-/// @dev Compiled apart (`FOUNDRY_PROFILE=examples forge test`, part of `make test-forge`): the
-/// one via-IR compile of `contracts/` with all its tests is at the wasm solc's memory limit, and
-/// one more test file there fails it ("memory access out of bounds"). Every contract is deployed
-/// from its artifact (`deployCode`).
+/// @dev Every contract is deployed from its shipped artifact (the oracle via `Shipped`).
 contract ExampleConsumerTest is Test {
     uint32 internal constant GAS = 200_000;
     uint32 internal constant CHALLENGE = 2 hours;
@@ -44,7 +37,7 @@ contract ExampleConsumerTest is Test {
 
     function setUp() public {
         vm.warp(1_750_000_000);
-        oracle = IVeritasOracle(deployCode("VeritasOracle.sol:VeritasOracle", abi.encode(owner)));
+        oracle = Shipped.oracle(owner);
         address[] memory judges = new address[](1);
         judges[0] = judge;
         court = deployCode("VeritasCourt.sol:VeritasCourt", abi.encode(judges, COURT_COST, 0, 0));

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {Vm} from "forge-std/Vm.sol";
+import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
+
+/// @notice Deploys the oracle from the artifact `forge build` ships. The oracle compiles via-IR;
+/// the tests and scripts compile without it (the wasm solc cannot hold the whole suite under
+/// via-IR), so they never build the oracle themselves and run the very bytecode the node and the
+/// deploy script deploy. Internal functions: the creation runs in the caller's context, so the
+/// caller is the constructor's `msg.sender` as with `new`.
+library Shipped {
+    Vm private constant VM = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+
+    /// @dev The oracle's creation code with `initialOwner` as its constructor argument.
+    function oracleInitcode(address initialOwner) internal view returns (bytes memory) {
+        return abi.encodePacked(VM.getCode("VeritasOracle.sol:VeritasOracle"), abi.encode(initialOwner));
+    }
+
+    /// @dev CREATE with `initcode`; the zero address when the constructor reverted (so a test can
+    /// `expectRevert` it).
+    function create(bytes memory initcode) internal returns (address deployed) {
+        assembly {
+            deployed := create(0, add(initcode, 0x20), mload(initcode))
+        }
+    }
+
+    /// @dev A new oracle owned by `initialOwner`; reverts when its constructor does.
+    function oracle(address initialOwner) internal returns (IVeritasOracle) {
+        return IVeritasOracle(deploy("VeritasOracle.sol:VeritasOracle", abi.encode(initialOwner)));
+    }
+
+    /// @dev A new instance of the compiled `artifact` ("File.sol:Contract") with the ABI-encoded
+    /// constructor `args`; reverts when its constructor does.
+    function deploy(string memory artifact, bytes memory args) internal returns (address deployed) {
+        deployed = create(abi.encodePacked(VM.getCode(artifact), args));
+        require(deployed != address(0), string.concat("Shipped: the constructor of ", artifact, " reverted"));
+    }
+}
