@@ -96,6 +96,7 @@ contract VeritasOracle is VeritasStorage {
     function askQuestion(string calldata question, uint64 resolveAfter, IVeritasOracle.AskRules calldata rules)
         external
         payable
+        nonReentrant
         returns (uint256 id)
     {
         uint256 length = bytes(question).length;
@@ -128,6 +129,7 @@ contract VeritasOracle is VeritasStorage {
     function submitEvidence(uint256 id, string calldata url, string calldata title, string calldata snippet)
         external
         payable
+        nonReentrant
         returns (uint256 index)
     {
         _checkEvidenceLengths(bytes(url).length, bytes(title).length, bytes(snippet).length);
@@ -153,7 +155,7 @@ contract VeritasOracle is VeritasStorage {
         uint16 nNull,
         int256 fleissKappa,
         bool escalated
-    ) external {
+    ) external nonReentrant {
         Operator memory op = _operator(msg.sender);
         IVeritasOracle.Report memory r = IVeritasOracle.Report(id, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated);
         _submit(op, r, false);
@@ -162,7 +164,7 @@ contract VeritasOracle is VeritasStorage {
 
     /// @notice See `IVeritasOracle.submitReports`. A report on a question asked before the caller
     /// was (last) added is skipped too, with `VeritasNotQuestionOperator`'s selector.
-    function submitReports(IVeritasOracle.Report[] calldata reports) external returns (uint256 submitted) {
+    function submitReports(IVeritasOracle.Report[] calldata reports) external nonReentrant returns (uint256 submitted) {
         Operator memory op = _operator(msg.sender);
         for (uint256 i = 0; i < reports.length; i++) {
             if (_submit(op, reports[i], true)) {
@@ -173,7 +175,7 @@ contract VeritasOracle is VeritasStorage {
     }
 
     /// @notice See `IVeritasOracle.finalize`.
-    function finalize(uint256 id) external {
+    function finalize(uint256 id) external nonReentrant {
         Record storage record = _questions[id];
         Tally memory t = record.tally;
         if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
@@ -213,7 +215,7 @@ contract VeritasOracle is VeritasStorage {
     //////////////////////////////////////////////////////////////*/
 
     /// @notice See `IVeritasOracle.commitReport`.
-    function commitReport(uint256 id, bytes32 commitment) external {
+    function commitReport(uint256 id, bytes32 commitment) external nonReentrant {
         Operator memory op = _operator(msg.sender);
         Tally memory t = _questions[id].tally;
         if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
@@ -228,7 +230,8 @@ contract VeritasOracle is VeritasStorage {
         if (round.revealDeadline != 0 || nowTimestamp >= uint256(t.time) + reportWindow) {
             revert IVeritasOracle.VeritasCommitPhaseClosed(id);
         }
-        uint256 bit = 1 << op.index;
+        // forge-lint: disable-next-line(incorrect-shift)
+        uint256 bit = 1 << op.index; // bit `index` of the committers mask (the lint misreads it)
         if (round.committers & bit != 0) revert IVeritasOracle.VeritasAlreadyCommitted(id, msg.sender);
         // The report's bond, locked now exactly as `submitReport` locks it (see `_submit`).
         uint256 free = uint256(op.stake) - op.locked;
@@ -261,7 +264,10 @@ contract VeritasOracle is VeritasStorage {
         int256 fleissKappa,
         bool escalated,
         bytes32 salt
-    ) external {
+    ) external nonReentrant {
+        // Active operators only: removing an operator is the answer to a compromised key, so its
+        // commit can no longer be revealed (`finalize` burns its bond).
+        Operator memory op = _operator(msg.sender);
         Record storage record = _questions[id];
         Tally memory t = record.tally;
         if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
@@ -282,7 +288,7 @@ contract VeritasOracle is VeritasStorage {
         (uint256 quorum, uint256 maxBallots,, uint256 challengeWindow,) = _hot(t.parametersId);
         _checkBallots(r, maxBallots);
         // The bond was locked by the commit; the report is pooled as `_submit` pools it.
-        bytes32 root = _pool(record, t, r, _operators[msg.sender].index);
+        bytes32 root = _pool(record, t, r, op.index);
         emit IVeritasOracle.ReportSubmitted(id, msg.sender, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated);
         if (t.reportCount >= round.commits) {
             // Every commit revealed: the verdict, escalated (window closed) below the quorum.
@@ -343,6 +349,7 @@ contract VeritasOracle is VeritasStorage {
     function dispute(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull, address beneficiary)
         external
         payable
+        nonReentrant
         returns (uint256 disputeId)
     {
         if (beneficiary == address(0)) revert IVeritasOracle.VeritasZeroAddress();
@@ -383,7 +390,9 @@ contract VeritasOracle is VeritasStorage {
         c.pYes = uint64(pYes);
         c.pNo = uint64(pNo);
         // forge-lint: disable-end(unsafe-typecast)
+        _hold(true);
         disputeId = IArbitrator(arbitrator).createDispute{value: cost}(_DISPUTE_CHOICES, extraData);
+        _hold(false);
         c.disputeId = disputeId;
         _caseIds[keccak256(abi.encode(arbitrator, disputeId))] = id;
         emit Dispute(arbitrator, disputeId, t.parametersId, id);
@@ -393,7 +402,7 @@ contract VeritasOracle is VeritasStorage {
 
     /// @notice See `IVeritasOracle.settle`. The fee goes to the reporters whose leading outcome is
     /// the verdict's; the evidence fees are burned; every report bond is released.
-    function settle(uint256 id) external {
+    function settle(uint256 id) external nonReentrant {
         Record storage record = _questions[id];
         Tally memory t = record.tally;
         if (t.flags & _FLAG_SETTLED != 0) revert IVeritasOracle.VeritasAlreadySettled(id);
@@ -416,13 +425,15 @@ contract VeritasOracle is VeritasStorage {
     }
 
     /// @notice See `IVeritasOracle.withdraw`.
-    function withdraw() external returns (uint256 amount) {
+    function withdraw() external nonReentrant returns (uint256 amount) {
         amount = _credits[msg.sender];
         if (amount == 0) revert IVeritasOracle.VeritasNothingToWithdraw(msg.sender);
         // State before the external call: a re-entrant withdraw finds nothing.
         delete _credits[msg.sender];
         emit IVeritasOracle.Withdrawn(msg.sender, amount);
+        _hold(true);
         (bool ok,) = msg.sender.call{value: amount}("");
+        _hold(false);
         if (!ok) revert IVeritasOracle.VeritasTransferFailed(msg.sender, amount);
     }
 
@@ -618,6 +629,8 @@ contract VeritasOracle is VeritasStorage {
             (uint256 pYes, uint256 pNo, uint256 pNull) = _post(r.id, record, t, root, reasons);
             _countVerdict();
             if (reasons == 0 && challengeWindow == 0 && t.flags & _FLAG_CALLBACK != 0) {
+                // The reporter's stake record first: no external call before all state is written.
+                _storeStake(op);
                 _notify(r.id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull);
             }
         } else {

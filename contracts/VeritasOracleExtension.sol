@@ -178,7 +178,7 @@ contract VeritasOracleExtension is VeritasStorage {
 
     /// @dev Pull payment: each submitter claims its own fees once the question has Expired (it
     /// never had a verdict, so its evidence served nothing). The item count stays.
-    function refundEvidence(uint256 id) external returns (uint256 amount) {
+    function refundEvidence(uint256 id) external nonReentrant returns (uint256 amount) {
         uint256 mine = _evidence[id][msg.sender];
         amount = mine >> 8;
         if (_questions[id].tally.status != IVeritasOracle.VerdictStatus.Expired || amount == 0) {
@@ -188,7 +188,7 @@ contract VeritasOracleExtension is VeritasStorage {
         _credit(msg.sender, id, amount);
     }
 
-    function setMaxHorizon(uint32 seconds_) external onlyOwner {
+    function setMaxHorizon(uint32 seconds_) external nonReentrant onlyOwner {
         if (seconds_ < 1 days || seconds_ > 100 * 365 days) revert IVeritasOracle.VeritasInvalidHorizon(seconds_);
         _counters.maxHorizon = seconds_;
         emit IVeritasOracle.MaxHorizonChanged(seconds_);
@@ -226,7 +226,7 @@ contract VeritasOracleExtension is VeritasStorage {
                                THE COURT
     //////////////////////////////////////////////////////////////*/
 
-    function requestArbitration(uint256 id) external payable returns (uint256 disputeId) {
+    function requestArbitration(uint256 id) external payable nonReentrant returns (uint256 disputeId) {
         Record storage record = _questions[id];
         Tally memory t = record.tally;
         if (t.status != IVeritasOracle.VerdictStatus.Escalated) {
@@ -249,14 +249,16 @@ contract VeritasOracleExtension is VeritasStorage {
         // Cannot truncate: a uint40 time plus a uint32 window.
         // forge-lint: disable-next-line(unsafe-typecast)
         c.deadline = uint40(nowTimestamp + params.arbitrationWindow);
+        _hold(true);
         disputeId = IArbitrator(arbitrator).createDispute{value: cost}(_ESCALATION_CHOICES, extraData);
+        _hold(false);
         c.disputeId = disputeId;
         _caseIds[_caseKey(arbitrator, disputeId)] = id;
         emit Dispute(arbitrator, disputeId, t.parametersId, id);
         emit IVeritasOracle.ArbitrationRequested(id, msg.sender, arbitrator, disputeId);
     }
 
-    function appeal(uint256 id) external payable {
+    function appeal(uint256 id) external payable nonReentrant {
         Tally memory t = _questions[id].tally;
         if (t.status != IVeritasOracle.VerdictStatus.Disputed) revert IVeritasOracle.VeritasNotInCourt(id, t.status);
         CaseRecord storage c = _cases[id];
@@ -269,7 +271,9 @@ contract VeritasOracleExtension is VeritasStorage {
         // Cannot truncate: a uint40 time plus a uint32 window.
         // forge-lint: disable-next-line(unsafe-typecast)
         c.deadline = uint40(deadline);
+        _hold(true);
         IArbitrator(params.arbitrator).appeal{value: msg.value}(c.disputeId, params.arbitratorExtraData);
+        _hold(false);
         // Cannot truncate, as above.
         // forge-lint: disable-next-line(unsafe-typecast)
         emit IVeritasOracle.AppealFunded(id, msg.sender, msg.value, uint64(deadline));
@@ -287,7 +291,7 @@ contract VeritasOracleExtension is VeritasStorage {
         return IArbitrator(arbitrator).arbitrationCost(params.arbitratorExtraData);
     }
 
-    function resolveByDefault(uint256 id) external {
+    function resolveByDefault(uint256 id) external nonReentrant {
         Record storage record = _questions[id];
         Tally memory t = record.tally;
         uint256 deadline;
@@ -313,7 +317,7 @@ contract VeritasOracleExtension is VeritasStorage {
     /// dispute the disputer loses burns `BURN_BPS` of its bond; the rest and the fee go to the
     /// reporters whose leading outcome is F. An escalation pays the fee to the reporters whose
     /// leading outcome is F (the asker when none is). Evidence fees are burned.
-    function rule(uint256 disputeId, uint256 ruling) external {
+    function rule(uint256 disputeId, uint256 ruling) external nonReentrant {
         address arbitrator = msg.sender;
         uint256 id = _caseIds[_caseKey(arbitrator, disputeId)];
         if (id == 0) revert IVeritasOracle.VeritasUnknownDispute(arbitrator, disputeId);
@@ -385,7 +389,7 @@ contract VeritasOracleExtension is VeritasStorage {
         if (id != 0) disputer = _cases[id].disputer;
     }
 
-    function retryCallback(uint256 id) external {
+    function retryCallback(uint256 id) external nonReentrant {
         Record storage record = _questions[id];
         Tally memory t = record.tally;
         if (t.flags & _FLAG_OWED == 0) revert IVeritasOracle.VeritasNoCallbackOwed(id);
@@ -427,6 +431,7 @@ contract VeritasOracleExtension is VeritasStorage {
 
     function setParameters(IVeritasOracle.Parameters calldata p, string calldata metaEvidence)
         external
+        nonReentrant
         onlyOwner
         returns (uint16 parametersId_)
     {
@@ -444,7 +449,7 @@ contract VeritasOracleExtension is VeritasStorage {
         h.reportWindow = p.reportWindow;
         h.challengeWindow = p.challengeWindow;
         // Bit 31: the set's reports are committed then revealed (the bond fits 30 bits).
-        h.bondUnits = uint32(_bondUnits(p.challengeWindow, p.disputeBond))
+        h.bondUnits = uint32(_bondUnits(p.challengeWindow, p.revealWindow, p.disputeBond))
             | (p.revealWindow != 0 && p.quorum > 1 ? uint32(1 << 31) : 0);
         // forge-lint: disable-end(unsafe-typecast)
         emit IVeritasOracle.ParametersChanged(next, p);
@@ -482,13 +487,13 @@ contract VeritasOracleExtension is VeritasStorage {
     }
 
     /// @dev Proposing again replaces the pending owner; to cancel, propose yourself.
-    function transferOwnership(address newOwner) external onlyOwner {
+    function transferOwnership(address newOwner) external nonReentrant onlyOwner {
         if (newOwner == address(0)) revert IVeritasOracle.VeritasZeroAddress();
         _counters.pendingOwner = newOwner;
         emit IVeritasOracle.OwnershipTransferStarted(msg.sender, newOwner);
     }
 
-    function acceptOwnership() external {
+    function acceptOwnership() external nonReentrant {
         if (msg.sender != _counters.pendingOwner) revert IVeritasOracle.VeritasNotPendingOwner(msg.sender);
         address previousOwner = _owner;
         _owner = msg.sender;
@@ -500,7 +505,7 @@ contract VeritasOracleExtension is VeritasStorage {
     /// keeps its index while it holds one (removed, it keeps it while it has stake or unsettled
     /// reports), but reports only on questions asked after its latest addition. A new index is the
     /// next never used, or else the lowest free one.
-    function addOperator(address operator) external onlyOwner {
+    function addOperator(address operator) external nonReentrant onlyOwner {
         if (operator == address(0)) revert IVeritasOracle.VeritasZeroAddress();
         if (operator == _parameters[_header.parametersId].arbitrator) {
             revert IVeritasOracle.VeritasOperatorIsArbitrator(operator);
@@ -530,7 +535,7 @@ contract VeritasOracleExtension is VeritasStorage {
 
     /// @dev Idempotent: removing a non-operator changes nothing and emits nothing. The index is
     /// released at once when the operator holds no stake and no unsettled report.
-    function removeOperator(address operator) external onlyOwner {
+    function removeOperator(address operator) external nonReentrant onlyOwner {
         if (!_operators[operator].active) return;
         Header memory h = _header;
         uint32 epoch = _nextEpoch(h);
@@ -553,7 +558,7 @@ contract VeritasOracleExtension is VeritasStorage {
         return _header.activeOperators;
     }
 
-    function releaseIndex(address operator) external {
+    function releaseIndex(address operator) external nonReentrant {
         if (!_release(operator)) revert IVeritasOracle.VeritasIndexInUse(operator);
     }
 
@@ -561,7 +566,7 @@ contract VeritasOracleExtension is VeritasStorage {
                                  STAKE
     //////////////////////////////////////////////////////////////*/
 
-    function stake(address operator) external payable {
+    function stake(address operator) external payable nonReentrant {
         if (operator == address(0)) revert IVeritasOracle.VeritasZeroAddress();
         Operator storage op = _operators[operator];
         uint256 total = uint256(op.stake) + msg.value;
@@ -575,7 +580,7 @@ contract VeritasOracleExtension is VeritasStorage {
     /// @dev Only the free stake: what unsettled reports lock stays until their questions settle
     /// (settle, ruling or default), so no reporter leaves before its verdicts can no longer be
     /// overturned. Nothing else delays a withdrawal: the lock is per report.
-    function withdrawStake(uint256 amount) external {
+    function withdrawStake(uint256 amount) external nonReentrant {
         Operator storage op = _operators[msg.sender];
         uint256 staked = op.stake;
         uint256 free = staked - op.locked;
@@ -631,7 +636,12 @@ contract VeritasOracleExtension is VeritasStorage {
     /// unsettled report (so no open question's tally refers to it). Returns whether it did.
     function _release(address account) private returns (bool) {
         Operator memory op = _operators[account];
-        if (op.index == 0 || op.active || op.stake != 0 || op.openReports != 0) return false;
+        if (op.index == 0 || op.active || op.openReports != 0) return false;
+        // Only a stake worth holding keeps the index: at least one report bond of the set in force
+        // (and one unit). Else a few wei staked on removed operators (anyone may stake for anyone)
+        // would hold all 31 indices and block new operators; now that costs 31 bonds, given away.
+        uint256 worth = _bondOf(_header.parametersId);
+        if (op.stake >= (worth > _BOND_UNIT ? worth : _BOND_UNIT)) return false;
         delete _operatorAt[op.index];
         _operators[account].index = 0;
         emit IVeritasOracle.OperatorIndexReleased(account, op.index);
@@ -660,7 +670,15 @@ contract VeritasOracleExtension is VeritasStorage {
             burned += burn;
             (, unpaid) = _closeReporters(id, t, outcome, false, fee + c.bond - burn);
         } else {
-            (, unpaid) = _closeReporters(id, t, outcome, false, fee);
+            // An escalation the court decided: every reporter whose leading outcome the court
+            // rejected is slashed as a disputed liar would be, and the requester, who paid the
+            // court, is paid from it (less the burned share). Escalating, dissenting or withholding
+            // is no slash-free path.
+            uint256 slashed;
+            (slashed, unpaid) = _closeReporters(id, t, outcome, true, fee);
+            uint256 burn = _burnShare(slashed);
+            burned += burn;
+            _credit(c.requester, id, slashed - burn);
         }
         // Nobody agreed with the final outcome: what the reporters would have shared goes back to
         // the asker.
@@ -692,7 +710,11 @@ contract VeritasOracleExtension is VeritasStorage {
         if (p.askFee > _MAX_FEE) revert IVeritasOracle.VeritasFeeTooHigh(0, p.askFee, _MAX_FEE);
         if (p.disputeBond > _MAX_FEE) revert IVeritasOracle.VeritasFeeTooHigh(1, p.disputeBond, _MAX_FEE);
         if (p.evidenceFee > _MAX_FEE) revert IVeritasOracle.VeritasFeeTooHigh(2, p.evidenceFee, _MAX_FEE);
-        if (p.challengeWindow != 0 && p.disputeBond == 0) revert IVeritasOracle.VeritasBondRequired();
+        // A bond below one unit would lock nothing; sets with a challenge window or a reveal window
+        // need one (see `_bondUnits`).
+        if (p.disputeBond < _BOND_UNIT && (p.disputeBond != 0 || p.challengeWindow != 0 || reveal != 0)) {
+            revert IVeritasOracle.VeritasBondRequired();
+        }
         address arbitrator = p.arbitrator;
         if (arbitrator == address(0)) {
             if (p.challengeWindow != 0) revert IVeritasOracle.VeritasInvalidArbitrator(arbitrator);

@@ -288,6 +288,37 @@ abstract contract VeritasStorage is IEvidence {
                                 INTERNAL
     //////////////////////////////////////////////////////////////*/
 
+    /// @dev The transient slot (EIP-1153) of the re-entrancy lock: keccak256("veritas.oracle.reentrancy")
+    /// - 1. One lock for the oracle and its extension (a delegatecall shares the transient storage).
+    uint256 private constant _LOCK_SLOT = 0x6f58a6959815753594741286c2e13872687d55da902a1b73ee0479e39fc32901;
+
+    /// @dev Every state-changing entry point refuses to run while the lock is held, and the lock
+    /// is held across every call the oracle makes to code it does not trust (a consumer's
+    /// callback, an arbitrator, a withdrawal's recipient), each made after the call's state is
+    /// written. So nothing called out to can enter the oracle again to change its state; views
+    /// stay open. Only the calls out pay for taking the lock: each entry point pays one TLOAD.
+    modifier nonReentrant() {
+        _checkUnlocked();
+        _;
+    }
+
+    /// @dev Reverts with `VeritasReentrantCall` while the oracle is calling out.
+    function _checkUnlocked() private view {
+        assembly ("memory-safe") {
+            if tload(_LOCK_SLOT) {
+                mstore(0, 0x182c92c6) // VeritasReentrantCall()
+                revert(0x1c, 4)
+            }
+        }
+    }
+
+    /// @dev Takes (`true`) or releases the lock around a call out.
+    function _hold(bool held) internal {
+        assembly ("memory-safe") {
+            tstore(_LOCK_SLOT, held)
+        }
+    }
+
     /// @dev The current time; `virtual` so tests and forks can control it.
     function _now() internal view virtual returns (uint256) {
         return block.timestamp;
@@ -318,13 +349,19 @@ abstract contract VeritasStorage is IEvidence {
     /// (nothing can be disputed, and escalations never slash). The same at report and release.
     function _bondOf(uint256 parametersId_) internal view returns (uint256) {
         IVeritasOracle.Parameters storage p = _parameters[parametersId_];
-        return _bondUnits(p.challengeWindow, p.disputeBond) * _BOND_UNIT;
+        return _bondUnits(p.challengeWindow, p.revealWindow, p.disputeBond) * _BOND_UNIT;
     }
 
     /// @dev The report bond in `BOND_UNIT`s of a set with this challenge window and dispute bond
     /// (at most MAX_FEE / BOND_UNIT = 10^9, which fits the header's 32 bits).
-    function _bondUnits(uint256 challengeWindow, uint256 disputeBond) internal pure returns (uint256) {
-        return challengeWindow == 0 ? 0 : disputeBond / _BOND_UNIT;
+    function _bondUnits(uint256 challengeWindow, uint256 revealWindow, uint256 disputeBond)
+        internal
+        pure
+        returns (uint256)
+    {
+        // A commit-reveal set bonds its reports too: a commit that is never revealed must cost
+        // something (its bond is burned by `finalize`), or a griefer holds a slot for free.
+        return challengeWindow == 0 && revealWindow == 0 ? 0 : disputeBond / _BOND_UNIT;
     }
 
     /// @dev Why the pooled tally `t` escalates (`escalationReasons` bits 0, 1 and 3): at least half
@@ -427,8 +464,10 @@ abstract contract VeritasStorage is IEvidence {
         return amount * _BURN_BPS / 10_000;
     }
 
-    /// @dev Makes `id` final as Defaulted (unresolvable triple): the dispute bond back to its
-    /// beneficiary, the fee back to the asker (it got no answer, and no reporter earns a fee for a
+    /// @dev Makes `id` final as Defaulted (unresolvable triple): the dispute bond burned (a default
+    /// never profits whoever disputed: else naming a silent court's judge, or disputing before a
+    /// court known to be silent, would void a correct verdict for the cost of the court), the fee
+    /// back to the asker (it got no answer, and no reporter earns a fee for a
     /// verdict that was never confirmed: else a liar would be paid whenever the court is silent),
     /// the evidence fees burned, every report bond released unslashed, the consumer called back.
     function _default(uint256 id, Record storage record, Tally memory t, uint8 reason) internal {
@@ -440,11 +479,9 @@ abstract contract VeritasStorage is IEvidence {
         t.flags |= _FLAG_SETTLED;
         record.tally = t;
         emit IVeritasOracle.VerdictDefaulted(id, reason);
-        CaseRecord storage c = _cases[id];
-        _credit(c.disputer, id, c.bond);
         (, uint256 unpaid) = _closeReporters(id, t, _NO_OUTCOME, false, _fee(id, t));
         _credit(record.info.asker, id, unpaid);
-        _credit(_BURN_ADDRESS, id, _evidenceFees(t));
+        _credit(_BURN_ADDRESS, id, _evidenceFees(t) + _cases[id].bond);
         emit IVeritasOracle.QuestionSettled(id);
         _notify(id, record, IVeritasOracle.VerdictStatus.Defaulted, 1, 1, _WAD - 2);
     }
@@ -507,10 +544,15 @@ abstract contract VeritasStorage is IEvidence {
         uint256 available = gasleft();
         if (available < required) revert IVeritasOracle.VeritasCallbackGas(available, required);
         bool ok;
+        _hold(true);
         assembly ("memory-safe") {
             ok := call(gasLimit, consumer, 0, add(data, 32), mload(data), 0, 0)
         }
+        _hold(false);
         if (ok) {
+            // A later status delivered supersedes a failed one: nothing is owed any more, so
+            // `retryCallback` never delivers a status twice or one the consumer already has.
+            if (flags & _FLAG_OWED != 0) tallySlot.flags = flags & ~_FLAG_OWED;
             emit IVeritasOracle.CallbackDelivered(id, consumer, status);
         } else {
             // Re-read: the consumer may have changed the flags (e.g. settled) before failing.

@@ -7,11 +7,13 @@ import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 
 /// @title VeritasCourt
 /// @notice A small reference ERC-792 arbitrator for VeritasOracle: a fixed list of judges, one per
-/// round. Round 0 is judged by `judges[0]`; each appeal moves the case to the next judge, up to
-/// `judges.length - 1` appeals. A ruling becomes final after the appeal period, when anyone calls
-/// `executeRuling`. A judge who is a party to the case (the disputer, or an operator that reported
-/// on the question) is refused: that round then gets no ruling and the oracle's deadline defaults
-/// the question. Nothing here can be changed after deployment.
+/// round, in list order. A judge who is a party to the case (who sent the dispute or the request,
+/// the dispute's beneficiary, or an operator that reported on the question) never rules on it: the
+/// round goes to the next judge in the list who is not, so naming a judge as beneficiary cannot
+/// make the court mute; each appeal moves the case past the judge who ruled. A ruling becomes
+/// final after the appeal period, when anyone calls `executeRuling`. Appeals come through the
+/// arbitrable (the oracle moves its court deadline with them). Nothing here can be changed after
+/// deployment.
 /// @dev Serves VeritasOracle arbitrables only: the party check asks the arbitrable's `caseOf` and
 /// `hasReported`. Fees are held per dispute round and credited to the judge who rules it.
 contract VeritasCourt is IArbitrator {
@@ -33,6 +35,8 @@ contract VeritasCourt is IArbitrator {
         uint8 choices;
         uint8 round;
         uint8 ruling;
+        // The lowest index of a judge who may rule the current round (past every judge who ruled).
+        uint8 next;
         DisputeStatus status;
         uint40 appealStart;
         uint40 appealEnd;
@@ -65,6 +69,9 @@ contract VeritasCourt is IArbitrator {
     error CourtAppealPeriod(uint256 disputeId, uint256 end, uint256 nowTimestamp);
     /// @notice No judge is left for another appeal.
     error CourtNoMoreAppeals(uint256 disputeId);
+    /// @notice Only the dispute's arbitrable (`arbitrable`) may appeal it: it moves its own court
+    /// deadline with the appeal.
+    error CourtNotArbitrable(uint256 disputeId, address caller);
     /// @notice Nothing to withdraw, or the transfer failed.
     error CourtWithdrawFailed(address judge);
 
@@ -91,9 +98,12 @@ contract VeritasCourt is IArbitrator {
         return _judges;
     }
 
-    /// @notice The judge of `disputeId`'s current round.
+    /// @notice The judge of `disputeId`'s current round: the first judge from the round's place in
+    /// the list who is not a party to the case; the zero address when every one left is.
     function judgeOf(uint256 disputeId) external view returns (address) {
-        return _judges[_case(disputeId).round];
+        Case storage c = _case(disputeId);
+        uint256 index = _judgeIndex(disputeId, c.arbitrable, c.next);
+        return index < _judges.length ? _judges[index] : address(0);
     }
 
     /// @notice The round of `disputeId` (0 before any appeal).
@@ -115,6 +125,7 @@ contract VeritasCourt is IArbitrator {
                 choices: uint8(choices),
                 round: 0,
                 ruling: 0,
+                next: 0,
                 status: DisputeStatus.Waiting,
                 appealStart: 0,
                 appealEnd: 0,
@@ -132,7 +143,8 @@ contract VeritasCourt is IArbitrator {
     /// @inheritdoc IArbitrator
     /// @dev `type(uint256).max` when no judge is left for another round.
     function appealCost(uint256 disputeId, bytes calldata) external view returns (uint256) {
-        if (uint256(_case(disputeId).round) + 1 >= _judges.length) return type(uint256).max;
+        Case storage c = _case(disputeId);
+        if (_judgeIndex(disputeId, c.arbitrable, c.next) >= _judges.length) return type(uint256).max;
         return APPEAL_COST;
     }
 
@@ -141,20 +153,19 @@ contract VeritasCourt is IArbitrator {
     function giveRuling(uint256 disputeId, uint256 ruling) external {
         Case storage c = _case(disputeId);
         if (c.status != DisputeStatus.Waiting) revert CourtWrongStatus(disputeId, c.status);
-        address judge = _judges[c.round];
-        if (msg.sender != judge) revert CourtNotJudge(disputeId, msg.sender);
         if (ruling > c.choices) revert CourtInvalidRuling(ruling, c.choices);
-        (uint256 questionId, address disputer) = IVeritasOracle(c.arbitrable).caseOf(address(this), disputeId);
-        // A dispute names its beneficiary (`disputer` here); who sent it is the case's requester.
-        if (
-            judge == disputer || IVeritasOracle(c.arbitrable).hasReported(questionId, judge)
-                || (disputer != address(0) && IVeritasOracle(c.arbitrable).getCase(questionId).requester == judge)
-        ) {
-            revert CourtJudgeIsParty(disputeId, judge);
+        uint256 index = _judgeIndex(disputeId, c.arbitrable, c.next);
+        address judge = index < _judges.length ? _judges[index] : address(0);
+        if (msg.sender != judge) {
+            // A party calling in its list turn is told why it is not its round.
+            if (_isParty(disputeId, c.arbitrable, msg.sender)) revert CourtJudgeIsParty(disputeId, msg.sender);
+            revert CourtNotJudge(disputeId, msg.sender);
         }
-        // Cannot truncate: bounded by `choices`, a uint8.
-        // forge-lint: disable-next-line(unsafe-typecast)
+        // Cannot truncate: bounded by `choices`, a uint8; the index by the list's 255 judges.
+        // forge-lint: disable-start(unsafe-typecast)
         c.ruling = uint8(ruling);
+        c.next = uint8(index + 1);
+        // forge-lint: disable-end(unsafe-typecast)
         c.status = DisputeStatus.Appealable;
         // forge-lint: disable-next-line(unsafe-typecast)
         c.appealStart = uint40(block.timestamp);
@@ -171,10 +182,11 @@ contract VeritasCourt is IArbitrator {
     /// then rules.
     function appeal(uint256 disputeId, bytes calldata) external payable {
         Case storage c = _case(disputeId);
+        if (msg.sender != c.arbitrable) revert CourtNotArbitrable(disputeId, msg.sender);
         if (c.status != DisputeStatus.Appealable) revert CourtWrongStatus(disputeId, c.status);
         // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp >= c.appealEnd) revert CourtAppealPeriod(disputeId, c.appealEnd, block.timestamp);
-        if (uint256(c.round) + 1 >= _judges.length) revert CourtNoMoreAppeals(disputeId);
+        if (_judgeIndex(disputeId, c.arbitrable, c.next) >= _judges.length) revert CourtNoMoreAppeals(disputeId);
         if (msg.value != APPEAL_COST) revert CourtWrongPayment(msg.value, APPEAL_COST);
         c.round += 1;
         c.status = DisputeStatus.Waiting;
@@ -219,6 +231,22 @@ contract VeritasCourt is IArbitrator {
         fees[msg.sender] = 0;
         (bool ok,) = msg.sender.call{value: amount}("");
         if (!ok) revert CourtWithdrawFailed(msg.sender);
+    }
+
+    /// @dev The index of the first judge from `from` who is not a party to `disputeId` (the list's
+    /// length when none is).
+    function _judgeIndex(uint256 disputeId, address arbitrable, uint256 from) private view returns (uint256 i) {
+        for (i = from; i < _judges.length; i++) {
+            if (!_isParty(disputeId, arbitrable, _judges[i])) return i;
+        }
+    }
+
+    /// @dev Whether `account` is a party to `disputeId`: the case's beneficiary or requester, or an
+    /// operator that reported on the question.
+    function _isParty(uint256 disputeId, address arbitrable, address account) private view returns (bool) {
+        (uint256 questionId, address disputer) = IVeritasOracle(arbitrable).caseOf(address(this), disputeId);
+        return account == disputer || IVeritasOracle(arbitrable).getCase(questionId).requester == account
+            || IVeritasOracle(arbitrable).hasReported(questionId, account);
     }
 
     /// @dev Dispute `disputeId`, or a revert.

@@ -308,6 +308,11 @@ interface IVeritasOracle {
     /// @notice The transaction left `available` gas where the callback needs `required`: send more gas.
     error VeritasCallbackGas(uint256 available, uint256 required);
 
+    /// @notice The oracle was called again while one of its calls is still running (from a consumer's
+    /// callback, an arbitrator or a withdrawal): nothing enters the oracle before a call has written
+    /// its state.
+    error VeritasReentrantCall();
+
     /// @notice `id` has no callback owed (no consumer, or it was delivered).
     error VeritasNoCallbackOwed(uint256 id);
 
@@ -422,7 +427,9 @@ interface IVeritasOracle {
     /// @notice A fee (0 = ask, 1 = dispute bond, 2 = evidence) of `amount` wei is above `MAX_FEE`.
     error VeritasFeeTooHigh(uint8 fee, uint256 amount, uint256 maximum);
 
-    /// @notice A challenge window needs a nonzero dispute bond (else every verdict is disputed for free).
+    /// @notice A dispute bond below `BOND_UNIT` (1e12 wei) locks nothing: a set with a challenge window
+    /// (else every verdict is disputed for free) or a reveal window (else a commit never revealed
+    /// costs nothing) needs at least one unit, and a nonzero bond is at least one unit.
     error VeritasBondRequired();
 
     /// @notice A challenge window needs an arbitrator; `arbitrator` has no code or is an operator.

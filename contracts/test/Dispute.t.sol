@@ -211,7 +211,7 @@ contract DisputeTest is BaseTest {
         assertEq(pYes, 1);
         assertEq(pNo, 1);
         assertEq(pNull, WAD - 2);
-        assertEq(oracle.credits(carol), BOND, "bond back");
+        assertEq(oracle.credits(carol), 0, "a default burns the dispute bond (#43)");
         // Issue #26: no reporter is paid for a verdict the court never confirmed.
         assertEq(oracle.credits(operator), 0, "no fee to the reporter");
         assertEq(oracle.credits(alice), ASK_FEE, "the fee back to the asker");
@@ -301,7 +301,7 @@ contract DisputeTest is BaseTest {
         vm.prank(bob);
         oracle.resolveByDefault(id);
         assertTrue(oracle.isFinal(id));
-        assertEq(oracle.credits(carol), BOND);
+        assertEq(oracle.credits(carol), 0, "a default burns the dispute bond (#43)");
         // Issue #26: a default pays no reporter; the fee goes back to the asker.
         assertEq(oracle.credits(operator), 0);
         assertEq(oracle.credits(alice), ASK_FEE);
@@ -325,7 +325,7 @@ contract DisputeTest is BaseTest {
         vm.warp(block.timestamp + ARBITRATION_WINDOW);
         court.executeRuling(disputeId);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Defaulted));
-        assertEq(oracle.credits(carol), BOND);
+        assertEq(oracle.credits(carol), 0, "a default burns the dispute bond (#43)");
     }
 
     function test_UntakenEscalationDefaults() public {

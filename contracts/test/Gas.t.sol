@@ -29,7 +29,9 @@ abstract contract GasBase is BaseTest {
     uint256 internal constant LIMIT_BATCH_PER_REPORT = 45_000;
     // The quorum-3 budget (issue #26: 180,000 for the three reports, 290,000 with the ask; each
     // report also locks its bond in the operator's slot), split per step.
-    uint256 internal constant LIMIT_Q3_REPORT_1 = 66_000;
+    // Issue #43's re-entrancy lock (~300 gas a call) moved the first report over 66,000; the three
+    // reports' total stays within 180,000 (scripts/gas-anvil.sh).
+    uint256 internal constant LIMIT_Q3_REPORT_1 = 66_500;
     uint256 internal constant LIMIT_Q3_REPORT_2 = 50_000;
     uint256 internal constant LIMIT_Q3_REPORT_3 = 60_000;
 

@@ -329,7 +329,8 @@ contract OracleHandler is Test {
                 challengeWindow: cw,
                 arbitrationWindow: uint32(bound(reportWindow, 1 hours, 6 hours)),
                 askFee: uint96(bound(fee, 0, 1 ether)),
-                disputeBond: uint96(bound(fee >> 8, 1, 1 ether)),
+                // At least one BOND_UNIT: a smaller nonzero bond is refused (issue #43).
+                disputeBond: uint96(bound(fee >> 8, 1e12, 1 ether)),
                 evidenceFee: uint96(bound(fee >> 16, 0, 0.1 ether)),
                 arbitrator: ownCourt ? ownersCourt : arbitrator,
                 arbitratorExtraData: "",

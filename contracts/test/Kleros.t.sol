@@ -59,9 +59,10 @@ contract KlerosTest is BaseTest {
             assertEq(uint8(_status(id)), uint8(expected));
             assertTrue(oracle.isFinal(id));
             // Issue #26: a ruling other than YES (the reporter's leading outcome) also slashes
-            // the reporter's bond, half of which goes to the disputer.
+            // the reporter's bond, half of which goes to the disputer. Issue #43: a refusal (0)
+            // defaults, and a default burns the dispute bond.
             uint256 carolGain =
-                ruling == 0 ? BOND : ruling == 1 ? 0 : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2;
+                ruling == 0 ? 0 : ruling == 1 ? 0 : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2;
             assertEq(oracle.credits(carol), carolGain, "disputer's credit");
             vm.prank(carol);
             if (carolGain > 0) oracle.withdraw();
@@ -104,9 +105,10 @@ contract KlerosTest is BaseTest {
             assertTrue(oracle.isFinal(id));
             assertEq(oracle.getCase(id).ruling, ruling);
             // Issue #26: a ruling other than YES (the reporter's leading outcome) also slashes
-            // the reporter's bond, half of which goes to the disputer.
+            // the reporter's bond, half of which goes to the disputer. Issue #43: a refusal (0)
+            // defaults, and a default burns the dispute bond.
             uint256 carolGain =
-                ruling == 0 ? BOND : ruling == 1 ? 0 : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2;
+                ruling == 0 ? 0 : ruling == 1 ? 0 : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2;
             assertEq(oracle.credits(carol), carolGain, "disputer's credit");
             vm.prank(carol);
             if (carolGain > 0) oracle.withdraw();
@@ -134,6 +136,6 @@ contract KlerosTest is BaseTest {
         vm.warp(block.timestamp + ARBITRATION_WINDOW);
         oracle.resolveByDefault(id);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Defaulted));
-        assertEq(oracle.credits(carol), BOND);
+        assertEq(oracle.credits(carol), 0, "a default burns the dispute bond (#43)");
     }
 }

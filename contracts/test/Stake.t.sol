@@ -174,8 +174,8 @@ contract StakeTest is BaseTest {
         assertEq(oracle.credits(BURN), BOND);
     }
 
-    /// @dev An escalation ruled by the court pays the reporters that agree with the ruling and
-    /// slashes nobody.
+    /// @dev An escalation ruled by the court pays the reporters that agree with the ruling and,
+    /// since issue #43, slashes those it rejected, paying the requester from it.
     function test_EscalationPaysTheAgreeingReportersOnly() public {
         _setParams(_params(2, CHALLENGE_WINDOW));
         uint256 id = _ask();
@@ -189,8 +189,9 @@ contract StakeTest is BaseTest {
         assertEq(oracle.credits(operator), 0);
         assertEq(oracle.credits(operator2), ASK_FEE);
         (uint256 s1, uint256 l1,) = oracle.operatorStake(operator);
-        assertEq(s1, STAKE);
+        assertEq(s1, STAKE - BOND, "the rejected reporter is slashed");
         assertEq(l1, 0);
+        assertEq(oracle.credits(bob), BOND - BOND / 2, "the requester is paid from the slash");
     }
 
     /// @dev A default pays no reporter: the fee goes back to the asker.

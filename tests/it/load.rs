@@ -209,6 +209,10 @@ async fn burst_once(keys: &[usize], quorum: u8, reveal_window: u32) -> Figures {
         |p| {
             p.quorum = quorum;
             p.revealWindow = reveal_window;
+            if reveal_window > 0 {
+                // A commit-reveal set needs a bond: one unit (1e12 wei).
+                p.disputeBond = alloy::primitives::aliases::U96::from(1_000_000_000_000u64);
+            }
         },
     )
     .await;

@@ -71,12 +71,18 @@ async fn configure(chain: &Chain, quorum: u8, challenge: u32, fee: u64) {
     params.reportWindow = 3600;
     params.challengeWindow = challenge;
     params.askFee = U96::from(fee);
-    params.disputeBond = U96::from(u64::from(challenge > 0));
+    // One BOND_UNIT (1e12 wei): contract v3 refuses a smaller nonzero bond (issue #43).
+    params.disputeBond = U96::from(u64::from(challenge > 0) * 1_000_000_000_000);
     params.evidenceFee = U96::ZERO;
-    // The operator first: v3 refuses a quorum the active operators cannot reach.
+    // The operator first: v3 refuses a quorum the active operators cannot reach. It stakes, as
+    // its reports lock the bond (one BOND_UNIT with a challenge window).
     for call in [
         oracle
             .addOperator(key(0).address())
+            .into_transaction_request(),
+        oracle
+            .stake(key(0).address())
+            .value(U256::from(1_000_000_000_000_000_000u64))
             .into_transaction_request(),
         oracle
             .setParameters(params, String::new())

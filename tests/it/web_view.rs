@@ -147,8 +147,8 @@ async fn a_pooled_verdict_its_window_and_a_dispute_show_live_in_the_browser() {
     let chain = Chain::start_with(AnvilOptions::default(), &[1, 3], |p| {
         p.quorum = 2;
         p.challengeWindow = 3600;
-        // Contract v3 refuses a challenge window without a bond.
-        p.disputeBond = U96::from(1u64);
+        // Contract v3 refuses a challenge window without a bond, and one below a BOND_UNIT.
+        p.disputeBond = U96::from(1_000_000_000_000u64);
     })
     .await;
     let mut first = Node::configure_as(&chain, 1, REPLAY, "");
@@ -186,7 +186,12 @@ async fn a_pooled_verdict_its_window_and_a_dispute_show_live_in_the_browser() {
 
     let wad = |x: u64| U256::from(x) * U256::from(10_000_000_000_000_000u64);
     chain
-        .dispute(5, id, U256::from(1u64), [wad(10), wad(85), wad(5)])
+        .dispute(
+            5,
+            id,
+            U256::from(1_000_000_000_000u64),
+            [wad(10), wad(85), wad(5)],
+        )
         .await;
     script.send("DISPUTED");
     let result = script.result(|| first.log_text());

@@ -59,7 +59,8 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         &[1],
         |p| {
             p.challengeWindow = 3600;
-            p.disputeBond = U96::from(1_000u64);
+            // One BOND_UNIT: contract v3 refuses a smaller nonzero bond.
+            p.disputeBond = U96::from(1_000_000_000_000u64);
         },
     )
     .await;

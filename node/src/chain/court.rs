@@ -34,7 +34,7 @@ alloy::sol! {
         error CourtWrongStatus(uint256 disputeId, DisputeStatus status);
         /// `caller` is not the judge of the dispute's current round.
         error CourtNotJudge(uint256 disputeId, address caller);
-        /// `judge` is a party to the dispute (its disputer, or a reporter of the question).
+        /// `judge` is a party to the dispute (who sent it, its beneficiary, or a reporter of the question).
         error CourtJudgeIsParty(uint256 disputeId, address judge);
         /// `ruling` is above the dispute's `choices`.
         error CourtInvalidRuling(uint256 ruling, uint256 choices);
@@ -42,6 +42,9 @@ alloy::sol! {
         error CourtAppealPeriod(uint256 disputeId, uint256 end, uint256 nowTimestamp);
         /// No judge is left for another appeal.
         error CourtNoMoreAppeals(uint256 disputeId);
+        /// Only the dispute's arbitrable (`arbitrable`) may appeal it: it moves its own court
+        /// deadline with the appeal.
+        error CourtNotArbitrable(uint256 disputeId, address caller);
         /// Nothing to withdraw, or the transfer failed.
         error CourtWithdrawFailed(address judge);
 
@@ -62,7 +65,8 @@ alloy::sol! {
         function disputeStatus(uint256 disputeId) external view returns (DisputeStatus status);
         /// The ruling given so far.
         function currentRuling(uint256 disputeId) external view returns (uint256 ruling);
-        /// The judge of the dispute's current round.
+        /// The judge of the dispute's current round: the first judge from the round's place in the
+        /// list who is not a party to the case (the zero address when none is left).
         function judgeOf(uint256 disputeId) external view returns (address);
         /// The round of the dispute (0 before any appeal).
         function roundOf(uint256 disputeId) external view returns (uint256);

@@ -322,7 +322,7 @@ mod tests {
             let notice = docs::ERROR_NOTICES.iter().find(|(n, _)| *n == error.name);
             assert!(notice.is_some(), "{} has no @notice", error.name);
         }
-        assert_eq!(court_abi().errors().count(), 11);
+        assert_eq!(court_abi().errors().count(), 12);
     }
 
     #[test]

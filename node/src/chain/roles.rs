@@ -438,13 +438,7 @@ pub fn can_rule(
             .into(),
         );
     }
-    if caller != state.judge {
-        return Err(CourtError::CourtNotJudge(IVeritasCourt::CourtNotJudge {
-            disputeId: dispute,
-            caller,
-        })
-        .into());
-    }
+    // The contract's order: the ruling's range before the judge.
     if ruling > state.choices {
         return Err(
             CourtError::CourtInvalidRuling(IVeritasCourt::CourtInvalidRuling {
@@ -453,6 +447,13 @@ pub fn can_rule(
             })
             .into(),
         );
+    }
+    if caller != state.judge {
+        return Err(CourtError::CourtNotJudge(IVeritasCourt::CourtNotJudge {
+            disputeId: dispute,
+            caller,
+        })
+        .into());
     }
     Ok(())
 }

@@ -19,6 +19,9 @@ pub async fn chain(operators: &[usize], reveal_window: u32) -> Chain {
     Chain::start_with(AnvilOptions::default(), operators, |p| {
         p.quorum = 2;
         p.revealWindow = reveal_window;
+        // A commit-reveal set needs a bond (`VeritasBondRequired`): one unit, 1e12 wei, so the
+        // devnet's 1-ether stakes back any number of open commits.
+        p.disputeBond = alloy::primitives::aliases::U96::from(1_000_000_000_000u64);
     })
     .await
 }

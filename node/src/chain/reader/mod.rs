@@ -170,9 +170,10 @@ pub struct StakeInfo {
 
 /// The bond a report on a question with parameters `p` locks of the reporter's free stake:
 /// `disputeBond` rounded down to whole `unit`s (`BOND_UNIT`), nothing without a challenge
-/// window (the contract's `_bondOf`).
+/// window and without a reveal window (the contract's `_bondOf`: a commit-reveal set bonds its
+/// reports so that a commit never revealed costs its bond).
 pub fn report_bond(p: &IVeritasOracle::Parameters, unit: U256) -> U256 {
-    if p.challengeWindow == 0 || unit.is_zero() {
+    if (p.challengeWindow == 0 && p.revealWindow == 0) || unit.is_zero() {
         return U256::ZERO;
     }
     U256::from(p.disputeBond) / unit * unit
@@ -414,4 +415,45 @@ pub async fn question_view(
         dispute,
         reports,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloy::primitives::aliases::U96;
+
+    fn params(challenge: u32, reveal: u32, bond: u64) -> IVeritasOracle::Parameters {
+        IVeritasOracle::Parameters {
+            quorum: 2,
+            maxBallotsPerReport: 30,
+            reportWindow: 3600,
+            challengeWindow: challenge,
+            arbitrationWindow: 3600,
+            askFee: U96::ZERO,
+            disputeBond: U96::from(bond),
+            evidenceFee: U96::ZERO,
+            arbitrator: Address::ZERO,
+            arbitratorExtraData: Default::default(),
+            revealWindow: reveal,
+        }
+    }
+
+    /// The contract's `_bondOf`: whole units, and nothing only when the set has neither a
+    /// challenge window nor a reveal window.
+    #[test]
+    fn report_bond_follows_the_contract() {
+        let unit = U256::from(1_000_000_000_000u64);
+        let bond = 2_500_000_000_000u64; // 2.5 units
+        assert_eq!(report_bond(&params(0, 0, bond), unit), U256::ZERO);
+        assert_eq!(
+            report_bond(&params(7200, 0, bond), unit),
+            U256::from(2) * unit
+        );
+        assert_eq!(
+            report_bond(&params(0, 30, bond), unit),
+            U256::from(2) * unit
+        );
+        assert_eq!(report_bond(&params(7200, 30, 999), unit), U256::ZERO);
+        assert_eq!(report_bond(&params(7200, 0, bond), U256::ZERO), U256::ZERO);
+    }
 }

@@ -291,6 +291,17 @@ async fn set_parameters(
         .map_err(|e| chain::ChainError::contract("parameters", e))?;
     parameters.quorum = quorum;
     parameters.revealWindow = reveal_window;
+    if reveal_window > 0 {
+        // A commit-reveal set bonds its reports (`VeritasBondRequired` below one `BOND_UNIT`):
+        // the least bond, so the devnet's stakes back every open commit.
+        let unit = contract
+            .BOND_UNIT()
+            .call()
+            .await
+            .map_err(|e| chain::ChainError::contract("BOND_UNIT", e))?;
+        let least = alloy::primitives::aliases::U96::saturating_from(unit);
+        parameters.disputeBond = parameters.disputeBond.max(least);
+    }
     let receipt = contract
         .setParameters(parameters, String::new())
         .send()
