@@ -226,11 +226,13 @@ docs: $(MDBOOK_STAMP) $(TOOLS)/.stamp-npm
 	$(PYTHON) scripts/book.py stage book book/build/book book/build/forge docs
 	$(MDBOOK) build book/build/book --dest-dir $(CURDIR)/book/book
 
-## test-docs: build the book, fail on a broken internal link or anchor, and run the book's
-## runnable examples against the built `veritas` (their output must be the book's)
+## test-docs: build the book, fail on a broken internal link or anchor or on a forge test the
+## book names that does not exist (economics.md's money table names one per rule), and run the
+## book's runnable examples against the built `veritas` (their output must be the book's)
 test-docs: docs
 	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
 	$(PYTHON) scripts/book.py check-links book/book
+	$(PYTHON) scripts/book.py check-forge-tests book/src contracts/test test-examples
 	$(PYTHON) scripts/book.py run-examples book/src $(VERITAS_BIN)
 
 ## test-ops: the alert rules (promtool check rules, promtool test rules) and the systemd unit
