@@ -17,7 +17,7 @@
 //! lines without running anything.
 //!
 //! ```sh
-//! veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl
+//! veritas eval data/climate-fever-dev.jsonl -n 50 --out eval.jsonl
 //! veritas eval --replot eval.jsonl
 //! ```
 

@@ -114,7 +114,7 @@ pub enum Command {
     Resolve(resolve::ResolveArgs),
     /// Run the committee on a labelled set: accuracy, coverage, Brier score, calls, time.
     ///
-    /// Example: `veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
+    /// Example: `veritas eval data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
     Eval(eval::EvalArgs),
     /// Precision and coverage of the old and new routing rule on synthetic juror pools with
     /// correlated errors.

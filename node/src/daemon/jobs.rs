@@ -413,7 +413,7 @@ impl JobRunner {
             submissions: submissions::for_question(&self.store, q.question_id)?,
         };
         // The resolver returns the finished report: its question block names the question
-        // on-chain (DESIGN.md §5) and its `submissions` record each submission's fate.
+        // on-chain (the report file, `report.rs`) and its `submissions` record each submission's fate.
         let report = self
             .resolver
             .resolve(&input)
