@@ -185,6 +185,41 @@ pub struct Counts {
     pub by_stage: [u64; Stage::ALL.len()],
     /// Given up.
     pub failed: u64,
+    /// The `posting` jobs by what they wait for, in [`Wait::ALL`] order.
+    pub posting_by_wait: [u64; Wait::ALL.len()],
+}
+
+/// What a job in the `posting` stage waits for (the `jobs.waiting` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// A report, commit or reveal being sent or mined (the column is NULL).
+    Transaction,
+    /// The free stake is short of the report bond.
+    Stake,
+    /// Our commitment is on-chain; the reveal phase is not open yet.
+    RevealPhase,
+    /// The chain's clock is before the question's `resolveAfter`.
+    ResolveAfter,
+}
+
+impl Wait {
+    /// Every wait, in the order of [`Counts::posting_by_wait`].
+    pub const ALL: [Wait; 4] = [
+        Wait::Transaction,
+        Wait::Stake,
+        Wait::RevealPhase,
+        Wait::ResolveAfter,
+    ];
+
+    /// The stored name, and the metrics' label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wait::Transaction => "transaction",
+            Wait::Stake => "stake",
+            Wait::RevealPhase => "reveal_phase",
+            Wait::ResolveAfter => "resolve_after",
+        }
+    }
 }
 
 const JOB_COLUMNS: &[&str] = &[
@@ -433,6 +468,20 @@ impl Store {
         Ok(())
     }
 
+    /// Record what a deferred job waits for ([`Wait::Transaction`]: nothing, it is running);
+    /// [`Counts::posting_by_wait`] reads it.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn set_waiting(&self, question_id: U256, wait: Wait) -> Result<(), StoreError> {
+        let value = (wait != Wait::Transaction).then(|| wait.as_str());
+        self.conn().execute(
+            "UPDATE jobs SET waiting = ?2 WHERE question_id = ?1 AND waiting IS NOT ?2",
+            params![Dec(question_id), value],
+        )?;
+        Ok(())
+    }
+
     /// Mark a job reported (our report is on-chain, or the question takes no more reports).
     ///
     /// # Errors
@@ -474,6 +523,23 @@ impl Store {
                 s if s.is_reported() => counts.reported += n,
                 _ => {}
             }
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT COALESCE(waiting, 'transaction'), COUNT(*) FROM jobs \
+             WHERE stage = 'posting' GROUP BY 1",
+        )?;
+        let rows = stmt.query([])?;
+        let rows = collect(rows, |row| {
+            let r = RowReader::new(row, "jobs", &["waiting", "count"]);
+            Ok((r.get::<String>(0)?, r.get::<u64>(1)?))
+        })?;
+        for (wait, n) in rows {
+            // An unknown name (a newer node's) counts as a transaction: the alert stays on.
+            let i = Wait::ALL
+                .iter()
+                .position(|w| w.as_str() == wait)
+                .unwrap_or(0);
+            counts.posting_by_wait[i] += n;
         }
         counts.escalated = conn.query_row(
             "SELECT COUNT(*) FROM jobs j JOIN post_intents i USING (question_id) \

@@ -45,7 +45,7 @@ use crate::clock::{self, Clock as _, SharedClock};
 
 pub use commitments::SavedCommit;
 pub use intents::PostIntent;
-pub use jobs::{Counts, Job, NewQuestion, Stage};
+pub use jobs::{Counts, Job, NewQuestion, Stage, Wait};
 pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};
 pub use overview::{ChangeHook, QuestionSummary};
 use schema::{SCHEMA_VERSION, migrate};
