@@ -408,15 +408,24 @@ pub fn reference_markdown() -> String {
     let page = every_metric_page();
     let mut rows: Vec<(String, String, String, String)> = Vec::new();
     for line in page.lines() {
+        // One row per metric, in the page's order: `# HELP` then `# TYPE`, then the samples.
+        fn row_of(rows: &mut Vec<(String, String, String, String)>, name: &str) -> usize {
+            rows.iter().position(|r| r.0 == name).unwrap_or_else(|| {
+                rows.push((name.to_owned(), String::new(), String::new(), String::new()));
+                rows.len() - 1
+            })
+        }
         if let Some(rest) = line.strip_prefix("# TYPE ") {
             let (name, kind) = rest.split_once(' ').unwrap_or((rest, ""));
-            rows.push((name.to_owned(), kind.to_owned(), String::new(), String::new()));
+            let i = row_of(&mut rows, name);
+            if let Some(row) = rows.get_mut(i) {
+                row.1 = kind.to_owned();
+            }
         } else if let Some(rest) = line.strip_prefix("# HELP ") {
             let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
-            if let Some(row) = rows.iter_mut().find(|r| r.0 == name) {
+            let i = row_of(&mut rows, name);
+            if let Some(row) = rows.get_mut(i) {
                 row.3 = help.to_owned();
-            } else {
-                rows.push((name.to_owned(), String::new(), String::new(), help.to_owned()));
             }
         } else if !line.starts_with('#')
             && let Some((sample, _)) = line.split_once('{')

@@ -596,6 +596,27 @@ mod tests {
     }
 
     #[test]
+    fn posting_jobs_are_counted_by_what_they_wait_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        store
+            .record_scan(&[question(1, 10), question(2, 10), question(3, 10)], 12)
+            .unwrap();
+        for n in 1..=3 {
+            store.set_stage(id(n), Stage::Posting).unwrap();
+        }
+        store.set_waiting(id(2), Wait::Stake).unwrap();
+        store.set_waiting(id(3), Wait::RevealPhase).unwrap();
+        let counts = store.counts().unwrap();
+        assert_eq!(counts.posting, 3);
+        assert_eq!(counts.posting_by_wait, [1, 1, 1, 0]);
+        // Running again clears the wait; a queued job's wait is not a posting one.
+        store.set_waiting(id(2), Wait::Transaction).unwrap();
+        store.set_stage(id(3), Stage::Queued).unwrap();
+        assert_eq!(store.counts().unwrap().posting_by_wait, [2, 0, 0, 0]);
+    }
+
+    #[test]
     fn a_deferral_is_no_attempt_and_reported_is_stamped_once() {
         let dir = tempfile::tempdir().unwrap();
         let clock = std::sync::Arc::new(ManualClock::at_ms(5_000));

@@ -384,6 +384,7 @@ pub(crate) mod tests {
                 escalated: 1,
                 failed: 0,
                 by_stage: [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+                posting_by_wait: [0; 4],
             }
         );
     }
