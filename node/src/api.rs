@@ -184,7 +184,22 @@ async fn metrics(State(s): State<ApiState>) -> Response {
             return (StatusCode::INTERNAL_SERVER_ERROR, format!("store: {e}\n")).into_response();
         }
     };
-    let ready = readiness(&s).await;
+    // The chain reads of a scrape run at once, each bounded by SCRAPE_RPC_TIMEOUT, so a dead
+    // RPC delays the page by one timeout, well inside Prometheus's 10 s scrape timeout.
+    let operator = s.poster.address();
+    let (ready, balance, credits, stake) = tokio::join!(
+        readiness(&s),
+        tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()),
+        tokio::time::timeout(
+            SCRAPE_RPC_TIMEOUT,
+            crate::chain::reader::credits(&s.provider, s.oracle, operator)
+        ),
+        // The free stake against the bond one more report locks: an alert before reports wait.
+        tokio::time::timeout(
+            SCRAPE_RPC_TIMEOUT,
+            crate::chain::reader::free_stake_and_bond(&s.provider, s.oracle, operator)
+        ),
+    );
     let w = &s.watch;
     let mut scrape = Scrape {
         questions_seen: counts.total,
@@ -219,19 +234,15 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         operator_free_stake_wei: None,
         report_bond_wei: None,
     };
-    if let Ok(Ok(balance)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()).await {
+    if let Ok(Ok(balance)) = balance {
         // f64 keeps 15 significant digits: plenty for a balance gauge in ether.
         scrape.wallet_balance_ether = Some(f64::from(balance) / 1e18);
     }
-    // Read at every scrape like the balance above: the fees this operator may `withdraw`.
-    let credits = crate::chain::reader::credits(&s.provider, s.oracle, s.poster.address());
-    if let Ok(Ok(wei)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, credits).await {
+    // Read at every scrape like the balance: the fees this operator may `withdraw`.
+    if let Ok(Ok(wei)) = credits {
         scrape.operator_credits_wei = Some(gauge_wei(wei));
     }
-    // The free stake against the bond one more report locks: an alert before reports wait.
-    let stake =
-        crate::chain::reader::free_stake_and_bond(&s.provider, s.oracle, s.poster.address());
-    if let Ok(Ok((free, bond))) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, stake).await {
+    if let Ok(Ok((free, bond))) = stake {
         scrape.operator_free_stake_wei = Some(gauge_wei(free));
         scrape.report_bond_wei = Some(gauge_wei(bond));
     }
