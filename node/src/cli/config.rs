@@ -69,7 +69,8 @@ pub fn resolved(config: &Config, is_set: impl Fn(&str) -> bool) -> anyhow::Resul
     if config.evidence.collectors.tavily.enabled {
         secrets.push(config.evidence.collectors.tavily.api_key_env.clone());
     }
-    secrets.dedup();
+    let mut seen = std::collections::BTreeSet::new();
+    secrets.retain(|name| seen.insert(name.clone()));
     let mut out = String::from(
         "# The configuration `veritas run` would use (defaults < file < VERITAS__* env < flags),\n\
          # secret parts of URLs redacted. Secrets read from the environment:\n",
@@ -89,6 +90,14 @@ fn redact(value: &mut toml::Value) {
         toml::Value::String(s) => {
             if let Some(clean) = redact_url(s) {
                 *s = clean;
+            }
+        }
+        toml::Value::Float(f) => {
+            // An f32 key as written (0.8), not as its f64 widening (0.800000011920929).
+            if let Some(short) = super::config_reference::short_float(&toml::Value::Float(*f))
+                .and_then(|t| t.parse().ok())
+            {
+                *f = short;
             }
         }
         toml::Value::Table(t) => t.iter_mut().for_each(|(_, v)| redact(v)),

@@ -328,7 +328,7 @@ impl Walker {
                 continue;
             }
             let (base, optional) = unwrap_type(&item.ty);
-            let key = serde_value(&item.serde, "rename").unwrap_or(&item.name);
+            let key = serde_value(&item.serde, "rename").unwrap_or(item.name.as_str());
             let key_path = if path.is_empty() {
                 key.to_owned()
             } else {
@@ -379,7 +379,7 @@ impl Walker {
                         doc,
                     });
                 }
-                Some(_) => tables.push((base, key_path, doc, false)),
+                Some(_) => tables.push((base.clone(), key_path, doc, false)),
                 None => self.out.unknown.push(format!("{key_path}: {}", item.ty)),
             }
         }
@@ -468,9 +468,22 @@ fn flatten_toml(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, St
             }
         }
         leaf => {
-            out.entry(prefix.to_owned()).or_insert_with(|| leaf.to_string());
+            out.entry(prefix.to_owned())
+                .or_insert_with(|| short_float(leaf).unwrap_or_else(|| leaf.to_string()));
         }
     }
+}
+
+/// An `f32` field serialised through `f64` prints as 0.20000000298023224: the shortest text
+/// of the `f32` it came from when it is exactly one (`Some("0.2")`), else `None`.
+pub(crate) fn short_float(value: &toml::Value) -> Option<String> {
+    let toml::Value::Float(f) = value else {
+        return None;
+    };
+    // The narrowing is the point: is the value exactly an f32?
+    #[allow(clippy::cast_possible_truncation)]
+    let narrow = *f as f32;
+    (f64::from(narrow).to_bits() == f.to_bits() && narrow.is_finite()).then(|| format!("{narrow:?}"))
 }
 
 /// The defaults of every key: [`Config::default`], plus the defaults of the optional sections
