@@ -148,8 +148,8 @@ async fn readiness(s: &ApiState) -> Readiness {
     };
     s.watch.head.fetch_max(head, Ordering::Relaxed);
     let lag = s.watch.lag(s.confirmations);
-    let not_ready = (lag > s.ready_max_lag)
-        .then(|| format!("cursor lags the confirmed head by {lag} blocks"));
+    let not_ready =
+        (lag > s.ready_max_lag).then(|| format!("cursor lags the confirmed head by {lag} blocks"));
     Readiness {
         head: Some(head),
         lag,

@@ -304,7 +304,7 @@ impl Metrics {
         }
         r.register(
             "veritas_questions_posting",
-            "Questions in the posting stage by what they wait for: transaction (sent or being sent), stake (free stake short of the report bond), reveal_phase (committed, the reveal phase not open yet)",
+            "Questions in the posting stage by what they wait for: transaction (sent or being sent), stake (free stake short of the report bond), reveal_phase (committed, the reveal phase not open yet), resolve_after (the chain's clock before resolveAfter)",
             waits,
         );
         if let Some(ether) = sc.wallet_balance_ether {
@@ -446,11 +446,16 @@ pub fn reference_markdown() -> String {
             if let Some(row) = rows.iter_mut().find(|r| r.0 == base)
                 && row.2.is_empty()
             {
-                row.2 = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+                row.2 = names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
             }
         }
     }
-    let mut out = String::from("| metric | type | labels | what it counts |\n| --- | --- | --- | --- |\n");
+    let mut out =
+        String::from("| metric | type | labels | what it counts |\n| --- | --- | --- | --- |\n");
     for (name, kind, labels, help) in rows {
         let scraped = match kind.as_str() {
             "counter" => format!("`{name}_total`"),
@@ -559,14 +564,15 @@ mod tests {
     fn the_operator_guide_lists_every_metric() {
         const START: &str = "<!-- metrics: generated from node/src/metrics.rs (metrics::reference_markdown); VERITAS_BLESS=1 cargo test -p veritas-node --lib metrics:: rewrites it -->\n";
         const END: &str = "<!-- /metrics -->";
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../book/src/operator-guide.md");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/operator-guide.md");
         let page = std::fs::read_to_string(&path).unwrap();
         let start = page.find(START).expect("the metrics start marker") + START.len();
         let end = start + page[start..].find(END).expect("the metrics end marker");
         let want = reference_markdown();
         if std::env::var("VERITAS_BLESS").is_ok_and(|v| v == "1") {
             std::fs::write(&path, format!("{}{want}{}", &page[..start], &page[end..])).unwrap();
+            return;
         }
         assert!(
             page[start..end] == want,
@@ -581,7 +587,10 @@ mod tests {
             "veritas_ready",
             "veritas_operator_free_stake_wei",
         ] {
-            assert!(want.contains(&format!("`{name}`")), "{name} not listed:\n{want}");
+            assert!(
+                want.contains(&format!("`{name}`")),
+                "{name} not listed:\n{want}"
+            );
         }
     }
 
@@ -589,8 +598,8 @@ mod tests {
     /// holds every declared metric.
     #[test]
     fn the_dashboard_queries_only_declared_metrics() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../ops/grafana/veritas.json");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ops/grafana/veritas.json");
         let dashboard = std::fs::read_to_string(&path).unwrap();
         let _: serde_json::Value = serde_json::from_str(&dashboard).unwrap();
         let page = every_metric_page();
@@ -636,7 +645,10 @@ mod tests {
             value_of(&page, "veritas_questions_posting{wait=\"stake\"}"),
             Some("2")
         );
-        assert_eq!(value_of(&page, "veritas_operator_free_stake_wei"), Some("5"));
+        assert_eq!(
+            value_of(&page, "veritas_operator_free_stake_wei"),
+            Some("5")
+        );
         assert_eq!(value_of(&page, "veritas_report_bond_wei"), Some("3"));
         let page = Metrics::default().encode(&Scrape::default()).unwrap();
         assert!(!page.contains("veritas_operator_free_stake_wei"));

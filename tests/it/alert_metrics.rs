@@ -64,7 +64,10 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
     assert!(wanted.len() >= 10, "too few metric names found: {wanted:?}");
     let dashboard = std::fs::read_to_string(root.join("ops/grafana/veritas.json")).unwrap();
     let on_dashboard = names_in(&dashboard);
-    assert!(on_dashboard.len() >= 20, "too few metric names found: {on_dashboard:?}");
+    assert!(
+        on_dashboard.len() >= 20,
+        "too few metric names found: {on_dashboard:?}"
+    );
     wanted.extend(on_dashboard);
     if std::env::var("VERITAS_GATE_CANARY").is_ok_and(|v| v == "armed") {
         wanted.insert("veritas_gate_canary_not_exported".to_owned());
@@ -91,5 +94,8 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
         missing.is_empty(),
         "alert rules or the dashboard name metrics the node does not export: {missing:?}\n--- /metrics\n{page}"
     );
-    eprintln!("{} metric names in the rules and the dashboard, all exported", wanted.len());
+    eprintln!(
+        "{} metric names in the rules and the dashboard, all exported",
+        wanted.len()
+    );
 }

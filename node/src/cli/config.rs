@@ -43,7 +43,10 @@ pub fn run(args: ConfigCmdArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let config = args.config.load(Vec::new())?;
-    print!("{}", resolved(&config, |name| std::env::var_os(name).is_some())?);
+    print!(
+        "{}",
+        resolved(&config, |name| std::env::var_os(name).is_some())?
+    );
     Ok(())
 }
 
@@ -178,8 +181,14 @@ mod tests {
         config.node.concurrency = 7;
         let text = resolved(&config, |name| name == ENV_PRIVATE_KEY).unwrap();
         assert!(!text.contains(key), "{text}");
-        assert!(text.contains(&format!("#   {ENV_PRIVATE_KEY}: set\n")), "{text}");
-        assert!(text.contains(&format!("#   {ENV_KEYSTORE_PASSWORD}: unset\n")), "{text}");
+        assert!(
+            text.contains(&format!("#   {ENV_PRIVATE_KEY}: set\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("#   {ENV_KEYSTORE_PASSWORD}: unset\n")),
+            "{text}"
+        );
         let back = Config::from_toml_str(&text).unwrap();
         assert_eq!(back.node.concurrency, 7);
         assert_eq!(
@@ -188,6 +197,9 @@ mod tests {
         );
         let mut expected = config.clone();
         expected.chain.rpc_url = back.chain.rpc_url.clone();
-        assert_eq!(back, expected, "everything but the secret survives the round trip");
+        assert_eq!(
+            back, expected,
+            "everything but the secret survives the round trip"
+        );
     }
 }

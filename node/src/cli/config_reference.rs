@@ -26,7 +26,10 @@ const SOURCES: &[(&str, &str)] = &[
     ("stats/stopping.rs", include_str!("../stats/stopping.rs")),
     ("stats/ballot.rs", include_str!("../stats/ballot.rs")),
     ("evidence/mod.rs", include_str!("../evidence/mod.rs")),
-    ("evidence/planner.rs", include_str!("../evidence/planner.rs")),
+    (
+        "evidence/planner.rs",
+        include_str!("../evidence/planner.rs"),
+    ),
     (
         "evidence/collectors/mod.rs",
         include_str!("../evidence/collectors/mod.rs"),
@@ -286,7 +289,9 @@ fn value_type(ty: &str, serde: &str) -> Option<String> {
             "bool" => "boolean",
             "u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64" => "integer",
             "f32" | "f64" => "number",
-            "Duration" if with == Some("humantime_serde") => "duration (`\"500ms\"`, `\"2s\"`, `\"10m\"`)",
+            "Duration" if with == Some("humantime_serde") => {
+                "duration (`\"500ms\"`, `\"2s\"`, `\"10m\"`)"
+            }
             "Address" => "address (`\"0x…\"`)",
             "U256" if with == Some("crate::decimal") => "wei, a decimal string",
             "SocketAddr" => "`\"IP:port\"`",
@@ -421,7 +426,16 @@ impl Walker {
             .items
             .iter()
             .zip(&names)
-            .map(|(v, n)| format!("`\"{n}\"` {}", one_line(&v.doc).to_lowercase()))
+            .map(|(v, n)| {
+                let doc = one_line(&v.doc);
+                let doc = doc.trim_end_matches('.');
+                let mut chars = doc.chars();
+                let doc: String = chars
+                    .next()
+                    .map(|c| c.to_lowercase().chain(chars).collect())
+                    .unwrap_or_default();
+                format!("`\"{n}\"`: {doc}")
+            })
             .collect();
         let tag_path = format!("{path}.{tag}");
         let default = self.default_of(&tag_path);
@@ -462,7 +476,9 @@ fn flatten_toml(prefix: &str, value: &toml::Value, out: &mut BTreeMap<String, St
                 flatten_toml(&path, v, out);
             }
         }
-        toml::Value::Array(items) if items.iter().all(toml::Value::is_table) && !items.is_empty() => {
+        toml::Value::Array(items)
+            if items.iter().all(toml::Value::is_table) && !items.is_empty() =>
+        {
             for item in items {
                 flatten_toml(&format!("{prefix}[]"), item, out);
             }
@@ -483,7 +499,8 @@ pub(crate) fn short_float(value: &toml::Value) -> Option<String> {
     // The narrowing is the point: is the value exactly an f32?
     #[allow(clippy::cast_possible_truncation)]
     let narrow = *f as f32;
-    (f64::from(narrow).to_bits() == f.to_bits() && narrow.is_finite()).then(|| format!("{narrow:?}"))
+    (f64::from(narrow).to_bits() == f.to_bits() && narrow.is_finite())
+        .then(|| format!("{narrow:?}"))
 }
 
 /// The defaults of every key: [`Config::default`], plus the defaults of the optional sections
@@ -582,13 +599,19 @@ mod tests {
     use super::*;
 
     fn repo_file(path: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(path)
     }
 
     #[test]
     fn every_field_type_is_described() {
         let r = reference();
-        assert!(r.unknown.is_empty(), "types the reference cannot describe: {:?}", r.unknown);
+        assert!(
+            r.unknown.is_empty(),
+            "types the reference cannot describe: {:?}",
+            r.unknown
+        );
         let keys: BTreeSet<&str> = r.keys().map(|k| k.path.as_str()).collect();
         for key in [
             "chain.rpc_url",
@@ -681,8 +704,25 @@ mod tests {
         assert!(
             loaded.is_ok(),
             "veritas.example.toml with every key uncommented does not load: {}\n{text}",
-            loaded.err().map(|e| e.to_string()).unwrap_or_default()
+            loaded
+                .as_ref()
+                .err()
+                .map(ToString::to_string)
+                .unwrap_or_default()
         );
+        // Weights name archetypes by their `name` (the node refuses an unknown one at start).
+        let shipped: Vec<String> = crate::jury::archetype::Archetype::shipped()
+            .into_iter()
+            .map(|a| a.name)
+            .collect();
+        if let Ok(config) = &loaded {
+            for name in config.jury.archetype_weights.keys() {
+                assert!(
+                    shipped.contains(name),
+                    "veritas.example.toml weighs archetype {name:?}, not one of {shipped:?}"
+                );
+            }
+        }
         let value: toml::Value = toml::from_str(&text).unwrap();
         let mut present = BTreeMap::new();
         flatten_toml("", &value, &mut present);
