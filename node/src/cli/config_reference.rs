@@ -507,21 +507,28 @@ pub(crate) fn short_float(value: &toml::Value) -> Option<String> {
 /// and of each kind of juror (the built-in pool holds only the embedded one).
 fn defaults() -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    let mut values = Vec::new();
-    values.push(toml::Value::try_from(Config::default()));
-    let mut optional = Config::default();
-    optional.planner_model = Some(OpenAiConfig::default());
-    optional.jury.jurors = vec![
-        JurorConfig {
-            weight: 1,
-            kind: JurorKind::Openai(OpenAiConfig::default()),
+    let defaults = Config::default();
+    let optional = Config {
+        planner_model: Some(OpenAiConfig::default()),
+        jury: crate::jury::pool::JuryConfig {
+            jurors: vec![
+                JurorConfig {
+                    weight: 1,
+                    kind: JurorKind::Openai(OpenAiConfig::default()),
+                },
+                JurorConfig {
+                    weight: 1,
+                    kind: JurorKind::Replay(ReplayConfig::default()),
+                },
+            ],
+            ..defaults.jury.clone()
         },
-        JurorConfig {
-            weight: 1,
-            kind: JurorKind::Replay(ReplayConfig::default()),
-        },
+        ..defaults.clone()
+    };
+    let values = [
+        toml::Value::try_from(defaults),
+        toml::Value::try_from(optional),
     ];
-    values.push(toml::Value::try_from(optional));
     for value in values.into_iter().flatten() {
         flatten_toml("", &value, &mut out);
     }
