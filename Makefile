@@ -42,7 +42,7 @@ VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 WALLET_BUNDLE := node/web/dist/wallet.js
 # esbuild's own binary from the one platform package npm installed (never a launcher in .bin).
 ESBUILD = $(firstword $(wildcard $(TOOLS)/node_modules/@esbuild/*/bin/esbuild))
-.PHONY: setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
+.PHONY: eval setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
 
 ## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
 ## browser of the web view's test, llama.cpp's `llama-server`, mdbook and promtool
@@ -225,17 +225,29 @@ docs: $(MDBOOK_STAMP) $(TOOLS)/.stamp-npm
 	$(PYTHON) scripts/book.py stage book book/build/book book/build/forge docs
 	$(MDBOOK) build book/build/book --dest-dir $(CURDIR)/book/book
 
-## test-docs: build the book, fail on a broken internal link or anchor, and run the book's
-## runnable examples against the built `veritas` (their output must be the book's)
+## test-docs: build the book, fail on a broken internal link or anchor or on a forge test the
+## book names that does not exist (economics.md's money table names one per rule), and run the
+## book's runnable examples against the built `veritas` (their output must be the book's)
 test-docs: docs
 	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
 	$(PYTHON) scripts/book.py check-links book/book
+	$(PYTHON) scripts/book.py check-forge-tests book/src contracts/test test-examples
 	$(PYTHON) scripts/book.py run-examples book/src $(VERITAS_BIN)
 
 ## test-ops: the alert rules (promtool check rules, promtool test rules) and the systemd unit
 ## (systemd-analyze verify and its exposure score); scripts/test-ops.sh
 test-ops: $(PROMTOOL_STAMP)
 	PROMTOOL=$(PROMTOOL) scripts/test-ops.sh
+
+## eval: the evaluation page's first table (book/src/evaluation.md, "plain" column): all 300
+## claims of data/climate-fever-dev.jsonl, the default committee, the embedded model at one
+## thread (data/eval.toml); about 50 minutes on 2 cores. EVAL_ARGS adds flags: "-n 20" for a
+## quick look, "--calibrate" for the table's second column.
+EVAL_OUT ?= $(TARGET_DIR)/eval/eval.jsonl
+eval: setup-demo
+	$(CARGO) build --locked -p veritas-node --bin veritas
+	mkdir -p $(dir $(EVAL_OUT))
+	$(VERITAS_BIN) eval data/climate-fever-dev.jsonl --config data/eval.toml --out $(EVAL_OUT) $(EVAL_ARGS)
 
 ## release: the optimised binary operators run, target/release/veritas (or, into ~/.cargo/bin:
 ## cargo install --path node --locked)

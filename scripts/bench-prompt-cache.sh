@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 claims="${1:-20}"
-dataset="${VERITAS_DATASET:-$root/../shared/data/climate-fever-dev.jsonl}"
+dataset="${VERITAS_DATASET:-$root/data/climate-fever-dev.jsonl}"
 server="${VERITAS_LLAMA_SERVER:-$root/tools/llama-server/bin/llama-server}"
 model="$root/tools/models/gemma-3-270m-q4_k_m.gguf"
 bin="${VERITAS_BIN:-$root/target/release/veritas}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The book's build helper and its two tests (standard library only; `make docs`, `make test-docs`).
+"""The book's build helper and its three tests (standard library only; `make docs`, `make test-docs`).
 
     book.py stage BOOK STAGE FORGE_DOC FIGURES   copy book/ to a scratch folder, add the figures
                                                  (docs/) and the contract reference `forge doc`
@@ -10,6 +10,12 @@
                                                  `<!-- runnable ... -->` with the real `veritas`
                                                  on PATH; its output must be the book's, byte
                                                  for byte (exit 1 with a diff otherwise)
+    book.py check-forge-tests SRC TESTS...       every forge test the book names in backticks
+                                                 (`test_…`, `testFuzz_…`, `invariant_…`, also as
+                                                 `Contract::test_…`) is a test function in a .sol
+                                                 file under TESTS, and each row of economics.md's
+                                                 money table names at least one (exit 1 naming
+                                                 each missing one)
 
 A runnable block is a shell transcript: `$ ` starts a command, `> ` continues it (as bash's
 PS2 shows it), every other line is expected standard output. The block's commands run in order
@@ -214,6 +220,69 @@ def run_examples(src: pathlib.Path, veritas: pathlib.Path) -> int:
     return 1 if failures else 0
 
 
+# --- check-forge-tests ------------------------------------------------------------------------
+
+# A forge test named in code spans: `test_X`, `testFuzz_X`, `invariant_X`, `Suite::test_X`.
+_FORGE_TEST = re.compile(r"`(?:([A-Za-z0-9_]+)::)?((?:test|testFuzz|invariant)_[A-Za-z0-9_]+)`")
+_MONEY_TABLE = "## Who is paid, burned, refunded or slashed"
+
+
+def _forge_tests(roots: list[pathlib.Path]) -> dict[str, set[str]]:
+    """Test function name -> the contracts (the .sol files' stems, less `.t`) that declare it."""
+    found: dict[str, set[str]] = {}
+    for root in roots:
+        for sol in sorted(root.rglob("*.sol")):
+            for name in re.findall(r"\bfunction\s+((?:test|testFuzz|invariant)_[A-Za-z0-9_]+)\s*\(", sol.read_text()):
+                found.setdefault(name, set()).add(sol.name.removesuffix(".sol").removesuffix(".t"))
+    return found
+
+
+def _money_rows(text: str) -> list[str]:
+    """The body rows of the first table after the money-rules heading."""
+    lines = text.splitlines()
+    try:
+        i = lines.index(_MONEY_TABLE)
+    except ValueError:
+        return []
+    rows: list[str] = []
+    for line in lines[i + 1 :]:
+        if line.startswith("## "):
+            break
+        if line.startswith("|"):
+            rows.append(line)
+        elif rows:
+            break
+    return rows[2:]  # the header and its rule
+
+
+def check_forge_tests(src: pathlib.Path, roots: list[pathlib.Path]) -> int:
+    tests = _forge_tests(roots)
+    if not tests:
+        print(f"book.py check-forge-tests: no forge test under {[str(r) for r in roots]}", file=sys.stderr)
+        return 1
+    missing: list[str] = []
+    named = 0
+    for md in sorted(src.rglob("*.md")):
+        for number, line in enumerate(md.read_text().splitlines(), 1):
+            for suite, name in _FORGE_TEST.findall(line):
+                named += 1
+                where = tests.get(name)
+                if where is None:
+                    missing.append(f"{md}:{number}: `{name}` is no test function under {', '.join(map(str, roots))}")
+                elif suite and suite not in where:
+                    missing.append(f"{md}:{number}: `{suite}::{name}`: the test is in {', '.join(sorted(where))}")
+    rows = _money_rows((src / "economics.md").read_text())
+    if not rows:
+        missing.append(f"{src / 'economics.md'}: no table under '{_MONEY_TABLE}'")
+    for row in rows:
+        if not _FORGE_TEST.search(row.rstrip().rstrip("|").rsplit("|", 1)[-1]):
+            missing.append(f"{src / 'economics.md'}: a money rule names no forge test in its last column: {row[:80]}")
+    for m in missing:
+        print(f"book.py check-forge-tests: {m}", file=sys.stderr)
+    print(f"book.py check-forge-tests: {named} forge test names in the book, {len(rows)} money rules, {len(missing)} problems")
+    return 1 if missing else 0
+
+
 def main(argv: list[str]) -> int:
     if len(argv) == 5 and argv[0] == "stage":
         stage(*(pathlib.Path(a) for a in argv[1:]))
@@ -222,6 +291,8 @@ def main(argv: list[str]) -> int:
         return check_links(pathlib.Path(argv[1]))
     if len(argv) == 3 and argv[0] == "run-examples":
         return run_examples(pathlib.Path(argv[1]), pathlib.Path(argv[2]))
+    if len(argv) >= 3 and argv[0] == "check-forge-tests":
+        return check_forge_tests(pathlib.Path(argv[1]), [pathlib.Path(a) for a in argv[2:]])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -49,7 +49,7 @@ use crate::{
     live::LiveEvents,
     metrics::{self, Metrics, Scrape, Wei, load},
     overview,
-    store::{Stage, Store},
+    store::{Stage, Store, Wait},
 };
 
 /// Everything the handlers read.
@@ -114,21 +114,57 @@ pub async fn serve(
 /// RPC calls made while answering a scrape are bounded by this.
 const SCRAPE_RPC_TIMEOUT: Duration = Duration::from_secs(3);
 
-async fn readyz(State(s): State<ApiState>) -> Response {
+/// What `/readyz` answers, and the `veritas_ready` and `veritas_rpc_up` gauges.
+struct Readiness {
+    /// The head the RPC answered now, when it did.
+    head: Option<u64>,
+    /// The cursor's lag behind the confirmed head (the head read now, when there is one).
+    lag: u64,
+    /// Why the node is not ready, if it is not.
+    not_ready: Option<String>,
+}
+
+/// Read the head from the RPC now (bounded by [`SCRAPE_RPC_TIMEOUT`]) and judge readiness on it:
+/// the watcher's own head stops moving when the RPC fails, so a lag computed from it alone
+/// would freeze at its last value and look healthy through an outage.
+async fn readiness(s: &ApiState) -> Readiness {
     let head = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.provider.get_block_number()).await;
     let head = match head {
         Ok(Ok(head)) => head,
-        Ok(Err(e)) => return not_ready(format!("rpc unreachable: {e}")),
-        Err(_) => return not_ready("rpc timed out".into()),
+        Ok(Err(e)) => {
+            return Readiness {
+                head: None,
+                lag: s.watch.lag(s.confirmations),
+                not_ready: Some(format!("rpc unreachable: {e}")),
+            };
+        }
+        Err(_) => {
+            return Readiness {
+                head: None,
+                lag: s.watch.lag(s.confirmations),
+                not_ready: Some("rpc timed out".into()),
+            };
+        }
     };
     s.watch.head.fetch_max(head, Ordering::Relaxed);
     let lag = s.watch.lag(s.confirmations);
-    if lag > s.ready_max_lag {
-        return not_ready(format!("cursor lags the confirmed head by {lag} blocks"));
+    let not_ready =
+        (lag > s.ready_max_lag).then(|| format!("cursor lags the confirmed head by {lag} blocks"));
+    Readiness {
+        head: Some(head),
+        lag,
+        not_ready,
+    }
+}
+
+async fn readyz(State(s): State<ApiState>) -> Response {
+    let r = readiness(&s).await;
+    if let Some(reason) = r.not_ready {
+        return not_ready(reason);
     }
     (
         StatusCode::OK,
-        Json(json!({"ready": true, "head": head, "lag": lag})),
+        Json(json!({"ready": true, "head": r.head, "lag": r.lag})),
     )
         .into_response()
 }
@@ -148,6 +184,22 @@ async fn metrics(State(s): State<ApiState>) -> Response {
             return (StatusCode::INTERNAL_SERVER_ERROR, format!("store: {e}\n")).into_response();
         }
     };
+    // The chain reads of a scrape run at once, each bounded by SCRAPE_RPC_TIMEOUT, so a dead
+    // RPC delays the page by one timeout, well inside Prometheus's 10 s scrape timeout.
+    let operator = s.poster.address();
+    let (ready, balance, credits, stake) = tokio::join!(
+        readiness(&s),
+        tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()),
+        tokio::time::timeout(
+            SCRAPE_RPC_TIMEOUT,
+            crate::chain::reader::credits(&s.provider, s.oracle, operator)
+        ),
+        // The free stake against the bond one more report locks: an alert before reports wait.
+        tokio::time::timeout(
+            SCRAPE_RPC_TIMEOUT,
+            crate::chain::reader::free_stake_and_bond(&s.provider, s.oracle, operator)
+        ),
+    );
     let w = &s.watch;
     let mut scrape = Scrape {
         questions_seen: counts.total,
@@ -156,12 +208,20 @@ async fn metrics(State(s): State<ApiState>) -> Response {
             .zip(counts.by_stage)
             .map(|(stage, n)| (stage.as_str(), n))
             .collect(),
+        posting_by_wait: Wait::ALL
+            .iter()
+            .zip(counts.posting_by_wait)
+            .map(|(wait, n)| (wait.as_str(), n))
+            .collect(),
+        rpc_up: ready.head.is_some(),
+        ready: ready.not_ready.is_none(),
+        ready_max_lag: s.ready_max_lag,
         resolved: counts.reported - counts.escalated.min(counts.reported),
         escalated: counts.escalated,
         failed: counts.failed,
         chain_head: load(&w.head),
         cursor_block: load(&w.cursor),
-        cursor_lag_blocks: w.lag(s.confirmations),
+        cursor_lag_blocks: ready.lag,
         rpc_errors: load(&w.rpc_errors),
         incomplete_log_pages: load(&w.incomplete_pages),
         evidence_submissions_seen: load(&w.submissions_seen),
@@ -171,21 +231,30 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         log_range_blocks: load(&w.range),
         wallet_balance_ether: None,
         operator_credits_wei: None,
+        operator_free_stake_wei: None,
+        report_bond_wei: None,
     };
-    if let Ok(Ok(balance)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()).await {
+    if let Ok(Ok(balance)) = balance {
         // f64 keeps 15 significant digits: plenty for a balance gauge in ether.
         scrape.wallet_balance_ether = Some(f64::from(balance) / 1e18);
     }
-    // Read at every scrape like the balance above: the fees this operator may `withdraw`.
-    let credits = crate::chain::reader::credits(&s.provider, s.oracle, s.poster.address());
-    if let Ok(Ok(wei)) = tokio::time::timeout(SCRAPE_RPC_TIMEOUT, credits).await {
-        scrape.operator_credits_wei =
-            Some(u64::try_from(wei).map_or_else(|_| Wei::Approximate(f64::from(wei)), Wei::Exact));
+    // Read at every scrape like the balance: the fees this operator may `withdraw`.
+    if let Ok(Ok(wei)) = credits {
+        scrape.operator_credits_wei = Some(gauge_wei(wei));
+    }
+    if let Ok(Ok((free, bond))) = stake {
+        scrape.operator_free_stake_wei = Some(gauge_wei(free));
+        scrape.report_bond_wei = Some(gauge_wei(bond));
     }
     match s.metrics.encode(&scrape) {
         Ok(page) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], page).into_response(),
         Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("metrics: {e}\n")).into_response(),
     }
+}
+
+/// A wei amount as a gauge: exact while it fits 64 bits.
+fn gauge_wei(wei: U256) -> Wei {
+    u64::try_from(wei).map_or_else(|_| Wei::Approximate(f64::from(wei)), Wei::Exact)
 }
 
 /// The report file of question `id` exactly as the node wrote it (an auditor recomputes its

@@ -4,7 +4,7 @@
 //! integers it posts from the report with [`recompute`] (so a verdict is by construction what
 //! its report proves), and an auditor runs the same function on the same file.
 //!
-//! Only the report keys DESIGN.md §5 fixes are read: `question.text` (and `question.id`),
+//! Only the report keys the auditor guide fixes are read: `question.text` (and `question.id`),
 //! `evidence`, `leaves`, `root`, `ballots` (`iteration`, `slot`, `model`, `archetype`, `vote`),
 //! `stats` (`p_fixed`, `kappa_fixed` and the ballot counts), `routing` (its `policy`, and every
 //! other key compared with the recomputed block), `search.plan.question_kind`, and the

@@ -2,7 +2,7 @@
 //!
 //! # Layout
 //!
-//! The modules follow one question through the node (see `DESIGN.md` §1 of the project docs):
+//! The modules follow one question through the node (see "Data flow and code layout" in the README and the book's operator guide):
 //!
 //! - [`bundle`]: the question and its evidence items, the shape everything else passes around.
 //! - [`question`]: what the question text alone says: yes/no or not, its key terms, and which

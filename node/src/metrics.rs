@@ -34,6 +34,12 @@ struct StageLabel {
     stage: &'static str,
 }
 
+/// The label of the questions waiting in the `posting` stage: why they wait.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct WaitLabel {
+    wait: &'static str,
+}
+
 /// What this process counts (the rest is read at each scrape: [`Scrape`]).
 #[derive(Debug)]
 pub struct Metrics {
@@ -73,6 +79,17 @@ pub struct Scrape {
     pub questions_seen: u64,
     /// Stored questions per stage name.
     pub by_stage: Vec<(&'static str, u64)>,
+    /// The questions of the `posting` stage by what they wait for: `transaction` (a report,
+    /// commit or reveal being sent or mined), `stake` (the free stake is short of the report
+    /// bond), `reveal_phase` (a commitment on-chain, the reveal phase not open yet).
+    pub posting_by_wait: Vec<(&'static str, u64)>,
+    /// The RPC answered `eth_blockNumber` at this scrape.
+    pub rpc_up: bool,
+    /// What `/readyz` answers now: the RPC answered and the cursor is within
+    /// `ready_max_lag` blocks of the confirmed head read at this scrape.
+    pub ready: bool,
+    /// `node.ready_max_lag`.
+    pub ready_max_lag: u64,
     /// Verdicts posted as resolved (all time, from the store).
     pub resolved: u64,
     /// Verdicts posted as escalated (all time).
@@ -104,6 +121,11 @@ pub struct Scrape {
     /// The operator's unpaid credits on the oracle in wei, when the RPC answered in time
     /// (exact up to 2^64 − 1 wei, ~18.4 ether; above that a float).
     pub operator_credits_wei: Option<Wei>,
+    /// The operator's stake not locked by open reports, in wei, when the RPC answered in time.
+    pub operator_free_stake_wei: Option<Wei>,
+    /// The report bond of the parameter set questions are asked under now (what one more
+    /// report locks), in wei, when the RPC answered in time.
+    pub report_bond_wei: Option<Wei>,
 }
 
 /// A wei amount as a gauge shows it: the exact integer while it fits 64 bits.
@@ -113,6 +135,17 @@ pub enum Wei {
     Exact(u64),
     /// Above `u64::MAX` wei: Prometheus reads every value as a float anyway.
     Approximate(f64),
+}
+
+impl Wei {
+    /// Register `wei` as gauge `name`, when there is a value.
+    fn register(r: &mut Registry, name: &str, help: &str, wei: Option<Wei>) {
+        match wei {
+            Some(Wei::Exact(wei)) => r.register(name, help, ConstGauge::new(wei)),
+            Some(Wei::Approximate(wei)) => r.register(name, help, ConstGauge::new(wei)),
+            None => {}
+        }
+    }
 }
 
 impl Metrics {
@@ -237,6 +270,21 @@ impl Metrics {
                 "Current eth_getLogs range",
                 sc.log_range_blocks,
             ),
+            (
+                "veritas_rpc_up",
+                "1 when the RPC answered eth_blockNumber at this scrape, else 0",
+                u64::from(sc.rpc_up),
+            ),
+            (
+                "veritas_ready",
+                "1 when /readyz passes: the RPC answers and the cursor is within node.ready_max_lag blocks of the confirmed head read at this scrape",
+                u64::from(sc.ready),
+            ),
+            (
+                "veritas_ready_max_lag_blocks",
+                "node.ready_max_lag: the largest cursor lag /readyz accepts",
+                sc.ready_max_lag,
+            ),
         ];
         for (name, help, value) in gauges {
             r.register(name, help, ConstGauge::new(value));
@@ -248,6 +296,17 @@ impl Metrics {
                 .set(i64::try_from(*n).unwrap_or(i64::MAX));
         }
         r.register("veritas_questions", "Stored questions by stage", stages);
+        let waits = Family::<WaitLabel, Gauge>::default();
+        for (wait, n) in &sc.posting_by_wait {
+            waits
+                .get_or_create(&WaitLabel { wait })
+                .set(i64::try_from(*n).unwrap_or(i64::MAX));
+        }
+        r.register(
+            "veritas_questions_posting",
+            "Questions in the posting stage by what they wait for: transaction (sent or being sent), stake (free stake short of the report bond), reveal_phase (committed, the reveal phase not open yet), resolve_after (the chain's clock before resolveAfter)",
+            waits,
+        );
         if let Some(ether) = sc.wallet_balance_ether {
             r.register(
                 "veritas_wallet_balance_ether",
@@ -258,11 +317,19 @@ impl Metrics {
         const CREDITS: &str = "veritas_operator_credits_wei";
         const CREDITS_HELP: &str =
             "Unpaid credits of the operator on the oracle (veritas operator withdraw)";
-        match sc.operator_credits_wei {
-            Some(Wei::Exact(wei)) => r.register(CREDITS, CREDITS_HELP, ConstGauge::new(wei)),
-            Some(Wei::Approximate(wei)) => r.register(CREDITS, CREDITS_HELP, ConstGauge::new(wei)),
-            None => {}
-        }
+        Wei::register(&mut r, CREDITS, CREDITS_HELP, sc.operator_credits_wei);
+        Wei::register(
+            &mut r,
+            "veritas_operator_free_stake_wei",
+            "The operator's stake on the oracle not locked by open reports (veritas operator balance)",
+            sc.operator_free_stake_wei,
+        );
+        Wei::register(
+            &mut r,
+            "veritas_report_bond_wei",
+            "The report bond of the parameter set in force: what each new report locks of the free stake",
+            sc.report_bond_wei,
+        );
         // Counted by this process (clones share the values).
         let ours = [
             (
@@ -313,6 +380,91 @@ impl Metrics {
         text::encode(&mut out, &r)?;
         Ok(out)
     }
+}
+
+/// A page with every metric on it: each optional gauge given a value, each label family one
+/// series, each histogram family one stage.
+fn every_metric_page() -> String {
+    let m = Metrics::default();
+    m.observe("resolve", Duration::ZERO);
+    let some = Some(Wei::Exact(1));
+    let scrape = Scrape {
+        by_stage: vec![("queued", 0)],
+        posting_by_wait: vec![("transaction", 0)],
+        wallet_balance_ether: Some(1.0),
+        operator_credits_wei: some,
+        operator_free_stake_wei: some,
+        report_bond_wei: some,
+        ..Scrape::default()
+    };
+    // Encoding to a String cannot fail.
+    m.encode(&scrape).unwrap_or_default()
+}
+
+/// The Markdown list of every metric the node exports, from the declarations above: name as
+/// scraped, type, labels and help text. The operator guide's metric list is this text (a unit
+/// test compares them), so a metric added here and not there fails the build's tests.
+pub fn reference_markdown() -> String {
+    let page = every_metric_page();
+    let mut rows: Vec<(String, String, String, String)> = Vec::new();
+    for line in page.lines() {
+        // One row per metric, in the page's order: `# HELP` then `# TYPE`, then the samples.
+        fn row_of(rows: &mut Vec<(String, String, String, String)>, name: &str) -> usize {
+            rows.iter().position(|r| r.0 == name).unwrap_or_else(|| {
+                rows.push((name.to_owned(), String::new(), String::new(), String::new()));
+                rows.len() - 1
+            })
+        }
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap_or((rest, ""));
+            let i = row_of(&mut rows, name);
+            if let Some(row) = rows.get_mut(i) {
+                row.1 = kind.to_owned();
+            }
+        } else if let Some(rest) = line.strip_prefix("# HELP ") {
+            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
+            let i = row_of(&mut rows, name);
+            if let Some(row) = rows.get_mut(i) {
+                row.3 = help.to_owned();
+            }
+        } else if !line.starts_with('#')
+            && let Some((sample, _)) = line.split_once('{')
+            && let Some(labels) = line.split_once('{').and_then(|(_, l)| l.split_once('}'))
+        {
+            let names: Vec<&str> = labels
+                .0
+                .split(',')
+                .filter_map(|kv| kv.split_once('=').map(|(k, _)| k))
+                .filter(|k| *k != "le")
+                .collect();
+            // A histogram's samples are `name_bucket`, `name_sum`, `name_count`.
+            let base = ["_bucket", "_sum", "_count", "_total"]
+                .iter()
+                .find_map(|suffix| sample.strip_suffix(suffix))
+                .filter(|b| rows.iter().any(|r| r.0 == *b))
+                .unwrap_or(sample);
+            if let Some(row) = rows.iter_mut().find(|r| r.0 == base)
+                && row.2.is_empty()
+            {
+                row.2 = names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+            }
+        }
+    }
+    let mut out =
+        String::from("| metric | type | labels | what it counts |\n| --- | --- | --- | --- |\n");
+    for (name, kind, labels, help) in rows {
+        let scraped = match kind.as_str() {
+            "counter" => format!("`{name}_total`"),
+            "histogram" => format!("`{name}` (`_bucket`, `_sum`, `_count`)"),
+            _ => format!("`{name}`"),
+        };
+        out.push_str(&format!("| {scraped} | {kind} | {labels} | {help} |\n"));
+    }
+    out
 }
 
 /// What the metrics count of one juror call. The caller maps its ballots to these, so the
@@ -404,6 +556,102 @@ mod tests {
             Some("1.0")
         );
         assert!(page.ends_with("# EOF\n"), "{page}");
+    }
+
+    /// The operator guide's metric list is [`reference_markdown`], between its markers. To
+    /// update it after changing a metric: run this test with `VERITAS_BLESS=1`.
+    #[test]
+    fn the_operator_guide_lists_every_metric() {
+        const START: &str = "<!-- metrics: generated from node/src/metrics.rs (metrics::reference_markdown); VERITAS_BLESS=1 cargo test -p veritas-node --lib metrics:: rewrites it -->\n";
+        const END: &str = "<!-- /metrics -->";
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../book/src/operator-guide.md");
+        let page = std::fs::read_to_string(&path).unwrap();
+        let start = page.find(START).expect("the metrics start marker") + START.len();
+        let end = start + page[start..].find(END).expect("the metrics end marker");
+        let want = reference_markdown();
+        if std::env::var("VERITAS_BLESS").is_ok_and(|v| v == "1") {
+            std::fs::write(&path, format!("{}{want}{}", &page[..start], &page[end..])).unwrap();
+            return;
+        }
+        assert!(
+            page[start..end] == want,
+            "the operator guide's metric list differs from node/src/metrics.rs; run \
+             VERITAS_BLESS=1 cargo test -p veritas-node --lib metrics:: to rewrite it:\n{want}"
+        );
+        for name in [
+            "veritas_rejected_log_pages_total",
+            "veritas_incomplete_log_pages_total",
+            "veritas_questions_rejected_total",
+            "veritas_juror_cached_tokens_total",
+            "veritas_ready",
+            "veritas_operator_free_stake_wei",
+        ] {
+            assert!(
+                want.contains(&format!("`{name}`")),
+                "{name} not listed:\n{want}"
+            );
+        }
+    }
+
+    /// Every `veritas_*` name the Grafana dashboard queries is a sample name of a page that
+    /// holds every declared metric.
+    #[test]
+    fn the_dashboard_queries_only_declared_metrics() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ops/grafana/veritas.json");
+        let dashboard = std::fs::read_to_string(&path).unwrap();
+        let _: serde_json::Value = serde_json::from_str(&dashboard).unwrap();
+        let page = every_metric_page();
+        let exported: std::collections::BTreeSet<&str> = page
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split(['{', ' ']).next())
+            .collect();
+        let mut queried = std::collections::BTreeSet::new();
+        let mut rest = dashboard.as_str();
+        while let Some(at) = rest.find("veritas_") {
+            let tail = &rest[at..];
+            let end = tail
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(tail.len());
+            queried.insert(&tail[..end]);
+            rest = &tail[end..];
+        }
+        assert!(queried.len() >= 20, "too few metrics found: {queried:?}");
+        let unknown: Vec<&&str> = queried.iter().filter(|q| !exported.contains(**q)).collect();
+        assert!(
+            unknown.is_empty(),
+            "ops/grafana/veritas.json queries metrics node/src/metrics.rs does not declare: {unknown:?}"
+        );
+    }
+
+    #[test]
+    fn readiness_waits_and_stake_are_exported() {
+        let scrape = Scrape {
+            posting_by_wait: vec![("transaction", 1), ("stake", 2), ("reveal_phase", 0)],
+            rpc_up: true,
+            ready: false,
+            ready_max_lag: 64,
+            operator_free_stake_wei: Some(Wei::Exact(5)),
+            report_bond_wei: Some(Wei::Exact(3)),
+            ..Scrape::default()
+        };
+        let page = Metrics::default().encode(&scrape).unwrap();
+        assert_eq!(value_of(&page, "veritas_rpc_up"), Some("1"));
+        assert_eq!(value_of(&page, "veritas_ready"), Some("0"));
+        assert_eq!(value_of(&page, "veritas_ready_max_lag_blocks"), Some("64"));
+        assert_eq!(
+            value_of(&page, "veritas_questions_posting{wait=\"stake\"}"),
+            Some("2")
+        );
+        assert_eq!(
+            value_of(&page, "veritas_operator_free_stake_wei"),
+            Some("5")
+        );
+        assert_eq!(value_of(&page, "veritas_report_bond_wei"), Some("3"));
+        let page = Metrics::default().encode(&Scrape::default()).unwrap();
+        assert!(!page.contains("veritas_operator_free_stake_wei"));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The per-question report file: bundle, ballots and statistics, as auditors need them.
 //!
-//! Top-level keys (DESIGN.md §5): `question`, `evidence` (the items exactly as committed),
+//! Top-level keys (what the book's auditor guide reads): `question`, `evidence` (the items exactly as committed),
 //! `leaves` and `root` (0x-hex), `ballots` (every ballot, failed ones with `vote: null` and a
 //! `failure`), `stats` (exactly the `veritas stats` object of those ballots), `routing`,
 //! `committee` (T, M, ε, τ, seed, stop iteration, weights), `search` when the node gathered

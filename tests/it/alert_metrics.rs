@@ -1,9 +1,10 @@
-//! Every metric the shipped alert rules name is one a running node exports.
+//! Every metric the shipped alert rules and the Grafana dashboard name is one a running node
+//! exports.
 //!
 //! A real node (the `veritas` binary, replay resolver) on a real anvil with the oracle answers
 //! one question, so that every series the rules read exists (the stage timings appear with the
 //! first verdict); then its `/metrics` page is scraped and each `veritas_*` name in
-//! `ops/prometheus/alerts.yml` must be a sample name on it. A rule that names a metric the node
+//! `ops/prometheus/alerts.yml` and `ops/grafana/veritas.json` must be a sample name on it. A rule that names a metric the node
 //! does not export (renamed, removed, misspelt) would never fire: this test fails instead.
 //!
 //! `VERITAS_GATE_CANARY=armed` adds one name the node does not export, so the gates' self-test
@@ -61,6 +62,13 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
     let rules = std::fs::read_to_string(root.join("ops/prometheus/alerts.yml")).unwrap();
     let mut wanted = names_in(&rules);
     assert!(wanted.len() >= 10, "too few metric names found: {wanted:?}");
+    let dashboard = std::fs::read_to_string(root.join("ops/grafana/veritas.json")).unwrap();
+    let on_dashboard = names_in(&dashboard);
+    assert!(
+        on_dashboard.len() >= 20,
+        "too few metric names found: {on_dashboard:?}"
+    );
+    wanted.extend(on_dashboard);
     if std::env::var("VERITAS_GATE_CANARY").is_ok_and(|v| v == "armed") {
         wanted.insert("veritas_gate_canary_not_exported".to_owned());
     }
@@ -84,7 +92,10 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
     let missing: Vec<&String> = wanted.difference(&have).collect();
     assert!(
         missing.is_empty(),
-        "alert rules name metrics the node does not export: {missing:?}\n--- /metrics\n{page}"
+        "alert rules or the dashboard name metrics the node does not export: {missing:?}\n--- /metrics\n{page}"
     );
-    eprintln!("{} metric names in the rules, all exported", wanted.len());
+    eprintln!(
+        "{} metric names in the rules and the dashboard, all exported",
+        wanted.len()
+    );
 }

@@ -99,7 +99,7 @@ async fn unanimous_committee_stops_early_counted() {
         .collect();
     let eps = CommitteeConfig::default().stopping.epsilon;
     assert!(d[0] > eps && d[1] < eps && d[2] < eps, "{d:?}");
-    // DESIGN.md's suggested ε = 0.01 would still count t = 3 as moving (one more iteration).
+    // The original design's suggested ε = 0.01 would still count t = 3 as moving (one more iteration).
     assert!(d[1] > 0.01 && d[2] < 0.01, "{d:?}");
 
     for (m, t) in [(3u32, 10u32), (3, 15), (5, 10)] {

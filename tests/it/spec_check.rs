@@ -1,5 +1,5 @@
 //! End to end: the independent Python checker (`tests/spec/check.py`, standard library
-//! only) rebuilds thousands of random ballot sets and bundles from DESIGN.md §2–3 and
+//! only) rebuilds thousands of random ballot sets and bundles from the book's auditor specification (statistics, commitment) and
 //! compares them with the `veritas stats` / `veritas commit` binary; then the proof
 //! commands are exercised through the binary.
 

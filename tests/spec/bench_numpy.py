@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Side-by-side timing of the seed's NumPy statistics against `veritas stats`.
+"""Side-by-side timing of the prototype's NumPy statistics against `veritas stats`.
 
 Write a JSON-lines file of ballot sets (standard library only):
     python3 tests/spec/bench_numpy.py write sets.jsonl --sets 10000 --ballots 30
-Time the seed's approach on it (needs numpy, e.g. tools/venv/bin/python):
+Time the prototype's approach on it (needs numpy, e.g. tools/venv/bin/python):
     tools/venv/bin/python tests/spec/bench_numpy.py numpy sets.jsonl --limit 2000
 Time the veritas binary on it (the whole file through one process):
     python3 tests/spec/bench_numpy.py veritas sets.jsonl --bin target/release/veritas
@@ -56,7 +56,7 @@ def time_numpy(path, limit):
         lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
         _ = (mean, lo, hi)
     elapsed = time.perf_counter() - start
-    print("numpy (seed): %d sets in %.3f s = %.1f us per set" % (len(lines), elapsed, elapsed / len(lines) * 1e6))
+    print("numpy (prototype): %d sets in %.3f s = %.1f us per set" % (len(lines), elapsed, elapsed / len(lines) * 1e6))
 
 
 def time_veritas(path, binary, repeat):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent checker of `veritas stats` and `veritas commit` against DESIGN.md §2 and §3.
+"""Independent checker of `veritas stats` and `veritas commit` against the book's auditor specification (statistics and evidence commitment).
 
 Python 3 standard library only (fractions, hashlib, math): nothing here shares code with
 the Rust implementation. It generates seeded random ballot sets and bundles, runs the

@@ -1,7 +1,7 @@
 //! `veritas commit [FILE|-]`: Merkle roots of bundles, JSON lines in and out.
 //!
 //! Each input line is `{"question":"…","evidence":[{…},…]}`; each output line is
-//! `{"root":"0x…","leaves":["0x…",…]}` (leaf 0 is the question). See DESIGN.md §3.
+//! `{"root":"0x…","leaves":["0x…",…]}` (leaf 0 is the question). See the book's auditor specification, "Evidence commitment".
 //!
 //! ```sh
 //! echo '{"question":"Is water wet?","evidence":[{"id":1,"title":"t"}]}' | veritas commit

@@ -5,7 +5,7 @@
 //! REFUTES → NO, NOT_ENOUGH_INFO → NULL; DISPUTED has no right answer, so resolving it counts
 //! as an error and escalating it does not. Writes one JSON line per claim to `--out` and
 //! prints the totals: precision (accuracy on auto-resolved claims) and coverage — for the
-//! routing rule in force and, on the same ballots, for the seed's plain rule (no correlation,
+//! routing rule in force and, on the same ballots, for the prototype's plain rule (no correlation,
 //! relevance or yes/no guard) so a run shows both before and after — accuracy at the
 //! unanimous-and-confident point, Brier score, the leading outcome's accuracy whatever the
 //! routing, confusion matrix, juror calls per claim with
@@ -17,7 +17,7 @@
 //! lines without running anything.
 //!
 //! ```sh
-//! veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl
+//! veritas eval data/climate-fever-dev.jsonl -n 50 --out eval.jsonl
 //! veritas eval --replot eval.jsonl
 //! ```
 
@@ -127,7 +127,7 @@ struct Line {
     label: String,
     gold: Option<Outcome>,
     decision: Decision,
-    /// What the seed's plain rule would have decided on the same ballots.
+    /// What the prototype's plain rule would have decided on the same ballots.
     plain_decision: Decision,
     outcome: Option<Outcome>,
     correct: Option<bool>,

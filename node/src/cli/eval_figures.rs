@@ -2,7 +2,7 @@
 //!
 //! - **Coverage–accuracy**: rank the claims by how sure the committee is and read the accuracy
 //!   of the k surest at coverage k/N — the curve every routing threshold moves along. Two
-//!   rankings: the leading outcome's posterior (what the seed's rule reads) and its *effective*
+//!   rankings: the leading outcome's posterior (what the prototype's rule reads) and its *effective*
 //!   95% lower bound (counts scaled by n_eff/N, what routing reads now).
 //! - **Reliability**: every (claim, outcome) probability with a gold label, in ten bins; a
 //!   calibrated committee sits on the diagonal. The expected calibration error (ECE) is noted.

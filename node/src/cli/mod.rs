@@ -9,6 +9,8 @@ pub mod audit;
 pub mod audit_question;
 pub mod callback;
 pub mod commit;
+pub mod config;
+pub mod config_reference;
 pub mod court;
 pub mod demo;
 pub mod dispute;
@@ -114,7 +116,7 @@ pub enum Command {
     Resolve(resolve::ResolveArgs),
     /// Run the committee on a labelled set: accuracy, coverage, Brier score, calls, time.
     ///
-    /// Example: `veritas eval ../shared/data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
+    /// Example: `veritas eval data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
     Eval(eval::EvalArgs),
     /// Precision and coverage of the old and new routing rule on synthetic juror pools with
     /// correlated errors.
@@ -125,6 +127,11 @@ pub enum Command {
     ///
     /// Example: `veritas abi > IVeritasOracle.abi.json`
     Abi(abi::AbiArgs),
+    /// Print the configuration a node would run with (TOML, secrets redacted), or with
+    /// `--reference` every key with its type, default and doc comment.
+    ///
+    /// Example: `veritas config --config /etc/veritas/veritas.toml`
+    Config(config::ConfigCmdArgs),
 }
 
 impl Cli {
@@ -155,6 +162,7 @@ impl Cli {
             Command::Eval(args) => eval::run(args).await,
             Command::Simulate(args) => simulate::run_command(args),
             Command::Abi(args) => abi::run(&args),
+            Command::Config(args) => config::run(args),
         }
     }
 }

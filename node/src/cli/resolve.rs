@@ -6,7 +6,7 @@
 //! corpus `corpus/demo` by default, offline) and builds the bundle; the report's `search` key
 //! records the queries, the plan's rubric and every collector's raw hits. Then it commits the
 //! evidence, runs the committee with a progress bar per iteration, routes the verdict, prints
-//! a readable summary and writes the report file (DESIGN.md §5).
+//! a readable summary and writes the report file (`report.rs`; the book's auditor guide reads it).
 //!
 //! ```sh
 //! veritas resolve "Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?" \

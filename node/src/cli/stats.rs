@@ -4,7 +4,7 @@
 //! `{"iteration":1,"model":"m","archetype":"a","vote":"YES"|"NO"|"NULL"|null}` (null marks a
 //! failed ballot; other fields are ignored). Each output line is the [`Summary`] of that set.
 //!
-//! With `--monte-carlo N` each line also gets `"ci95_mc"`: the seed's interval estimate
+//! With `--monte-carlo N` each line also gets `"ci95_mc"`: the prototype's interval estimate
 //! from N Dirichlet samples (ChaCha8 seeded by `--seed`), as a cross-check of `"ci95"`.
 //!
 //! ```sh

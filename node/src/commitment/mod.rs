@@ -1,6 +1,6 @@
 //! RFC 6962 Merkle commitment of a question and its evidence bundle (pure, no I/O).
 //!
-//! DESIGN.md §3, which auditors rebuild bit for bit:
+//! the book's auditor specification, "Evidence commitment", which auditors rebuild bit for bit:
 //! - leaf 0 is the question: the UTF-8 bytes of the text exactly as asked on-chain;
 //! - leaf i (1..=n) is evidence item i in bundle order: its JSON object in RFC 8785 (JCS)
 //!   canonical form ([`canonical_json`]); items hold strings, integers (|x| < 2^53),

@@ -43,7 +43,7 @@ use crate::{
     metrics::{JurorCall, Metrics},
     report::{Report, TxInfo},
     retry::Backoff,
-    store::{Job, NewQuestion, PostIntent, Stage, Store, StoreError, TxStatus},
+    store::{Job, NewQuestion, PostIntent, Stage, Store, StoreError, TxStatus, Wait},
 };
 
 /// Retry settings of jobs (and the daemon's start-up checks): how many attempts, and the
@@ -232,6 +232,8 @@ impl JobRunner {
         let span =
             info_span!(target: "veritas::pipeline", "question", id = %job.question.question_id);
         async move {
+            // Running again: whatever it waited for is over (a wait below records it afresh).
+            self.record(|s| s.set_waiting(job.question.question_id, Wait::Transaction));
             match self.try_run(&job).await {
                 Ok(outcome) => outcome,
                 Err(JobError::Chain(ChainError::Revert { error, .. })) if matches!(*error, OracleError::VeritasTooEarly(_)) => {
@@ -242,6 +244,7 @@ impl JobRunner {
                     let until = self.store.now_ms().saturating_add(i64::try_from(wait_s.saturating_mul(1000)).unwrap_or(i64::MAX));
                     info!(target: "veritas::pipeline", wait_s, "chain clock before resolveAfter; deferring");
                     self.record(|s| s.defer(job.question.question_id, until));
+                    self.record(|s| s.set_waiting(job.question.question_id, Wait::ResolveAfter));
                     JobOutcome::Deferred
                 }
                 Err(JobError::Chain(ChainError::CommitRevealWait { what, retry_in, .. })) => {
@@ -249,6 +252,7 @@ impl JobRunner {
                     debug!(target: "veritas::pipeline", what, retry_in = ?retry_in, "commit-reveal: waiting");
                     let until = self.store.now_ms().saturating_add(i64::try_from(retry_in.as_millis()).unwrap_or(i64::MAX));
                     self.record(|s| s.defer(job.question.question_id, until));
+                    self.record(|s| s.set_waiting(job.question.question_id, Wait::RevealPhase));
                     JobOutcome::Deferred
                 }
                 Err(JobError::Chain(ChainError::StakeShortfall(short))) => {
@@ -258,6 +262,7 @@ impl JobRunner {
                     warn!(target: "veritas::pipeline", error = %short, retry_in = ?wait, "stake short of the report bond; waiting");
                     let until = self.store.now_ms().saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX));
                     self.record(|s| s.defer_because(job.question.question_id, &short.to_string(), until));
+                    self.record(|s| s.set_waiting(job.question.question_id, Wait::Stake));
                     JobOutcome::Deferred
                 }
                 Err(e) => self.fail(&job, &e),
@@ -413,7 +418,7 @@ impl JobRunner {
             submissions: submissions::for_question(&self.store, q.question_id)?,
         };
         // The resolver returns the finished report: its question block names the question
-        // on-chain (DESIGN.md §5) and its `submissions` record each submission's fate.
+        // on-chain (the report file, `report.rs`) and its `submissions` record each submission's fate.
         let report = self
             .resolver
             .resolve(&input)

@@ -32,7 +32,7 @@ use crate::bundle::{EvidenceItem, Source};
 use crate::evidence::collectors::{CollectorHits, Hit};
 use crate::evidence::normalize::{format_published, normalize_url, parse_published, trim_snippet};
 
-/// Bundle limits; defaults are the seed's (6 items, 200-word snippets).
+/// Bundle limits; defaults are the prototype's (6 items, 200-word snippets).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BundleRules {

@@ -3,7 +3,7 @@
 //! Each iteration draws its M (archetype, juror) pairs from the seeded [`Sampler`] (in order,
 //! before any call is made, so draws never depend on timing), runs the ballots in parallel
 //! under a concurrency limit and a per-ballot deadline, then feeds the posterior mean of all
-//! valid ballots so far to DESIGN.md §2's stopping rule. Failed ballots stay in the result
+//! valid ballots so far to the auditor specification's stopping rule. Failed ballots stay in the result
 //! with their reason and are ignored by the statistics; a juror whose task panics is such a
 //! failed ballot too, so every (iteration, slot) of the run is in the result exactly once
 //! (what `veritas audit` demands of a report).

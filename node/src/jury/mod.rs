@@ -2,7 +2,7 @@
 //!
 //! A committee runs T iterations; in each it draws M (archetype, juror) pairs with a ChaCha20
 //! RNG seeded from values the chain fixed before any evidence existed ([`seed`], [`sampler`]), asks every drawn juror for a ballot in
-//! parallel ([`committee`]), and after each iteration checks DESIGN.md §2's KL rule to stop
+//! parallel ([`committee`]), and after each iteration checks the auditor specification's KL rule to stop
 //! early. A ballot that fails (transport error, malformed or invalid answer) is kept in the
 //! report with its reason but never counted.
 //!

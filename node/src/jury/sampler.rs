@@ -1,4 +1,4 @@
-//! Reproducible committee draws (DESIGN.md §2, "Committee sampling is reproducible").
+//! Reproducible committee draws (the book's auditor guide, "The committee seed").
 //!
 //! Anyone holding the bundle can regenerate which (archetype, juror) pairs were drawn:
 //!

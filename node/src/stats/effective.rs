@@ -9,7 +9,7 @@
 //! with twelve agreeing ballots of one model (n_eff = 1) the leading outcome's lower bound
 //! falls from 0.66 to 0.09, the figure one ballot deserves.
 //!
-//! Nothing here is posted: the on-chain integers stay those of the plain counts (DESIGN.md §2).
+//! Nothing here is posted: the on-chain integers stay those of the plain counts (the book's auditor specification, "Statistics of a ballot set").
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF};

@@ -1,4 +1,4 @@
-//! Fleiss' kappa over committee iterations (DESIGN.md §2, "Fleiss' kappa").
+//! Fleiss' kappa over committee iterations (the book's auditor specification, "Statistics of a ballot set").
 //!
 //! Subjects are iterations; raters are that iteration's valid ballots. A failed ballot is
 //! dropped, so raters per subject may differ, and subjects with fewer than 2 raters are

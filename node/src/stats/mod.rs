@@ -1,4 +1,4 @@
-//! Statistics of a ballot set (pure, no I/O, no async): DESIGN.md §2, bit for bit.
+//! Statistics of a ballot set (pure, no I/O, no async): the book's auditor specification, "Statistics of a ballot set" (book/src/auditor-specification.md), bit for bit.
 //!
 //! The committee's ballots become one [`Summary`]: a Dirichlet posterior with a flat
 //! Dir(1,1,1) prior, its 1e18 fixed-point form (what goes on-chain), exact 95% credible

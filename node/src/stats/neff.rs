@@ -1,4 +1,4 @@
-//! Effective sample size by the seed's design-effect formula (DESIGN.md §2).
+//! Effective sample size by the prototype's design-effect formula (the book's auditor specification, "Statistics of a ballot set").
 //!
 //! Ballots from the same model are correlated, so N ballots carry less information than N
 //! independent ones. With valid ballots grouped by model: m̄ = N / #models (cluster size),

@@ -1,4 +1,4 @@
-//! The Dirichlet posterior and its 1e18 fixed-point form (DESIGN.md §2, "Posterior" and
+//! The Dirichlet posterior and its 1e18 fixed-point form (the book's auditor specification, "Statistics of a ballot set": the posterior and
 //! "1e18 fixed point").
 //!
 //! Prior Dir(1,1,1), so α = n + 1 and the posterior mean is P(k) = α_k / Σα. On-chain the

@@ -1,4 +1,4 @@
-//! KL early stopping of the committee (DESIGN.md §2, "KL early stopping").
+//! KL early stopping of the committee (the book's auditor specification, "Statistics of a ballot set", rule 7; book/src/jurors.md).
 //!
 //! After iteration t ≥ 2 the committee compares the posterior means P_t and P_t−1 with
 //! D = KL(P_t ‖ P_t−1) in bits, and stops once D < ε for τ consecutive iterations, but never
@@ -23,7 +23,7 @@ pub struct EarlyStopping {
 impl Default for EarlyStopping {
     /// ε = 0.02 bit, τ = 2 and 6 ballots (two full iterations of M = 3).
     ///
-    /// DESIGN.md §2 suggests ε = 0.01; on a unanimous committee that stops after 5 iterations
+    /// The original design suggested ε = 0.01; on a unanimous committee that stops after 5 iterations
     /// (D ≈ 0.0138 bit at t = 3 still counts as moving), 50% of the default T×M budget. At
     /// 0.02 the same committee stops after 4 iterations (12 of 30 calls, the jury issue's ≤ 40%),
     /// whatever M is, and its 12 agreeing ballots still clear every routing threshold. Raising

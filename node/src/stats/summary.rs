@@ -68,7 +68,7 @@ pub struct Summary {
     pub entropy_bits: f64,
 }
 
-/// All statistics of a ballot set (DESIGN.md §2).
+/// All statistics of a ballot set (the book's auditor specification, "Statistics of a ballot set").
 pub fn summarize<B: Ballot>(ballots: &[B]) -> Summary {
     let n = counts(ballots);
     let valid: u64 = n.iter().sum();

@@ -185,6 +185,41 @@ pub struct Counts {
     pub by_stage: [u64; Stage::ALL.len()],
     /// Given up.
     pub failed: u64,
+    /// The `posting` jobs by what they wait for, in [`Wait::ALL`] order.
+    pub posting_by_wait: [u64; Wait::ALL.len()],
+}
+
+/// What a job in the `posting` stage waits for (the `jobs.waiting` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// A report, commit or reveal being sent or mined (the column is NULL).
+    Transaction,
+    /// The free stake is short of the report bond.
+    Stake,
+    /// Our commitment is on-chain; the reveal phase is not open yet.
+    RevealPhase,
+    /// The chain's clock is before the question's `resolveAfter`.
+    ResolveAfter,
+}
+
+impl Wait {
+    /// Every wait, in the order of [`Counts::posting_by_wait`].
+    pub const ALL: [Wait; 4] = [
+        Wait::Transaction,
+        Wait::Stake,
+        Wait::RevealPhase,
+        Wait::ResolveAfter,
+    ];
+
+    /// The stored name, and the metrics' label value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Wait::Transaction => "transaction",
+            Wait::Stake => "stake",
+            Wait::RevealPhase => "reveal_phase",
+            Wait::ResolveAfter => "resolve_after",
+        }
+    }
 }
 
 const JOB_COLUMNS: &[&str] = &[
@@ -433,6 +468,20 @@ impl Store {
         Ok(())
     }
 
+    /// Record what a deferred job waits for ([`Wait::Transaction`]: nothing, it is running);
+    /// [`Counts::posting_by_wait`] reads it.
+    ///
+    /// # Errors
+    /// [`StoreError`].
+    pub fn set_waiting(&self, question_id: U256, wait: Wait) -> Result<(), StoreError> {
+        let value = (wait != Wait::Transaction).then(|| wait.as_str());
+        self.conn().execute(
+            "UPDATE jobs SET waiting = ?2 WHERE question_id = ?1 AND waiting IS NOT ?2",
+            params![Dec(question_id), value],
+        )?;
+        Ok(())
+    }
+
     /// Mark a job reported (our report is on-chain, or the question takes no more reports).
     ///
     /// # Errors
@@ -474,6 +523,23 @@ impl Store {
                 s if s.is_reported() => counts.reported += n,
                 _ => {}
             }
+        }
+        let mut stmt = conn.prepare_cached(
+            "SELECT COALESCE(waiting, 'transaction'), COUNT(*) FROM jobs \
+             WHERE stage = 'posting' GROUP BY 1",
+        )?;
+        let rows = stmt.query([])?;
+        let rows = collect(rows, |row| {
+            let r = RowReader::new(row, "jobs", &["waiting", "count"]);
+            Ok((r.get::<String>(0)?, r.get::<u64>(1)?))
+        })?;
+        for (wait, n) in rows {
+            // An unknown name (a newer node's) counts as a transaction: the alert stays on.
+            let i = Wait::ALL
+                .iter()
+                .position(|w| w.as_str() == wait)
+                .unwrap_or(0);
+            counts.posting_by_wait[i] += n;
         }
         counts.escalated = conn.query_row(
             "SELECT COUNT(*) FROM jobs j JOIN post_intents i USING (question_id) \
@@ -527,6 +593,27 @@ mod tests {
         );
         assert_eq!(store.job(id(3)).unwrap().unwrap().stage, Stage::Failed);
         assert!(store.job(id(99)).unwrap().is_none());
+    }
+
+    #[test]
+    fn posting_jobs_are_counted_by_what_they_wait_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        store
+            .record_scan(&[question(1, 10), question(2, 10), question(3, 10)], 12)
+            .unwrap();
+        for n in 1..=3 {
+            store.set_stage(id(n), Stage::Posting).unwrap();
+        }
+        store.set_waiting(id(2), Wait::Stake).unwrap();
+        store.set_waiting(id(3), Wait::RevealPhase).unwrap();
+        let counts = store.counts().unwrap();
+        assert_eq!(counts.posting, 3);
+        assert_eq!(counts.posting_by_wait, [1, 1, 1, 0]);
+        // Running again clears the wait; a queued job's wait is not a posting one.
+        store.set_waiting(id(2), Wait::Transaction).unwrap();
+        store.set_stage(id(3), Stage::Queued).unwrap();
+        assert_eq!(store.counts().unwrap().posting_by_wait, [2, 0, 0, 0]);
     }
 
     #[test]

@@ -45,7 +45,7 @@ use crate::clock::{self, Clock as _, SharedClock};
 
 pub use commitments::SavedCommit;
 pub use intents::PostIntent;
-pub use jobs::{Counts, Job, NewQuestion, Stage};
+pub use jobs::{Counts, Job, NewQuestion, Stage, Wait};
 pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};
 pub use overview::{ChangeHook, QuestionSummary};
 use schema::{SCHEMA_VERSION, migrate};
@@ -384,6 +384,7 @@ pub(crate) mod tests {
                 escalated: 1,
                 failed: 0,
                 by_stage: [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0],
+                posting_by_wait: [0; 4],
             }
         );
     }

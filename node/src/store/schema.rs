@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Current schema version (`PRAGMA user_version`).
-pub(crate) const SCHEMA_VERSION: i64 = 6;
+pub(crate) const SCHEMA_VERSION: i64 = 7;
 
 /// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
 pub(super) const MIGRATIONS: &[&str] = &[
@@ -178,6 +178,14 @@ CREATE TABLE commitments (
 ALTER TABLE post_intents DROP COLUMN p_yes;
 ALTER TABLE post_intents DROP COLUMN p_no;
 ALTER TABLE post_intents DROP COLUMN p_null;
+"#,
+    // 7: why a job in `posting` waits without spending an attempt ('stake': the free stake is
+    // short of the report bond; 'reveal_phase': committed, the reveal phase not open yet;
+    // 'resolve_after': the chain's clock is before resolveAfter). NULL: it is sending or
+    // waiting for a transaction. The metrics tell these apart, so that an alert on stuck
+    // transactions does not fire on a wait.
+    r#"
+ALTER TABLE jobs ADD COLUMN waiting TEXT;
 "#,
 ];
 

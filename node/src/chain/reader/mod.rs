@@ -179,6 +179,38 @@ pub fn report_bond(p: &IVeritasOracle::Parameters, unit: U256) -> U256 {
     U256::from(p.disputeBond) / unit * unit
 }
 
+/// The free stake of `account` (staked − locked, `operatorStake`) and the report bond of the
+/// parameter set in force (`parameters`, `BOND_UNIT`): whether one more report can be backed.
+///
+/// # Errors
+/// [`ChainError`] from the views.
+pub async fn free_stake_and_bond(
+    provider: &ChainProvider,
+    oracle: Address,
+    account: Address,
+) -> Result<(U256, U256), ChainError> {
+    let contract = IVeritasOracle::new(oracle, provider);
+    let view = contract
+        .operatorStake(account)
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("operatorStake", e))?;
+    let params = contract
+        .parameters()
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("parameters", e))?;
+    let unit = contract
+        .BOND_UNIT()
+        .call()
+        .await
+        .map_err(|e| ChainError::contract("BOND_UNIT", e))?;
+    Ok((
+        view.staked.saturating_sub(view.locked),
+        report_bond(&params, unit),
+    ))
+}
+
 /// The stake of `account` (`operatorStake`) and its `Slashed` events since `from_block`.
 ///
 /// # Errors

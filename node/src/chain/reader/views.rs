@@ -77,7 +77,7 @@ pub struct ParametersView {
     pub evidence_fee: U256,
 }
 
-/// `getVerdict`: the seed's reading shape; integers as decimal strings in JSON.
+/// `getVerdict`: the prototype's reading shape; integers as decimal strings in JSON.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct VerdictView {

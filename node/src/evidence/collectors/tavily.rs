@@ -1,4 +1,4 @@
-//! Tavily web search (`POST {endpoint}/search`), the seed's search engine.
+//! Tavily web search (`POST {endpoint}/search`), the prototype's search engine.
 //!
 //! The API key comes from an environment variable and lives only in the `Authorization`
 //! header: it is redacted from `Debug`, never logged, never put in errors. Retries live here
