@@ -231,7 +231,7 @@ docs: $(MDBOOK_STAMP) $(TOOLS)/.stamp-npm
 test-docs: docs
 	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
 	$(PYTHON) scripts/book.py check-links book/book
-	$(PYTHON) scripts/book.py check-forge-tests book/src contracts/test test-examples
+	$(PYTHON) scripts/book.py check-forge-tests book/src contracts/test
 	$(PYTHON) scripts/book.py run-examples book/src $(VERITAS_BIN)
 
 ## test-ops: the alert rules (promtool check rules, promtool test rules) and the systemd unit
