@@ -277,7 +277,7 @@ gas: setup
 
 ## deploy-local: deploy VeritasOracle to the anvil at $(RPC_URL) (starts nothing itself) and write
 ## deployments/<chainId>.json. PRIVATE_KEY defaults to anvil's public test account 0; roles come
-## from VERITAS_OPERATORS (comma-separated), VERITAS_ARBITER and VERITAS_OWNER (see script/Deploy.s.sol).
+## from VERITAS_OPERATORS (comma-separated), VERITAS_ARBITRATOR (or VERITAS_JUDGES) and VERITAS_OWNER (see script/Deploy.s.sol).
 ANVIL_KEY_0 := 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
 deploy-local: setup
 	PRIVATE_KEY=$${PRIVATE_KEY:-$(ANVIL_KEY_0)} forge script script/Deploy.s.sol:Deploy --rpc-url $(RPC_URL) --broadcast
