@@ -234,9 +234,12 @@ test-docs: docs
 	$(PYTHON) scripts/book.py run-examples book/src $(VERITAS_BIN)
 
 ## test-ops: the alert rules (promtool check rules, promtool test rules) and the systemd unit
-## (systemd-analyze verify and its exposure score); scripts/test-ops.sh
+## (systemd-analyze verify and its exposure score); scripts/test-ops.sh. Then the unit's install
+## lines run in a scratch root and `veritas doctor` as the service user (scripts/test-install.sh)
 test-ops: $(PROMTOOL_STAMP)
 	PROMTOOL=$(PROMTOOL) scripts/test-ops.sh
+	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
+	scripts/test-install.sh $(VERITAS_BIN)
 
 ## release: the optimised binary operators run, target/release/veritas (or, into ~/.cargo/bin:
 ## cargo install --path node --locked)
