@@ -26,7 +26,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::run::RunArgs;
-use crate::config::{self, Config, ResolverKind};
+use crate::config::{self, Config};
 
 mod chain;
 mod services;
@@ -258,9 +258,6 @@ fn current_user() -> String {
 /// service's is its `WorkingDirectory=`, /var/lib/veritas, so the service needs absolute paths).
 fn corpus_check(config: &Config) -> Check {
     let local = &config.evidence.collectors.local;
-    if config.node.resolver == ResolverKind::Replay {
-        return skip("corpus", "node.resolver = \"replay\": no evidence is gathered");
-    }
     if !local.enabled {
         return skip(
             "corpus",
