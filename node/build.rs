@@ -66,7 +66,10 @@ fn main() {
         "cargo::rustc-env=VERITAS_CONTRACT_VERSION={}",
         contract_version(&text)
     );
-    println!("cargo::rustc-env=VERITAS_GIT_COMMIT={}", git_commit(&manifest));
+    println!(
+        "cargo::rustc-env=VERITAS_GIT_COMMIT={}",
+        git_commit(&manifest)
+    );
 }
 
 /// The N of "(version N)" in the interface's NatSpec; `unknown` when the sentence is gone (the
@@ -75,7 +78,11 @@ fn contract_version(interface: &str) -> String {
     interface
         .split("(version ")
         .nth(1)
-        .map(|rest| rest.chars().take_while(char::is_ascii_digit).collect::<String>())
+        .map(|rest| {
+            rest.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "unknown".to_owned())
 }

@@ -140,7 +140,10 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
          [evidence.collectors.local]\ndir = \"{corpus}\"\n",
         model(&server.url),
         model(&server.url),
-        corpus = veritas::chain::devnet::repo_root().unwrap().join("corpus/demo").display(),
+        corpus = veritas::chain::devnet::repo_root()
+            .unwrap()
+            .join("corpus/demo")
+            .display(),
     );
     let node = Node::configure(&chain, "{}", &extra);
     node.edit_config("resolver = \"replay\"", "resolver = \"committee\"");
@@ -231,7 +234,10 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         .unwrap();
     std::fs::write(
         records.path().join(format!("{chain_id}.json")),
-        format!(r#"{{"contract":"VeritasOracle","address":"{}"}}"#, chain.oracle),
+        format!(
+            r#"{{"contract":"VeritasOracle","address":"{}"}}"#,
+            chain.oracle
+        ),
     )
     .unwrap();
     let no_deploy_block = {
@@ -247,7 +253,11 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         path
     };
     // 9. A corpus folder that does not exist.
-    let corpus = veritas::chain::devnet::repo_root().unwrap().join("corpus/demo").display().to_string();
+    let corpus = veritas::chain::devnet::repo_root()
+        .unwrap()
+        .join("corpus/demo")
+        .display()
+        .to_string();
     let no_corpus = variant(
         "no-corpus",
         &format!("dir = \"{corpus}\""),
@@ -304,7 +314,10 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
             let cases = [
                 s.spawn(|| {
                     let run = doctor(&no_deploy_block, operator, GOOD_KEY);
-                    let fix = check(&run.1, "deploy_block")["fix"].as_str().unwrap().to_owned();
+                    let fix = check(&run.1, "deploy_block")["fix"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned();
                     assert!(fix.contains("script/record-deployment.js"), "{fix}");
                     assert_only_failure(run, "deploy_block", "has no deployBlock");
                 }),

@@ -225,8 +225,7 @@ async fn the_operator_quickstart_runs_as_written() {
         "{PAGE}: the executed blocks"
     );
     let bin = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_veritas"), bin.path().join("veritas"))
-        .unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_veritas"), bin.path().join("veritas")).unwrap();
     assert!(tool("forge").is_file(), "forge: run `make setup`");
     let runner = Runner {
         clone: clone_repo(&repo),
@@ -253,8 +252,7 @@ async fn the_operator_quickstart_runs_as_written() {
     // 1. Deploy and record.
     runner.run("deploy", &common);
     let record: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(runner.clone.join(format!("deployments/{SEPOLIA}.json")))
-            .unwrap(),
+        &std::fs::read_to_string(runner.clone.join(format!("deployments/{SEPOLIA}.json"))).unwrap(),
     )
     .unwrap();
     let oracle: Address = record["address"].as_str().unwrap().parse().unwrap();
@@ -275,7 +273,11 @@ async fn the_operator_quickstart_runs_as_written() {
             ("VERITAS_PRIVATE_KEY", ANVIL_KEYS[OPERATORS[i]].to_owned()),
             (
                 "NODE_DIR",
-                nodes.path().join(format!("node{}", i + 1)).display().to_string(),
+                nodes
+                    .path()
+                    .join(format!("node{}", i + 1))
+                    .display()
+                    .to_string(),
             ),
             ("NODE_HTTP_ADDR", "127.0.0.1:0".to_owned()),
             ("VERITAS__NODE__RESOLVER", "replay".to_owned()),

@@ -813,7 +813,10 @@ mod tests {
         assert!(
             sentence(stake_total(who(1), max, U256::from(1))).contains("does not fit the 96-bit")
         );
-        assert!(sentence(stake_total(Address::ZERO, U256::ZERO, U256::from(1))).contains("zero address"));
+        assert!(
+            sentence(stake_total(Address::ZERO, U256::ZERO, U256::from(1)))
+                .contains("zero address")
+        );
         assert_eq!(
             can_unstake(who(1), U256::from(10), U256::from(4), U256::from(6)),
             Ok(())

@@ -85,7 +85,9 @@ pub fn parse_amount(s: &str) -> Result<U256, String> {
         None => alloy::primitives::utils::parse_ether(text.trim_end_matches("ETH").trim())
             .map_err(|e| e.to_string()),
     };
-    parsed.map_err(|e| format!("{s:?} is not an amount (ETH as 0.05, or wei as 50000000000000000wei): {e}"))
+    parsed.map_err(|e| {
+        format!("{s:?} is not an amount (ETH as 0.05, or wei as 50000000000000000wei): {e}")
+    })
 }
 
 async fn credits(account: &Session) -> Result<U256, ChainError> {
@@ -268,7 +270,10 @@ async fn unstake(args: &UnstakeArgs) -> anyhow::Result<()> {
         args.common.json,
         &with_tx(value, &sent),
         &[
-            format!("unstaked {} (credited; `veritas operator withdraw` sends it)", wei(event.amount)),
+            format!(
+                "unstaked {} (credited; `veritas operator withdraw` sends it)",
+                wei(event.amount)
+            ),
             sent.line(),
             format!("stake    {}", wei(event.stake)),
             format!("credits  {}", wei(credits)),

@@ -30,7 +30,14 @@ pub(super) async fn checks(
                 e.to_string(),
                 "set chain.rpc_url (or VERITAS__CHAIN__RPC_URL) to an HTTP JSON-RPC URL",
             ));
-            for name in ["chain_id", "oracle", "deploy_block", "operator", "stake", "balance"] {
+            for name in [
+                "chain_id",
+                "oracle",
+                "deploy_block",
+                "operator",
+                "stake",
+                "balance",
+            ] {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;
@@ -45,7 +52,14 @@ pub(super) async fn checks(
                 format!("{url}: {e}"),
                 "start the chain node or check chain.rpc_url, the network and the provider's key",
             ));
-            for name in ["chain_id", "oracle", "deploy_block", "operator", "stake", "balance"] {
+            for name in [
+                "chain_id",
+                "oracle",
+                "deploy_block",
+                "operator",
+                "stake",
+                "balance",
+            ] {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;

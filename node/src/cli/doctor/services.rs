@@ -103,8 +103,8 @@ pub(super) async fn model_checks(config: &Config) -> Vec<Check> {
                     if !model.path.is_file() {
                         // A relative path resolves against the working directory (the
                         // service's WorkingDirectory=, /var/lib/veritas): name the one it tried.
-                        let tried = std::path::absolute(&model.path)
-                            .unwrap_or_else(|_| model.path.clone());
+                        let tried =
+                            std::path::absolute(&model.path).unwrap_or_else(|_| model.path.clone());
                         out.push(fail(
                             &name,
                             format!("model file {} does not exist", tried.display()),
