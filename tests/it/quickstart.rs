@@ -11,8 +11,8 @@
 //! at least two reports and a YES-leaning triple, each operator's stake up by the page's 0.1
 //! ETH, and after the withdrawals no free stake and no credits left.
 //!
-//! The blocks run in a copy of the repository's contracts, scripts and `foundry.toml` under
-//! `CARGO_TARGET_TMPDIR` (tools and corpus linked): `forge script` writes
+//! The blocks run in a copy of the repository's contracts (not their tests), scripts and
+//! `foundry.toml` under `CARGO_TARGET_TMPDIR` (tools and corpus linked): `forge script` writes
 //! `deployments/11155111.json` and `broadcast/`, which must never land in the work tree. The
 //! copy keeps forge's `out/` and `cache/` between runs, so only the first run compiles the
 //! deploy script.
@@ -125,6 +125,9 @@ fn clone_repo(repo: &Path) -> PathBuf {
         .status()
         .unwrap();
     assert!(copied.success(), "copying the contracts: {copied}");
+    // The deploy script needs the contracts, not their tests (whose via-IR compile is at the
+    // wasm solc's memory limit, and takes minutes).
+    std::fs::remove_dir_all(clone.join("contracts/test")).unwrap();
     for linked in ["tools", "corpus"] {
         std::os::unix::fs::symlink(repo.join(linked), clone.join(linked)).unwrap();
     }
