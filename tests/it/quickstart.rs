@@ -135,7 +135,10 @@ fn clone_repo(repo: &Path) -> PathBuf {
     // A first run starts from the repository's own build when `make test-forge` made one (its
     // via-IR compile holds the deploy script, which `contracts/test/Deploy.t.sol` imports):
     // forge's cache is keyed by relative paths and content hashes, so nothing is compiled again.
-    if !clone.join("out").exists() && repo.join("out/Deploy.s.sol").is_dir() {
+    if !clone.join("out").exists()
+        && repo.join("out/Deploy.s.sol").is_dir()
+        && repo.join("cache").is_dir()
+    {
         let warmed = Command::new("cp")
             .args(["-R", "out", "cache"])
             .arg(&clone)
