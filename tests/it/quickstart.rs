@@ -302,12 +302,12 @@ async fn the_operator_quickstart_runs_as_written() {
         ]);
         vars
     };
-    for i in 0..OPERATORS.len() {
+    for (i, &key) in OPERATORS.iter().enumerate() {
         for block in ["configure", "stake", "doctor"] {
             runner.run(block, &node_vars(i));
         }
         let stake = view
-            .operatorStake(address(OPERATORS[i]))
+            .operatorStake(address(key))
             .call()
             .await
             .unwrap();
@@ -366,9 +366,9 @@ async fn the_operator_quickstart_runs_as_written() {
     for child in &mut running {
         terminate(child);
     }
-    for i in 0..OPERATORS.len() {
+    for (i, &key) in OPERATORS.iter().enumerate() {
         runner.run("withdraw", &node_vars(i));
-        let operator = address(OPERATORS[i]);
+        let operator = address(key);
         let stake = view.operatorStake(operator).call().await.unwrap();
         assert_eq!(stake.staked, stake.locked, "operator {i} left free stake");
         let credits = view.credits(operator).call().await.unwrap();
