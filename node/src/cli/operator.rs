@@ -80,6 +80,9 @@ pub struct UnstakeArgs {
 /// Not a number, more than 18 decimals, or negative.
 pub fn parse_amount(s: &str) -> Result<U256, String> {
     let text = s.trim();
+    if text.starts_with('-') {
+        return Err(format!("{s:?} is negative: an amount is at least 0"));
+    }
     let parsed = match text.strip_suffix("wei") {
         Some(wei) => wei.trim().parse::<U256>().map_err(|e| e.to_string()),
         None => alloy::primitives::utils::parse_ether(text.trim_end_matches("ETH").trim())
