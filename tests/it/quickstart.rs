@@ -306,11 +306,7 @@ async fn the_operator_quickstart_runs_as_written() {
         for block in ["configure", "stake", "doctor"] {
             runner.run(block, &node_vars(i));
         }
-        let stake = view
-            .operatorStake(address(key))
-            .call()
-            .await
-            .unwrap();
+        let stake = view.operatorStake(address(key)).call().await.unwrap();
         assert_eq!(stake.staked, U256::from(STAKE), "operator {i}'s stake");
     }
 
