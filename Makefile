@@ -235,9 +235,12 @@ test-docs: docs
 	$(PYTHON) scripts/book.py run-examples book/src $(VERITAS_BIN)
 
 ## test-ops: the alert rules (promtool check rules, promtool test rules) and the systemd unit
-## (systemd-analyze verify and its exposure score); scripts/test-ops.sh
+## (systemd-analyze verify and its exposure score); scripts/test-ops.sh. Then the unit's install
+## lines run in a scratch root and `veritas doctor` as the service user (scripts/test-install.sh)
 test-ops: $(PROMTOOL_STAMP)
 	PROMTOOL=$(PROMTOOL) scripts/test-ops.sh
+	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
+	scripts/test-install.sh $(VERITAS_BIN)
 
 ## eval: the evaluation page's first table (book/src/evaluation.md, "plain" column): all 300
 ## claims of data/climate-fever-dev.jsonl, the default committee, the embedded model at one
@@ -293,7 +296,7 @@ gas: setup
 
 ## deploy-local: deploy VeritasOracle to the anvil at $(RPC_URL) (starts nothing itself) and write
 ## deployments/<chainId>.json. PRIVATE_KEY defaults to anvil's public test account 0; roles come
-## from VERITAS_OPERATORS (comma-separated), VERITAS_ARBITER and VERITAS_OWNER (see script/Deploy.s.sol).
+## from VERITAS_OPERATORS (comma-separated), VERITAS_ARBITRATOR (or VERITAS_JUDGES) and VERITAS_OWNER (see script/Deploy.s.sol).
 ANVIL_KEY_0 := 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80
 deploy-local: setup
 	PRIVATE_KEY=$${PRIVATE_KEY:-$(ANVIL_KEY_0)} forge script script/Deploy.s.sol:Deploy --rpc-url $(RPC_URL) --broadcast

@@ -13,6 +13,12 @@
 //! revert into the sentence the contract's own NatSpec gives it (one source for the CLI, the
 //! web view and the contract's documentation).
 //!
+//! It sets two variables for `veritas --version`: `VERITAS_GIT_COMMIT`, the commit the build
+//! came from (`git rev-parse`; `unknown` outside a git checkout or without git, so a source
+//! tarball still builds; an exported `VERITAS_GIT_COMMIT` wins), and
+//! `VERITAS_CONTRACT_VERSION`, the oracle interface's version as its NatSpec states it
+//! ("(version N)" in the `@notice` of `IVeritasOracle`). Nothing is written outside `OUT_DIR`.
+//!
 //! Last, it puts the web view's wallet module into `OUT_DIR/wallet.js` for `web` to embed: the
 //! bundle `make wallet` builds from `node/web/wallet/` with viem and esbuild (pinned in
 //! `tools/package.json`) into `node/web/dist/wallet.js`, a build output never committed. A build
@@ -56,6 +62,66 @@ fn main() {
         panic!("writing {}: {e}", out.display());
     }
     embed_wallet(&manifest, &out_dir);
+    println!(
+        "cargo::rustc-env=VERITAS_CONTRACT_VERSION={}",
+        contract_version(&text)
+    );
+    println!(
+        "cargo::rustc-env=VERITAS_GIT_COMMIT={}",
+        git_commit(&manifest)
+    );
+}
+
+/// The N of "(version N)" in the interface's NatSpec; `unknown` when the sentence is gone (the
+/// `version` unit test in `cli` fails then, so it is noticed).
+fn contract_version(interface: &str) -> String {
+    interface
+        .split("(version ")
+        .nth(1)
+        .map(|rest| {
+            rest.chars()
+                .take_while(char::is_ascii_digit)
+                .collect::<String>()
+        })
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// `git rev-parse --short=12 HEAD` of the checkout holding the crate, `unknown` without one.
+/// Cargo re-runs this script when HEAD or the branch it names moves.
+fn git_commit(manifest: &std::path::Path) -> String {
+    println!("cargo::rerun-if-env-changed=VERITAS_GIT_COMMIT");
+    if let Some(given) = env::var_os("VERITAS_GIT_COMMIT") {
+        return given.to_string_lossy().into_owned();
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(manifest)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+            .filter(|text| !text.is_empty())
+    };
+    let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]) else {
+        return "unknown".to_owned();
+    };
+    // Watch HEAD, the branch file it points to and packed-refs: only files that exist (cargo
+    // re-runs a script on every build while a watched path is missing).
+    let mut watched = vec!["HEAD".to_owned(), "packed-refs".to_owned()];
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watched.push(branch);
+    }
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", &name])
+            && std::path::Path::new(&path).exists()
+        {
+            println!("cargo::rerun-if-changed={path}");
+        }
+    }
+    commit
 }
 
 /// The first line of the stub embedded when the wallet bundle was not built (`web` tests it).

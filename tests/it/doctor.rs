@@ -7,7 +7,11 @@
 //!
 //! One passing run, then one run per failure, each changing one thing and naming exactly one
 //! failing check: wrong chain id, a key that is not an operator, an operator with an empty
-//! balance, an unreachable model server, a search key the API rejects. Without `llama-server`
+//! balance, an operator without stake (the fix names `veritas operator stake`), an unreachable
+//! model server, a search key the API rejects, a deployment record without `deployBlock`, a
+//! corpus folder and a model file that do not exist. (A config file the user cannot read needs
+//! a user other than root: `scripts/test-ops.sh` installs the service and runs the doctor as
+//! its user.) Without `llama-server`
 //! (`make setup` builds it) the test is skipped loudly, and fails with `CI=true`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -132,9 +136,14 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
     let extra = format!(
         "[[jury.jurors]]\nkind = \"openai\"\n{}\n\
          [planner_model]\n{}\n\
-         [evidence.collectors.tavily]\nenabled = true\nendpoint = \"http://{search}\"\napi_key_env = \"{KEY_ENV}\"\n",
+         [evidence.collectors.tavily]\nenabled = true\nendpoint = \"http://{search}\"\napi_key_env = \"{KEY_ENV}\"\n\
+         [evidence.collectors.local]\ndir = \"{corpus}\"\n",
         model(&server.url),
         model(&server.url),
+        corpus = veritas::chain::devnet::repo_root()
+            .unwrap()
+            .join("corpus/demo")
+            .display(),
     );
     let node = Node::configure(&chain, "{}", &extra);
     node.edit_config("resolver = \"replay\"", "resolver = \"committee\"");
@@ -154,6 +163,8 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         "balance",
         "data_dir",
         "http_addr",
+        "deploy_block",
+        "corpus",
         "juror[0]",
         "planner",
         "search",
@@ -215,6 +226,55 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
     drop(closed);
     let no_model = variant("no-model", &model(&server.url), &model(&dead));
     let good = node.config.clone();
+    // 8. The oracle from a deployment record that a bare `forge script` wrote: no deployBlock,
+    // and no chain.start_block, so the watcher would scan from block 0.
+    let records = tempfile::tempdir().unwrap();
+    let chain_id = alloy::providers::Provider::get_chain_id(&chain.reader())
+        .await
+        .unwrap();
+    std::fs::write(
+        records.path().join(format!("{chain_id}.json")),
+        format!(
+            r#"{{"contract":"VeritasOracle","address":"{}"}}"#,
+            chain.oracle
+        ),
+    )
+    .unwrap();
+    let no_deploy_block = {
+        let path = variant(
+            "no-deploy-block",
+            &format!("oracle = \"{}\"\n", chain.oracle),
+            &format!("deployments_dir = \"{}\"\n", records.path().display()),
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let start = format!("start_block = {}\n", chain.deploy_block);
+        assert!(text.contains(&start), "{start:?} not in the config");
+        std::fs::write(&path, text.replace(&start, "start_block = 0\n")).unwrap();
+        path
+    };
+    // 9. A corpus folder that does not exist.
+    let corpus = veritas::chain::devnet::repo_root()
+        .unwrap()
+        .join("corpus/demo")
+        .display()
+        .to_string();
+    let no_corpus = variant(
+        "no-corpus",
+        &format!("dir = \"{corpus}\""),
+        "dir = \"/nonexistent/veritas-corpus\"",
+    );
+    // 10. A local juror whose model file does not exist (a relative path from the example
+    // config resolves against the service's working directory, not the repository).
+    let no_model_file = {
+        let path = node.dir.path().join("no-model-file.toml");
+        let text = std::fs::read_to_string(&node.config).unwrap();
+        std::fs::write(
+            &path,
+            format!("{text}\n[[jury.jurors]]\nkind = \"local\"\npath = \"/nonexistent/veritas-doctor.gguf\"\n"),
+        )
+        .unwrap();
+        path
+    };
     // Blocking threads inside the async test: block_in_place hands the runtime's other tasks
     // (the search double) to the other worker first.
     tokio::task::block_in_place(|| {
@@ -239,10 +299,40 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
                     assert_only_failure(doctor(&good, EMPTY_KEY, GOOD_KEY), "balance", "0 ETH");
                 }),
                 s.spawn(|| {
+                    let run = doctor(&good, ANVIL_KEYS[6], GOOD_KEY);
+                    let fix = check(&run.1, "stake")["fix"].as_str().unwrap().to_owned();
+                    assert!(fix.contains("veritas operator stake 0.03"), "{fix}");
+                    assert_only_failure(run, "stake", "0 ETH free");
+                }),
+            ];
+            for case in cases {
+                case.join().unwrap();
+            }
+        });
+        // The new checks' cases after the first ones: the model server has three slots.
+        std::thread::scope(|s| {
+            let cases = [
+                s.spawn(|| {
+                    let run = doctor(&no_deploy_block, operator, GOOD_KEY);
+                    let fix = check(&run.1, "deploy_block")["fix"]
+                        .as_str()
+                        .unwrap()
+                        .to_owned();
+                    assert!(fix.contains("script/record-deployment.js"), "{fix}");
+                    assert_only_failure(run, "deploy_block", "has no deployBlock");
+                }),
+                s.spawn(|| {
                     assert_only_failure(
-                        doctor(&good, ANVIL_KEYS[6], GOOD_KEY),
-                        "stake",
-                        "0 ETH free",
+                        doctor(&no_corpus, operator, GOOD_KEY),
+                        "corpus",
+                        "/nonexistent/veritas-corpus is not a folder",
+                    );
+                }),
+                s.spawn(|| {
+                    assert_only_failure(
+                        doctor(&no_model_file, operator, GOOD_KEY),
+                        "juror[1]",
+                        "/nonexistent/veritas-doctor.gguf does not exist",
                     );
                 }),
                 s.spawn(|| {
@@ -265,4 +355,5 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         })
     });
     drop(server);
+    drop(records);
 }

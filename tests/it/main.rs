@@ -34,6 +34,7 @@ mod multi_node;
 mod node_e2e;
 mod openai_juror;
 mod pooled_e2e;
+mod quickstart;
 mod reliability_rpc;
 mod roles_cli;
 #[cfg(feature = "llama")]

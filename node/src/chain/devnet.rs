@@ -98,6 +98,9 @@ pub struct AnvilOptions {
     pub state: Option<PathBuf>,
     /// `--block-time`: interval mining instead of one block per transaction.
     pub block_time: Option<u64>,
+    /// `--chain-id`: pose as another chain (the quickstart's test poses as Sepolia, 11155111);
+    /// `None` keeps anvil's 31337.
+    pub chain_id: Option<u64>,
 }
 
 /// A running anvil, killed on drop.
@@ -231,6 +234,9 @@ fn start_anvil(
     }
     if let Some(block_time) = options.block_time {
         cmd.arg("--block-time").arg(block_time.to_string());
+    }
+    if let Some(chain_id) = options.chain_id {
+        cmd.arg("--chain-id").arg(chain_id.to_string());
     }
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())

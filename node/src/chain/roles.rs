@@ -490,6 +490,44 @@ pub fn can_execute(
     Ok(())
 }
 
+/// The stake `operator` holds after `stake(operator)` with `amount` wei on top of `staked`.
+///
+/// # Errors
+/// `VeritasZeroAddress` for the zero address, `VeritasAmountTooLarge` when the total does not
+/// fit the contract's 96-bit stake.
+pub fn stake_total(operator: Address, staked: U256, amount: U256) -> Result<U256, Refusal> {
+    if operator == Address::ZERO {
+        return refuse!(VeritasZeroAddress {});
+    }
+    let total = staked.saturating_add(amount);
+    if total > U256::from(alloy::primitives::aliases::U96::MAX) {
+        return refuse!(VeritasAmountTooLarge { value: total });
+    }
+    Ok(total)
+}
+
+/// Whether `withdrawStake(amount)` by `operator` can go through: only the free part
+/// (`staked - locked`) leaves; what unsettled reports lock stays until their questions settle.
+///
+/// # Errors
+/// `VeritasInsufficientStake` with the free part and the amount asked, as the contract says it.
+pub fn can_unstake(
+    operator: Address,
+    staked: U256,
+    locked: U256,
+    amount: U256,
+) -> Result<(), Refusal> {
+    let free = staked.saturating_sub(locked);
+    if amount > free {
+        return refuse!(VeritasInsufficientStake {
+            operator: operator,
+            free: free,
+            required: amount,
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -764,5 +802,30 @@ mod tests {
                 .contains("The appeal period ends at 100")
         );
         assert!(sentence(can_execute(d, D::Solved, 100, 200)).contains("The dispute is in"));
+    }
+
+    #[test]
+    fn stake_and_unstake_refuse_as_the_contract_would() {
+        let max = U256::from(alloy::primitives::aliases::U96::MAX);
+        assert_eq!(
+            stake_total(who(1), U256::from(5), U256::from(7)),
+            Ok(U256::from(12))
+        );
+        assert!(
+            sentence(stake_total(who(1), max, U256::from(1))).contains("does not fit the 96-bit")
+        );
+        assert!(
+            sentence(stake_total(Address::ZERO, U256::ZERO, U256::from(1)))
+                .contains("zero address")
+        );
+        assert_eq!(
+            can_unstake(who(1), U256::from(10), U256::from(4), U256::from(6)),
+            Ok(())
+        );
+        let locked = can_unstake(who(1), U256::from(10), U256::from(4), U256::from(7));
+        assert!(
+            sentence(locked).contains("has 6 wei of unlocked stake where its report needs 7"),
+            "the contract's sentence with the arguments filled"
+        );
     }
 }

@@ -32,9 +32,21 @@ pub mod verify_proof;
 
 use clap::{Parser, Subcommand};
 
+/// What `veritas --version` prints: the crate's version, the commit it was built from and the
+/// version of the oracle interface its bindings come from (a node talks to that contract
+/// version only), so a bug report names all three.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("VERITAS_GIT_COMMIT"),
+    ", VeritasOracle interface version ",
+    env!("VERITAS_CONTRACT_VERSION"),
+    ")"
+);
+
 /// Veritas: an AI oracle node that resolves subjective questions for smart contracts.
 #[derive(Debug, Parser)]
-#[command(name = "veritas", version, about, long_about = None)]
+#[command(name = "veritas", version = VERSION, about, long_about = None)]
 pub struct Cli {
     /// The subcommand to run.
     #[command(subcommand)]
@@ -83,9 +95,10 @@ pub enum Command {
     ///
     /// Example: `veritas audit --question 7 --rpc http://127.0.0.1:8545 --report reports/7.json`
     Audit(audit::AuditArgs),
-    /// The operator's unpaid credits on the oracle: `balance`, `withdraw`.
+    /// The operator's money on the oracle: `balance` (credits, stake, wallet), `stake`,
+    /// `unstake` (the free part), `withdraw` (the credits).
     ///
-    /// Example: `veritas operator balance`
+    /// Example: `veritas operator stake 0.05`
     Operator(operator::OperatorArgs),
     /// Local anvil + deploy + node + demo questions; prints verdicts read back from chain.
     Demo(demo::DemoArgs),
@@ -164,5 +177,19 @@ impl Cli {
             Command::Abi(args) => abi::run(&args),
             Command::Config(args) => config::run(args),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_version_names_the_commit_and_the_contract_version() {
+        let contract = env!("VERITAS_CONTRACT_VERSION");
+        assert!(
+            contract.parse::<u32>().is_ok(),
+            "no \"(version N)\" in IVeritasOracle's @notice: {contract}"
+        );
+        assert!(super::VERSION.starts_with(env!("CARGO_PKG_VERSION")));
+        assert!(!env!("VERITAS_GIT_COMMIT").is_empty());
     }
 }

@@ -67,6 +67,12 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// The configuration file these flags name (`--config` / `VERITAS_CONFIG`), if any; without
+    /// one the loader reads `./veritas.toml` when it exists.
+    pub fn config_file(&self) -> Option<&std::path::Path> {
+        self.config.config.as_deref()
+    }
+
     /// The configuration with `--data-dir` and `--http-addr` applied over every other source
     /// (`veritas doctor` takes the same flags and checks the same configuration).
     ///

@@ -30,7 +30,14 @@ pub(super) async fn checks(
                 e.to_string(),
                 "set chain.rpc_url (or VERITAS__CHAIN__RPC_URL) to an HTTP JSON-RPC URL",
             ));
-            for name in ["chain_id", "oracle", "operator", "stake", "balance"] {
+            for name in [
+                "chain_id",
+                "oracle",
+                "deploy_block",
+                "operator",
+                "stake",
+                "balance",
+            ] {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;
@@ -45,7 +52,14 @@ pub(super) async fn checks(
                 format!("{url}: {e}"),
                 "start the chain node or check chain.rpc_url, the network and the provider's key",
             ));
-            for name in ["chain_id", "oracle", "operator", "stake", "balance"] {
+            for name in [
+                "chain_id",
+                "oracle",
+                "deploy_block",
+                "operator",
+                "stake",
+                "balance",
+            ] {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;
@@ -71,7 +85,7 @@ pub(super) async fn checks(
                     config.chain.chain_id.unwrap_or_default()
                 ),
             ));
-            for name in ["oracle", "operator", "stake", "balance"] {
+            for name in ["oracle", "deploy_block", "operator", "stake", "balance"] {
                 out.push(skip(name, "needs the configured chain"));
             }
             return out;
@@ -85,6 +99,7 @@ pub(super) async fn checks(
                 e.to_string(),
                 "set chain.oracle (or --oracle) to the VeritasOracle address",
             ));
+            out.push(skip("deploy_block", "needs the oracle"));
             out.push(skip("operator", "needs the oracle"));
             out.push(skip("stake", "needs the oracle"));
             out.push(balance_check(&provider, args, operator).await);
@@ -99,12 +114,14 @@ pub(super) async fn checks(
                 e.to_string(),
                 format!("set chain.oracle to the oracle deployed on chain {actual}"),
             ));
+            out.push(skip("deploy_block", "needs the oracle"));
             out.push(skip("operator", "needs the oracle"));
             out.push(skip("stake", "needs the oracle"));
             out.push(balance_check(&provider, args, operator).await);
             return out;
         }
     }
+    out.push(deploy_block_check(config, actual));
     let operator_check = operator_check(&provider, oracle, operator).await;
     let is_operator = operator_check.status == Status::Ok;
     out.push(operator_check);
@@ -115,6 +132,54 @@ pub(super) async fn checks(
     }
     out.push(balance_check(&provider, args, operator).await);
     out
+}
+
+/// Where the watcher starts: `chain.start_block`, or the deployment record's `deployBlock`.
+/// Without either it scans from block 0, which on a public chain is millions of blocks of
+/// `eth_getLogs` before the first question (and many providers cap the range). A bare
+/// `forge script` writes the record without `deployBlock`; `script/record-deployment.js` adds
+/// it from forge's broadcast receipts.
+fn deploy_block_check(config: &Config, chain_id: u64) -> Check {
+    if config.chain.start_block != 0 {
+        return ok(
+            "deploy_block",
+            format!(
+                "the watcher starts at block {} (chain.start_block)",
+                config.chain.start_block
+            ),
+        );
+    }
+    if config.chain.oracle.is_some() {
+        return fail(
+            "deploy_block",
+            "chain.oracle is set and chain.start_block is 0: the watcher would scan from block 0",
+            "set chain.start_block to the oracle's deployment block (the deployBlock of its deployments/<chainId>.json)",
+        );
+    }
+    let path = config
+        .chain
+        .deployments_dir
+        .join(format!("{chain_id}.json"));
+    let block = crate::config::start_block(config, chain_id);
+    if block != 0 {
+        return ok(
+            "deploy_block",
+            format!(
+                "the watcher starts at block {block} (deployBlock of {})",
+                path.display()
+            ),
+        );
+    }
+    fail(
+        "deploy_block",
+        format!(
+            "{} has no deployBlock: the watcher would scan from block 0",
+            path.display()
+        ),
+        format!(
+            "run `node script/record-deployment.js {chain_id}` in the repository the deployment was made from (it reads broadcast/Deploy.s.sol/{chain_id}/run-latest.json), or set chain.start_block"
+        ),
+    )
 }
 
 async fn operator_check(
@@ -210,7 +275,7 @@ async fn stake_check(
             "stake",
             detail,
             format!(
-                "stake at least {} ETH more for {operator}: anyone may call stake({operator}) on {oracle} with that value; the operator withdraws the free part with withdrawStake",
+                "run `veritas operator stake {}` with this configuration and key (anyone may fund the operator: add `--for {operator}` with another key); `veritas operator unstake` takes the free part back",
                 ether(need - free)
             ),
         )

@@ -8,12 +8,16 @@
 //!
 //! It reads the configuration, the key and the chain exactly as `veritas run` does (the same
 //! loaders, the same RPC client, the same model and search clients) and prints one line per
-//! check with a fix for each failure: the RPC answers on the configured chain, the oracle has
-//! code, the key is an operator of the current epoch, its free stake backs the reports it will
-//! have open at once, the balance pays for `--days` of reports at the current gas price, the keystore is readable, the data directory is writable with
-//! `--min-free-mib` free, every juror and the planner answer one tiny structured request, the
-//! search API accepts its key and the HTTP address is free. The exit status is 1 when any check
-//! fails. It sends no transaction and writes nothing but a probe file it removes again.
+//! check with a fix for each failure: the configuration file is readable by the user running
+//! it (the service user, when run as the service runs), the RPC answers on the configured
+//! chain, the oracle has code, the deployment record names the block the watcher starts from,
+//! the key is an operator of the current epoch, its free stake backs the reports it will have
+//! open at once (the fix names the `veritas operator stake` command), the balance pays for
+//! `--days` of reports at the current gas price, the keystore is readable, the data directory
+//! is writable with `--min-free-mib` free, the corpus folder and every local model file exist,
+//! every juror and the planner answer one tiny structured request, the search API accepts its
+//! key and the HTTP address is free. The exit status is 1 when any check fails. It sends no
+//! transaction and writes nothing but a probe file it removes again.
 
 use std::{net::SocketAddr, path::Path};
 
@@ -65,8 +69,9 @@ pub enum Status {
 /// One line of the checklist.
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// The check's name (`rpc`, `chain_id`, `oracle`, `key`, `keystore`, `operator`, `stake`,
-    /// `balance`, `data_dir`, `http_addr`, `juror[i]`, `planner`, `search`).
+    /// The check's name (`config`, `rpc`, `chain_id`, `oracle`, `deploy_block`, `key`,
+    /// `keystore`, `operator`, `stake`, `balance`, `data_dir`, `http_addr`, `corpus`,
+    /// `juror[i]`, `planner`, `search`).
     pub check: String,
     /// Passed, failed or skipped.
     pub status: Status,
@@ -108,13 +113,16 @@ fn skip(check: &str, detail: impl Into<String>) -> Check {
 /// # Errors
 /// When any check fails (after printing the checklist), so the exit status is non-zero.
 pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
-    let checks = match args.node.load_config() {
-        Ok(config) => checks(&config, &args).await,
-        Err(e) => vec![fail(
-            "config",
-            format!("{e:#}"),
-            "fix the key the error names (every key is commented in veritas.example.toml)",
-        )],
+    let checks = match config_file_check(args.node.config_file()) {
+        Some(unreadable) => vec![unreadable],
+        None => match args.node.load_config() {
+            Ok(config) => checks(&config, &args).await,
+            Err(e) => vec![fail(
+                "config",
+                format!("{e:#}"),
+                "fix the key the error names (every key is commented in veritas.example.toml)",
+            )],
+        },
     };
     let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
     if args.json {
@@ -192,9 +200,84 @@ async fn checks(config: &Config, args: &DoctorArgs) -> Vec<Check> {
     out.extend(chain::checks(config, args, address).await);
     out.push(data_dir_check(&config.node.data_dir, args.min_free_mib));
     out.push(http_addr_check(config.node.http_addr));
+    out.push(corpus_check(config));
     out.extend(services::model_checks(config).await);
     out.push(services::search_check(config).await);
     out
+}
+
+/// The configuration file as the user running the doctor sees it: `Some(failure)` when it
+/// exists but cannot be read. The loader would stop on it too, but with the loader's words; the
+/// usual cause is the service's install (a root:root 0640 file that `User=veritas` cannot read),
+/// so the fix names the modes the unit's install header gives. `None`: readable, or absent (the
+/// loader says what is missing).
+fn config_file_check(named: Option<&Path>) -> Option<Check> {
+    let path = named.unwrap_or(Path::new(config::DEFAULT_FILE));
+    if named.is_none() && !path.exists() {
+        return None;
+    }
+    match std::fs::File::open(path) {
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && named.is_some() => None,
+        Err(e) => {
+            let user = current_user();
+            Some(fail(
+                "config",
+                format!("{} is not readable by {user}: {e}", path.display()),
+                format!(
+                    "let {user} read it: the service's install gives its folder root:veritas 0750 and the file root:veritas 0640 (chgrp veritas {} && chmod 0640 {}); see ops/systemd/veritas.service",
+                    path.display(),
+                    path.display()
+                ),
+            ))
+        }
+    }
+}
+
+/// The name (and uid) of the user this process runs as, for messages.
+fn current_user() -> String {
+    // SAFETY: getuid never fails and has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let name = std::fs::read_to_string("/etc/passwd")
+        .ok()
+        .and_then(|passwd| {
+            passwd.lines().find_map(|line| {
+                let mut fields = line.split(':');
+                let name = fields.next()?;
+                let id = fields.nth(1)?;
+                (id.parse::<u32>().ok()? == uid).then(|| name.to_owned())
+            })
+        });
+    match name {
+        Some(name) => format!("user {name} (uid {uid})"),
+        None => format!("uid {uid}"),
+    }
+}
+
+/// The local corpus folder exists (a relative path resolves against the working directory: the
+/// service's is its `WorkingDirectory=`, /var/lib/veritas, so the service needs absolute paths).
+fn corpus_check(config: &Config) -> Check {
+    let local = &config.evidence.collectors.local;
+    if !local.enabled {
+        return skip(
+            "corpus",
+            "the local corpus is off (evidence.collectors.local.enabled = false)",
+        );
+    }
+    if local.dir.is_dir() {
+        return ok("corpus", format!("{} is a folder", local.dir.display()));
+    }
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    fail(
+        "corpus",
+        format!(
+            "evidence.collectors.local.dir {} is not a folder (working directory {cwd})",
+            local.dir.display()
+        ),
+        "set evidence.collectors.local.dir to the corpus folder's absolute path (e.g. /var/lib/veritas/corpus), or evidence.collectors.local.enabled = false",
+    )
 }
 
 fn keystore_check(config: &Config) -> Check {

@@ -95,11 +95,23 @@ pub(super) async fn model_checks(config: &Config) -> Vec<Check> {
     } else {
         for (i, juror) in config.jury.jurors.iter().enumerate() {
             let name = format!("juror[{i}]");
-            out.push(match &juror.kind {
+            let check = match &juror.kind {
                 JurorKind::Openai(c) => ask_model(&name, c).await,
                 JurorKind::Local(c) => {
                     let mut model = c.model.clone();
                     model.path = resolve_model_path(&model.path);
+                    if !model.path.is_file() {
+                        // A relative path resolves against the working directory (the
+                        // service's WorkingDirectory=, /var/lib/veritas): name the one it tried.
+                        let tried =
+                            std::path::absolute(&model.path).unwrap_or_else(|_| model.path.clone());
+                        out.push(fail(
+                            &name,
+                            format!("model file {} does not exist", tried.display()),
+                            "set the juror's path to the model file's absolute path (e.g. /var/lib/veritas/models/gemma-3-270m-q4_k_m.gguf; make setup-demo downloads it into tools/models/)",
+                        ));
+                        continue;
+                    }
                     let started = Instant::now();
                     match LocalModel::load(&model) {
                         Ok(_) => ok(
@@ -118,7 +130,8 @@ pub(super) async fn model_checks(config: &Config) -> Vec<Check> {
                     }
                 }
                 JurorKind::Replay(_) => skip(&name, "a replay juror (tests only) calls no model"),
-            });
+            };
+            out.push(check);
         }
     }
     match &config.planner_model {
