@@ -183,13 +183,14 @@ sed -i 's/"n_eff":3.5294117647058822,"entropy_bits":1.5}$/"n_eff":3.529411764705
 grep -q '"entropy_bits":1.6}$' "$src/auditor-specification.md" || { echo "gates: could not edit the worked example" >&2; exit 1; }
 expect_fail "worked example's output changed -> book.py run-examples" "FAIL .*auditor-specification.md" \
     python3 scripts/book.py run-examples "$src" "${CARGO_TARGET_DIR:-$root/target}/debug/veritas"
-# The alert rules with VeritasNotReady's threshold moved from 64 to 640 blocks: its unit test
-# must catch it. The unit with a misspelt directive: verify's warning must fail the check.
+# The alert rules with VeritasNotReady's condition inverted (it would fire on a ready node and
+# never on an unready one): its unit test must catch it. The unit with a misspelt directive:
+# verify's warning must fail the check.
 ops=$scratch/ops
 mkdir -p "$ops"
 cp ops/prometheus/alerts.yml ops/prometheus/alerts.test.yml ops/systemd/veritas.service "$ops"/
-sed -i 's/expr: veritas_cursor_lag_blocks > 64$/expr: veritas_cursor_lag_blocks > 640/' "$ops/alerts.yml"
-grep -q 'veritas_cursor_lag_blocks > 640$' "$ops/alerts.yml" || { echo "gates: could not edit the rule" >&2; exit 1; }
+sed -i 's/expr: veritas_ready == 0$/expr: veritas_ready == 1/' "$ops/alerts.yml"
+grep -q 'expr: veritas_ready == 1$' "$ops/alerts.yml" || { echo "gates: could not edit the rule" >&2; exit 1; }
 expect_fail "alert rule threshold moved -> promtool test rules" "alertname: VeritasNotReady" \
     env PROMTOOL="$root/tools/prometheus/usr/bin/promtool" RULES="$ops/alerts.yml" RULE_TESTS="$ops/alerts.test.yml" scripts/test-ops.sh
 sed -i 's/^NoNewPrivileges=yes$/NoNewPrivilegs=yes/' "$ops/veritas.service"
