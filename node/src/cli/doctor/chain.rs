@@ -13,6 +13,15 @@ use crate::{
     config::Config,
 };
 
+/// The checks that read the chain: skipped, each by name, when the RPC is unusable.
+const NEEDS_RPC: [&str; 6] = [
+    "chain_id",
+    "oracle",
+    "deploy_block",
+    "operator",
+    "stake",
+    "balance",
+];
 /// RPC, chain id, oracle code, operator, stake and balance, in order; each skipped when what it
 /// needs failed.
 pub(super) async fn checks(
@@ -30,14 +39,7 @@ pub(super) async fn checks(
                 e.to_string(),
                 "set chain.rpc_url (or VERITAS__CHAIN__RPC_URL) to an HTTP JSON-RPC URL",
             ));
-            for name in [
-                "chain_id",
-                "oracle",
-                "deploy_block",
-                "operator",
-                "stake",
-                "balance",
-            ] {
+            for name in NEEDS_RPC {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;
@@ -52,14 +54,7 @@ pub(super) async fn checks(
                 format!("{url}: {e}"),
                 "start the chain node or check chain.rpc_url, the network and the provider's key",
             ));
-            for name in [
-                "chain_id",
-                "oracle",
-                "deploy_block",
-                "operator",
-                "stake",
-                "balance",
-            ] {
+            for name in NEEDS_RPC {
                 out.push(skip(name, "needs the RPC"));
             }
             return out;
