@@ -41,7 +41,10 @@ use crate::policy::{Decision, route_plain};
 use crate::report::QuestionInfo;
 use crate::stats::Outcome;
 
-use super::eval_figures::{self, Scored};
+use super::{
+    eval_figures::{self, Scored},
+    output::Output,
+};
 
 /// Arguments of `veritas eval`.
 #[derive(Debug, Args)]
@@ -218,10 +221,11 @@ struct Totals {
 ///
 /// # Errors
 /// Unreadable dataset or output, or a jury that cannot be built.
-pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
+pub async fn run(args: EvalArgs) -> anyhow::Result<Output> {
     if let Some(lines) = &args.replot {
         let (rows, resolved) = read_scored(lines)?;
-        return write_figures(lines, &rows, resolved);
+        write_figures(lines, &rows, resolved)?;
+        return Ok(Output::Streamed);
     }
     let Some(dataset) = args.dataset.clone() else {
         anyhow::bail!("give a DATASET (or --replot FILE)");
@@ -449,11 +453,11 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         w.write_all(b"\n")?;
         w.flush()?;
     }
-    println!("{}", serde_json::to_string_pretty(&summary)?);
     if let Some(path) = &args.out {
         write_figures(path, &scored, t.resolved)?;
     }
-    Ok(())
+    let pretty = serde_json::to_string_pretty(&summary)?;
+    Ok(Output::json(summary, pretty))
 }
 
 /// Write `<lines>.coverage.svg` and `<lines>.reliability.svg` next to a run's lines.

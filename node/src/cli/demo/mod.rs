@@ -105,7 +105,7 @@ fn read_questions(path: &std::path::Path) -> anyhow::Result<Vec<(String, u64)>> 
 ///
 /// # Errors
 /// Any step failing; everything started is stopped first.
-pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
+pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
     let root = repo_root().context("run the demo from the repository (no foundry.toml found)")?;
     let questions_file = args
         .questions
@@ -261,7 +261,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
             Err(e) => return Err(anyhow::anyhow!("node task: {e}")),
         }
     }
-    Ok(())
+    // The demo prints its verdicts as they come (and stays up with `--web`).
+    Ok(super::output::Output::Streamed)
 }
 
 /// A running demo node, as the printout needs it.
