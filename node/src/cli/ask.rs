@@ -45,8 +45,9 @@ pub struct AskArgs {
     /// Gas for the callback (1..MAX_CALLBACK_GAS).
     #[arg(long, requires = "callback")]
     pub callback_gas: Option<u32>,
-    /// Wei to pay (default: the pinned set's ask fee; more is kept for the operators).
-    #[arg(long)]
+    /// What to pay, as ETH (`0.001`) or wei (`1000000000000000wei`), like every amount flag
+    /// (default: the pinned set's ask fee; more is kept for the operators).
+    #[arg(long, value_parser = super::operator::parse_amount)]
     pub fee: Option<U256>,
     #[command(flatten)]
     common: Common,

@@ -141,7 +141,7 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<Output> {
         return Ok(Output::lines(value, &human));
     }
     human.extend(mismatches.iter().map(|m| format!("MISMATCH {m}")));
-    Err(FailedWith::new(
+    Err(FailedWith::error(
         Output::lines(value, &human),
         format!("{} mismatch(es)", mismatches.len()),
     ))

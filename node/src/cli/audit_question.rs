@@ -206,7 +206,7 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<Output> {
         );
         return Ok(Output::text(value, out));
     }
-    Err(FailedWith::new(
+    Err(FailedWith::error(
         Output::text(value, out),
         format!(
             "{} mismatch(es), {} problem(s)",

@@ -33,8 +33,9 @@ pub struct DisputeArgs {
     /// (`850000000000000000`); the three sum to exactly 1.
     #[arg(long, num_args = 3, value_names = ["P_YES", "P_NO", "P_NULL"], value_parser = parse_probability, required = true)]
     pub claim: Vec<U256>,
-    /// Bond in wei (default: the question's dispute bond, the least it takes).
-    #[arg(long)]
+    /// Bond, as ETH (`0.01`) or wei (`10000000000000000wei`), like every amount flag (default:
+    /// the question's dispute bond, the least it takes).
+    #[arg(long, value_parser = super::operator::parse_amount)]
     pub bond: Option<U256>,
     /// Who is credited what the dispute wins (default: the sender).
     #[arg(long)]

@@ -90,21 +90,27 @@ impl Output {
     }
 
     /// Print it: one JSON line when `json`, else the text form.
-    pub fn print(&self, json: bool) {
+    ///
+    /// # Errors
+    /// Writing to stdout failed.
+    pub fn print(&self, json: bool) -> std::io::Result<()> {
+        use std::io::Write as _;
         let Self::Result {
             json: value,
             human,
             notes,
         } = self
         else {
-            return;
+            return Ok(());
         };
+        let mut stdout = std::io::stdout().lock();
         if json {
-            println!("{value}");
+            writeln!(stdout, "{value}")?;
         } else {
-            print!("{human}");
+            stdout.write_all(human.as_bytes())?;
             eprint!("{notes}");
         }
+        stdout.flush()
     }
 }
 
@@ -132,8 +138,8 @@ pub struct FailedWith {
 }
 
 impl FailedWith {
-    /// `output`, failing with `message`.
-    pub fn new(output: Output, message: impl Into<String>) -> anyhow::Error {
+    /// `output`, failing with `message`, as the command's error.
+    pub fn error(output: Output, message: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(Self {
             output,
             message: message.into(),
@@ -156,13 +162,19 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 /// Print how a command ended (its result, and the error on stderr) and return the exit code.
 pub fn finish(result: anyhow::Result<Output>, json: bool) -> u8 {
     match result {
-        Ok(output) => {
-            output.print(json);
-            EXIT_DONE
-        }
+        Ok(output) => match output.print(json) {
+            Ok(()) => EXIT_DONE,
+            // `veritas abi | head`: the reader has what it wanted.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_DONE,
+            Err(e) => {
+                eprintln!("error: writing the result: {e}");
+                EXIT_FAILURE
+            }
+        },
         Err(err) => {
             if let Some(failed) = err.downcast_ref::<FailedWith>() {
-                failed.output.print(json);
+                // The error below says what went wrong even if this cannot be written.
+                let _ = failed.output.print(json);
             }
             eprintln!("error: {err:#}");
             exit_code(&err)
@@ -184,7 +196,7 @@ mod tests {
         let usage: anyhow::Result<()> = Err(Usage("--json needs --yes".into()).into());
         assert_eq!(exit_code(&usage.context("x").unwrap_err()), EXIT_REFUSED);
         assert_eq!(exit_code(&anyhow::anyhow!("RPC down")), EXIT_FAILURE);
-        let failed = FailedWith::new(Output::Streamed, "2 mismatches");
+        let failed = FailedWith::error(Output::Streamed, "2 mismatches");
         assert_eq!(exit_code(&failed), EXIT_FAILURE);
         assert_eq!(finish(Ok(Output::Streamed), true), EXIT_DONE);
     }

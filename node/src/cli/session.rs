@@ -263,9 +263,9 @@ pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
     value
 }
 
-/// A contract view's error, with the view's name.
+/// A contract view's error, with the view's name (the chain's one mapping, [`ChainError::view`]).
 pub fn view_error(op: &'static str) -> impl Fn(alloy::contract::Error) -> ChainError {
-    move |e| ChainError::contract(op, e)
+    ChainError::view(op)
 }
 
 /// A count or time the contract bounds far below `u64::MAX` (saturates).

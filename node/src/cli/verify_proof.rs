@@ -45,7 +45,7 @@ pub fn run(args: VerifyProofArgs) -> anyhow::Result<super::output::Output> {
     let value = serde_json::json!({ "valid": valid });
     let output = super::output::Output::json(value.clone(), value.to_string());
     if !valid {
-        return Err(super::output::FailedWith::new(
+        return Err(super::output::FailedWith::error(
             output,
             "the proof does not lead from the leaf to the root",
         ));

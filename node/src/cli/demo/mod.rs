@@ -289,7 +289,7 @@ async fn set_parameters(
         .parameters()
         .call()
         .await
-        .map_err(|e| chain::ChainError::contract("parameters", e))?;
+        .map_err(chain::ChainError::view("parameters"))?;
     parameters.quorum = quorum;
     parameters.revealWindow = reveal_window;
     if reveal_window > 0 {
@@ -299,7 +299,7 @@ async fn set_parameters(
             .BOND_UNIT()
             .call()
             .await
-            .map_err(|e| chain::ChainError::contract("BOND_UNIT", e))?;
+            .map_err(chain::ChainError::view("BOND_UNIT"))?;
         let least = alloy::primitives::aliases::U96::saturating_from(unit);
         parameters.disputeBond = parameters.disputeBond.max(least);
     }
@@ -361,7 +361,7 @@ async fn wait_and_print(
                 .verdictStatus(*id)
                 .call()
                 .await
-                .map_err(|e| chain::ChainError::contract("verdictStatus", e))?;
+                .map_err(chain::ChainError::view("verdictStatus"))?;
             if chain::has_verdict(&status) {
                 break;
             }
@@ -374,7 +374,7 @@ async fn wait_and_print(
             .verdictStatus(*id)
             .call()
             .await
-            .map_err(|e| chain::ChainError::contract("verdictStatus", e))?;
+            .map_err(chain::ChainError::view("verdictStatus"))?;
         if let [node] = nodes {
             // The on-chain integers are compared with the report's by the audit below.
             let path = report_path(&node.reports, *id);

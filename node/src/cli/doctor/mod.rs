@@ -130,7 +130,7 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<Output> {
         render(&checks),
     );
     if failed > 0 {
-        return Err(FailedWith::new(
+        return Err(FailedWith::error(
             outcome,
             format!(
                 "{failed} of {} checks failed: {}",
