@@ -294,7 +294,7 @@ pub async fn compare_with_chain(
         .verdictStatus(id)
         .call()
         .await
-        .map_err(|e| ChainError::contract("verdictStatus", e))?;
+        .map_err(ChainError::view("verdictStatus"))?;
     let mut out = Vec::new();
     let mut check = |field: &str, expected: String, found: String| {
         if !expected.eq_ignore_ascii_case(&found) {
@@ -320,7 +320,7 @@ pub async fn compare_with_chain(
         .getVerdict(id)
         .call()
         .await
-        .map_err(|e| ChainError::contract("getVerdict", e))?;
+        .map_err(ChainError::view("getVerdict"))?;
     check(
         "questionHash",
         rec.question_hash.to_string(),
@@ -502,7 +502,7 @@ pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
         .block(latest.into())
         .call()
         .await
-        .map_err(|e| ChainError::contract("evidenceCount", e))?;
+        .map_err(ChainError::view("evidenceCount"))?;
     let filter = Filter::new()
         .address(oracle)
         .event_signature(IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)

@@ -1,4 +1,5 @@
-//! The `veritas` binary: parse the command line, start tracing, run, map errors to an exit code.
+//! The `veritas` binary: parse the command line, start tracing, run, print, exit with the
+//! command's code (`veritas::cli::output`).
 
 use std::process::ExitCode;
 
@@ -22,11 +23,7 @@ async fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    match cli.run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::FAILURE
-        }
-    }
+    // 0 done, 1 failure, 2 a refusal by the contract's rules (clap exits 2 on a usage error
+    // before this).
+    ExitCode::from(cli.execute().await)
 }

@@ -8,7 +8,7 @@
 //! fees, bonds and shares the rules give and the gas its transactions paid
 //! (gasUsed × effectiveGasPrice from every receipt since the setup).
 //!
-//! And the refusals: an action the contract would refuse exits non-zero with the contract's
+//! And the refusals: an action the contract would refuse exits 2 with the contract's
 //! sentence and sends nothing (the account's nonce does not move), whether refused by the
 //! local check or by the simulation.
 
@@ -337,7 +337,7 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
     assert_eq!(r.status, S::Arbitrated as u8);
     // Nothing is owed any more: a retry is refused (see the refusals test for the nonce).
     let (code, _, err) = run(&chain, dir, ANYONE, &["callback", "retry", &id_s]);
-    assert_ne!(code, 0);
+    assert_eq!(code, 2, "a refusal exits 2: {err}");
     assert!(err.contains("has no callback owed"), "{err}");
 
     // The verdict stood: the reporters share the fee and the bond less its burned half, equally,
@@ -370,7 +370,7 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
     }
     // The disputer lost: nothing to withdraw, and nothing is sent.
     let (code, _, err) = run(&chain, dir, DISPUTER, &["operator", "withdraw"]);
-    assert_ne!(code, 0);
+    assert_eq!(code, 2, "a refusal exits 2: {err}");
     assert!(err.contains("nothing to withdraw"), "{err}");
 
     // Every wei: each account moved by exactly what the rules say, less the gas it paid.
@@ -430,7 +430,7 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
     }
 }
 
-/// Refused actions: each exits non-zero with the contract's sentence, and the account's nonce
+/// Refused actions: each exits 2 with the contract's sentence, and the account's nonce
 /// does not move.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_action_says_the_contracts_sentence_and_sends_nothing() {
@@ -492,7 +492,7 @@ async fn a_refused_action_says_the_contracts_sentence_and_sends_nothing() {
     for (key, args, sentence, how) in cases {
         let before = nonce(key).await;
         let (code, _, err) = run(&chain, dir, key, &args);
-        assert_ne!(code, 0, "{args:?} succeeded");
+        assert_eq!(code, 2, "{args:?}: a refusal exits 2: {err}");
         assert!(err.contains(sentence), "{args:?}: {err}");
         assert!(err.contains(how), "{args:?}: {err}");
         assert_eq!(nonce(key).await, before, "{args:?} sent a transaction");

@@ -324,6 +324,12 @@ impl ChainError {
         ChainError::Rpc { op, error: source }
     }
 
+    /// The one error mapping of an oracle view's call (`.call().await.map_err(view("name"))`
+    /// wherever a view is read: the reader, the poster, the CLI), naming the view.
+    pub fn view(op: &'static str) -> impl Fn(alloy::contract::Error) -> Self {
+        move |e| Self::contract(op, e)
+    }
+
     /// Wrap a contract-call error, decoding the oracle's custom error when there is one.
     pub fn contract(op: &'static str, source: alloy::contract::Error) -> Self {
         if let Some(error) = source.as_decoded_interface_error::<OracleError>() {
@@ -524,12 +530,12 @@ pub async fn current_rules<P: alloy::providers::Provider>(
         .parametersId()
         .call()
         .await
-        .map_err(|e| ChainError::contract("parametersId", e))?;
+        .map_err(ChainError::view("parametersId"))?;
     let operator_epoch = oracle
         .operatorEpoch()
         .call()
         .await
-        .map_err(|e| ChainError::contract("operatorEpoch", e))?;
+        .map_err(ChainError::view("operatorEpoch"))?;
     Ok(IVeritasOracle::AskRules {
         parametersId: parameters_id,
         operatorEpoch: operator_epoch,

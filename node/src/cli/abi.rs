@@ -34,6 +34,14 @@ pub struct AbiArgs {
 /// # Errors
 /// Only if serialising fails.
 pub fn text(args: &AbiArgs) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&value(args)?)
+}
+
+/// The JSON `veritas abi` prints.
+///
+/// # Errors
+/// Only if serialising fails.
+pub fn value(args: &AbiArgs) -> serde_json::Result<serde_json::Value> {
     let abi = if args.court {
         explain::court_abi()
     } else {
@@ -44,16 +52,15 @@ pub fn text(args: &AbiArgs) -> serde_json::Result<String> {
     } else {
         serde_json::to_value(abi)?
     };
-    serde_json::to_string_pretty(&out)
+    Ok(out)
 }
 
-/// Print the ABI (pretty JSON) on stdout.
+/// The ABI: pretty JSON as it always printed, one line with `--json`.
 ///
 /// # Errors
 /// Only if writing JSON fails.
-pub fn run(args: &AbiArgs) -> anyhow::Result<()> {
-    println!("{}", text(args)?);
-    Ok(())
+pub fn run(args: &AbiArgs) -> anyhow::Result<super::output::Output> {
+    Ok(super::output::Output::json(value(args)?, text(args)?))
 }
 
 #[cfg(test)]

@@ -11,7 +11,8 @@
 use alloy::primitives::U256;
 use serde_json::json;
 
-use super::session::{QuestionArgs, Session, print, refused, utc, view_error, wei, with_tx};
+use super::output::Output;
+use super::session::{QuestionArgs, Session, refused, utc, view_error, wei, with_tx};
 use crate::chain::{
     IVeritasOracle,
     court::IVeritasCourt,
@@ -22,7 +23,7 @@ use crate::chain::{
 ///
 /// # Errors
 /// Configuration, key, RPC; the oracle's or the court's refusal.
-pub async fn run(args: QuestionArgs) -> anyhow::Result<()> {
+pub async fn run(args: QuestionArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
     let id = args.id;
@@ -58,9 +59,8 @@ pub async fn run(args: QuestionArgs) -> anyhow::Result<()> {
     let value = json!({"id": id.to_string(), "dispute_id": case.disputeId.to_string(),
         "arbitrator": case.arbitrator, "paid": funded.amount.to_string(),
         "court_deadline": funded.deadline});
-    print(
-        args.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!(
                 "appealed case {} of question {id}: paid {}",
@@ -73,6 +73,5 @@ pub async fn run(args: QuestionArgs) -> anyhow::Result<()> {
             ),
             sent.line(),
         ],
-    );
-    Ok(())
+    ))
 }

@@ -17,7 +17,8 @@ use alloy::primitives::{Address, U256};
 use clap::Args;
 use serde_json::json;
 
-use super::session::{Common, Session, print, refused, utc, view_error, wei, with_tx};
+use super::output::Output;
+use super::session::{Common, Session, refused, utc, view_error, wei, with_tx};
 use crate::chain::{
     self, IVeritasOracle,
     roles::{self, AskState},
@@ -44,8 +45,9 @@ pub struct AskArgs {
     /// Gas for the callback (1..MAX_CALLBACK_GAS).
     #[arg(long, requires = "callback")]
     pub callback_gas: Option<u32>,
-    /// Wei to pay (default: the pinned set's ask fee; more is kept for the operators).
-    #[arg(long)]
+    /// What to pay, as ETH (`0.001`) or wei (`1000000000000000wei`), like every amount flag
+    /// (default: the pinned set's ask fee; more is kept for the operators).
+    #[arg(long, value_parser = super::operator::parse_amount)]
     pub fee: Option<U256>,
     #[command(flatten)]
     common: Common,
@@ -55,7 +57,7 @@ pub struct AskArgs {
 ///
 /// # Errors
 /// Configuration, key, RPC; the contract's refusal (checked locally, then simulated).
-pub async fn run(args: AskArgs) -> anyhow::Result<()> {
+pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
     let in_force = chain::current_rules(&oracle).await?;
@@ -126,13 +128,8 @@ pub async fn run(args: AskArgs) -> anyhow::Result<()> {
     } else {
         format!("{} with {} gas", asked.consumer, asked.callbackGasLimit)
     };
-    if args.common.json {
-        print(true, &with_tx(value, &sent), &[]);
-        return Ok(());
-    }
     // The id alone on stdout (scripts read it); what it is bound to on stderr.
-    println!("{}", asked.id);
-    for line in [
+    let notes = [
         format!("paid     {}", wei(asked.paid)),
         format!(
             "rules    parameter set {}, operator epoch {}, quorum {}, court {}",
@@ -150,8 +147,6 @@ pub async fn run(args: AskArgs) -> anyhow::Result<()> {
         ),
         format!("callback {callback}"),
         sent.line(),
-    ] {
-        eprintln!("{line}");
-    }
-    Ok(())
+    ];
+    Ok(Output::lines(with_tx(value, &sent), &[asked.id.to_string()]).with_notes(&notes))
 }

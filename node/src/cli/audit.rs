@@ -23,6 +23,9 @@ use alloy::primitives::{Address, U256};
 use anyhow::{Context, bail};
 use clap::Args;
 
+use serde_json::json;
+
+use super::output::{FailedWith, Output};
 use crate::{
     audit::{self, Mismatch},
     chain,
@@ -59,7 +62,7 @@ pub struct AuditArgs {
 ///
 /// # Errors
 /// Unreadable report, RPC failure, or any mismatch.
-pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
+pub async fn run(args: AuditArgs) -> anyhow::Result<Output> {
     let (Some(path), None) = (&args.report, args.question) else {
         return super::audit_question::run(super::audit_question::QuestionAudit {
             id: args.question.context("a report file or --question")?,
@@ -80,22 +83,29 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
         .as_ref()
         .and_then(|s| s.items.ok())
         .map_or(0, Vec::len);
-    println!("root        {}", rec.root);
-    println!(
-        "p (1e18)    YES {}  NO {}  NULL {}",
-        rec.p_fixed[0], rec.p_fixed[1], rec.p_fixed[2]
-    );
-    println!("kappa (1e18) {}", rec.kappa_fixed);
-    println!(
-        "routing     {} (recomputed from routing.policy{})",
-        if rec.escalated { "escalate" } else { "resolve" },
-        rec.routing
-            .reasons
-            .first()
-            .map(|r| format!(": {r}"))
-            .unwrap_or_default()
-    );
-    println!("submitted   {submitted} on-chain item(s), hash-chain links recomputed");
+    let mut human = vec![
+        format!("root        {}", rec.root),
+        format!(
+            "p (1e18)    YES {}  NO {}  NULL {}",
+            rec.p_fixed[0], rec.p_fixed[1], rec.p_fixed[2]
+        ),
+        format!("kappa (1e18) {}", rec.kappa_fixed),
+        format!(
+            "routing     {} (recomputed from routing.policy{})",
+            if rec.escalated { "escalate" } else { "resolve" },
+            rec.routing
+                .reasons
+                .first()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        ),
+        format!("submitted   {submitted} on-chain item(s), hash-chain links recomputed"),
+    ];
+    let mut value = json!({"root": rec.root,
+        "p_fixed": rec.p_fixed.map(|p| p.to_string()),
+        "kappa_fixed": rec.kappa_fixed.to_string(),
+        "routing": if rec.escalated { "escalate" } else { "resolve" },
+        "routing_reasons": &rec.routing.reasons, "submitted": submitted});
     if let Some(rpc) = &args.rpc {
         let oracle = match args.oracle {
             Some(a) => a,
@@ -116,14 +126,23 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<()> {
             audit::compare_submissions_with_chain(&report, &provider, oracle, id, args.from_block)
                 .await?,
         );
-        println!("chain       question {id} on {oracle} compared");
+        human.push(format!("chain       question {id} on {oracle} compared"));
+        value["chain"] = json!({"question": id.to_string(), "oracle": oracle});
     }
+    value["ok"] = json!(mismatches.is_empty());
+    value["mismatches"] = json!(
+        mismatches
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+    );
     if mismatches.is_empty() {
-        println!("OK: every recomputed value matches");
-        return Ok(());
+        human.push("OK: every recomputed value matches".into());
+        return Ok(Output::lines(value, &human));
     }
-    for m in &mismatches {
-        println!("MISMATCH {m}");
-    }
-    bail!("{} mismatch(es)", mismatches.len())
+    human.extend(mismatches.iter().map(|m| format!("MISMATCH {m}")));
+    Err(FailedWith::error(
+        Output::lines(value, &human),
+        format!("{} mismatch(es)", mismatches.len()),
+    ))
 }

@@ -23,6 +23,9 @@ use std::{fmt::Write as _, time::Duration};
 use alloy::primitives::{Address, U256};
 use anyhow::{Context, bail};
 
+use serde_json::json;
+
+use super::output::{FailedWith, Output};
 use crate::{
     audit::{self, pooled, question::GivenReport},
     chain::{self, reader},
@@ -123,7 +126,7 @@ async fn read_body(mut response: reqwest::Response, url: &str) -> anyhow::Result
 ///
 /// # Errors
 /// Unreadable reports, RPC failures, and any disagreement (each named).
-pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
+pub async fn run(args: QuestionAudit) -> anyhow::Result<Output> {
     let id = args.id;
     let mut loaded = Vec::new();
     for arg in &args.reports {
@@ -187,19 +190,30 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<()> {
     for p in &problems {
         let _ = writeln!(out, "PROBLEM {p}");
     }
-    print!("{out}");
-    if mismatches.is_empty() && problems.is_empty() {
-        println!(
+    let ok = mismatches.is_empty() && problems.is_empty();
+    let value = json!({"question": id.to_string(), "oracle": oracle,
+        "chain_id": view.chain_id, "block": view.block, "status": view.status, "ok": ok,
+        "checks": checks.iter().map(|c| json!({"check": c.field.to_string(),
+            "recomputed": c.expected.to_string(), "found": c.found.to_string(), "ok": c.ok()}))
+            .collect::<Vec<_>>(),
+        "mismatches": mismatches.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "problems": problems.iter().map(ToString::to_string).collect::<Vec<_>>()});
+    if ok {
+        let _ = writeln!(
+            out,
             "OK: {} check(s) match; pooled verdict of question {id} rebuilt",
             checks.len()
         );
-        return Ok(());
+        return Ok(Output::text(value, out));
     }
-    bail!(
-        "{} mismatch(es), {} problem(s)",
-        mismatches.len(),
-        problems.len()
-    )
+    Err(FailedWith::error(
+        Output::text(value, out),
+        format!(
+            "{} mismatch(es), {} problem(s)",
+            mismatches.len(),
+            problems.len()
+        ),
+    ))
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::session::{QuestionArgs, Session, print, refused, view_error, with_tx};
+use super::output::Output;
+use super::session::{QuestionArgs, Session, refused, view_error, with_tx};
 use crate::chain::{IVeritasOracle, roles};
 
 /// `veritas callback` arguments.
@@ -31,7 +32,7 @@ pub enum Action {
 ///
 /// # Errors
 /// Configuration, key, RPC; nothing owed; the consumer failing again.
-pub async fn run(args: CallbackArgs) -> anyhow::Result<()> {
+pub async fn run(args: CallbackArgs) -> anyhow::Result<Output> {
     let Action::Retry(args) = args.action;
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
@@ -59,9 +60,8 @@ pub async fn run(args: CallbackArgs) -> anyhow::Result<()> {
     let delivered = sent.expect_event::<IVeritasOracle::CallbackDelivered>()?;
     let value = json!({"id": id.to_string(), "consumer": delivered.consumer,
         "status": format!("{:?}", delivered.status)});
-    print(
-        args.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!(
                 "delivered {:?} of question {id} to {}",
@@ -69,6 +69,5 @@ pub async fn run(args: CallbackArgs) -> anyhow::Result<()> {
             ),
             sent.line(),
         ],
-    );
-    Ok(())
+    ))
 }

@@ -98,11 +98,12 @@ pub fn commit_line(line: &str) -> Result<String, LineError> {
 ///
 /// # Errors
 /// Unreadable input or any bad line (nothing is printed then).
-pub fn run(args: CommitArgs) -> anyhow::Result<()> {
+pub fn run(args: CommitArgs) -> anyhow::Result<super::output::Output> {
     let input = read_input(args.input.as_deref())?;
     let out = map_lines(&input, commit_line)?;
+    // JSON lines, with or without `--json`.
     print!("{out}");
-    Ok(())
+    Ok(super::output::Output::Streamed)
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@
 
 use clap::Args;
 
-use super::run::ConfigArgs;
+use serde_json::json;
+
+use super::{output::Output, run::ConfigArgs};
 use crate::config::{Config, ENV_KEYSTORE_PASSWORD, ENV_PRIVATE_KEY};
 use crate::jury::pool::JurorKind;
 
@@ -37,17 +39,17 @@ pub struct ConfigCmdArgs {
 ///
 /// # Errors
 /// The configuration error, naming the key.
-pub fn run(args: ConfigCmdArgs) -> anyhow::Result<()> {
+pub fn run(args: ConfigCmdArgs) -> anyhow::Result<Output> {
     if args.reference {
-        print!("{}", super::config_reference::markdown());
-        return Ok(());
+        let markdown = super::config_reference::markdown();
+        return Ok(Output::text(json!({ "markdown": markdown }), markdown));
     }
     let config = args.config.load(Vec::new())?;
-    print!(
-        "{}",
-        resolved(&config, |name| std::env::var_os(name).is_some())?
-    );
-    Ok(())
+    let text = resolved(&config, |name| std::env::var_os(name).is_some())?;
+    // `--json`: the same tree, redacted the same way.
+    let mut tree = toml::Value::try_from(&config)?;
+    redact(&mut tree);
+    Ok(Output::text(serde_json::to_value(tree)?, text))
 }
 
 /// `config` as TOML with every URL's secret parts redacted, after a header naming the secrets

@@ -16,7 +16,8 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::session::{Common, Session, print, refused, small, utc, view_error, wei, with_tx};
+use super::output::Output;
+use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
 use crate::chain::{
     ChainError, ChainProvider, IVeritasOracle,
     court::IVeritasCourt,
@@ -76,7 +77,7 @@ pub struct ExecuteArgs {
 ///
 /// # Errors
 /// Configuration, key, RPC; the court's or the oracle's refusal.
-pub async fn run(args: CourtArgs) -> anyhow::Result<()> {
+pub async fn run(args: CourtArgs) -> anyhow::Result<Output> {
     match args.action {
         Action::Rule(args) => rule(args).await,
         Action::Execute(args) => execute(args).await,
@@ -134,7 +135,7 @@ pub(super) async fn standing(
     Ok((status, small(period.end)))
 }
 
-async fn rule(args: RuleArgs) -> anyhow::Result<()> {
+async fn rule(args: RuleArgs) -> anyhow::Result<Output> {
     let (session, court_address) = open(&args.options).await?;
     let court = court_view(&session, court_address);
     let dispute = args.dispute;
@@ -168,9 +169,8 @@ async fn rule(args: RuleArgs) -> anyhow::Result<()> {
     let value = json!({"dispute_id": dispute.to_string(), "question": question.to_string(),
         "court": court_address, "judge": given.judge, "round": given.round.to_string(),
         "ruling": given.ruling.to_string(), "appeal_ends": end});
-    print(
-        args.options.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!(
                 "ruled {} on dispute {dispute} (question {question}), round {}",
@@ -182,11 +182,10 @@ async fn rule(args: RuleArgs) -> anyhow::Result<()> {
             ),
             sent.line(),
         ],
-    );
-    Ok(())
+    ))
 }
 
-async fn execute(args: ExecuteArgs) -> anyhow::Result<()> {
+async fn execute(args: ExecuteArgs) -> anyhow::Result<Output> {
     let (session, court_address) = open(&args.options).await?;
     let court = court_view(&session, court_address);
     let dispute = args.dispute;
@@ -229,11 +228,10 @@ async fn execute(args: ExecuteArgs) -> anyhow::Result<()> {
         human.push(format!("callback {c}"));
     }
     human.push(sent.line());
-    print(args.options.common.json, &value, &human);
-    Ok(())
+    Ok(Output::lines(value, &human))
 }
 
-async fn withdraw(options: CourtOptions) -> anyhow::Result<()> {
+async fn withdraw(options: CourtOptions) -> anyhow::Result<Output> {
     let (session, court_address) = open(&options).await?;
     let court = court_view(&session, court_address);
     let fees = court
@@ -254,14 +252,12 @@ async fn withdraw(options: CourtOptions) -> anyhow::Result<()> {
     let wallet = session.wallet().await?;
     let value = json!({"judge": session.address(), "court": court_address,
         "withdrawn": fees.to_string(), "wallet": wallet.to_string()});
-    print(
-        options.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!("withdrew {}", wei(fees)),
             sent.line(),
             format!("wallet   {}", wei(wallet)),
         ],
-    );
-    Ok(())
+    ))
 }

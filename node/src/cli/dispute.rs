@@ -17,7 +17,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::json;
 
-use super::session::{Common, Session, print, refused, small, utc, view_error, wei, with_tx};
+use super::output::{Output, Usage};
+use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
 use crate::chain::{
     self, IVeritasOracle,
     roles::{self, DisputeState},
@@ -32,8 +33,9 @@ pub struct DisputeArgs {
     /// (`850000000000000000`); the three sum to exactly 1.
     #[arg(long, num_args = 3, value_names = ["P_YES", "P_NO", "P_NULL"], value_parser = parse_probability, required = true)]
     pub claim: Vec<U256>,
-    /// Bond in wei (default: the question's dispute bond, the least it takes).
-    #[arg(long)]
+    /// Bond, as ETH (`0.01`) or wei (`10000000000000000wei`), like every amount flag (default:
+    /// the question's dispute bond, the least it takes).
+    #[arg(long, value_parser = super::operator::parse_amount)]
     pub bond: Option<U256>,
     /// Who is credited what the dispute wins (default: the sender).
     #[arg(long)]
@@ -49,9 +51,12 @@ pub struct DisputeArgs {
 ///
 /// # Errors
 /// Configuration, key, RPC; the contract's refusal; no confirmation.
-pub async fn run(args: DisputeArgs) -> anyhow::Result<()> {
-    if args.common.json && !args.yes {
-        bail!("--json needs --yes: a dispute is confirmed on the terminal otherwise");
+pub async fn run(args: DisputeArgs, json: bool) -> anyhow::Result<Output> {
+    if json && !args.yes {
+        return Err(Usage(
+            "--json needs --yes: a dispute is confirmed on the terminal otherwise".into(),
+        )
+        .into());
     }
     let claim: [U256; 3] = args
         .claim
@@ -125,7 +130,7 @@ pub async fn run(args: DisputeArgs) -> anyhow::Result<()> {
             utc(cost.deadline)
         ),
     ];
-    if !args.common.json {
+    if !json {
         for line in &stakes {
             println!("{line}");
         }
@@ -144,9 +149,8 @@ pub async fn run(args: DisputeArgs) -> anyhow::Result<()> {
         "court_fee": cost.court.to_string(), "total": cost.total.to_string(),
         "deadline": cost.deadline, "beneficiary": beneficiary,
         "claim": claim.map(|p| p.to_string())});
-    print(
-        args.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!(
                 "disputed: case {} at court {}",
@@ -154,8 +158,7 @@ pub async fn run(args: DisputeArgs) -> anyhow::Result<()> {
             ),
             sent.line(),
         ],
-    );
-    Ok(())
+    ))
 }
 
 /// Ask `Send? [y/N]` on stderr and read the answer from stdin.

@@ -41,7 +41,10 @@ use crate::policy::{Decision, route_plain};
 use crate::report::QuestionInfo;
 use crate::stats::Outcome;
 
-use super::eval_figures::{self, Scored};
+use super::{
+    eval_figures::{self, Scored},
+    output::Output,
+};
 
 /// Arguments of `veritas eval`.
 #[derive(Debug, Args)]
@@ -214,21 +217,13 @@ struct Totals {
     routing: [[u64; 2]; 4],
 }
 
-/// Run `veritas eval`.
-///
-/// # Errors
-/// Unreadable dataset or output, or a jury that cannot be built.
-pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
-    if let Some(lines) = &args.replot {
-        let (rows, resolved) = read_scored(lines)?;
-        return write_figures(lines, &rows, resolved);
-    }
-    let Some(dataset) = args.dataset.clone() else {
-        anyhow::bail!("give a DATASET (or --replot FILE)");
-    };
-    let started = Instant::now();
-    let settings = args.jury.settings()?;
-    let text = std::fs::read_to_string(&dataset)
+/// The labelled claims of `dataset` (JSON lines), shuffled with `seed` and cut to `limit`.
+fn read_claims(
+    dataset: &std::path::Path,
+    seed: Option<u64>,
+    limit: Option<usize>,
+) -> anyhow::Result<Vec<Claim>> {
+    let text = std::fs::read_to_string(dataset)
         .with_context(|| format!("cannot read {}", dataset.display()))?;
     let mut claims = text
         .lines()
@@ -239,12 +234,194 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
                 .with_context(|| format!("{} line {}", dataset.display(), i + 1))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    if let Some(seed) = args.seed {
+    if let Some(seed) = seed {
         claims.shuffle(&mut ChaCha20Rng::seed_from_u64(seed));
     }
-    if let Some(n) = args.limit {
+    if let Some(n) = limit {
         claims.truncate(n);
     }
+    Ok(claims)
+}
+
+impl Totals {
+    /// Count one resolved claim (`gold` its label's outcome) and return its output line.
+    fn add(
+        &mut self,
+        claim: &Claim,
+        g: Option<Outcome>,
+        report: &crate::report::Report,
+        policy: &crate::policy::RoutingPolicy,
+        full_calls: u64,
+        wall_ms: u64,
+    ) -> Line {
+        let s = &report.stats;
+        let resolved = report.routing.decision == Decision::Resolve;
+        let plain_decision = route_plain(s, policy);
+        let outcome = report.routing.outcome;
+        let correct = resolved.then(|| g.is_some() && outcome == g);
+        let n = s.counts.as_array();
+        let unanimous = s.valid > 0 && n.iter().filter(|&&c| c > 0).count() == 1;
+        let unanimous_confident =
+            unanimous && outcome.is_some_and(|o| s.posterior[o.index()] >= policy.min_posterior);
+        let row = match g {
+            Some(o) => o.index(),
+            None => 3,
+        };
+        self.n += 1;
+        self.calls += report.committee.calls;
+        self.calls_full += full_calls;
+        self.failed += s.failed;
+        self.valid += s.valid;
+        let tokens = Tokens::of(&report.ballots);
+        self.tokens.add(tokens);
+        self.wall_ms += wall_ms;
+        self.confusion[row][outcome.map(|o| o.index()).unwrap_or(3)] += 1;
+        self.routing[row][usize::from(!resolved)] += 1;
+        if resolved {
+            self.resolved += 1;
+            self.resolved_correct += u64::from(correct == Some(true));
+        }
+        if plain_decision == Decision::Resolve {
+            self.plain_resolved += 1;
+            self.plain_resolved_correct += u64::from(g.is_some() && outcome == g);
+        }
+        let reasons = &report.routing.reasons;
+        let any = |prefix: &str| u64::from(reasons.iter().any(|r| r.starts_with(prefix)));
+        self.no_relevant_evidence += any("no relevant evidence");
+        self.not_yes_no += any("not a yes/no question");
+        self.effective_bound += any("effective lower 95% bound");
+        if unanimous_confident {
+            self.uc += 1;
+            self.uc_correct += u64::from(g.is_some() && outcome == g);
+        }
+        if let Some(gold) = g {
+            self.brier_n += 1;
+            self.lead_correct += u64::from(outcome == Some(gold));
+            self.brier_sum += Outcome::ALL
+                .iter()
+                .map(|k| {
+                    let y = if *k == gold { 1.0 } else { 0.0 };
+                    (s.posterior[k.index()] - y).powi(2)
+                })
+                .sum::<f64>();
+        }
+        Line {
+            claim_id: claim.claim_id.clone(),
+            label: claim.claim_label.clone(),
+            gold: g,
+            decision: report.routing.decision,
+            plain_decision,
+            outcome,
+            correct,
+            unanimous_confident,
+            posterior: s.posterior,
+            counts: n,
+            kappa: s.kappa,
+            n_eff: s.n_eff,
+            valid: s.valid,
+            failed: s.failed,
+            calls: report.committee.calls,
+            calls_without_early_stopping: full_calls,
+            stop_iteration: report.committee.stop_iteration,
+            root: report.root.to_string(),
+            wall_ms,
+            tokens,
+            reasons: report.routing.reasons.clone(),
+        }
+    }
+}
+
+impl Totals {
+    /// The run's summary line: the totals as rates, and what the run was (committee, policy,
+    /// injected evidence, time).
+    fn summary(
+        &self,
+        started: Instant,
+        engine: &Engine,
+        policy: &crate::policy::RoutingPolicy,
+        injected: &[EvidenceItem],
+        injected_from: Option<&PathBuf>,
+    ) -> serde_json::Value {
+        let committee = engine.committee();
+        let ratio = |a: u64, b: u64| {
+            if b == 0 {
+                None
+            } else {
+                Some(a as f64 / b as f64)
+            }
+        };
+        json!({
+            "summary": true,
+            "claims": self.n,
+            "precision": ratio(self.resolved_correct, self.resolved),
+            "accuracy_resolved": ratio(self.resolved_correct, self.resolved),
+            "resolved": self.resolved,
+            "coverage": ratio(self.resolved, self.n),
+            "plain_rule": {
+                "precision": ratio(self.plain_resolved_correct, self.plain_resolved),
+                "resolved": self.plain_resolved,
+                "coverage": ratio(self.plain_resolved, self.n),
+            },
+            "escalated_by": {
+                "no_relevant_evidence": self.no_relevant_evidence,
+                "not_yes_no": self.not_yes_no,
+                "effective_lower_bound": self.effective_bound,
+            },
+            "unanimous_confident": self.uc,
+            "accuracy_unanimous_confident": ratio(self.uc_correct, self.uc),
+            "brier": if self.brier_n == 0 { None } else { Some(self.brier_sum / self.brier_n as f64) },
+            "brier_claims": self.brier_n,
+            "accuracy_leading_outcome": ratio(self.lead_correct, self.brier_n),
+            "confusion_rows": ["SUPPORTS/YES", "REFUTES/NO", "NOT_ENOUGH_INFO/NULL", "DISPUTED"],
+            "confusion_columns": ["YES", "NO", "NULL", "insufficient"],
+            "confusion": self.confusion,
+            "routing_columns": ["resolved", "escalated"],
+            "routing": self.routing,
+            "calls_per_claim": ratio(self.calls, self.n),
+            "calls_per_claim_without_early_stopping": ratio(self.calls_full, self.n),
+            "failed_ballots": self.failed,
+            "valid_ballot_rate": ratio(self.valid, self.valid + self.failed),
+            "tokens": self.tokens,
+            "per_claim": {
+                "prompt_tokens": ratio(self.tokens.prompt, self.n),
+                "cached_prompt_tokens": ratio(self.tokens.cached_prompt, self.n),
+                "computed_prompt_tokens": ratio(self.tokens.computed_prompt, self.n),
+                "completion_tokens": ratio(self.tokens.completion, self.n),
+                "cost_usd": if self.n == 0 { None } else { Some(self.tokens.cost_usd / self.n as f64) },
+                "wall_seconds": if self.n == 0 { None } else { Some(self.wall_ms as f64 / 1000.0 / self.n as f64) },
+            },
+            "computed_prompt_share": ratio(self.tokens.computed_prompt, self.tokens.prompt),
+            "injected_items": injected.len(),
+            "injected_from": injected_from.map(|p| p.display().to_string()),
+            "wall_seconds": started.elapsed().as_secs_f64(),
+            "seconds_per_claim": ratio(started.elapsed().as_millis() as u64, self.n * 1000),
+            "committee": {
+                "T": committee.config.iterations,
+                "M": committee.config.ballots_per_iteration,
+                "early_stopping": committee.config.early_stopping,
+                "jurors": committee.jurors.iter().map(|j| j.juror.label().to_owned()).collect::<Vec<_>>(),
+            },
+            "routing_policy": policy,
+        })
+    }
+}
+
+/// Run `veritas eval`.
+///
+/// # Errors
+/// Unreadable dataset or output, or a jury that cannot be built.
+pub async fn run(args: EvalArgs) -> anyhow::Result<Output> {
+    if let Some(lines) = &args.replot {
+        let (rows, resolved) = read_scored(lines)?;
+        write_figures(lines, &rows, resolved)?;
+        return Ok(Output::Streamed);
+    }
+    let Some(dataset) = args.dataset.clone() else {
+        anyhow::bail!("give a DATASET (or --replot FILE)");
+    };
+    let started = Instant::now();
+    let settings = args.jury.settings()?;
+    let claims = read_claims(&dataset, args.seed, args.limit)?;
     let injected = match &args.inject {
         Some(path) => read_evidence(path)?,
         None => Vec::new(),
@@ -291,91 +468,19 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         )
         .await
         .map_err(|e| anyhow::anyhow!(e))?;
-        let s = &report.stats;
-        let resolved = report.routing.decision == Decision::Resolve;
-        let plain_decision = route_plain(s, &policy);
-        let outcome = report.routing.outcome;
-        let correct = resolved.then(|| g.is_some() && outcome == g);
-        let n = s.counts.as_array();
-        let unanimous = s.valid > 0 && n.iter().filter(|&&c| c > 0).count() == 1;
-        let unanimous_confident =
-            unanimous && outcome.is_some_and(|o| s.posterior[o.index()] >= policy.min_posterior);
-        let row = match g {
-            Some(o) => o.index(),
-            None => 3,
-        };
-        t.n += 1;
-        t.calls += report.committee.calls;
-        t.calls_full += full_calls;
-        t.failed += s.failed;
-        t.valid += s.valid;
-        let tokens = Tokens::of(&report.ballots);
-        t.tokens.add(tokens);
         let wall_ms = u64::try_from(q0.elapsed().as_millis()).unwrap_or(u64::MAX);
-        t.wall_ms += wall_ms;
-        t.confusion[row][outcome.map(|o| o.index()).unwrap_or(3)] += 1;
-        t.routing[row][usize::from(!resolved)] += 1;
-        if resolved {
-            t.resolved += 1;
-            t.resolved_correct += u64::from(correct == Some(true));
-        }
-        if plain_decision == Decision::Resolve {
-            t.plain_resolved += 1;
-            t.plain_resolved_correct += u64::from(g.is_some() && outcome == g);
-        }
-        let reasons = &report.routing.reasons;
-        let any = |prefix: &str| u64::from(reasons.iter().any(|r| r.starts_with(prefix)));
-        t.no_relevant_evidence += any("no relevant evidence");
-        t.not_yes_no += any("not a yes/no question");
-        t.effective_bound += any("effective lower 95% bound");
-        if unanimous_confident {
-            t.uc += 1;
-            t.uc_correct += u64::from(g.is_some() && outcome == g);
-        }
-        if let Some(gold) = g {
-            t.brier_n += 1;
-            t.lead_correct += u64::from(outcome == Some(gold));
-            t.brier_sum += Outcome::ALL
-                .iter()
-                .map(|k| {
-                    let y = if *k == gold { 1.0 } else { 0.0 };
-                    (s.posterior[k.index()] - y).powi(2)
-                })
-                .sum::<f64>();
-        }
-        let line = Line {
-            claim_id: claim.claim_id.clone(),
-            label: claim.claim_label.clone(),
-            gold: g,
-            decision: report.routing.decision,
-            plain_decision,
-            outcome,
-            correct,
-            unanimous_confident,
-            posterior: s.posterior,
-            counts: n,
-            kappa: s.kappa,
-            n_eff: s.n_eff,
-            valid: s.valid,
-            failed: s.failed,
-            calls: report.committee.calls,
-            calls_without_early_stopping: full_calls,
-            stop_iteration: report.committee.stop_iteration,
-            root: report.root.to_string(),
-            wall_ms,
-            tokens,
-            reasons: report.routing.reasons.clone(),
-        };
+        let line = t.add(claim, g, &report, &policy, full_calls, wall_ms);
+        let tokens = line.tokens;
         if let Some(w) = out.as_mut() {
             serde_json::to_writer(&mut *w, &line)?;
             w.write_all(b"\n")?;
             w.flush()?;
         }
         scored.push(Scored {
-            posterior: s.posterior,
-            counts: n,
-            n_eff: s.n_eff,
-            gold: g,
+            posterior: line.posterior,
+            counts: line.counts,
+            n_eff: line.n_eff,
+            gold: line.gold,
         });
         bar.inc(1);
         bar.set_message(format!(
@@ -384,76 +489,17 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<()> {
         ));
     }
     bar.finish_and_clear();
-    let ratio = |a: u64, b: u64| {
-        if b == 0 {
-            None
-        } else {
-            Some(a as f64 / b as f64)
-        }
-    };
-    let summary = json!({
-        "summary": true,
-        "claims": t.n,
-        "precision": ratio(t.resolved_correct, t.resolved),
-        "accuracy_resolved": ratio(t.resolved_correct, t.resolved),
-        "resolved": t.resolved,
-        "coverage": ratio(t.resolved, t.n),
-        "plain_rule": {
-            "precision": ratio(t.plain_resolved_correct, t.plain_resolved),
-            "resolved": t.plain_resolved,
-            "coverage": ratio(t.plain_resolved, t.n),
-        },
-        "escalated_by": {
-            "no_relevant_evidence": t.no_relevant_evidence,
-            "not_yes_no": t.not_yes_no,
-            "effective_lower_bound": t.effective_bound,
-        },
-        "unanimous_confident": t.uc,
-        "accuracy_unanimous_confident": ratio(t.uc_correct, t.uc),
-        "brier": if t.brier_n == 0 { None } else { Some(t.brier_sum / t.brier_n as f64) },
-        "brier_claims": t.brier_n,
-        "accuracy_leading_outcome": ratio(t.lead_correct, t.brier_n),
-        "confusion_rows": ["SUPPORTS/YES", "REFUTES/NO", "NOT_ENOUGH_INFO/NULL", "DISPUTED"],
-        "confusion_columns": ["YES", "NO", "NULL", "insufficient"],
-        "confusion": t.confusion,
-        "routing_columns": ["resolved", "escalated"],
-        "routing": t.routing,
-        "calls_per_claim": ratio(t.calls, t.n),
-        "calls_per_claim_without_early_stopping": ratio(t.calls_full, t.n),
-        "failed_ballots": t.failed,
-        "valid_ballot_rate": ratio(t.valid, t.valid + t.failed),
-        "tokens": t.tokens,
-        "per_claim": {
-            "prompt_tokens": ratio(t.tokens.prompt, t.n),
-            "cached_prompt_tokens": ratio(t.tokens.cached_prompt, t.n),
-            "computed_prompt_tokens": ratio(t.tokens.computed_prompt, t.n),
-            "completion_tokens": ratio(t.tokens.completion, t.n),
-            "cost_usd": if t.n == 0 { None } else { Some(t.tokens.cost_usd / t.n as f64) },
-            "wall_seconds": if t.n == 0 { None } else { Some(t.wall_ms as f64 / 1000.0 / t.n as f64) },
-        },
-        "computed_prompt_share": ratio(t.tokens.computed_prompt, t.tokens.prompt),
-        "injected_items": injected.len(),
-        "injected_from": args.inject.as_ref().map(|p| p.display().to_string()),
-        "wall_seconds": started.elapsed().as_secs_f64(),
-        "seconds_per_claim": ratio(started.elapsed().as_millis() as u64, t.n * 1000),
-        "committee": {
-            "T": committee.config.iterations,
-            "M": committee.config.ballots_per_iteration,
-            "early_stopping": committee.config.early_stopping,
-            "jurors": committee.jurors.iter().map(|j| j.juror.label().to_owned()).collect::<Vec<_>>(),
-        },
-        "routing_policy": policy,
-    });
+    let summary = t.summary(started, &engine, &policy, &injected, args.inject.as_ref());
     if let Some(w) = out.as_mut() {
         serde_json::to_writer(&mut *w, &summary)?;
         w.write_all(b"\n")?;
         w.flush()?;
     }
-    println!("{}", serde_json::to_string_pretty(&summary)?);
     if let Some(path) = &args.out {
         write_figures(path, &scored, t.resolved)?;
     }
-    Ok(())
+    let pretty = serde_json::to_string_pretty(&summary)?;
+    Ok(Output::json(summary, pretty))
 }
 
 /// Write `<lines>.coverage.svg` and `<lines>.reliability.svg` next to a run's lines.

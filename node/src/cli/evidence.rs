@@ -14,7 +14,8 @@ use alloy::primitives::U256;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::session::{Common, Session, print, refused, small, utc, view_error, wei, with_tx};
+use super::output::Output;
+use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
 use crate::chain::{
     IVeritasOracle, evidence_chain,
     roles::{self, EvidenceLimits, EvidenceState},
@@ -57,13 +58,13 @@ pub struct SubmitArgs {
 ///
 /// # Errors
 /// Configuration, key, RPC; the contract's refusal (checked locally, then simulated).
-pub async fn run(args: EvidenceArgs) -> anyhow::Result<()> {
+pub async fn run(args: EvidenceArgs) -> anyhow::Result<Output> {
     match args.action {
         Action::Submit(args) => submit(args).await,
     }
 }
 
-async fn submit(args: SubmitArgs) -> anyhow::Result<()> {
+async fn submit(args: SubmitArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
     let id = args.id;
@@ -148,9 +149,8 @@ async fn submit(args: SubmitArgs) -> anyhow::Result<()> {
             item.evidenceHead
         ),
     };
-    print(
-        args.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!("item     {} of question {id}", item.index),
             format!("paid     {}", wei(fee)),
@@ -158,8 +158,7 @@ async fn submit(args: SubmitArgs) -> anyhow::Result<()> {
             format!("closes   {}", utc(state.reports_open_at)),
             sent.line(),
         ],
-    );
-    Ok(())
+    ))
 }
 
 /// The oracle's evidence constants.

@@ -8,14 +8,15 @@
 
 use serde_json::json;
 
-use super::session::{QuestionArgs, Session, print, refused, view_error, with_tx};
+use super::output::Output;
+use super::session::{QuestionArgs, Session, refused, view_error, with_tx};
 use crate::chain::{IVeritasOracle, roles};
 
 /// Close the question and print its new status.
 ///
 /// # Errors
 /// Configuration, key, RPC; the contract's refusal.
-pub async fn run(args: QuestionArgs) -> anyhow::Result<()> {
+pub async fn run(args: QuestionArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
     let id = args.id;
@@ -49,10 +50,8 @@ pub async fn run(args: QuestionArgs) -> anyhow::Result<()> {
         .await
         .map_err(view_error("verdictStatus"))?;
     let value = json!({"id": id.to_string(), "status": format!("{after:?}")});
-    print(
-        args.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[format!("question {id} is now {after:?}"), sent.line()],
-    );
-    Ok(())
+    ))
 }

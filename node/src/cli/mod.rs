@@ -1,6 +1,9 @@
 //! The `veritas` command line: one file per subcommand.
 //!
-//! Commands that read JSON lines write JSON lines, so auditors can script them.
+//! One convention for all of them ([`output`]): a command returns its result, which `veritas`
+//! prints as text for a person or, with the global `--json`, as one JSON value on one line;
+//! commands that read JSON lines write JSON lines either way, so auditors can script them.
+//! The exit code is 0 done, 1 failure, 2 usage error or a refusal by the contract's rules.
 
 pub mod abi;
 pub mod appeal;
@@ -21,6 +24,7 @@ pub mod evidence;
 pub mod finalize;
 pub mod jsonl;
 pub mod operator;
+pub mod output;
 pub mod prove;
 pub mod resolve;
 pub mod run;
@@ -46,8 +50,12 @@ pub const VERSION: &str = concat!(
 
 /// Veritas: an AI oracle node that resolves subjective questions for smart contracts.
 #[derive(Debug, Parser)]
-#[command(name = "veritas", version = VERSION, about, long_about = None)]
+#[command(name = "veritas", version = VERSION, about, long_about = None, after_help = output::HELP)]
 pub struct Cli {
+    /// Print the result as one JSON value on one line (amounts as decimal wei strings, hashes
+    /// 0x-hex) instead of text; every command that prints a result takes it.
+    #[arg(long, global = true)]
+    pub json: bool,
     /// The subcommand to run.
     #[command(subcommand)]
     pub command: Command,
@@ -148,16 +156,24 @@ pub enum Command {
 }
 
 impl Cli {
-    /// Run the chosen subcommand.
+    /// Run the chosen subcommand, print its result (text, or JSON with `--json`) and its
+    /// error, and return the exit code ([`output::exit_code`]).
+    pub async fn execute(self) -> u8 {
+        let json = self.json;
+        output::finish(self.run().await, json)
+    }
+
+    /// Run the chosen subcommand; its result, not yet printed.
     ///
     /// # Errors
     /// Whatever the subcommand reports, with context for the user.
-    pub async fn run(self) -> anyhow::Result<()> {
+    pub async fn run(self) -> anyhow::Result<output::Output> {
+        let json = self.json;
         match self.command {
             Command::Run(args) => run::run(args).await,
             Command::Ask(args) => ask::run(args).await,
             Command::Evidence(args) => evidence::run(args).await,
-            Command::Dispute(args) => dispute::run(args).await,
+            Command::Dispute(args) => dispute::run(args, json).await,
             Command::Appeal(args) => appeal::run(args).await,
             Command::Finalize(args) => finalize::run(args).await,
             Command::Callback(args) => callback::run(args).await,
@@ -171,7 +187,7 @@ impl Cli {
             Command::Commit(args) => commit::run(args),
             Command::Prove(args) => prove::run(args),
             Command::VerifyProof(args) => verify_proof::run(args),
-            Command::Resolve(args) => resolve::run(args).await,
+            Command::Resolve(args) => resolve::run(args, json).await,
             Command::Eval(args) => eval::run(args).await,
             Command::Simulate(args) => simulate::run_command(args),
             Command::Abi(args) => abi::run(&args),

@@ -18,7 +18,8 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use super::session::{Common, Session, print, refused, wei, with_tx};
+use super::output::{Output, Refused};
+use super::session::{Common, Session, refused, wei, with_tx};
 use crate::chain::{ChainError, reader, roles};
 
 /// `veritas operator` arguments.
@@ -101,7 +102,7 @@ async fn credits(account: &Session) -> Result<U256, ChainError> {
 ///
 /// # Errors
 /// Configuration, key, RPC and contract errors; `withdraw` with nothing to withdraw.
-pub async fn run(args: OperatorArgs) -> anyhow::Result<()> {
+pub async fn run(args: OperatorArgs) -> anyhow::Result<Output> {
     match args.action {
         Action::Balance(common) => balance(&common).await,
         Action::Withdraw(common) => withdraw(&common).await,
@@ -110,7 +111,7 @@ pub async fn run(args: OperatorArgs) -> anyhow::Result<()> {
     }
 }
 
-async fn balance(common: &Common) -> anyhow::Result<()> {
+async fn balance(common: &Common) -> anyhow::Result<Output> {
     let account = Session::open(&common.config).await?;
     let credits = credits(&account).await?;
     let wallet = account.wallet().await?;
@@ -121,51 +122,51 @@ async fn balance(common: &Common) -> anyhow::Result<()> {
         account.from_block,
     )
     .await?;
-    if common.json {
-        println!(
-            "{}",
-            json!({"operator": account.address(), "oracle": account.oracle,
-                   "credits": credits.to_string(), "wallet": wallet.to_string(),
-                   "stake": stake.staked.to_string(), "locked": stake.locked.to_string(),
-                   "free": stake.staked.saturating_sub(stake.locked).to_string(),
-                   "open_reports": stake.open_reports.to_string(),
-                   "slashed": stake.slashed.to_string(), "slashings": stake.slashings,
-                   "unrevealed_commits_slashed": stake.unrevealed_commits})
-        );
-        return Ok(());
-    }
-    println!("operator {}", account.address());
-    println!("oracle   {}", account.oracle);
-    println!("credits  {}", wei(credits));
-    println!(
-        "stake    {} ({} locked by {} unsettled reports; {} free)",
-        wei(stake.staked),
-        wei(stake.locked),
-        stake.open_reports,
-        wei(stake.staked.saturating_sub(stake.locked))
-    );
+    let value = json!({"operator": account.address(), "oracle": account.oracle,
+           "credits": credits.to_string(), "wallet": wallet.to_string(),
+           "stake": stake.staked.to_string(), "locked": stake.locked.to_string(),
+           "free": stake.staked.saturating_sub(stake.locked).to_string(),
+           "open_reports": stake.open_reports.to_string(),
+           "slashed": stake.slashed.to_string(), "slashings": stake.slashings,
+           "unrevealed_commits_slashed": stake.unrevealed_commits});
     let unrevealed = match stake.unrevealed_commits {
         0 => String::new(),
         n => format!("; {n} of them a commit not revealed in time"),
     };
-    println!(
-        "slashed  {} ({} times{unrevealed})",
-        wei(stake.slashed),
-        stake.slashings
-    );
-    println!("wallet   {}", wei(wallet));
-    Ok(())
+    Ok(Output::lines(
+        value,
+        &[
+            format!("operator {}", account.address()),
+            format!("oracle   {}", account.oracle),
+            format!("credits  {}", wei(credits)),
+            format!(
+                "stake    {} ({} locked by {} unsettled reports; {} free)",
+                wei(stake.staked),
+                wei(stake.locked),
+                stake.open_reports,
+                wei(stake.staked.saturating_sub(stake.locked))
+            ),
+            format!(
+                "slashed  {} ({} times{unrevealed})",
+                wei(stake.slashed),
+                stake.slashings
+            ),
+            format!("wallet   {}", wei(wallet)),
+        ],
+    ))
 }
 
-async fn withdraw(common: &Common) -> anyhow::Result<()> {
+async fn withdraw(common: &Common) -> anyhow::Result<Output> {
     let account = Session::open(&common.config).await?;
     let credits = credits(&account).await?;
     if credits.is_zero() {
-        bail!(
+        // The contract's rule (withdraw reverts with nothing to withdraw): a refusal.
+        return Err(Refused(format!(
             "nothing to withdraw: {} has no credits on oracle {} (no transaction sent)",
             account.address(),
             account.oracle
-        );
+        ))
+        .into());
     }
     let call = account.view().withdraw().into_transaction_request();
     let sent = account.send("withdraw", call).await?;
@@ -175,16 +176,14 @@ async fn withdraw(common: &Common) -> anyhow::Result<()> {
     let wallet = account.wallet().await?;
     let value = json!({"operator": account.address(), "oracle": account.oracle,
                        "withdrawn": amount.to_string(), "wallet": wallet.to_string()});
-    print(
-        common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!("withdrew {}", wei(amount)),
             sent.line(),
             format!("wallet   {}", wei(wallet)),
         ],
-    );
-    Ok(())
+    ))
 }
 
 /// The stake view (`operatorStake`) of `operator`: (staked, locked).
@@ -198,7 +197,7 @@ async fn stake_of(account: &Session, operator: Address) -> anyhow::Result<(U256,
     Ok((view.staked, view.locked))
 }
 
-async fn stake(args: &StakeArgs) -> anyhow::Result<()> {
+async fn stake(args: &StakeArgs) -> anyhow::Result<Output> {
     let account = Session::open(&args.common.config).await?;
     let operator = args.operator.unwrap_or_else(|| account.address());
     let (staked, _) = stake_of(&account, operator).await?;
@@ -224,9 +223,8 @@ async fn stake(args: &StakeArgs) -> anyhow::Result<()> {
                        "staked_now": event.amount.to_string(), "stake": staked.to_string(),
                        "locked": locked.to_string(),
                        "free": staked.saturating_sub(locked).to_string()});
-    print(
-        args.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!("staked   {} for {operator}", wei(event.amount)),
             sent.line(),
@@ -236,23 +234,23 @@ async fn stake(args: &StakeArgs) -> anyhow::Result<()> {
                 wei(staked.saturating_sub(locked))
             ),
         ],
-    );
-    Ok(())
+    ))
 }
 
-async fn unstake(args: &UnstakeArgs) -> anyhow::Result<()> {
+async fn unstake(args: &UnstakeArgs) -> anyhow::Result<Output> {
     let account = Session::open(&args.common.config).await?;
     let operator = account.address();
     let (staked, locked) = stake_of(&account, operator).await?;
     let free = staked.saturating_sub(locked);
     let amount = if args.amount.trim() == "all" {
         if free.is_zero() {
-            bail!(
+            return Err(Refused(format!(
                 "nothing to unstake: {operator} has no free stake on oracle {} ({} staked, {} locked by unsettled reports; no transaction sent)",
                 account.oracle,
                 wei(staked),
                 wei(locked)
-            );
+            ))
+            .into());
         }
         free
     } else {
@@ -269,9 +267,8 @@ async fn unstake(args: &UnstakeArgs) -> anyhow::Result<()> {
     let value = json!({"operator": operator, "oracle": account.oracle,
                        "unstaked": event.amount.to_string(), "stake": event.stake.to_string(),
                        "credits": credits.to_string()});
-    print(
-        args.common.json,
-        &with_tx(value, &sent),
+    Ok(Output::lines(
+        with_tx(value, &sent),
         &[
             format!(
                 "unstaked {} (credited; `veritas operator withdraw` sends it)",
@@ -281,8 +278,7 @@ async fn unstake(args: &UnstakeArgs) -> anyhow::Result<()> {
             format!("stake    {}", wei(event.stake)),
             format!("credits  {}", wei(credits)),
         ],
-    );
-    Ok(())
+    ))
 }
 
 #[cfg(test)]

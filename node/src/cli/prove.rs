@@ -56,7 +56,7 @@ pub fn prove_text(text: &str, index: usize) -> anyhow::Result<RootedProof> {
 ///
 /// # Errors
 /// Unreadable or bad bundle, or an index outside the tree.
-pub fn run(args: ProveArgs) -> anyhow::Result<()> {
+pub fn run(args: ProveArgs) -> anyhow::Result<super::output::Output> {
     let bytes = read_input(Some(&args.file))?;
     let text = std::str::from_utf8(&bytes)
         .with_context(|| format!("{} is not UTF-8", args.file.display()))?;
@@ -67,6 +67,9 @@ pub fn run(args: ProveArgs) -> anyhow::Result<()> {
             args.file.display()
         )
     })?;
-    println!("{}", serde_json::to_string(&proof)?);
-    Ok(())
+    // JSON with or without `--json`.
+    Ok(super::output::Output::json(
+        serde_json::to_value(&proof)?,
+        serde_json::to_string(&proof)?,
+    ))
 }

@@ -24,6 +24,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Deserialize;
 
+use super::output::Output;
 use crate::bundle::{EvidenceItem, Rubric, Source};
 use crate::clock::{Clock as _, SystemClock};
 use crate::config::{Config, Sources};
@@ -197,7 +198,7 @@ pub fn read_evidence(path: &Path) -> anyhow::Result<Vec<EvidenceItem>> {
 ///
 /// # Errors
 /// Bad input, a jury that cannot be built, or an unwritable report.
-pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
+pub async fn run(args: ResolveArgs, json: bool) -> anyhow::Result<Output> {
     let started = std::time::Instant::now();
     let mut config = args.jury.settings()?;
     let evidence = match &args.evidence {
@@ -230,7 +231,10 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let mut on_search = |search: &SearchRecord| {
-        print_search(search);
+        // Progress for a person (the committee can take a while); `--json` prints the result only.
+        if !json {
+            print_search(search);
+        }
         bar.enable_steady_tick(Duration::from_millis(200));
         bar.set_message("jurors reading the evidence…");
     };
@@ -277,10 +281,13 @@ pub async fn run(args: ResolveArgs) -> anyhow::Result<()> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let json = serde_json::to_string_pretty(&report)?;
-    std::fs::write(&out, json + "\n").with_context(|| format!("cannot write {}", out.display()))?;
-    print_summary(&report, started.elapsed(), &out);
-    Ok(())
+    let text = serde_json::to_string_pretty(&report)?;
+    std::fs::write(&out, text + "\n").with_context(|| format!("cannot write {}", out.display()))?;
+    let elapsed = started.elapsed();
+    let human = summary(&report, elapsed, &out);
+    let value = serde_json::json!({"report_file": out, "root": report.root,
+        "seconds": elapsed.as_secs_f64(), "report": report});
+    Ok(Output::text(value, human))
 }
 
 /// What was searched and found, before the committee starts (it can take a while).
@@ -307,16 +314,19 @@ fn print_search(search: &SearchRecord) {
     }
 }
 
-fn print_summary(r: &Report, elapsed: Duration, out: &Path) {
+fn summary(r: &Report, elapsed: Duration, out: &Path) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
     let s = &r.stats;
-    println!("question   {}", r.question.text);
-    println!("root       {}", r.root);
-    println!("evidence   {} items", r.evidence.len());
+    _ = writeln!(o, "question   {}", r.question.text);
+    _ = writeln!(o, "root       {}", r.root);
+    _ = writeln!(o, "evidence   {} items", r.evidence.len());
     for e in &r.evidence {
         let snippet: String = e.snippet.chars().take(90).collect();
-        println!("  [{}] {} — {}", e.id, e.title, snippet);
+        _ = writeln!(o, "  [{}] {} — {}", e.id, e.title, snippet);
     }
-    println!(
+    _ = writeln!(
+        o,
         "ballots    {} cast, {} valid, {} failed; stopped after iteration {} of {}{}",
         s.ballots,
         s.valid,
@@ -330,21 +340,29 @@ fn print_summary(r: &Report, elapsed: Duration, out: &Path) {
         }
     );
     for (k, name) in ["YES", "NO", "NULL"].iter().enumerate() {
-        println!(
+        _ = writeln!(
+            o,
             "  {name:<5} posterior {:.3}  95% CI [{:.3}, {:.3}]  1e18: {}",
             s.posterior[k], s.ci95[k][0], s.ci95[k][1], s.p_fixed[k]
         );
     }
     match s.kappa {
-        Some(k) => println!("kappa      {k:.3} (1e18: {})", s.kappa_fixed),
-        None => println!("kappa      undefined (no iteration with two valid ballots)"),
+        Some(k) => _ = writeln!(o, "kappa      {k:.3} (1e18: {})", s.kappa_fixed),
+        None => {
+            _ = writeln!(
+                o,
+                "kappa      undefined (no iteration with two valid ballots)"
+            )
+        }
     }
-    println!(
+    _ = writeln!(
+        o,
         "n_eff      {:.2}   entropy {:.3} bit",
         s.n_eff, s.entropy_bits
     );
     if let Some(e) = &r.routing.effective {
-        println!(
+        _ = writeln!(
+            o,
             "effective  counts scaled by n_eff/N = {:.3}: posterior [{:.3} {:.3} {:.3}]  lower 95% [{:.3} {:.3} {:.3}]",
             e.scale,
             e.posterior[0],
@@ -364,12 +382,13 @@ fn print_summary(r: &Report, elapsed: Duration, out: &Path) {
         .outcome
         .map(|o| o.to_string())
         .unwrap_or_else(|| "—".into());
-    println!("routing    {decision} ({outcome})");
+    _ = writeln!(o, "routing    {decision} ({outcome})");
     for reason in &r.routing.reasons {
-        println!("  - {reason}");
+        _ = writeln!(o, "  - {reason}");
     }
     for f in r.failures() {
-        println!(
+        _ = writeln!(
+            o,
             "  failed ballot {}.{} {} / {}: {}",
             f.iteration,
             f.slot,
@@ -378,6 +397,7 @@ fn print_summary(r: &Report, elapsed: Duration, out: &Path) {
             f.failure.as_deref().unwrap_or("")
         );
     }
-    println!("report     {}", out.display());
-    println!("time       {:.1} s", elapsed.as_secs_f64());
+    _ = writeln!(o, "report     {}", out.display());
+    _ = writeln!(o, "time       {:.1} s", elapsed.as_secs_f64());
+    o
 }

@@ -29,7 +29,7 @@ pub struct ConfigArgs {
     pub rpc_url: Option<String>,
     /// Oracle address (overrides chain.oracle and the deployment file).
     #[arg(long)]
-    pub oracle: Option<String>,
+    pub oracle: Option<alloy::primitives::Address>,
 }
 
 impl ConfigArgs {
@@ -42,7 +42,7 @@ impl ConfigArgs {
             extra.push(("chain.rpc_url".into(), url.clone()));
         }
         if let Some(oracle) = &self.oracle {
-            extra.push(("chain.oracle".into(), oracle.clone()));
+            extra.push(("chain.oracle".into(), oracle.to_string()));
         }
         let sources = Sources {
             file: self.config.clone(),
@@ -94,7 +94,7 @@ impl RunArgs {
 ///
 /// # Errors
 /// Start-up failures (config, key, chain, store) and a critical task dying.
-pub async fn run(args: RunArgs) -> anyhow::Result<()> {
+pub async fn run(args: RunArgs) -> anyhow::Result<super::output::Output> {
     let config = args.load_config()?;
     let signer = config::load_signer(&config.keys)?;
     let live = Arc::new(LiveEvents::default());
@@ -106,5 +106,5 @@ pub async fn run(args: RunArgs) -> anyhow::Result<()> {
         on_signal.cancel();
     });
     daemon::run(config, signer, resolver, live, cancel, |_| {}).await?;
-    Ok(())
+    Ok(super::output::Output::Streamed)
 }

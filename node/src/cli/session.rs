@@ -15,18 +15,15 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::run::ConfigArgs;
+use super::{output::Refused, run::ConfigArgs};
 use crate::{
     chain::{self, ChainError, ChainProvider, IVeritasOracle, explain, reader, roles::Refusal},
     config::{self, Config},
 };
 
-/// The options every role's command takes.
+/// The options every role's command takes (`--json` is global: [`super::Cli`]).
 #[derive(Debug, Clone, Args)]
 pub struct Common {
-    /// Print one JSON object (amounts as decimal wei strings, hashes 0x-hex) instead of text.
-    #[arg(long)]
-    pub json: bool,
     #[command(flatten)]
     /// Where the configuration comes from.
     pub config: ConfigArgs,
@@ -142,9 +139,25 @@ impl Session {
                 .as_error_resp()
                 .and_then(alloy::rpc::json_rpc::ErrorPayload::as_revert_data)
                 .and_then(|data| explain::explain_revert(&data));
-            match explained {
-                Some(why) => bail!("{op} would revert: {why} (simulated; no transaction sent)"),
-                None => bail!("{op} would fail: {e} (simulated; no transaction sent)"),
+            // A revert is the contract's rules refusing (exit 2); no revert data is a failure
+            // to simulate at all (RPC, funds for gas: exit 1).
+            let revert = e
+                .as_error_resp()
+                .and_then(alloy::rpc::json_rpc::ErrorPayload::as_revert_data);
+            match (explained, revert) {
+                (Some(why), _) => {
+                    return Err(Refused(format!(
+                        "{op} would revert: {why} (simulated; no transaction sent)"
+                    ))
+                    .into());
+                }
+                (None, Some(data)) => {
+                    return Err(Refused(format!(
+                        "{op} would revert with {data} (simulated; no transaction sent)"
+                    ))
+                    .into());
+                }
+                (None, None) => bail!("{op} would fail: {e} (simulated; no transaction sent)"),
             }
         }
         let receipt = self
@@ -156,7 +169,11 @@ impl Session {
             .await
             .with_context(|| format!("waiting for the {op} receipt"))?;
         if !receipt.status() {
-            bail!("{op} transaction {} reverted", receipt.transaction_hash);
+            return Err(Refused(format!(
+                "{op} transaction {} reverted",
+                receipt.transaction_hash
+            ))
+            .into());
         }
         Ok(Sent { receipt })
     }
@@ -216,9 +233,13 @@ impl Sent {
     }
 }
 
-/// A local refusal as the command's error: the contract's sentence, and that nothing was sent.
+/// A local refusal as the command's error (exit code 2): the contract's sentence, and that
+/// nothing was sent.
 pub fn refused(refusal: Refusal) -> anyhow::Error {
-    anyhow::anyhow!("{refusal} (checked before sending; no transaction sent)")
+    Refused(format!(
+        "{refusal} (checked before sending; no transaction sent)"
+    ))
+    .into()
 }
 
 /// `v` wei, and in ETH without trailing zeros.
@@ -234,17 +255,6 @@ pub fn utc(secs: u64) -> String {
     format!("{secs} ({})", humantime::format_rfc3339_seconds(at))
 }
 
-/// Print `value` as one JSON line, or `human` line by line.
-pub fn print(json: bool, value: &Value, human: &[String]) {
-    if json {
-        println!("{value}");
-    } else {
-        for line in human {
-            println!("{line}");
-        }
-    }
-}
-
 /// `Value` with `sent`'s transaction fields merged in.
 pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
     if let (Some(map), Value::Object(tx)) = (value.as_object_mut(), sent.json()) {
@@ -253,9 +263,9 @@ pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
     value
 }
 
-/// A contract view's error, with the view's name.
+/// A contract view's error, with the view's name (the chain's one mapping, [`ChainError::view`]).
 pub fn view_error(op: &'static str) -> impl Fn(alloy::contract::Error) -> ChainError {
-    move |e| ChainError::contract(op, e)
+    ChainError::view(op)
 }
 
 /// A count or time the contract bounds far below `u64::MAX` (saturates).

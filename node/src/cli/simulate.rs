@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use clap::Args;
 
+use super::output::Output;
 use crate::plot::{self, Chart, Marker, Series};
 use crate::policy::RoutingPolicy;
 use crate::policy::simulate::{Outcomes, Scenario, Shape, run};
@@ -64,7 +65,7 @@ const LEVELS: [f64; 7] = [0.0, 0.25, 0.5, 0.75, 0.9, 0.95, 1.0];
 ///
 /// # Errors
 /// An unwritable SVG file.
-pub fn run_command(args: SimulateArgs) -> anyhow::Result<()> {
+pub fn run_command(args: SimulateArgs) -> anyhow::Result<Output> {
     let mut policy = RoutingPolicy::default();
     if let Some(b) = args.min_effective_lower_bound {
         policy.min_effective_lower_bound = b;
@@ -78,8 +79,11 @@ pub fn run_command(args: SimulateArgs) -> anyhow::Result<()> {
             null_share: args.null_share,
         };
         let out = run(&scenario, &shape, &policy, args.questions, args.seed);
-        println!("{}", serde_json::to_string(&out)?);
-        return Ok(());
+        // JSON with or without `--json`.
+        return Ok(Output::json(
+            serde_json::to_value(&out)?,
+            serde_json::to_string(&out)?,
+        ));
     }
     let mut seed = args.seed;
     let mut point = |accuracies: &[f64], within: f64, between: f64| {
@@ -128,19 +132,25 @@ pub fn run_command(args: SimulateArgs) -> anyhow::Result<()> {
                 .collect(),
         },
     ];
-    println!(
+    let mut human = vec![format!(
         "{:<36} {:>6} | {:>8} {:>9} | {:>8} {:>9} | {:>7} {:>6}",
         "pool", "corr", "old cov", "old prec", "new cov", "new prec", "ballots", "n_eff"
-    );
+    )];
     for panel in &panels {
         for (level, out) in &panel.points {
-            print_row(panel.title, *level, out);
+            human.push(row(panel.title, *level, out));
         }
     }
     // The thesis' setting: three different models at 83%, nearly deterministic (within 0.9),
     // sharing some errors (between 0.35): lands near its 97.87% precision at 47% coverage.
     let thesis = point(&[0.83; 3], 0.9, 0.35);
-    print_row("thesis: 3 x 83%, within 0.9, between", 0.35, &thesis);
+    human.push(row("thesis: 3 x 83%, within 0.9, between", 0.35, &thesis));
+    let mut value = serde_json::json!({
+        "panels": panels.iter().map(|p| serde_json::json!({"title": p.title, "axis": p.axis,
+            "points": p.points.iter().map(|(level, out)| serde_json::json!({"level": level, "outcomes": out}))
+                .collect::<Vec<_>>()})).collect::<Vec<_>>(),
+        "thesis": thesis,
+    });
     if let Some(path) = &args.svg {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -148,9 +158,10 @@ pub fn run_command(args: SimulateArgs) -> anyhow::Result<()> {
         }
         let svg = render_svg(&panels, args.questions, &policy);
         std::fs::write(path, svg).with_context(|| format!("cannot write {}", path.display()))?;
-        println!("wrote {}", path.display());
+        human.push(format!("wrote {}", path.display()));
+        value["svg"] = serde_json::json!(path);
     }
-    Ok(())
+    Ok(Output::lines(value, &human))
 }
 
 fn pct(p: Option<f64>) -> String {
@@ -158,8 +169,8 @@ fn pct(p: Option<f64>) -> String {
         .unwrap_or_else(|| "—".to_owned())
 }
 
-fn print_row(title: &str, level: f64, out: &Outcomes) {
-    println!(
+fn row(title: &str, level: f64, out: &Outcomes) -> String {
+    format!(
         "{:<36} {:>6.2} | {:>7.1}% {:>9} | {:>7.1}% {:>9} | {:>7.1} {:>6.2}",
         title,
         level,
@@ -169,7 +180,7 @@ fn print_row(title: &str, level: f64, out: &Outcomes) {
         pct(out.new.precision),
         out.mean_ballots,
         out.mean_n_eff
-    );
+    )
 }
 
 /// Precision (y, 50–100%) against coverage (x, 0–100%) per panel; one line per rule, each

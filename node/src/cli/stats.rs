@@ -58,7 +58,7 @@ pub fn stats_line(line: &str) -> Result<String, LineError> {
 ///
 /// # Errors
 /// Unreadable input or any bad line (nothing is printed then).
-pub fn run(args: StatsArgs) -> anyhow::Result<()> {
+pub fn run(args: StatsArgs) -> anyhow::Result<super::output::Output> {
     let input = read_input(args.input.as_deref())?;
     let out = match args.monte_carlo {
         None => map_lines(&input, stats_line)?,
@@ -76,8 +76,9 @@ pub fn run(args: StatsArgs) -> anyhow::Result<()> {
             })?
         }
     };
+    // JSON lines, with or without `--json`.
     print!("{out}");
-    Ok(())
+    Ok(super::output::Output::Streamed)
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use alloy::primitives::{U256, utils::format_ether};
 use anyhow::Context;
 use clap::Args;
 
-use super::run::ConfigArgs;
+use super::{output::Output, run::ConfigArgs};
 use crate::{
     chain::{self, reader},
     config, stats,
@@ -26,9 +26,6 @@ use crate::{
 pub struct VerdictArgs {
     /// Question id.
     pub id: U256,
-    /// Print one JSON object (every integer as a decimal string) instead of text.
-    #[arg(long)]
-    pub json: bool,
     /// First block to search for the question's events (default: the deployment's block when
     /// the oracle comes from the deployments file, else `chain.start_block`).
     #[arg(long)]
@@ -53,7 +50,7 @@ fn wei(v: U256) -> String {
 ///
 /// # Errors
 /// Configuration errors, an unreachable RPC, no contract at the oracle address, an unknown id.
-pub async fn run(args: VerdictArgs) -> anyhow::Result<()> {
+pub async fn run(args: VerdictArgs) -> anyhow::Result<Output> {
     let config = args.config.load(Vec::new())?;
     let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
     let chain_id = chain::check_chain_id(&provider, config.chain.chain_id)
@@ -66,12 +63,8 @@ pub async fn run(args: VerdictArgs) -> anyhow::Result<()> {
     let view = reader::question_view(&provider, oracle, args.id, from_block)
         .await
         .with_context(|| format!("question {} on oracle {oracle}", args.id))?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&view)?);
-        return Ok(());
-    }
-    print!("{}", render(&view));
-    Ok(())
+    // `--json`: the view itself (every integer as a decimal string).
+    Ok(Output::text(serde_json::to_value(&view)?, render(&view)))
 }
 
 /// The text form of a question's state.

@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use clap::Args;
 
 use super::jsonl::{parse_line, read_input};
@@ -37,15 +37,20 @@ pub fn verify_text(text: &str) -> anyhow::Result<bool> {
 ///
 /// # Errors
 /// Unreadable or malformed input, or a proof that does not verify.
-pub fn run(args: VerifyProofArgs) -> anyhow::Result<()> {
+pub fn run(args: VerifyProofArgs) -> anyhow::Result<super::output::Output> {
     let bytes = read_input(args.input.as_deref())?;
     let text = std::str::from_utf8(&bytes).context("the proof is not UTF-8")?;
     let valid = verify_text(text)?;
-    println!("{}", serde_json::json!({ "valid": valid }));
+    // JSON with or without `--json`.
+    let value = serde_json::json!({ "valid": valid });
+    let output = super::output::Output::json(value.clone(), value.to_string());
     if !valid {
-        bail!("the proof does not lead from the leaf to the root");
+        return Err(super::output::FailedWith::error(
+            output,
+            "the proof does not lead from the leaf to the root",
+        ));
     }
-    Ok(())
+    Ok(output)
 }
 
 #[cfg(test)]

@@ -202,7 +202,7 @@ impl Follower {
                     .finalAt(qid)
                     .call()
                     .await
-                    .map_err(|e| ChainError::contract("finalAt", e))?;
+                    .map_err(ChainError::view("finalAt"))?;
                 let t = u64::try_from(t).unwrap_or(u64::MAX);
                 self.store.set_final_at(qid, t)?;
                 t
@@ -229,7 +229,7 @@ impl Follower {
             .pendingFee(qid)
             .call()
             .await
-            .map_err(|e| ChainError::contract("pendingFee", e))?;
+            .map_err(ChainError::view("pendingFee"))?;
         if !pending.is_zero() {
             let call = IVeritasOracle::settleCall { id: qid }.abi_encode();
             self.poster.send_call(qid, "settle", call.into()).await?;
@@ -247,12 +247,12 @@ impl Follower {
                     .getQuestion(qid)
                     .call()
                     .await
-                    .map_err(|e| ChainError::contract("getQuestion", e))?;
+                    .map_err(ChainError::view("getQuestion"))?;
                 let p = contract
                     .questionParameters(qid)
                     .call()
                     .await
-                    .map_err(|e| ChainError::contract("questionParameters", e))?;
+                    .map_err(ChainError::view("questionParameters"))?;
                 let d = q
                     .resolveAfter
                     .max(q.askedAt)
@@ -274,7 +274,7 @@ impl Follower {
                 .commitPhase(qid)
                 .call()
                 .await
-                .map_err(|e| ChainError::contract("commitPhase", e))?;
+                .map_err(ChainError::view("commitPhase"))?;
             if phase.phase != 3 {
                 return Ok(());
             }
@@ -316,7 +316,7 @@ impl Follower {
             .commitmentOf(qid, self.poster.address())
             .call()
             .await
-            .map_err(|e| ChainError::contract("commitmentOf", e))?;
+            .map_err(ChainError::view("commitmentOf"))?;
         if ours.is_zero() {
             return Ok(false);
         }
@@ -324,7 +324,7 @@ impl Follower {
             .commitPhase(qid)
             .call()
             .await
-            .map_err(|e| ChainError::contract("commitPhase", e))?;
+            .map_err(ChainError::view("commitPhase"))?;
         Ok(phase.phase == 2)
     }
 

@@ -96,7 +96,7 @@ impl EvidenceGate {
             .block(latest.into())
             .call()
             .await
-            .map_err(|e| ChainError::contract("evidenceCount", e))?;
+            .map_err(ChainError::view("evidenceCount"))?;
         let stored = store.submissions(q.question_id)?.len();
         if U256::from(stored) < count {
             return Ok(wait(format!(

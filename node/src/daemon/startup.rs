@@ -64,7 +64,7 @@ pub(super) async fn check_operator(
         .isOperator(operator)
         .call()
         .await
-        .map_err(|e| ChainError::contract("isOperator", e))?;
+        .map_err(ChainError::view("isOperator"))?;
     if !allowed {
         return Err(DaemonError::NotOperator { operator, oracle });
     }

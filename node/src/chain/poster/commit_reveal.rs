@@ -344,31 +344,31 @@ impl Poster {
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("verdictStatus", e))?;
+            .map_err(ChainError::view("verdictStatus"))?;
         let reported = c
             .hasReported(id, self.from)
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("hasReported", e))?;
+            .map_err(ChainError::view("hasReported"))?;
         let can_report = c
             .canReport(id, self.from)
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("canReport", e))?;
+            .map_err(ChainError::view("canReport"))?;
         let on_chain = c
             .commitmentOf(id, self.from)
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("commitmentOf", e))?;
+            .map_err(ChainError::view("commitmentOf"))?;
         let phase = c
             .commitPhase(id)
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("commitPhase", e))?;
+            .map_err(ChainError::view("commitPhase"))?;
         if status == IVeritasOracle::VerdictStatus::None {
             return Err(ChainError::UnknownQuestion(id));
         }

@@ -169,7 +169,7 @@ impl Poster {
             .verdictStatus(id)
             .call()
             .await
-            .map_err(|e| ChainError::contract("verdictStatus", e))
+            .map_err(ChainError::view("verdictStatus"))
     }
 
     /// Post `intent` for `question` exactly once (see the module docs).
@@ -291,7 +291,7 @@ impl Poster {
                         .block(standing.block)
                         .call()
                         .await
-                        .map_err(|e| ChainError::contract("commitPhase", e))?;
+                        .map_err(ChainError::view("commitPhase"))?;
                     return Ok(phase.phase >= 2);
                 }
                 // No also means a free stake below the report bond, which passes (or is
@@ -329,19 +329,19 @@ impl Poster {
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("verdictStatus", e))?;
+            .map_err(ChainError::view("verdictStatus"))?;
         let reported = contract
             .hasReported(id, self.from)
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("hasReported", e))?;
+            .map_err(ChainError::view("hasReported"))?;
         let can_report = contract
             .canReport(id, self.from)
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("canReport", e))?;
+            .map_err(ChainError::view("canReport"))?;
         Ok(Standing {
             block,
             status,
@@ -356,7 +356,7 @@ impl Poster {
             .getQuestion(id)
             .call()
             .await
-            .map_err(|e| ChainError::contract("getQuestion", e))?;
+            .map_err(ChainError::view("getQuestion"))?;
         let actual = stored.questionHash;
         if actual != question.question_hash {
             return Err(ChainError::QuestionMismatch {

@@ -47,18 +47,18 @@ impl Poster {
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("operatorStake", e))?;
+            .map_err(ChainError::view("operatorStake"))?;
         let params = c
             .questionParameters(id)
             .block(block)
             .call()
             .await
-            .map_err(|e| ChainError::contract("questionParameters", e))?;
+            .map_err(ChainError::view("questionParameters"))?;
         let unit = c
             .BOND_UNIT()
             .call()
             .await
-            .map_err(|e| ChainError::contract("BOND_UNIT", e))?;
+            .map_err(ChainError::view("BOND_UNIT"))?;
         let bond = reader::report_bond(&params, unit);
         let free = stake.staked.saturating_sub(stake.locked);
         if free >= bond {

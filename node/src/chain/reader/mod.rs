@@ -147,7 +147,7 @@ pub async fn credits(
         .credits(account)
         .call()
         .await
-        .map_err(|e| ChainError::contract("credits", e))
+        .map_err(ChainError::view("credits"))
 }
 
 /// An operator's stake on the oracle and what was taken from it: by the court (a verdict
@@ -194,17 +194,17 @@ pub async fn free_stake_and_bond(
         .operatorStake(account)
         .call()
         .await
-        .map_err(|e| ChainError::contract("operatorStake", e))?;
+        .map_err(ChainError::view("operatorStake"))?;
     let params = contract
         .parameters()
         .call()
         .await
-        .map_err(|e| ChainError::contract("parameters", e))?;
+        .map_err(ChainError::view("parameters"))?;
     let unit = contract
         .BOND_UNIT()
         .call()
         .await
-        .map_err(|e| ChainError::contract("BOND_UNIT", e))?;
+        .map_err(ChainError::view("BOND_UNIT"))?;
     Ok((
         view.staked.saturating_sub(view.locked),
         report_bond(&params, unit),
@@ -231,7 +231,7 @@ pub async fn stake(
         .block(latest.into())
         .call()
         .await
-        .map_err(|e| ChainError::contract("operatorStake", e))?;
+        .map_err(ChainError::view("operatorStake"))?;
     // Both events are (uint256 indexed id, address indexed operator, uint256 amount).
     let filter = Filter::new()
         .address(oracle)
@@ -287,13 +287,12 @@ pub async fn question_view(
         .ok_or_else(|| bad("eth_getBlockByNumber", format!("no block {block}")))?;
     let now = header.header.timestamp;
     let c = IVeritasOracle::new(oracle, provider);
-    let call = |op| move |e| ChainError::contract(op, e);
     let status = c
         .verdictStatus(id)
         .block(at)
         .call()
         .await
-        .map_err(call("verdictStatus"))?;
+        .map_err(ChainError::view("verdictStatus"))?;
     use IVeritasOracle::VerdictStatus as S;
     if matches!(status, S::None) {
         return Err(ChainError::UnknownQuestion(id));
@@ -303,39 +302,39 @@ pub async fn question_view(
         .block(at)
         .call()
         .await
-        .map_err(call("getQuestion"))?;
+        .map_err(ChainError::view("getQuestion"))?;
     let p = c
         .questionParameters(id)
         .block(at)
         .call()
         .await
-        .map_err(call("questionParameters"))?;
+        .map_err(ChainError::view("questionParameters"))?;
     let is_final = c
         .isFinal(id)
         .block(at)
         .call()
         .await
-        .map_err(call("isFinal"))?;
+        .map_err(ChainError::view("isFinal"))?;
     let final_at: u64 = small(
         "finalAt",
         c.finalAt(id)
             .block(at)
             .call()
             .await
-            .map_err(call("finalAt"))?,
+            .map_err(ChainError::view("finalAt"))?,
     )?;
     let pending_fee = c
         .pendingFee(id)
         .block(at)
         .call()
         .await
-        .map_err(call("pendingFee"))?;
+        .map_err(ChainError::view("pendingFee"))?;
     let d = c
         .getCase(id)
         .block(at)
         .call()
         .await
-        .map_err(call("getCase"))?;
+        .map_err(ChainError::view("getCase"))?;
     let dispute = (d.disputer != Address::ZERO).then_some(DisputeView {
         disputer: d.disputer,
         bond: d.bond,
@@ -349,7 +348,7 @@ pub async fn question_view(
             .block(at)
             .call()
             .await
-            .map_err(call("getVerdict"))?;
+            .map_err(ChainError::view("getVerdict"))?;
         Some(VerdictView {
             question_hash: v.questionHash,
             merkle_root: v.merkleRoot,

@@ -105,7 +105,7 @@ fn read_questions(path: &std::path::Path) -> anyhow::Result<Vec<(String, u64)>> 
 ///
 /// # Errors
 /// Any step failing; everything started is stopped first.
-pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
+pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
     let root = repo_root().context("run the demo from the repository (no foundry.toml found)")?;
     let questions_file = args
         .questions
@@ -261,7 +261,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
             Err(e) => return Err(anyhow::anyhow!("node task: {e}")),
         }
     }
-    Ok(())
+    // The demo prints its verdicts as they come (and stays up with `--web`).
+    Ok(super::output::Output::Streamed)
 }
 
 /// A running demo node, as the printout needs it.
@@ -288,7 +289,7 @@ async fn set_parameters(
         .parameters()
         .call()
         .await
-        .map_err(|e| chain::ChainError::contract("parameters", e))?;
+        .map_err(chain::ChainError::view("parameters"))?;
     parameters.quorum = quorum;
     parameters.revealWindow = reveal_window;
     if reveal_window > 0 {
@@ -298,7 +299,7 @@ async fn set_parameters(
             .BOND_UNIT()
             .call()
             .await
-            .map_err(|e| chain::ChainError::contract("BOND_UNIT", e))?;
+            .map_err(chain::ChainError::view("BOND_UNIT"))?;
         let least = alloy::primitives::aliases::U96::saturating_from(unit);
         parameters.disputeBond = parameters.disputeBond.max(least);
     }
@@ -360,7 +361,7 @@ async fn wait_and_print(
                 .verdictStatus(*id)
                 .call()
                 .await
-                .map_err(|e| chain::ChainError::contract("verdictStatus", e))?;
+                .map_err(chain::ChainError::view("verdictStatus"))?;
             if chain::has_verdict(&status) {
                 break;
             }
@@ -373,7 +374,7 @@ async fn wait_and_print(
             .verdictStatus(*id)
             .call()
             .await
-            .map_err(|e| chain::ChainError::contract("verdictStatus", e))?;
+            .map_err(chain::ChainError::view("verdictStatus"))?;
         if let [node] = nodes {
             // The on-chain integers are compared with the report's by the audit below.
             let path = report_path(&node.reports, *id);

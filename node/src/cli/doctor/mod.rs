@@ -25,7 +25,10 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::json;
 
-use super::run::RunArgs;
+use super::{
+    output::{FailedWith, Output},
+    run::RunArgs,
+};
 use crate::config::{self, Config};
 
 mod chain;
@@ -49,9 +52,6 @@ pub struct DoctorArgs {
     /// Free space the data directory needs, in MiB.
     #[arg(long, default_value_t = 1024)]
     min_free_mib: u64,
-    /// Print one JSON object instead of the checklist.
-    #[arg(long)]
-    json: bool,
 }
 
 /// A check's outcome.
@@ -112,7 +112,7 @@ fn skip(check: &str, detail: impl Into<String>) -> Check {
 ///
 /// # Errors
 /// When any check fails (after printing the checklist), so the exit status is non-zero.
-pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
+pub async fn run(args: DoctorArgs) -> anyhow::Result<Output> {
     let checks = match config_file_check(args.node.config_file()) {
         Some(unreadable) => vec![unreadable],
         None => match args.node.load_config() {
@@ -125,27 +125,26 @@ pub async fn run(args: DoctorArgs) -> anyhow::Result<()> {
         },
     };
     let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
-    if args.json {
-        println!(
-            "{}",
-            json!({"ok": failed == 0, "failed": failed, "checks": checks})
-        );
-    } else {
-        print!("{}", render(&checks));
-    }
+    let outcome = Output::text(
+        json!({"ok": failed == 0, "failed": failed, "checks": checks}),
+        render(&checks),
+    );
     if failed > 0 {
-        anyhow::bail!(
-            "{failed} of {} checks failed: {}",
-            checks.len(),
-            checks
-                .iter()
-                .filter(|c| c.status == Status::Fail)
-                .map(|c| c.check.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        return Err(FailedWith::error(
+            outcome,
+            format!(
+                "{failed} of {} checks failed: {}",
+                checks.len(),
+                checks
+                    .iter()
+                    .filter(|c| c.status == Status::Fail)
+                    .map(|c| c.check.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
     }
-    Ok(())
+    Ok(outcome)
 }
 
 /// The checklist as text: one line per check, the fix indented under a failure.
