@@ -5,8 +5,8 @@ import {Vm} from "forge-std/Vm.sol";
 import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
 
 /// @notice Deploys the oracle from the artifact `forge build` ships. The oracle compiles via-IR;
-/// the tests and scripts compile without it (the wasm solc cannot hold the whole suite under
-/// via-IR), so they never build the oracle themselves and run the very bytecode the node and the
+/// the tests and scripts compile without it (via-IR over the whole suite costs minutes per
+/// build), so they never build the oracle themselves and run the very bytecode the node and the
 /// deploy script deploy. Internal functions: the creation runs in the caller's context, so the
 /// caller is the constructor's `msg.sender` as with `new`.
 library Shipped {

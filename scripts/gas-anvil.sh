@@ -115,7 +115,7 @@ check "quorum 1: submitReport that finalises" "$q1_gas" 75000
 
 dispute_gas=$(send 6 "$oracle" "dispute(uint256,uint256,uint256,uint256,address)" "$id" \
     200000000000000000 700000000000000000 100000000000000000 "$(addr 6)" --value $((court_cost + bond)))
-check "dispute (court cost + bond, VeritasCourt)" "$dispute_gas" 250000
+check "dispute (court cost + bond, VeritasCourt)" "$dispute_gas" 225000
 
 # The callback's overhead: the same final-at-once report with and without a (no-op) consumer.
 params 1 0 0

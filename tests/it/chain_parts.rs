@@ -8,7 +8,7 @@ use std::{
 };
 
 use alloy::{
-    primitives::{B256, I256, U256},
+    primitives::{Address, B256, I256, U256},
     providers::Provider,
 };
 use serde_json::Value;
@@ -16,7 +16,7 @@ use tokio::sync::Notify;
 use veritas::{
     chain::{
         self,
-        devnet::AnvilOptions,
+        devnet::{AnvilOptions, repo_root},
         poster::{Posted, Poster, PosterConfig},
         watcher::{WatchState, Watcher, WatcherConfig},
     },
@@ -349,4 +349,59 @@ async fn a_question_reorged_out_before_its_confirmations_is_never_stored() {
     let job = store.job(kept[0]).unwrap().unwrap();
     assert_eq!(job.question.question, "Included instead?");
     assert_eq!(store.counts().unwrap().total, 1);
+}
+
+/// A contract's runtime code as `forge build` wrote it (`out/<name>.sol/<name>.json`), with the
+/// byte ranges of its immutables (zero in the artifact, filled in by the constructor).
+fn deployed_artifact(name: &str) -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
+    let path = repo_root()
+        .unwrap()
+        .join(format!("out/{name}.sol/{name}.json"));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let code = &json["deployedBytecode"];
+    let hex = code["object"].as_str().unwrap();
+    let bytes = alloy::hex::decode(hex).unwrap();
+    let mut ranges = Vec::new();
+    if let Some(refs) = code["immutableReferences"].as_object() {
+        for positions in refs.values() {
+            for p in positions.as_array().unwrap() {
+                let start = p["start"].as_u64().unwrap() as usize;
+                ranges.push(start..start + p["length"].as_u64().unwrap() as usize);
+            }
+        }
+    }
+    (bytes, ranges)
+}
+
+/// The chain the demo and these tests deploy runs the very runtime code that forge's tests test:
+/// those deploy the same `out/` artifacts through `script/Shipped.sol` (the oracle compiles
+/// via-IR in its own profile, the tests without, and never import it). The oracle's code on
+/// chain equals its artifact outside its immutables, which hold the extension's address, and
+/// the extension there equals its own artifact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chain_runs_the_artifacts_the_forge_tests_test() {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let reader = chain.reader();
+    let (artifact, immutables) = deployed_artifact("VeritasOracle");
+    assert!(
+        !immutables.is_empty(),
+        "the oracle keeps its extension's address immutable"
+    );
+    let mut on_chain = reader.get_code_at(chain.oracle).await.unwrap().to_vec();
+    assert_eq!(on_chain.len(), artifact.len(), "oracle: code length");
+    let extension = Address::from_slice(&on_chain[immutables[0].end - 20..immutables[0].end]);
+    for range in &immutables {
+        on_chain[range.clone()].copy_from_slice(&artifact[range.clone()]);
+    }
+    assert!(
+        on_chain == artifact,
+        "the oracle on chain is not out/VeritasOracle.sol's runtime code"
+    );
+    let (artifact, immutables) = deployed_artifact("VeritasOracleExtension");
+    assert!(immutables.is_empty());
+    let on_chain = reader.get_code_at(extension).await.unwrap().to_vec();
+    assert!(
+        on_chain == artifact,
+        "the extension on chain is not out/VeritasOracleExtension.sol's runtime code"
+    );
 }

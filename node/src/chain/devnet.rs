@@ -309,7 +309,7 @@ pub fn artifact_bytecode(name: &str) -> Result<Bytes, DevnetError> {
     static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if !*built {
-        // The contracts only: the tests' via-IR build takes minutes and the node needs none of it.
+        // The contracts only: the tests' build takes minutes and the node needs none of it.
         let status = Command::new(tool("forge"))
             .args(["build", "--skip", "test", "--skip", "script"])
             .current_dir(&root)
