@@ -317,7 +317,9 @@ contract AttacksV3ReviewTest is BaseTest {
         (uint8 phase,, uint256 commits) = oracle.commitPhase(id);
         assertEq(phase, 1, "a new commit phase");
         assertEq(commits, 1, "the revealed report keeps its slot");
-        // The griefer cannot take the slot again.
+        // The griefer cannot take the slot again (and `canReport` tells its node so).
+        assertFalse(oracle.canReport(id, griefer), "a slashed withholder cannot commit again");
+        assertTrue(oracle.canReport(id, operator3), "the spare operator can");
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasAlreadyCommitted.selector, id, griefer));
         vm.prank(griefer);
         oracle.commitReport(id, bytes32(uint256(1)));
