@@ -186,10 +186,30 @@ contract VeritasOracle is VeritasStorage {
         // A commit-reveal question with commits closes at its reveal deadline.
         if (t.flags & _FLAG_COMMIT_REVEAL != 0) {
             round = _rounds[id];
-            if (round.commits != 0) (, deadline) = _revealPhase(t, round);
+            if (round.commits != 0 || _reopenings[id].commitDeadline != 0) (, deadline) = _revealPhase(id, t, round);
         }
         if (nowTimestamp < deadline) revert IVeritasOracle.VeritasReportWindowOpen(id, deadline, nowTimestamp);
-        if (round.commits != 0) _slashUnrevealed(id, t, round);
+        if (round.commits != 0) {
+            _slashUnrevealed(id, t, round);
+            // Commits withheld: their slots go to spare operators. The withholders lost their
+            // bonds above and keep their committer bit (they cannot commit again), the revealed
+            // reports stay pooled, and a new commit phase of `revealWindow` seconds opens for the
+            // missing count; a bounded number of times, so the question always ends.
+            Reopening memory reopening = _reopenings[id];
+            if (round.commits > t.reportCount && reopening.count < _MAX_REOPENINGS) {
+                // The casts cannot truncate: reportCount <= commits <= 31, a uint40 time plus a
+                // uint32 window.
+                // forge-lint: disable-start(unsafe-typecast)
+                round.commits = uint8(t.reportCount);
+                round.revealDeadline = 0;
+                reopening.commitDeadline = uint40(nowTimestamp + _parameters[t.parametersId].revealWindow);
+                // forge-lint: disable-end(unsafe-typecast)
+                reopening.count += 1;
+                _rounds[id] = round;
+                _reopenings[id] = reopening;
+                return;
+            }
+        }
 
         if (t.reportCount == 0) {
             t.status = IVeritasOracle.VerdictStatus.Expired;
@@ -227,7 +247,12 @@ contract VeritasOracle is VeritasStorage {
         if (nowTimestamp < t.time) revert IVeritasOracle.VeritasTooEarly(id, t.time, nowTimestamp);
         (uint256 quorum,, uint256 reportWindow,, uint256 bond) = _hot(t.parametersId);
         CommitRound memory round = _rounds[id];
-        if (round.revealDeadline != 0 || nowTimestamp >= uint256(t.time) + reportWindow) {
+        // After the report window, only a commit phase `finalize` reopened takes commits (read
+        // only then: the happy path commits within the report window).
+        if (
+            round.revealDeadline != 0
+                || (nowTimestamp >= uint256(t.time) + reportWindow && nowTimestamp >= _reopenings[id].commitDeadline)
+        ) {
             revert IVeritasOracle.VeritasCommitPhaseClosed(id);
         }
         // forge-lint: disable-next-line(incorrect-shift)
@@ -275,7 +300,7 @@ contract VeritasOracle is VeritasStorage {
         bytes32 commitment = _commitments[id][msg.sender];
         if (commitment == 0) revert IVeritasOracle.VeritasNoCommitment(id, msg.sender);
         CommitRound memory round = _rounds[id];
-        (uint256 opens, uint256 deadline) = _revealPhase(t, round);
+        (uint256 opens, uint256 deadline) = _revealPhase(id, t, round);
         uint256 nowTimestamp = _now();
         if (nowTimestamp < opens || nowTimestamp >= deadline) {
             revert IVeritasOracle.VeritasNotRevealPhase(id, opens, deadline, nowTimestamp);
@@ -326,12 +351,12 @@ contract VeritasOracle is VeritasStorage {
         CommitRound memory round = _rounds[id];
         commits = round.commits;
         uint256 nowTimestamp = _now();
-        if (commits == 0) {
+        if (commits == 0 && _reopenings[id].commitDeadline == 0) {
             deadline = uint256(t.time) + _parameters[t.parametersId].reportWindow;
             return (nowTimestamp < deadline ? 1 : 3, deadline, 0);
         }
         uint256 opens;
-        (opens, deadline) = _revealPhase(t, round);
+        (opens, deadline) = _revealPhase(id, t, round);
         phase = nowTimestamp < opens ? 1 : nowTimestamp < deadline ? 2 : 3;
         if (phase == 1) deadline = opens;
     }
@@ -703,17 +728,19 @@ contract VeritasOracle is VeritasStorage {
         return keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, salt));
     }
 
-    /// @dev When the reveal phase of the commit-reveal question of tally `t` (with at least one
-    /// commit in `round`) opens and ends: at once and `revealWindow` after the quorum-th commit,
-    /// else at the end of the report window and `revealWindow` after it.
-    function _revealPhase(Tally memory t, CommitRound memory round)
+    /// @dev When the reveal phase of the commit-reveal question `id` of tally `t` (with at least one
+    /// commit in `round`, or a reopened commit phase) opens and ends: at once and `revealWindow`
+    /// after the quorum-th commit, else at the end of the commit phase (the report window, or the
+    /// reopened phase's deadline) and `revealWindow` after it.
+    function _revealPhase(uint256 id, Tally memory t, CommitRound memory round)
         private
         view
         returns (uint256 opens, uint256 deadline)
     {
         if (round.revealDeadline != 0) return (0, round.revealDeadline);
         IVeritasOracle.Parameters storage p = _parameters[t.parametersId];
-        opens = uint256(t.time) + p.reportWindow;
+        uint256 reopened = _reopenings[id].commitDeadline;
+        opens = reopened != 0 ? reopened : uint256(t.time) + p.reportWindow;
         deadline = opens + p.revealWindow;
     }
 

@@ -214,7 +214,8 @@ contract VeritasOracleExtension is VeritasStorage {
         Tally memory t = _questions[id].tally;
         return op.active && op.addedAfter < id && t.status == IVeritasOracle.VerdictStatus.Asked
             && !_reported(t, op.index) && _commitments[id][operator] == 0
-            && uint256(op.stake) - op.locked >= _bondOf(t.parametersId);
+            // A committer whose withheld commit was slashed cannot commit in a reopened phase.
+            && (_rounds[id].committers >> op.index) & 1 == 0 && uint256(op.stake) - op.locked >= _bondOf(t.parametersId);
     }
 
     function tally(uint256 id) external view returns (uint256 reports, uint256 nYes, uint256 nNo, uint256 nNull) {

@@ -46,7 +46,9 @@ import {WadTriple} from "./lib/WadTriple.sol";
 /// court), [199..160] deadline uint40, [207..200] ruling uint8; the dispute id; [63..0] pYes,
 /// [127..64] pNo of the disputer's claimed triple). `_caseIds[keccak256(arbitrator, disputeId)]`
 /// maps a case back to its question. A commit-reveal question also has `_rounds[id]` ([7..0]
-/// commits, [39..8] bitmap of the committers' indices, [79..40] reveal deadline) and
+/// commits, [39..8] bitmap of the committers' indices, [79..40] reveal deadline),
+/// `_reopenings[id]` once `finalize` reopened its commit phase for withheld commits ([39..0] the
+/// reopened phase's commit deadline, [47..40] how many times), and
 /// `_commitments[id][operator]`.
 ///
 /// Header slot (`_header`, slot 0): [39..0] questionCount (uint40), [55..40] parametersId in force
@@ -81,6 +83,10 @@ abstract contract VeritasStorage is IEvidence {
     /// once their operator is gone (removed, no stake, no unsettled report), so this bounds the
     /// operators that hold an index at the same time, not the operators ever added.
     uint256 internal constant _MAX_OPERATORS = 31;
+    /// @dev Times `finalize` reopens a commit-reveal question's commit phase for the slots of
+    /// commits never revealed: bounded, so a question always ends; each time costs every
+    /// withholder its bond.
+    uint256 internal constant _MAX_REOPENINGS = 2;
     uint256 internal constant _MIN_REPORT_WINDOW = 30;
     uint256 internal constant _MIN_CHALLENGE_WINDOW = 60;
     uint256 internal constant _MIN_ARBITRATION_WINDOW = 1 hours;
@@ -229,6 +235,14 @@ abstract contract VeritasStorage is IEvidence {
         uint40 revealDeadline;
     }
 
+    /// @dev A commit phase `finalize` reopened for the slots of withheld commits: its deadline and
+    /// how many times it was reopened. Apart from `CommitRound`, so that the happy path (which
+    /// never reopens) reads and writes exactly what it did.
+    struct Reopening {
+        uint40 commitDeadline;
+        uint8 count;
+    }
+
     /// @dev A question's case before its court (layout on the contract).
     struct CaseRecord {
         address disputer;
@@ -283,6 +297,7 @@ abstract contract VeritasStorage is IEvidence {
     /// is revealed or slashed.
     mapping(uint256 id => CommitRound) internal _rounds;
     mapping(uint256 id => mapping(address operator => bytes32)) internal _commitments;
+    mapping(uint256 id => Reopening) internal _reopenings;
 
     /*//////////////////////////////////////////////////////////////
                                 INTERNAL

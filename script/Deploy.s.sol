@@ -16,8 +16,8 @@ import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
 ///   VERITAS_ARBITRATOR        an existing ERC-792 arbitrator (e.g. a Kleros court); when unset a
 ///                             VeritasCourt is deployed:
 ///   VERITAS_JUDGES            the court's judges, comma-separated, round 0 first (default: the deployer)
-///   VERITAS_COURT_COST        wei per dispute (default 0)
-///   VERITAS_APPEAL_COST       wei per appeal (default 0)
+///   VERITAS_COURT_COST        wei per dispute (default 0 on the local chain; required elsewhere)
+///   VERITAS_APPEAL_COST       wei per appeal (default 0 on the local chain; required elsewhere)
 ///   VERITAS_APPEAL_PERIOD     seconds a ruling can be appealed (default 3600)
 ///   VERITAS_ARBITRATOR_EXTRA_DATA  hex bytes passed to the arbitrator (default empty)
 ///   VERITAS_META_EVIDENCE     ERC-1497 meta-evidence URI of the parameter set (default empty)
@@ -31,13 +31,27 @@ import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
 ///   VERITAS_ARBITRATION_WINDOW seconds the court has to rule, >= 3600 (default 86400)
 ///   VERITAS_ASK_FEE           wei per question (default 0)
 ///   VERITAS_DISPUTE_BOND      wei per dispute (default 0; > 0 with a challenge window)
-///   VERITAS_EVIDENCE_FEE      wei per evidence item (default 0; doubles every 8 items of a question)
-///   VERITAS_OPERATOR_STAKE    wei the deployer stakes for each operator (default 0). Each report
-///                             locks the question's dispute bond of its operator's stake, so
-///                             operators need at least one bond per open report.
-/// On any chain but a local one (chain id 31337) the script refuses quorum 1, a zero challenge
-/// window, and roles left implicit (operators, judges or owner defaulting to the deployer) unless
-/// VERITAS_ALLOW_WEAK_RULES=1.
+///   VERITAS_EVIDENCE_FEE      wei per evidence item (doubles every 8 items of a question; default 0
+///                             on the local chain, required elsewhere)
+///   VERITAS_REVEAL_WINDOW     seconds of the reveal phase: 0 (reports in the clear) or 30..604800
+///                             (commit-reveal with quorum > 1; default 0 on the local chain,
+///                             required and nonzero elsewhere). There is no separate commit
+///                             window: commits are taken during VERITAS_REPORT_WINDOW, and the
+///                             quorum-th commit opens the reveal phase (VERITAS_COMMIT_WINDOW is
+///                             refused so that nobody believes it was applied).
+///   VERITAS_OPERATOR_STAKE    wei the deployer stakes for each operator (default 0 on the local
+///                             chain, required elsewhere; an explicit 0 leaves staking to the
+///                             operators). Each report locks the question's dispute bond of its
+///                             operator's stake, so operators need at least one bond per open report.
+/// The local default (chain id 31337, `make deploy-local`, no variable but PRIVATE_KEY): the
+/// deployer is the only operator and the only judge, quorum 1, no challenge window, reports in the
+/// clear, every fee, cost and stake 0: one key decides every verdict, final at once, with nothing
+/// at stake. That is what a demo on anvil needs and nothing else, so on any other chain the script
+/// refuses, unless VERITAS_ALLOW_WEAK_RULES=1: quorum 1; a zero challenge window; reports in the
+/// clear (no VERITAS_REVEAL_WINDOW: an operator copies the others' reports and looks last); roles
+/// left implicit (operators, judges or owner defaulting to the deployer); and an evidence fee,
+/// court cost, appeal cost or operator stake left unset (each defaults to 0, which makes evidence
+/// spam, disputes and appeals free; an explicit 0 is a choice, a missing variable is not).
 /// A script cannot know the hash or block of the transactions it broadcasts, so this file leaves
 /// out `txHash` and `deployBlock`; `script/record-deployment.js` adds them from forge's broadcast
 /// receipts.
@@ -73,7 +87,7 @@ contract Deploy is Script {
         if (_has("VERITAS_OWNER")) plan.newOwner = vm.envAddress("VERITAS_OWNER");
 
         IVeritasOracle.Parameters memory params = _parameters();
-        _checkRules(params, plan.implicitRoles);
+        _checkRules(params, plan);
         uint256 courtCost = _env("VERITAS_COURT_COST", 0, 0, 1000 ether);
         uint256 appealCost = _env("VERITAS_APPEAL_COST", 0, 0, 1000 ether);
         uint256 appealPeriod = _env("VERITAS_APPEAL_PERIOD", 1 hours, 0, 365 days);
@@ -111,7 +125,20 @@ contract Deploy is Script {
         p.askFee = uint96(_env("VERITAS_ASK_FEE", 0, 0, 1000 ether));
         p.disputeBond = uint96(_env("VERITAS_DISPUTE_BOND", 0, 0, 1000 ether));
         p.evidenceFee = uint96(_env("VERITAS_EVIDENCE_FEE", 0, 0, 1000 ether));
+        p.revealWindow = uint32(_env("VERITAS_REVEAL_WINDOW", 0, 0, 7 days));
         // forge-lint: disable-end(unsafe-typecast)
+        if (p.revealWindow != 0 && p.revealWindow < 30) {
+            revert(
+                string.concat(
+                    "Deploy: VERITAS_REVEAL_WINDOW=", vm.toString(p.revealWindow), " is neither 0 nor within 30..604800"
+                )
+            );
+        }
+        if (_has("VERITAS_COMMIT_WINDOW")) {
+            revert(
+                "Deploy: VERITAS_COMMIT_WINDOW does not exist: commits are taken during VERITAS_REPORT_WINDOW and the quorum-th commit opens the reveal phase"
+            );
+        }
         if (_has("VERITAS_ARBITRATOR_EXTRA_DATA")) {
             p.arbitratorExtraData = vm.envBytes("VERITAS_ARBITRATOR_EXTRA_DATA");
         }
@@ -135,8 +162,9 @@ contract Deploy is Script {
         }
     }
 
-    /// @dev On a public chain, refuses rules that let one key decide unless explicitly allowed.
-    function _checkRules(IVeritasOracle.Parameters memory p, bool implicitRoles) internal view {
+    /// @dev On a public chain, refuses rules that let one key decide, reports in the clear, and
+    /// money rules left at their local defaults, unless explicitly allowed.
+    function _checkRules(IVeritasOracle.Parameters memory p, Plan memory plan) internal view {
         if (block.chainid == LOCAL_CHAIN_ID) return;
         if (_has("VERITAS_ALLOW_WEAK_RULES")) {
             bytes32 allow = keccak256(bytes(vm.envString("VERITAS_ALLOW_WEAK_RULES")));
@@ -148,9 +176,35 @@ contract Deploy is Script {
         if (p.challengeWindow == 0) {
             revert("Deploy: VERITAS_CHALLENGE_WINDOW=0 leaves no dispute (VERITAS_ALLOW_WEAK_RULES=1 to allow)");
         }
-        if (implicitRoles) {
+        if (p.revealWindow == 0) {
+            revert(
+                "Deploy: no VERITAS_REVEAL_WINDOW leaves reports in the clear, to be copied (VERITAS_ALLOW_WEAK_RULES=1 to allow)"
+            );
+        }
+        if (plan.implicitRoles) {
             revert(
                 "Deploy: set VERITAS_OPERATORS, VERITAS_OWNER and VERITAS_JUDGES (or VERITAS_ARBITRATOR) explicitly (VERITAS_ALLOW_WEAK_RULES=1 to allow)"
+            );
+        }
+        _requireExplicit("VERITAS_EVIDENCE_FEE");
+        _requireExplicit("VERITAS_OPERATOR_STAKE");
+        // A given arbitrator prices its own rulings; the court's costs are the script's only when
+        // it deploys the court.
+        if (!_has("VERITAS_ARBITRATOR")) {
+            _requireExplicit("VERITAS_COURT_COST");
+            _requireExplicit("VERITAS_APPEAL_COST");
+        }
+    }
+
+    /// @dev Reverts unless `name` is set: its local default (0) is no choice on a public chain.
+    function _requireExplicit(string memory name) internal view {
+        if (!_has(name)) {
+            revert(
+                string.concat(
+                    "Deploy: set ",
+                    name,
+                    " explicitly (0 is allowed; unset is not) (VERITAS_ALLOW_WEAK_RULES=1 to allow)"
+                )
             );
         }
     }

@@ -19,6 +19,10 @@ import {IVeritasConsumer} from "../interfaces/IVeritasConsumer.sol";
 ///   nobody stakes with the answer in hand.
 /// - It settles on the oracle's callback when the question is final, and anyone can still settle
 ///   through the pull path (`settle()`: `isFinal`, then `getVerdict`) if a callback failed.
+/// - The market is the question's asker, so the oracle credits the ask fee back to the market
+///   when the question expires or defaults: `reclaimAskFee()` withdraws it and forwards it to
+///   whoever paid it (`opener`). A contract that asks must be able to withdraw its credits, or the
+///   refund stays in the oracle for ever.
 ///
 /// Rules: YES wins when pYes > pNo and pYes > pNull, NO wins when pNo > pYes and pNo > pNull;
 /// winners share the whole pot pro rata to their stake (rounded down; the dust stays in the
@@ -60,6 +64,9 @@ contract ExampleMarket is IVeritasConsumer {
 
     /// @notice `staker` was paid `amount` wei.
     event Claimed(address indexed staker, uint256 amount);
+
+    /// @notice The ask fee the oracle refunded to the market, `amount` wei, went to `opener`.
+    event AskFeeReclaimed(address indexed opener, uint256 amount);
 
     /*//////////////////////////////////////////////////////////////
                                  ERRORS
@@ -104,6 +111,12 @@ contract ExampleMarket is IVeritasConsumer {
     /// @notice Sending `amount` wei to `to` failed.
     error MarketTransferFailed(address to, uint256 amount);
 
+    /// @notice The oracle holds no credit of the market (no refunded ask fee).
+    error MarketNoRefund();
+
+    /// @notice Only the oracle sends the market ether outside `open` and `stake`.
+    error MarketUnexpectedEther(address sender);
+
     /*//////////////////////////////////////////////////////////////
                                 STORAGE
     //////////////////////////////////////////////////////////////*/
@@ -131,6 +144,9 @@ contract ExampleMarket is IVeritasConsumer {
 
     /// @notice The oracle question (0 until `open`).
     uint256 public questionId;
+
+    /// @notice Who paid the ask fee (`open`'s caller): a refunded ask fee goes back to it.
+    address public opener;
 
     /// @notice The settled outcome (`Open` until settled).
     Outcome public outcome;
@@ -197,6 +213,7 @@ contract ExampleMarket is IVeritasConsumer {
                 || p.challengeWindow < _minChallengeWindow
         ) revert MarketWrongRules();
         questionId = id;
+        opener = msg.sender;
         emit Opened(id);
     }
 
@@ -261,6 +278,25 @@ contract ExampleMarket is IVeritasConsumer {
         emit Claimed(msg.sender, amount);
         (bool ok,) = msg.sender.call{value: amount}("");
         if (!ok) revert MarketTransferFailed(msg.sender, amount);
+    }
+
+    /// @notice Withdraw the market's credits in the oracle (the ask fee, refunded when the
+    /// question expired or defaulted) and send them to `opener`, who paid the fee. Anyone may
+    /// call it; the wei go to the opener only.
+    function reclaimAskFee() external returns (uint256 amount) {
+        if (oracle.credits(address(this)) == 0) revert MarketNoRefund();
+        // The stakes are never in the oracle: what `withdraw` sends is exactly the refund.
+        amount = oracle.withdraw();
+        address to = opener;
+        emit AskFeeReclaimed(to, amount);
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert MarketTransferFailed(to, amount);
+    }
+
+    /// @notice Accepts the oracle's `withdraw` transfer only: ether from anyone else would stay
+    /// in the market with no way out.
+    receive() external payable {
+        if (msg.sender != address(oracle)) revert MarketUnexpectedEther(msg.sender);
     }
 
     /// @dev Settles on a final `status` with its triple (zero when Expired).

@@ -646,15 +646,19 @@ interface IVeritasOracle {
     /// pooled verdict is posted escalated (quorum not met); with none the question is Expired, its
     /// fee is credited back to the asker and the consumer is called back. On a commit-reveal
     /// question with commits, only after the reveal deadline (`VeritasReportWindowOpen` names it):
-    /// the bond of every commit not revealed is slashed and burned (`CommitSlashed`), then the
-    /// revealed reports are pooled as above (none revealed: Expired).
+    /// the bond of every commit not revealed is slashed and burned (`CommitSlashed`); then, the
+    /// first two times a commit was withheld, the commit phase reopens for `revealWindow` seconds
+    /// for the missing count (the revealed reports stay pooled; the withholders cannot commit
+    /// again; spare operators commit, and the quorum-th commit opens a new reveal phase), and
+    /// `finalize` is due again at that phase's end; otherwise the revealed reports are pooled as
+    /// above (none revealed: Expired).
     function finalize(uint256 id) external;
 
     /// @notice Commit to a report on the commit-reveal question `id` (its parameter set has a
     /// `revealWindow` and a quorum above 1): the report itself stays hidden until the reveal phase,
     /// so no operator can copy another's report or choose its own after a look at the tally.
     /// @dev Only in the commit phase (from `resolveAfter` until the quorum-th commit or the end of
-    /// the report window), once per operator, by an operator that `canReport`. Locks the question's
+    /// the report window, or of a phase `finalize` reopened for withheld commits), once per operator, by an operator that `canReport`. Locks the question's
     /// report bond of the caller's stake exactly as a report does (`VeritasInsufficientStake`). The
     /// quorum-th commit opens the reveal phase at once, for `revealWindow` seconds; otherwise it
     /// opens when the report window closes with at least one commit. Emits `ReportCommitted`.

@@ -283,6 +283,98 @@ contract AttacksV3ReviewTest is BaseTest {
         assertEq(locked, BOND, "the commit locks the bond");
     }
 
+    /// v3 (finding 4): the commit phase closed at the quorum-th commit, so a griefer who committed
+    /// first held a slot no spare operator could take, watched the reveals, withheld, and
+    /// `finalize` posted the revealed report escalated (to the court, no bond at risk). Now the
+    /// withheld slot reopens: the griefer's bond burns, the spare operator commits and reveals,
+    /// and the question resolves at its quorum with no escalation.
+    function test_WithheldCommitSlotGoesToASpareOperator() public {
+        IVeritasOracle.Parameters memory p = _params(2, CHALLENGE_WINDOW);
+        p.revealWindow = 1 hours;
+        _setParams(p);
+        uint256 id = _ask();
+        address griefer = operator;
+        (uint256 grieferStake,,) = _stakeOf(griefer);
+        _commitAs(griefer, id, 0, 5, 0, "g");
+        _commitAs(operator2, id, 5, 0, 0, "s2");
+        // The quorum committed: the spare operator is shut out of this phase.
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasCommitPhaseClosed.selector, id));
+        vm.prank(operator3);
+        oracle.commitReport(id, bytes32(uint256(1)));
+        vm.prank(operator2);
+        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s2");
+        // The griefer withholds; after the reveal window anyone finalizes.
+        vm.warp(block.timestamp + 1 hours);
+        oracle.finalize(id);
+        (uint256 grieferAfter, uint256 grieferLocked,) = _stakeOf(griefer);
+        assertEq(grieferAfter, grieferStake - BOND, "the withholder's bond burns");
+        assertEq(grieferLocked, 0);
+        assertEq(
+            uint8(oracle.verdictStatus(id)),
+            uint8(IVeritasOracle.VerdictStatus.Asked),
+            "no escalated verdict: the slot reopened"
+        );
+        (uint8 phase,, uint256 commits) = oracle.commitPhase(id);
+        assertEq(phase, 1, "a new commit phase");
+        assertEq(commits, 1, "the revealed report keeps its slot");
+        // The griefer cannot take the slot again (and `canReport` tells its node so).
+        assertFalse(oracle.canReport(id, griefer), "a slashed withholder cannot commit again");
+        assertTrue(oracle.canReport(id, operator3), "the spare operator can");
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasAlreadyCommitted.selector, id, griefer));
+        vm.prank(griefer);
+        oracle.commitReport(id, bytes32(uint256(1)));
+        _commitAs(operator3, id, 5, 0, 0, "s3");
+        vm.prank(operator3);
+        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s3");
+        assertEq(
+            uint8(oracle.verdictStatus(id)),
+            uint8(IVeritasOracle.VerdictStatus.Resolved),
+            "resolved from the spare operator's report, at quorum, not escalated"
+        );
+    }
+
+    /// The reopening is bounded: with no spare operator left to fill the slot, the question
+    /// ends after `_MAX_REOPENINGS` (2) empty phases with the revealed report escalated.
+    function test_ReopenedCommitPhaseIsBounded() public {
+        IVeritasOracle.Parameters memory p = _params(2, CHALLENGE_WINDOW);
+        p.revealWindow = 1 hours;
+        _setParams(p);
+        uint256 id = _ask();
+        _commitAs(operator, id, 0, 5, 0, "g");
+        _commitAs(operator2, id, 5, 0, 0, "s2");
+        vm.prank(operator2);
+        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s2");
+        vm.warp(block.timestamp + 1 hours);
+        oracle.finalize(id); // reopening 1
+        // operator3 commits and withholds too: its bond burns, reopening 2.
+        _commitAs(operator3, id, 0, 5, 0, "g3");
+        (, uint256 deadline,) = oracle.commitPhase(id); // the reveal phase's end
+        vm.warp(deadline - 1);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVeritasOracle.VeritasReportWindowOpen.selector, id, deadline, deadline - 1)
+        );
+        oracle.finalize(id);
+        vm.warp(deadline);
+        oracle.finalize(id); // reopening 2
+        (, uint256 locked3,) = _stakeOf(operator3);
+        assertEq(locked3, 0, "the second withholder's bond burned");
+        (, deadline,) = oracle.commitPhase(id);
+        vm.warp(deadline + 1 hours);
+        oracle.finalize(id);
+        assertEq(
+            uint8(oracle.verdictStatus(id)),
+            uint8(IVeritasOracle.VerdictStatus.Escalated),
+            "nobody filled the slot: the revealed report goes to the court"
+        );
+    }
+
+    /// @dev `who` commits to the report (ROOT, yes, no, null, KAPPA, not escalated, salt) on `id`.
+    function _commitAs(address who, uint256 id, uint16 yes, uint16 no, uint16 nil, bytes32 salt) internal {
+        bytes32 commitment = oracle.reportCommitment(id, who, ROOT, yes, no, nil, KAPPA, false, salt);
+        vm.prank(who);
+        oracle.commitReport(id, commitment);
+    }
+
     /// v3: a `disputeBond` below `BOND_UNIT` passed validation and locked nothing.
     function test_SubUnitBondRefused() public {
         IVeritasOracle.Parameters memory p = _params(1, CHALLENGE_WINDOW);

@@ -47,6 +47,17 @@ contract CommitRevealTest is BaseTest {
         oracle.revealReport(id, root, y, n, z, KAPPA, false, salt);
     }
 
+    /// @dev After `finalize` reopened the commit phase of `id` for withheld slots and no spare
+    /// operator commits: waits out the phase and its reveal window, and finalizes again.
+    function _runOutReopenedPhase(uint256 id) internal {
+        (uint8 phase, uint256 deadline, uint256 commits) = oracle.commitPhase(id);
+        assertEq(phase, 1, "the commit phase reopened");
+        (uint256 reports,,,) = oracle.tally(id);
+        assertEq(commits, reports, "the revealed reports keep their slots");
+        vm.warp(deadline + REVEAL_WINDOW);
+        oracle.finalize(id);
+    }
+
     function _locked(address who) internal view returns (uint256 locked) {
         (, locked,) = oracle.operatorStake(who);
     }
@@ -282,6 +293,9 @@ contract CommitRevealTest is BaseTest {
         assertEq(oracle.credits(BURN) - burnBefore, BOND);
         assertEq(address(oracle).balance, balance, "no ether moves, it changes hands");
         assertEq(oracle.commitmentOf(id, operator3), bytes32(0));
+        // The withheld slot reopens for a spare operator; with none, the phase runs out.
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Asked));
+        _runOutReopenedPhase(id);
         // The two revealed reports are pooled, escalated as a quorum-not-met verdict.
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
         (uint256 reports, uint256 nYes, uint256 nNo,) = oracle.tally(id);
@@ -298,6 +312,8 @@ contract CommitRevealTest is BaseTest {
         vm.warp(block.timestamp + REVEAL_WINDOW);
         uint256 aliceBefore = oracle.credits(alice);
         oracle.finalize(id);
+        assertEq(oracle.credits(BURN), 2 * BOND, "both withholders slashed at once");
+        _runOutReopenedPhase(id);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Expired));
         assertEq(oracle.credits(alice) - aliceBefore, ASK_FEE);
         assertEq(oracle.credits(BURN), 2 * BOND);

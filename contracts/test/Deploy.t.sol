@@ -28,7 +28,11 @@ contract DeployTest is Test {
         "VERITAS_DISPUTE_BOND",
         "VERITAS_EVIDENCE_FEE",
         "VERITAS_ALLOW_WEAK_RULES",
-        "VERITAS_COURT_COST"
+        "VERITAS_COURT_COST",
+        "VERITAS_APPEAL_COST",
+        "VERITAS_OPERATOR_STAKE",
+        "VERITAS_REVEAL_WINDOW",
+        "VERITAS_COMMIT_WINDOW"
     ];
 
     address internal op1 = makeAddr("op1");
@@ -49,6 +53,12 @@ contract DeployTest is Test {
         _LocalChainAllowsTheDefaults();
         _reset();
         _RevertIf_ValuesOutOfRange();
+        _reset();
+        _RevertIf_ClearTextSetOnAPublicChain();
+        _reset();
+        _RevertIf_MoneyRulesLeftUnsetOnAPublicChain();
+        _reset();
+        _RevertIf_ACommitWindowIsGiven();
         _reset();
     }
 
@@ -71,6 +81,10 @@ contract DeployTest is Test {
         vm.setEnv("VERITAS_ASK_FEE", "10000000000000000");
         vm.setEnv("VERITAS_DISPUTE_BOND", "100000000000000000");
         vm.setEnv("VERITAS_COURT_COST", "50000000000000000");
+        vm.setEnv("VERITAS_APPEAL_COST", "50000000000000000");
+        vm.setEnv("VERITAS_EVIDENCE_FEE", "0");
+        vm.setEnv("VERITAS_OPERATOR_STAKE", "0");
+        vm.setEnv("VERITAS_REVEAL_WINDOW", "3600");
     }
 
     function _path() internal pure returns (string memory) {
@@ -96,6 +110,7 @@ contract DeployTest is Test {
         assertEq(p.askFee, 0.01 ether);
         assertEq(p.disputeBond, 0.1 ether);
         assertEq(p.evidenceFee, 0);
+        assertEq(p.revealWindow, 3600);
         VeritasCourt court = VeritasCourt(p.arbitrator);
         assertEq(court.judges()[0], judge1);
         assertEq(court.ARBITRATION_COST(), 0.05 ether);
@@ -167,6 +182,98 @@ contract DeployTest is Test {
         assertTrue(oracle.isOperator(vm.addr(KEY)));
         assertEq(oracle.parameters().quorum, 1);
         assertEq(VeritasCourt(oracle.parameters().arbitrator).judges()[0], vm.addr(KEY));
+        assertEq(oracle.parameters().revealWindow, 0);
+    }
+
+    /// @dev Reports in the clear let an operator copy the others' reports and look last: on a
+    /// public chain the script wants a reveal window, and refuses an explicit 0 as well.
+    function _RevertIf_ClearTextSetOnAPublicChain() internal {
+        _strongEnv();
+        Deploy script = new Deploy();
+        bytes memory refusal = bytes(
+            "Deploy: no VERITAS_REVEAL_WINDOW leaves reports in the clear, to be copied (VERITAS_ALLOW_WEAK_RULES=1 to allow)"
+        );
+        vm.setEnv("VERITAS_REVEAL_WINDOW", "");
+        vm.expectRevert(refusal);
+        script.run();
+        vm.setEnv("VERITAS_REVEAL_WINDOW", "0");
+        vm.expectRevert(refusal);
+        script.run();
+        vm.setEnv("VERITAS_REVEAL_WINDOW", "29");
+        vm.expectRevert(bytes("Deploy: VERITAS_REVEAL_WINDOW=29 is neither 0 nor within 30..604800"));
+        script.run();
+        vm.setEnv("VERITAS_REVEAL_WINDOW", "604801");
+        vm.expectRevert(bytes("Deploy: VERITAS_REVEAL_WINDOW=604801 is outside 0..604800"));
+        script.run();
+        // Told explicitly, it deploys a clear-text set.
+        vm.setEnv("VERITAS_REVEAL_WINDOW", "0");
+        vm.setEnv("VERITAS_ALLOW_WEAK_RULES", "1");
+        IVeritasOracle oracle = script.run();
+        vm.removeFile(_path());
+        assertEq(oracle.parameters().revealWindow, 0);
+    }
+
+    /// @dev Each money rule whose local default is 0 must be named on a public chain: a missing
+    /// variable is refused, an explicit 0 is a choice. The court's costs only when the script
+    /// deploys the court.
+    function _RevertIf_MoneyRulesLeftUnsetOnAPublicChain() internal {
+        string[4] memory rules =
+            ["VERITAS_EVIDENCE_FEE", "VERITAS_OPERATOR_STAKE", "VERITAS_COURT_COST", "VERITAS_APPEAL_COST"];
+        Deploy script = new Deploy();
+        for (uint256 i = 0; i < rules.length; i++) {
+            _reset();
+            _strongEnv();
+            vm.setEnv(rules[i], "");
+            vm.expectRevert(
+                bytes(
+                    string.concat(
+                        "Deploy: set ",
+                        rules[i],
+                        " explicitly (0 is allowed; unset is not) (VERITAS_ALLOW_WEAK_RULES=1 to allow)"
+                    )
+                )
+            );
+            script.run();
+            // An explicit 0 is a choice.
+            vm.setEnv(rules[i], "0");
+            IVeritasOracle oracle = script.run();
+            vm.removeFile(_path());
+            assertEq(oracle.parameters().quorum, 2);
+        }
+        // With a given arbitrator the court's costs are its own: not asked for.
+        _reset();
+        _strongEnv();
+        vm.setEnv("VERITAS_COURT_COST", "");
+        vm.setEnv("VERITAS_APPEAL_COST", "");
+        address[] memory judges = new address[](1);
+        judges[0] = judge1;
+        vm.setEnv("VERITAS_ARBITRATOR", vm.toString(address(new VeritasCourt(judges, 0, 0, 1))));
+        script.run();
+        vm.removeFile(_path());
+        // Told explicitly, every unset money rule is allowed.
+        _reset();
+        _strongEnv();
+        for (uint256 i = 0; i < rules.length; i++) {
+            vm.setEnv(rules[i], "");
+        }
+        vm.setEnv("VERITAS_ALLOW_WEAK_RULES", "1");
+        IVeritasOracle weak = script.run();
+        vm.removeFile(_path());
+        assertEq(weak.parameters().evidenceFee, 0);
+    }
+
+    /// @dev There is no commit window to set (commits run in the report window): a variable that
+    /// would be silently ignored is refused, on every chain.
+    function _RevertIf_ACommitWindowIsGiven() internal {
+        vm.chainId(31337);
+        vm.setEnv("VERITAS_COMMIT_WINDOW", "3600");
+        Deploy script = new Deploy();
+        vm.expectRevert(
+            bytes(
+                "Deploy: VERITAS_COMMIT_WINDOW does not exist: commits are taken during VERITAS_REPORT_WINDOW and the quorum-th commit opens the reveal phase"
+            )
+        );
+        script.run();
     }
 
     function _RevertIf_ValuesOutOfRange() internal {

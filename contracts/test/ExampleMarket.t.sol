@@ -235,6 +235,42 @@ contract ExampleMarketTest is BaseTest {
         assertEq(market.claim(), 1 ether);
     }
 
+    /// @dev Issue #43: the market is its question's asker, so an expired question's ask fee is
+    /// credited to the market. Without a way to withdraw it (and to receive the transfer) the
+    /// refund stayed in the oracle for ever; now it goes to whoever opened the market, and the
+    /// stakers' refunds are untouched.
+    function test_OpenerReclaimsTheRefundedAskFee() public {
+        address dave = makeAddr("dave");
+        vm.deal(dave, 1 ether);
+        market = _market(0);
+        vm.prank(dave);
+        id = market.open{value: ASK_FEE}(QUESTION);
+        assertEq(market.opener(), dave);
+        _stake(alice, true, 1 ether);
+        vm.expectRevert(ExampleMarket.MarketNoRefund.selector);
+        market.reclaimAskFee();
+
+        vm.warp(RESOLVE_AFTER + REPORT_WINDOW);
+        oracle.finalize(id);
+        assertEq(oracle.credits(address(market)), ASK_FEE, "the oracle refunds the asker: the market");
+        vm.prank(carol); // anyone may call; the fee goes to the opener
+        assertEq(market.reclaimAskFee(), ASK_FEE);
+        assertEq(dave.balance, 1 ether, "the opener has its ask fee back");
+        assertEq(oracle.credits(address(market)), 0);
+        assertEq(address(market).balance, 1 ether, "the stakes stay in the market");
+        vm.prank(alice);
+        assertEq(market.claim(), 1 ether);
+        vm.expectRevert(ExampleMarket.MarketNoRefund.selector);
+        market.reclaimAskFee();
+    }
+
+    function test_RevertIf_EtherFromAnyoneButTheOracle() public {
+        vm.prank(alice);
+        (bool ok, bytes memory err) = address(market).call{value: 1}("");
+        assertFalse(ok);
+        assertEq(err, abi.encodeWithSelector(ExampleMarket.MarketUnexpectedEther.selector, alice));
+    }
+
     function test_DisputeThenRulingSettlesOnTheRuling() public {
         _setParams(_params(1, CHALLENGE_WINDOW));
         market = _market(CHALLENGE_WINDOW);

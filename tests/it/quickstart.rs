@@ -282,6 +282,10 @@ async fn the_operator_quickstart_runs_as_written() {
     let view = IVeritasOracle::new(oracle, &provider);
     let params = view.parameters().call().await.unwrap();
     assert_eq!(params.quorum, 2, "the page's quorum");
+    assert_ne!(
+        params.revealWindow, 0,
+        "the page deploys a commit-reveal set (the script refuses reports in the clear)"
+    );
 
     // 2-4. Each operator configures, stakes and checks its node.
     let nodes = tempfile::tempdir().unwrap();
