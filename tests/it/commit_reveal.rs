@@ -8,6 +8,8 @@
 //! - a node SIGKILLed between its commit and the reveal phase reveals once restarted;
 //! - a node back after the reveal deadline fails the question (bond lost), and `finalize`
 //!   burns its bond;
+//! - a griefer who commits first and withholds holds no slot: `finalize` burns its bond and
+//!   reopens the slot, and the spare node whose commit came too late fills it (issue #43);
 //! - reorgs (`anvil_reorg`): a commit reorged out is sent again with the saved commitment (at
 //!   the nonce the reorg freed); a reveal reorged out, across a restart or while the node runs,
 //!   is revealed again with the saved salt. One verdict, one commit and one reveal per
@@ -235,7 +237,24 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     let reason = late.last_error(id);
     assert!(reason.contains("reveal deadline"), "{reason}");
     assert!(late.log_text().contains("reveal deadline missed"));
-    // The prompt node finalizes it (its report was revealed): the late commit is burned.
+    // The prompt node finalizes it (its report was revealed): the late commit is burned and its
+    // slot reopens to spare operators for a reveal window (issue #43). There is no spare, so
+    // once that phase is over the prompt node finalizes again and the question escalates.
+    let deadline = std::time::Instant::now() + WAIT;
+    while slashed(&chain).await == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            prompt.log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        chain.status(id).await,
+        S::Asked,
+        "reopened, not escalated yet"
+    );
+    chain.advance(2 * u64::from(REVEAL_WINDOW) + 1).await;
     chain.wait_status(id, S::Escalated, WAIT).await;
     assert_eq!(slashed(&chain).await, 1);
     // `veritas operator balance` shows the burned bond, and why: the stake the contract holds
@@ -262,6 +281,60 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     );
     late.stop();
     prompt.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withheld_commit_s_slot_goes_to_the_spare_node() {
+    // A long reveal window: the spare node looks for a reopened slot every 10 s, and the test
+    // moves the chain's clock only past the first reveal phase.
+    const WINDOW: u32 = 300;
+    let chain = support::commit_reveal::chain(&[1, 3, 4], WINDOW).await;
+    let id = chain.ask(&["Is a withheld slot filled?"]).await[0];
+    // The griefer (operator 4) commits first, to a report it will never reveal.
+    let griefer = IVeritasOracle::new(chain.oracle, chain.wallet(4));
+    griefer
+        .commitReport(id, B256::repeat_byte(0x6b))
+        .send()
+        .await
+        .unwrap()
+        .get_receipt()
+        .await
+        .unwrap();
+    // Two honest nodes: the first commit closes the commit phase (quorum 2), the other is spare.
+    let mut nodes: Vec<Node> = [1, 3]
+        .into_iter()
+        .map(|key| Node::configure_as(&chain, key, YES_MAJORITY, ""))
+        .collect();
+    for node in &mut nodes {
+        node.start();
+    }
+    let deadline = std::time::Instant::now() + WAIT;
+    while chain.reports(id).await.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{}",
+            nodes[0].log_text()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        commits(&chain, id).await.len(),
+        2,
+        "the griefer's and one node's"
+    );
+    // The reveal phase ends with the griefer's commit unrevealed: the revealing node finalizes,
+    // the griefer's bond burns, the slot reopens, and the spare node commits and reveals.
+    chain.advance(u64::from(WINDOW) + 1).await;
+    chain.wait_status(id, S::Resolved, WAIT).await;
+    let reporters: BTreeSet<Address> = chain.reports(id).await.iter().map(|r| r.0).collect();
+    assert_eq!(reporters, BTreeSet::from([address(1), address(3)]));
+    assert_eq!(commits(&chain, id).await.len(), 3);
+    assert_eq!(slashed(&chain).await, 1, "the griefer's bond");
+    assert_eq!(chain.verdict_events(id).await, 1);
+    assert_pooled_audits(&chain, id, &[&nodes[0], &nodes[1]]).await;
+    for node in &mut nodes {
+        node.stop();
+    }
 }
 
 /// The opening of the reveal-reorg tests: `first` dies right after its commit is mined

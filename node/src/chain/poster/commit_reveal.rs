@@ -41,6 +41,9 @@ use crate::store::{NewQuestion, SavedCommit, TxStatus};
 /// How long a commitment waiting for the reveal phase (the other operators' commits, or the
 /// end of the report window) waits between looks.
 pub const REVEAL_POLL: Duration = Duration::from_secs(2);
+/// How often a spare operator whose commit came too late looks for a reopened slot: slower than
+/// [`REVEAL_POLL`], since a slot reopens only after a whole reveal window.
+pub(super) const REOPEN_POLL: Duration = Duration::from_secs(10);
 /// Looks at the chain in one call before giving the job back to the scheduler.
 const MAX_ROUNDS: usize = 8;
 
@@ -92,8 +95,12 @@ pub(super) enum Step {
     Reveal,
     /// Our report is pooled: done.
     Revealed,
-    /// The commit phase ended without a commitment of ours: nothing to send.
+    /// No commit phase to join (phase 0): nothing to send.
     Done,
+    /// The commit phase closed without a commitment of ours while the question is open: a
+    /// commit withheld past its reveal deadline reopens its slot to spare operators at
+    /// `finalize` (issue #43), so look again until the question closes.
+    WaitReopen,
     /// The question takes no more reports: done, unless we committed and never revealed.
     Closed,
     /// Our commitment's reveal phase is over.
@@ -125,6 +132,7 @@ pub(super) fn next_step(f: &Facts, ours: B256) -> Step {
     match f.phase {
         1 if f.can_report => Step::Commit,
         1 => Step::CannotCommit,
+        2 | 3 => Step::WaitReopen,
         _ => Step::Done,
     }
 }
@@ -177,6 +185,17 @@ impl Poster {
                 continue;
             }
             match step {
+                // Our commitment is gone while the question is open: `finalize` burned it,
+                // withheld past its reveal deadline, and reopened its slot to spare operators.
+                Step::WaitReopen | Step::CannotCommit
+                    if self.committed(id, question.block_number).await? =>
+                {
+                    warn!(target: "veritas::post", question = %id, "reveal deadline missed: our commitment was burned at finalize; the report bond is lost");
+                    return Err(ChainError::RevealMissed {
+                        id,
+                        deadline: facts.deadline,
+                    });
+                }
                 Step::Commit => {
                     let call = IVeritasOracle::commitReportCall {
                         id,
@@ -240,6 +259,13 @@ impl Poster {
                         });
                     }
                     return Ok(Posted::AlreadyOnChain);
+                }
+                Step::WaitReopen => {
+                    return Err(ChainError::CommitRevealWait {
+                        id,
+                        what: "the commit phase closed without us; waiting in case a withheld slot reopens",
+                        retry_in: REOPEN_POLL,
+                    });
                 }
                 Step::WaitReveal => {
                     return Err(ChainError::CommitRevealWait {
@@ -408,8 +434,9 @@ mod tests {
         assert_eq!(next_step(&facts(2, ours), ours), Step::Reveal);
         assert_eq!(next_step(&facts(3, ours), ours), Step::Missed);
         // The commit phase closed (the quorum committed) without us: nothing to send.
-        assert_eq!(next_step(&facts(2, B256::ZERO), ours), Step::Done);
-        assert_eq!(next_step(&facts(3, B256::ZERO), ours), Step::Done);
+        assert_eq!(next_step(&facts(2, B256::ZERO), ours), Step::WaitReopen);
+        assert_eq!(next_step(&facts(3, B256::ZERO), ours), Step::WaitReopen);
+        assert_eq!(next_step(&facts(0, B256::ZERO), ours), Step::Done);
         assert_eq!(
             next_step(&facts(2, B256::repeat_byte(2)), ours),
             Step::Foreign
