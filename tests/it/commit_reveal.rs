@@ -240,15 +240,10 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     // The prompt node finalizes it (its report was revealed): the late commit is burned and its
     // slot reopens to spare operators for a reveal window (issue #43). There is no spare, so
     // once that phase is over the prompt node finalizes again and the question escalates.
-    let deadline = std::time::Instant::now() + WAIT;
-    while slashed(&chain).await == 0 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{}",
-            prompt.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until("the late commit's bond burned", &prompt, || async {
+        slashed(&chain).await > 0
+    })
+    .await;
     assert_eq!(
         chain.status(id).await,
         S::Asked,
@@ -308,15 +303,10 @@ async fn a_withheld_commit_s_slot_goes_to_the_spare_node() {
     for node in &mut nodes {
         node.start();
     }
-    let deadline = std::time::Instant::now() + WAIT;
-    while chain.reports(id).await.is_empty() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{}",
-            nodes[0].log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until("a node's reveal", &nodes[0], || async {
+        !chain.reports(id).await.is_empty()
+    })
+    .await;
     assert_eq!(
         commits(&chain, id).await.len(),
         2,
