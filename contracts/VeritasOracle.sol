@@ -207,6 +207,7 @@ contract VeritasOracle is VeritasStorage {
                 reopening.count += 1;
                 _rounds[id] = round;
                 _reopenings[id] = reopening;
+                emit IVeritasOracle.CommitPhaseReopened(id, reopening.commitDeadline, reopening.count);
                 return;
             }
         }

@@ -268,12 +268,26 @@ contract VeritasOracleExtension is VeritasStorage {
             revert IVeritasOracle.VeritasCourtDeadlinePassed(id, c.deadline, nowTimestamp);
         }
         IVeritasOracle.Parameters storage params = _parameters[t.parametersId];
+        IArbitrator arbitrator = IArbitrator(params.arbitrator);
+        uint256 disputeId = c.disputeId;
         uint256 deadline = nowTimestamp + params.arbitrationWindow;
-        // Cannot truncate: a uint40 time plus a uint32 window.
-        // forge-lint: disable-next-line(unsafe-typecast)
+        // A view: the ruling this appeal is against, which decides its refund (`_refundAppeals`).
+        // Clamped when out of range (only from a broken court): `_side` gives it a side of its own.
+        uint256 against = arbitrator.currentRuling(disputeId);
+        // Cannot truncate: a uint40 time plus a uint32 window; 2^88 wei exceed all the ether;
+        // `against` is clamped.
+        // forge-lint: disable-start(unsafe-typecast)
         c.deadline = uint40(deadline);
+        _appeals[id].push(
+            Appeal({
+                funder: msg.sender,
+                amount: uint88(msg.value),
+                against: against > type(uint8).max ? type(uint8).max : uint8(against)
+            })
+        );
+        // forge-lint: disable-end(unsafe-typecast)
         _hold(true);
-        IArbitrator(params.arbitrator).appeal{value: msg.value}(c.disputeId, params.arbitratorExtraData);
+        arbitrator.appeal{value: msg.value}(disputeId, params.arbitratorExtraData);
         _hold(false);
         // Cannot truncate, as above.
         // forge-lint: disable-next-line(unsafe-typecast)
@@ -353,7 +367,7 @@ contract VeritasOracleExtension is VeritasStorage {
         (uint256 pYes, uint256 pNo, uint256 pNull) = _rulingTriple(t, c, ruling);
         bool disputerWon = c.disputer != address(0) && ruling != _RULING_VERDICT_STANDS;
         emit IVeritasOracle.VerdictArbitrated(id, pYes, pNo, pNull, ruling, disputerWon, arbitrator);
-        _payRuling(id, record, t, c, WadTriple.leading(pYes, pNo, pNull), disputerWon);
+        _payRuling(id, record, t, c, ruling, WadTriple.leading(pYes, pNo, pNull), disputerWon);
         emit IVeritasOracle.QuestionSettled(id);
         _notify(id, record, IVeritasOracle.VerdictStatus.Arbitrated, pYes, pNo, pNull);
     }
@@ -649,12 +663,16 @@ contract VeritasOracleExtension is VeritasStorage {
         return true;
     }
 
-    /// @dev Credits the money of a ruling with final outcome `outcome` (see `rule`).
+    /// @dev Credits the money of ruling `ruling` with final outcome `outcome` (see `rule`). The
+    /// appeals that won are refunded first from what the losing side forfeits, before the burn:
+    /// else an honest party facing a wrong ruling would lose less by accepting it than by
+    /// appealing and winning.
     function _payRuling(
         uint256 id,
         Record storage record,
         Tally memory t,
         CaseRecord memory c,
+        uint256 ruling,
         uint8 outcome,
         bool disputerWon
     ) private {
@@ -663,13 +681,15 @@ contract VeritasOracleExtension is VeritasStorage {
         uint256 unpaid;
         if (disputerWon) {
             (uint256 slashed,) = _closeReporters(id, t, outcome, true, 0);
-            uint256 burn = _burnShare(slashed);
+            uint256 forfeit = slashed - _refundAppeals(id, t, c, ruling, slashed);
+            uint256 burn = _burnShare(forfeit);
             burned += burn;
-            _credit(c.disputer, id, c.bond + fee + slashed - burn);
+            _credit(c.disputer, id, c.bond + fee + forfeit - burn);
         } else if (c.disputer != address(0)) {
-            uint256 burn = _burnShare(c.bond);
+            uint256 forfeit = c.bond - _refundAppeals(id, t, c, ruling, c.bond);
+            uint256 burn = _burnShare(forfeit);
             burned += burn;
-            (, unpaid) = _closeReporters(id, t, outcome, false, fee + c.bond - burn);
+            (, unpaid) = _closeReporters(id, t, outcome, false, fee + forfeit - burn);
         } else {
             // An escalation the court decided: every reporter whose leading outcome the court
             // rejected is slashed as a disputed liar would be, and the requester, who paid the
@@ -677,14 +697,49 @@ contract VeritasOracleExtension is VeritasStorage {
             // is no slash-free path.
             uint256 slashed;
             (slashed, unpaid) = _closeReporters(id, t, outcome, true, fee);
-            uint256 burn = _burnShare(slashed);
+            uint256 forfeit = slashed - _refundAppeals(id, t, c, ruling, slashed);
+            uint256 burn = _burnShare(forfeit);
             burned += burn;
-            _credit(c.requester, id, slashed - burn);
+            _credit(c.requester, id, forfeit - burn);
         }
         // Nobody agreed with the final outcome: what the reporters would have shared goes back to
         // the asker.
         _credit(record.info.asker, id, unpaid);
         _credit(_BURN_ADDRESS, id, burned);
+    }
+
+    /// @dev Credits back, from `available` wei and in funding order, the fee of every appeal of
+    /// `id` against a ruling on the other side of the final `ruling` (`_side`). Returns the wei
+    /// credited.
+    function _refundAppeals(uint256 id, Tally memory t, CaseRecord memory c, uint256 ruling, uint256 available)
+        private
+        returns (uint256 paid)
+    {
+        Appeal[] storage appeals = _appeals[id];
+        uint256 n = appeals.length;
+        uint256 side = _side(t, c, ruling);
+        for (uint256 i = 0; i < n && paid < available; i++) {
+            Appeal memory a = appeals[i];
+            if (_side(t, c, a.against) == side) continue;
+            uint256 amount = a.amount < available - paid ? a.amount : available - paid;
+            paid += amount;
+            _credit(a.funder, id, amount);
+        }
+    }
+
+    /// @dev Which side ruling `ruling` of case `c` gives the case to: for a dispute, the verdict (1)
+    /// or the disputer (2, any ruling but "the verdict stands"); for an escalation, 3 + the
+    /// ruling's leading outcome. A refusal or a ruling out of range is a side of its own, so an
+    /// appeal against it that ends in a ruling is an appeal won. By side, not by number: rulings
+    /// 2 and 5 that both uphold a dispute are one outcome for whoever appealed. (A disputer who
+    /// appeals a ruling in its own favour and loses is refunded from its own bond: it paid the
+    /// court `a` to get back at most `a`, never a gain.)
+    function _side(Tally memory t, CaseRecord memory c, uint256 ruling) private pure returns (uint256) {
+        uint256 choices = c.disputer == address(0) ? _ESCALATION_CHOICES : _DISPUTE_CHOICES;
+        if (ruling == _RULING_REFUSED || ruling > choices) return 0;
+        if (c.disputer != address(0)) return ruling == _RULING_VERDICT_STANDS ? 1 : 2;
+        (uint256 pYes, uint256 pNo, uint256 pNull) = _rulingTriple(t, c, ruling);
+        return 3 + WadTriple.leading(pYes, pNo, pNull);
     }
 
     /// @dev Reverts unless `p` is a parameter set the oracle can run every question on.

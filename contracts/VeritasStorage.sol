@@ -243,6 +243,14 @@ abstract contract VeritasStorage is IEvidence {
         uint8 count;
     }
 
+    /// @dev An appeal funded through `appeal`: who paid, how much, and the ruling in force that it
+    /// was against. `amount` cannot truncate: 2^88 wei exceed all the ether there is.
+    struct Appeal {
+        address funder;
+        uint88 amount;
+        uint8 against;
+    }
+
     /// @dev A question's case before its court (layout on the contract).
     struct CaseRecord {
         address disputer;
@@ -298,6 +306,9 @@ abstract contract VeritasStorage is IEvidence {
     mapping(uint256 id => CommitRound) internal _rounds;
     mapping(uint256 id => mapping(address operator => bytes32)) internal _commitments;
     mapping(uint256 id => Reopening) internal _reopenings;
+
+    /// @dev Appeals of each question's case, in the order they were funded.
+    mapping(uint256 id => Appeal[]) internal _appeals;
 
     /*//////////////////////////////////////////////////////////////
                                 INTERNAL

@@ -128,6 +128,10 @@ interface IVeritasOracle {
     /// bond `amount` was slashed from its stake and burned (`finalize`).
     event CommitSlashed(uint256 indexed id, address indexed operator, uint256 amount);
 
+    /// @notice `finalize` burned withheld commits on `id` and reopened its commit phase until
+    /// `commitDeadline` for spare operators; `reopening` counts the reopenings (1, then 2).
+    event CommitPhaseReopened(uint256 indexed id, uint256 commitDeadline, uint256 reopening);
+
     /// @notice A question was asked; the node reads the full text from this event. With the
     /// question's other events, enough to rebuild its rules and its money without any view.
     event QuestionAsked(
@@ -786,6 +790,10 @@ interface IVeritasOracle {
 
     /// @notice Fund an appeal of the ruling on `id` (forwarded to the arbitrator's `appeal`, which
     /// checks the amount and the appeal period); moves the court deadline to now + arbitrationWindow.
+    /// The oracle records the ruling in force (the arbitrator's `currentRuling`): when the final
+    /// ruling differs from it, the appeal won and its fee is refunded (`Credited`) from what the
+    /// losing side forfeits (the slashed report bonds, or the losing disputer's bond), before
+    /// the burn, in the order the appeals were funded; a default refunds none.
     function appeal(uint256 id) external payable;
 
     /// @notice What the court of `id` charges now: the arbitration cost (before a case exists) or

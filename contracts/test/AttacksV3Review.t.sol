@@ -219,6 +219,49 @@ contract AttacksV3ReviewTest is BaseTest {
         court.appeal{value: APPEAL_COST}(disputeId, "");
     }
 
+    /// v3: appeal fees were never refunded, so an honest disputer facing a wrong first ruling lost
+    /// less by accepting it than by appealing and winning (here -0.15 against -0.19 ether). Now
+    /// the winning appeal is refunded from the slashed bond before the burn, and appealing wins.
+    function test_HonestDisputerGainsByAppealingAWrongRuling() public {
+        _setParams(_params(1, CHALLENGE_WINDOW));
+        uint256 id = _ask();
+        _report(operator, id, 1, 20, 0, false); // NO: a lie
+        uint256 paid = COURT_COST + BOND;
+        vm.prank(carol);
+        uint256 disputeId = oracle.dispute{value: paid}(id, 0.9e18, 0.05e18, 0.05e18, carol); // claims YES
+        vm.prank(arbiter);
+        court.giveRuling(disputeId, 1); // wrongly: the lie stands
+        // Accepting would cost carol her bond and the court: -(COURT_COST + BOND).
+        vm.prank(carol);
+        oracle.appeal{value: APPEAL_COST}(id);
+        paid += APPEAL_COST;
+        vm.prank(judge2);
+        court.giveRuling(disputeId, 5); // the disputer's triple
+        vm.warp(block.timestamp + APPEAL_PERIOD);
+        court.executeRuling(disputeId);
+        uint256 got = oracle.credits(carol);
+        assertEq(got, BOND + ASK_FEE + BOND, "bond, fee, and the slashed bond unburned as the appeal's refund");
+        assertGt(int256(got) - int256(paid), -int256(COURT_COST + BOND), "appealing and winning beats accepting");
+    }
+
+    /// The losing disputer's bond refunds whoever appealed the wrong ruling in its favour; an appeal
+    /// that lost is not refunded.
+    function test_WinningAppealIsRefundedByTheLosingDisputer() public {
+        uint256 id = _truth();
+        uint256 disputeId = _dispute(carol, id); // claims NO: a lie
+        vm.prank(arbiter);
+        court.giveRuling(disputeId, 5); // wrongly: for the disputer
+        vm.prank(alice);
+        oracle.appeal{value: APPEAL_COST}(id); // the asker defends the truth
+        vm.prank(judge2);
+        court.giveRuling(disputeId, 1); // the verdict stands: alice's appeal won
+        vm.warp(block.timestamp + APPEAL_PERIOD);
+        court.executeRuling(disputeId);
+        assertEq(oracle.credits(alice), BOND, "the whole forfeited bond, up to the appeal fee");
+        assertEq(oracle.credits(carol), 0);
+        assertEq(oracle.credits(operator), ASK_FEE, "the reporter keeps the fee; the bond went to the appeal");
+    }
+
     /*//////////////////////////////////////////////////////////////
                       3. SLASH-FREE ESCALATION
     //////////////////////////////////////////////////////////////*/
@@ -303,8 +346,11 @@ contract AttacksV3ReviewTest is BaseTest {
         oracle.commitReport(id, bytes32(uint256(1)));
         vm.prank(operator2);
         oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s2");
-        // The griefer withholds; after the reveal window anyone finalizes.
+        // The griefer withholds; after the reveal window anyone finalizes. The reopening is an
+        // event integrators and spare nodes can watch.
         vm.warp(block.timestamp + 1 hours);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.CommitPhaseReopened(id, block.timestamp + 1 hours, 1);
         oracle.finalize(id);
         (uint256 grieferAfter, uint256 grieferLocked,) = _stakeOf(griefer);
         assertEq(grieferAfter, grieferStake - BOND, "the withholder's bond burns");
@@ -355,6 +401,8 @@ contract AttacksV3ReviewTest is BaseTest {
         );
         oracle.finalize(id);
         vm.warp(deadline);
+        vm.expectEmit(address(oracle));
+        emit IVeritasOracle.CommitPhaseReopened(id, deadline + 1 hours, 2);
         oracle.finalize(id); // reopening 2
         (, uint256 locked3,) = _stakeOf(operator3);
         assertEq(locked3, 0, "the second withholder's bond burned");

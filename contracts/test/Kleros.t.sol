@@ -107,8 +107,13 @@ contract KlerosTest is BaseTest {
             // Issue #26: a ruling other than YES (the reporter's leading outcome) also slashes
             // the reporter's bond, half of which goes to the disputer. Issue #43: a refusal (0)
             // defaults, and a default burns the dispute bond.
-            uint256 carolGain =
-                ruling == 0 ? 0 : ruling == 1 ? 0 : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2;
+            // Since the appeal refund: carol's appeal won whenever the final ruling took the other
+            // side than the one she appealed (every ruling but the refusal), and the losing side's
+            // forfeit refunds it before the burn: her own bond for ruling 1, the slashed report
+            // bond for 3 to 5 (nothing is slashed for 2, which agrees with the reporter).
+            uint256 carolGain = ruling == 0
+                ? 0
+                : ruling == 1 ? cost : ruling == 2 ? BOND + ASK_FEE : BOND + ASK_FEE + BOND / 2 + cost / 2;
             assertEq(oracle.credits(carol), carolGain, "disputer's credit");
             vm.prank(carol);
             if (carolGain > 0) oracle.withdraw();
