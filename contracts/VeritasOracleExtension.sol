@@ -326,11 +326,11 @@ contract VeritasOracleExtension is VeritasStorage {
     }
 
     /// @dev Money of a ruling. Final outcome F: YES, NO or NULL for rulings 2, 3, 4; the leading
-    /// outcome of the disputer's triple (5) or of the pooled verdict (1). A dispute the disputer
-    /// wins slashes the report bond of every reporter whose leading outcome is not F; the
-    /// beneficiary gets its bond back, the fee and the slashed wei less `BURN_BPS` of them. A
-    /// dispute the disputer loses burns `BURN_BPS` of its bond; the rest and the fee go to the
-    /// reporters whose leading outcome is F. An escalation pays the fee to the reporters whose
+    /// outcome of the disputer's triple (5) or of the pooled verdict (1). Every ruling slashes the
+    /// report bond of every reporter whose leading outcome is not F. A dispute the disputer
+    /// wins: the beneficiary gets its bond back, the fee and the slashed wei less `BURN_BPS` of
+    /// them. A dispute the disputer loses burns `BURN_BPS` of its bond and the dissenters' slashed
+    /// bonds; the rest and the fee go to the reporters whose leading outcome is F. An escalation pays the fee to the reporters whose
     /// leading outcome is F (the asker when none is). Evidence fees are burned.
     function rule(uint256 disputeId, uint256 ruling) external nonReentrant {
         address arbitrator = msg.sender;
@@ -688,8 +688,11 @@ contract VeritasOracleExtension is VeritasStorage {
         } else if (c.disputer != address(0)) {
             uint256 forfeit = c.bond - _refundAppeals(id, t, c, ruling, c.bond);
             uint256 burn = _burnShare(forfeit);
-            burned += burn;
-            (, unpaid) = _closeReporters(id, t, outcome, false, fee + forfeit - burn);
+            // The verdict stands: a dissenter's leading outcome was rejected too, and its bond is
+            // burned whole, so that nobody (reporter or disputer) gains from another's dissent.
+            uint256 slashed;
+            (slashed, unpaid) = _closeReporters(id, t, outcome, true, fee + forfeit - burn);
+            burned += burn + slashed;
         } else {
             // An escalation the court decided: every reporter whose leading outcome the court
             // rejected is slashed as a disputed liar would be, and the requester, who paid the

@@ -244,6 +244,30 @@ contract AttacksV3ReviewTest is BaseTest {
         assertGt(int256(got) - int256(paid), -int256(COURT_COST + BOND), "appealing and winning beats accepting");
     }
 
+    /// v3 (and until this fix): when the court let a disputed verdict stand, a reporter that had
+    /// dissented from it (too few to escalate) was released unslashed: a lie the court rejected
+    /// cost nothing. Now every ruling slashes the reporters whose leading outcome it rejects; here
+    /// the dissenter's bond is burned whole, so nobody gains from another's dissent.
+    function test_DissenterIsSlashedWhenTheVerdictStands() public {
+        _setParams(_params(3, CHALLENGE_WINDOW));
+        uint256 id = _ask();
+        _report(operator, id, 20, 1, 0, false);
+        _report(operator2, id, 20, 1, 0, false);
+        _report(operator3, id, 1, 20, 0, false); // NO: a lie, one dissent of three
+        assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
+        (uint256 before,,) = _stakeOf(operator3);
+        uint256 burned = oracle.credits(address(0xdEaD));
+        _dispute(carol, id); // claims NO with the liar
+        _rule(id, 1); // the verdict stands
+        (uint256 afterRuling, uint256 locked,) = _stakeOf(operator3);
+        assertEq(afterRuling, before - BOND, "the dissenting liar loses its bond");
+        assertEq(locked, 0);
+        assertEq(oracle.credits(operator3), 0, "and earns nothing");
+        assertEq(
+            oracle.credits(address(0xdEaD)) - burned, BOND / 2 + BOND, "half the dispute bond, the whole report bond"
+        );
+    }
+
     /// The losing disputer's bond refunds whoever appealed the wrong ruling in its favour; an appeal
     /// that lost is not refunded.
     function test_WinningAppealIsRefundedByTheLosingDisputer() public {

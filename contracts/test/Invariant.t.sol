@@ -7,6 +7,9 @@ import {Vm} from "forge-std/Vm.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
+import {WadTriple} from "../lib/WadTriple.sol";
+import {MuteCourt} from "./harness/MuteCourt.sol";
+import {ReentrantOperator} from "./harness/ReentrantOperator.sol";
 
 /// @notice Drives the oracle with random asks (with fees and surpluses), evidence, reports and
 /// batches (by operators and strangers, valid and not), finalize, disputes, court requests,
@@ -20,6 +23,9 @@ contract OracleHandler is Test {
     address public immutable owner;
     address public immutable arbitrator;
     address public immutable ownersCourt;
+    address public immutable muteCourt;
+    /// @dev The contract-key operator that re-enters from every callback (one of `_operators`).
+    ReentrantOperator public immutable actor;
     address[] internal _operators;
     address[] internal _users;
 
@@ -62,11 +68,22 @@ contract OracleHandler is Test {
     mapping(uint256 id => bytes32) internal _rulesAtAsk;
     bool public ghostRulesChanged;
 
+    /// @dev A lie caught: each question's reporters and their leading outcomes (+1), and whether a
+    /// reporter whose leading outcome a ruling rejected was ever credited on that question or
+    /// slashed less than its bond, or anyone of them credited on a default; how many such
+    /// reporters the rulings judged, and the cases the mute court took.
+    mapping(uint256 id => address[]) internal _reporters;
+    mapping(uint256 id => mapping(address operator => uint8)) internal _leadingPlusOne;
+    bool public ghostLiarProfited;
+    uint256 public ghostLiesJudged;
+
     constructor(
         IVeritasOracle oracle_,
         address owner_,
         address arbitrator_,
         address ownersCourt_,
+        address muteCourt_,
+        ReentrantOperator actor_,
         address[] memory operators_,
         address[] memory users_
     ) {
@@ -74,6 +91,8 @@ contract OracleHandler is Test {
         owner = owner_;
         arbitrator = arbitrator_;
         ownersCourt = ownersCourt_;
+        muteCourt = muteCourt_;
+        actor = actor_;
         _operators = operators_;
         _users = users_;
     }
@@ -87,6 +106,11 @@ contract OracleHandler is Test {
         uint256 fee = oracle.parameters().askFee + bound(surplus, 0, 3) * (surplus % 2);
         uint64 resolveAfter = delay % 3 == 0 ? 0 : uint64(block.timestamp + bound(delay, 1, 2 hours));
         IVeritasOracle.AskRules memory rules = _rulesNow();
+        // One ask in three names the contract operator as consumer: its callbacks re-enter.
+        if (userSeed % 3 == 1) {
+            rules.consumer = address(actor);
+            rules.callbackGasLimit = 500_000;
+        }
         vm.prank(_user(userSeed));
         bool ok;
         try oracle.askQuestion{value: fee}("Will it rain?", resolveAfter, rules) returns (uint256 id) {
@@ -319,10 +343,11 @@ contract OracleHandler is Test {
         _after(ok, false);
     }
 
-    /// @dev The owner creates a parameter set (valid or not), sometimes naming its own court.
+    /// @dev The owner creates a parameter set (valid or not), naming our court, its own court or
+    /// the mute court (`court` % 3).
     /// @dev One set in two has a reveal window (commit-reveal with a quorum above 1; sometimes
     /// out of bounds, refused).
-    function setParameters(uint8 quorum, uint32 challengeWindow, uint32 reportWindow, uint96 fee, bool ownCourt)
+    function setParameters(uint8 quorum, uint32 challengeWindow, uint32 reportWindow, uint96 fee, uint8 court)
         external
     {
         uint32 revealWindow = fee % 2 == 0 ? 0 : uint32(bound(fee >> 24, 20, 2 hours));
@@ -342,7 +367,7 @@ contract OracleHandler is Test {
                 // At least one BOND_UNIT: a smaller nonzero bond is refused (issue #43).
                 disputeBond: uint96(bound(fee >> 8, 1e12, 1 ether)),
                 evidenceFee: uint96(bound(fee >> 16, 0, 0.1 ether)),
-                arbitrator: ownCourt ? ownersCourt : arbitrator,
+                arbitrator: court % 3 == 0 ? arbitrator : court % 3 == 1 ? ownersCourt : muteCourt,
                 arbitratorExtraData: "",
                 revealWindow: revealWindow
             }),
@@ -414,6 +439,18 @@ contract OracleHandler is Test {
                 uint256 seen = ++ghostSettlements[uint256(logs[i].topics[1])];
                 if (seen > ghostMaxSettlements) ghostMaxSettlements = seen;
             }
+            if (topic == IVeritasOracle.ReportSubmitted.selector) _recordReport(logs[i]);
+        }
+        for (uint256 i = 0; i < logs.length; i++) {
+            if (logs[i].emitter != address(oracle)) continue;
+            bytes32 topic = logs[i].topics[0];
+            if (topic == IVeritasOracle.VerdictArbitrated.selector) {
+                (uint256 pYes, uint256 pNo, uint256 pNull,,) =
+                    abi.decode(logs[i].data, (uint256, uint256, uint256, uint256, bool));
+                _checkLiars(uint256(logs[i].topics[1]), WadTriple.leading(pYes, pNo, pNull), logs);
+            } else if (topic == IVeritasOracle.VerdictDefaulted.selector) {
+                _checkLiars(uint256(logs[i].topics[1]), _NO_RULING, logs);
+            }
         }
         uint256 n = oracle.questionCount();
         for (uint256 id = 1; id <= n; id++) {
@@ -433,6 +470,50 @@ contract OracleHandler is Test {
             }
             _disputedVerdict[id] = status == IVeritasOracle.VerdictStatus.Disputed ? _verdictHash(id) : bytes32(0);
             if (_rulesAtAsk[id] != 0 && _rulesHash(id) != _rulesAtAsk[id]) ghostRulesChanged = true;
+        }
+    }
+
+    /// @dev A default: no outcome was ruled.
+    uint8 internal constant _NO_RULING = 255;
+
+    function _recordReport(Vm.Log memory log) internal {
+        uint256 id = uint256(log.topics[1]);
+        address op = address(uint160(uint256(log.topics[2])));
+        (, uint256 y, uint256 no, uint256 u,,) =
+            abi.decode(log.data, (bytes32, uint256, uint256, uint256, int256, bool));
+        _reporters[id].push(op);
+        _leadingPlusOne[id][op] = WadTriple.leading(y, no, u) + 1;
+    }
+
+    /// @dev After a ruling with outcome `outcome` (or a default, `_NO_RULING`) on `id`: every
+    /// reporter the ruling proved wrong lost its whole bond and earned nothing; on a default,
+    /// no reporter earned anything.
+    function _checkLiars(uint256 id, uint8 outcome, Vm.Log[] memory logs) internal {
+        IVeritasOracle.Parameters memory p = oracle.questionParameters(id);
+        uint256 bond = p.challengeWindow == 0 && p.revealWindow == 0 ? 0 : p.disputeBond / 1e12 * 1e12;
+        address[] storage reporters = _reporters[id];
+        for (uint256 r = 0; r < reporters.length; r++) {
+            address op = reporters[r];
+            if (outcome != _NO_RULING && _leadingPlusOne[id][op] == outcome + 1) continue;
+            uint256 credited;
+            uint256 slashed;
+            for (uint256 i = 0; i < logs.length; i++) {
+                if (logs[i].emitter != address(oracle)) continue;
+                bytes32 topic = logs[i].topics[0];
+                if (
+                    topic == IVeritasOracle.Credited.selector && logs[i].topics[1] == bytes32(uint256(uint160(op)))
+                        && uint256(logs[i].topics[2]) == id
+                ) credited += abi.decode(logs[i].data, (uint256));
+                if (
+                    topic == IVeritasOracle.Slashed.selector && uint256(logs[i].topics[1]) == id
+                        && logs[i].topics[2] == bytes32(uint256(uint160(op)))
+                ) slashed += abi.decode(logs[i].data, (uint256));
+            }
+            if (credited != 0) ghostLiarProfited = true;
+            if (outcome != _NO_RULING) {
+                if (slashed < bond) ghostLiarProfited = true;
+                ghostLiesJudged++;
+            }
         }
     }
 
@@ -500,10 +581,15 @@ abstract contract OracleHarness is Test {
         address[] memory ownerJudges = new address[](1);
         ownerJudges[0] = makeAddr("owner");
         VeritasCourt ownersCourt = new VeritasCourt(ownerJudges, 0, 0, 1);
-        address[] memory operators = new address[](5);
-        for (uint256 i = 0; i < operators.length; i++) {
+        MuteCourt muteCourt = new MuteCourt();
+        oracle = Shipped.oracle(owner);
+        // Five operators with keys, and one whose key is a contract that re-enters from callbacks.
+        ReentrantOperator actor = new ReentrantOperator(oracle);
+        address[] memory operators = new address[](6);
+        for (uint256 i = 0; i < 5; i++) {
             operators[i] = makeAddr(string.concat("operator", vm.toString(i)));
         }
+        operators[5] = address(actor);
         // The court's judges are users too: they ask, dispute, and are named as beneficiaries, so
         // a judge who is a party is part of the campaign, and their credits are counted and drained.
         address[] memory users = new address[](6);
@@ -516,7 +602,6 @@ abstract contract OracleHarness is Test {
             vm.deal(users[i], 1_000_000 ether);
         }
 
-        oracle = Shipped.oracle(owner);
         vm.startPrank(owner);
         for (uint256 i = 0; i < operators.length; i++) {
             oracle.addOperator(operators[i]);
@@ -547,7 +632,9 @@ abstract contract OracleHarness is Test {
         );
         vm.stopPrank();
 
-        handler = new OracleHandler(oracle, owner, address(court), address(ownersCourt), operators, users);
+        handler = new OracleHandler(
+            oracle, owner, address(court), address(ownersCourt), address(muteCourt), actor, operators, users
+        );
     }
 }
 
@@ -609,9 +696,61 @@ contract OracleHandlerTest is OracleHarness {
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
     }
 
+    /// @dev The contract operator reports on a question that names it as consumer (the "gun");
+    /// at the settle, its callback tries all 25 state-changing entry points, and each refuses the re-entry.
+    function test_TheContractOperatorsCallbackIsRefusedEverywhere() public {
+        ReentrantOperator actor = handler.actor();
+        handler.ask(1, 0, 0); // user seed 1: the contract operator is the consumer
+        handler.report(5, 1, 1, 0, 0, 0, 2); // operator 5: the contract operator itself
+        handler.report(0, 1, 1, 0, 0, 0, 2);
+        assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Resolved));
+        handler.warp(1 hours); // the challenge window: the consumer hears of the final verdict
+        handler.settle(1);
+        assertTrue(oracle.isFinal(1));
+        assertEq(actor.callbacks(), 1, "the callback ran to its end");
+        assertEq(actor.attempts(), 25);
+        assertEq(actor.unguarded(), bytes4(0));
+    }
+
+    /// @dev An escalation (one YES, one NO at quorum 2) ruled YES: the NO reporter is a caught
+    /// liar, slashed its whole bond and paid nothing, and the ghost counts it.
+    function test_ACaughtLiarIsSeenByTheGhost() public {
+        handler.ask(0, 0, 0);
+        handler.report(0, 1, 1, 0, 0, 0, 2);
+        handler.report(1, 1, 0, 1, 0, 0, 2);
+        assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Escalated));
+        handler.requestArbitration(0, 1);
+        handler.giveRuling(1, 2); // YES
+        handler.warp(1 hours);
+        handler.executeRuling(1);
+        assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
+        assertEq(handler.ghostLiesJudged(), 1);
+        assertFalse(handler.ghostLiarProfited());
+        (uint256 staked,,) = oracle.operatorStake(handler.operatorAt(1));
+        assertEq(staked, 100 ether - 0.1 ether, "the liar's bond");
+    }
+
+    /// @dev A set naming the mute court: its case takes the court's cost and ends by default.
+    function test_AMuteCourtsCaseDefaults() public {
+        handler.setParameters(2, 3600, 3600, 0, 2);
+        assertEq(oracle.parameters().arbitrator, handler.muteCourt());
+        handler.ask(0, 0, 0);
+        handler.report(0, 1, 1, 0, 0, 0, 2);
+        handler.report(1, 1, 1, 0, 0, 0, 2);
+        handler.dispute(0, 1, 0, 0.25e18, 0.5e18, 0);
+        assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Disputed));
+        assertEq(MuteCourt(handler.muteCourt()).disputes(), 1);
+        handler.giveRuling(1, 5);
+        handler.executeRuling(1);
+        handler.warp(2 hours);
+        handler.resolveByDefault(1);
+        assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Defaulted));
+        assertFalse(handler.ghostLiarProfited());
+    }
+
     function test_RulesSnapshotOnlyForSuccessfulAsks() public {
         handler.ask(0, 0, 0);
-        handler.setParameters(1, 0, 60, 0, true);
+        handler.setParameters(1, 0, 60, 0, 1);
         handler.ask(0, 0, 0);
         assertEq(oracle.questionCount(), 2);
         assertEq(oracle.questionParameters(1).arbitrator, handler.arbitrator());
@@ -623,10 +762,10 @@ contract OracleHandlerTest is OracleHarness {
     /// a garbage commit burns at finalize and the ghosts see it.
     function test_CommitAndRevealAreCountedOnlyOnSuccess() public {
         // fee 3: odd, so a reveal window of bound(0, 20, 2 hours) = 20 s, refused (below 30 s).
-        handler.setParameters(3, 0, 60, 3, false);
+        handler.setParameters(3, 0, 60, 3, 0);
         assertEq(oracle.parameters().revealWindow, 0, "a 20 s reveal window was accepted");
         // fee 2^24 * 100 + 1: odd, a reveal window of 100 s; quorum 3, no challenge window.
-        handler.setParameters(3, 0, 60, (uint96(100) << 24) + 1, false);
+        handler.setParameters(3, 0, 60, (uint96(100) << 24) + 1, 0);
         assertEq(oracle.parameters().revealWindow, 100);
         handler.ask(0, 0, 0);
         uint256 id = oracle.questionCount();
@@ -824,6 +963,18 @@ contract InvariantTest is StdInvariant, OracleHarness {
 
     function invariant_OnlyTheCourtChangesADisputedVerdict() public view {
         assertFalse(handler.ghostDisputedChangedByOthers());
+    }
+
+    /// @dev Issue #43: no callback re-enters any state-changing entry point (each refuses with
+    /// `VeritasReentrantCall` before any other check).
+    function invariant_NoEntryPointCanBeReentered() public view {
+        assertEq(handler.actor().unguarded(), bytes4(0));
+    }
+
+    /// @dev Issue #43: a lie the court caught (a dispute or an escalation, whatever the ruling)
+    /// costs its reporter the whole bond and earns it nothing; a default pays no reporter.
+    function invariant_ACaughtLiarNeverProfits() public view {
+        assertFalse(handler.ghostLiarProfited());
     }
 
     function invariant_NothingSettlesTwice() public view {
