@@ -42,7 +42,7 @@ VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 WALLET_BUNDLE := node/web/dist/wallet.js
 # esbuild's own binary from the one platform package npm installed (never a launcher in .bin).
 ESBUILD = $(firstword $(wildcard $(TOOLS)/node_modules/@esbuild/*/bin/esbuild))
-.PHONY: eval setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
+.PHONY: bench eval setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
 
 ## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
 ## browser of the web view's test, llama.cpp's `llama-server`, mdbook and promtool
@@ -211,6 +211,14 @@ test-long-rust: setup clippy
 
 test-fuzz: setup
 	scripts/fuzz.sh
+
+## bench: the speed figures the book quotes, printed and never asserted (a busy machine must not
+## turn `make test` red): the criterion benches of the pure code (stats, commitment), then the
+## load bursts (one node; three nodes at quorum 2, clear text and commit-reveal) on anvil with
+## 1 s blocks. Quote a figure with the machine and what else ran (book/src/performance.md).
+bench: setup
+	cargo bench -p veritas-node --locked
+	LOAD_RUNS=$${LOAD_RUNS:-3} cargo test -p veritas-node --locked --test it load:: -- --ignored --nocapture --test-threads 1
 
 ## test-gates: every gate above fails when what it guards is broken (scripts/test-gates.sh;
 ## reuses the binaries the other targets built)
