@@ -340,10 +340,14 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
     assert_eq!(code, 2, "a refusal exits 2: {err}");
     assert!(err.contains("has no callback owed"), "{err}");
 
-    // The verdict stood: the reporters share the fee and the bond less its burned half, equally,
-    // the first reporter taking the remainder; the judges take their rounds' fees.
-    let burned_bond = bond * U256::from(5_000) / U256::from(10_000);
-    let pot = ask_fee + bond - burned_bond;
+    // The verdict stood, so the operator's appeal against the round-0 ruling won: the losing
+    // disputer's bond refunds it first (up to the appeal's cost); the reporters share the fee
+    // and the rest of the bond less its burned half, equally, the first reporter taking the
+    // remainder; the judges take their rounds' fees.
+    let refund = appeal_cost.min(bond);
+    let forfeit = bond - refund;
+    let burned_bond = forfeit * U256::from(5_000) / U256::from(10_000);
+    let pot = ask_fee + forfeit - burned_bond;
     let share = pot / U256::from(3);
     let first = reports[0].0;
     let mut credit = BTreeMap::new();
@@ -355,6 +359,7 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
         };
         credit.insert(key, share + extra);
     }
+    *credit.get_mut(&OPERATORS[0]).unwrap() += refund;
     for key in OPERATORS {
         let out = cli(&chain, dir, key, &["operator", "withdraw", "--json"]);
         assert_eq!(wei(&out["withdrawn"]), credit[&key], "operator {key}");
@@ -408,8 +413,8 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
             "{who} sent a transaction ({spent} wei of gas) and is not accounted for"
         );
     }
-    // The oracle keeps the burned wei (half the bond, the evidence fee) and the stakes, which
-    // nobody lost; the court keeps nothing.
+    // The oracle keeps the burned wei (half the bond left after the refund, the evidence fee) and
+    // the stakes, which nobody lost; the court keeps nothing.
     let burn: Address = "0x000000000000000000000000000000000000dEaD"
         .parse()
         .unwrap();
