@@ -195,7 +195,7 @@ fn imports(source: &str) -> Vec<(usize, Root, Vec<String>)> {
     out
 }
 
-/// The module path of a file under `src/` (`chain/reader/mod.rs` → `chain::reader`,
+/// The module path of a file under `src/` (`contract/reader/mod.rs` → `contract::reader`,
 /// `api/court.rs` → `api::court`, `api.rs` → `api`).
 fn module_path(relative: &Path) -> Vec<String> {
     let mut out: Vec<String> = relative
@@ -478,8 +478,8 @@ fn super_paths_resolve_against_the_file_and_rows_take_the_longest_prefix() {
     let own = module_path(Path::new("jury/ballot.rs"));
     assert_eq!(own, ["jury", "ballot"]);
     assert_eq!(
-        module_path(Path::new("chain/reader/mod.rs")),
-        ["chain", "reader"]
+        module_path(Path::new("contract/reader/mod.rs")),
+        ["contract", "reader"]
     );
     let usage = absolute(&own, Root::Super(1), vec!["juror".into(), "Usage".into()]);
     assert_eq!(

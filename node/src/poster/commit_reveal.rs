@@ -35,8 +35,14 @@ use tracing::{debug, info, warn};
 
 use super::cr_txs::{Facts, Logged, mined, reveal_calldata};
 use super::{Posted, Poster, Verdict};
-use crate::chain::{ChainError, IVeritasOracle, OracleError};
-use crate::store::{NewQuestion, SavedCommit, TxStatus};
+use crate::{
+    chain::ChainError,
+    contract::{IVeritasOracle, OracleError},
+};
+use crate::{
+    store::{SavedCommit, TxStatus},
+    watcher::events::NewQuestion,
+};
 
 /// How long a commitment waiting for the reveal phase (the other operators' commits, or the
 /// end of the report window) waits between looks.

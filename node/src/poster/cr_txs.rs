@@ -16,8 +16,8 @@ use tracing::{debug, info, warn};
 
 use super::nonce::GAS_HEADROOM_PERCENT;
 use super::{Posted, Poster};
-use crate::chain::{ChainError, IVeritasOracle};
 use crate::store::{SavedCommit, SentTx, TxStatus};
+use crate::{chain::ChainError, contract::IVeritasOracle};
 
 impl Poster {
     /// Estimate, sign, record and broadcast one call about `id` (never batched). A revert
