@@ -146,52 +146,13 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
     if data.exists() {
         std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
     }
-    let mut config = Config::default();
-    config.chain.rpc_url = anvil.url.clone();
-    config.chain.oracle = Some(oracle);
-    config.chain.confirmations = 1;
-    config.chain.poll_interval = Duration::from_millis(250);
-    config.chain.start_block = deploy_block;
-    config.node.data_dir = data.clone();
-    config.node.http_addr = "127.0.0.1:0".parse()?;
-    config.node.retry_backoff = Duration::from_secs(1);
-    // Paths from the repository root, so the demo runs from any directory.
-    config.evidence.collectors.local.dir = root.join("corpus/demo");
-    for juror in &mut config.jury.jurors {
-        if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind
-            && local.model.path.is_relative()
-        {
-            local.model.path = root.join(&local.model.path);
-        }
-    }
-    if args.replay {
-        config.node.resolver = ResolverKind::Replay;
-    }
+    let config = demo_config(&root, &anvil.url, oracle, deploy_block, &data, args.replay)?;
 
     let cancel = CancellationToken::new();
     let mut tasks = Vec::new();
     let mut started = Vec::new();
     for (i, signer) in signers.into_iter().enumerate() {
-        let mut config = config.clone();
-        if nodes > 1 {
-            config.node.data_dir = data.join(format!("node-{}", i + 1));
-        }
-        if let Some(archetype) = NODE_EMPHASIS[i] {
-            config
-                .jury
-                .archetype_weights
-                .insert(archetype.to_owned(), 3);
-        }
-        if nodes > 1 {
-            // Several embedded models share the cores: one committee per node at a time, one
-            // decoding thread per model, so no ballot waits past its deadline for a core.
-            config.node.concurrency = 1;
-            for juror in &mut config.jury.jurors {
-                if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind {
-                    local.model.threads = 1;
-                }
-            }
-        }
+        let config = node_config(&config, i, nodes, &data);
         let live = Arc::new(LiveEvents::default());
         let resolver = daemon::build_resolver(&config, &live)?;
         let (started_tx, started_rx) = tokio::sync::oneshot::channel();
@@ -268,6 +229,66 @@ struct DemoNode {
     operator: Address,
     reports: PathBuf,
     web: String,
+}
+
+/// The configuration every demo node shares: the devnet's chain, a fresh data directory, the
+/// demo corpus and models found from the repository root (so the demo runs from anywhere).
+fn demo_config(
+    root: &std::path::Path,
+    rpc_url: &str,
+    oracle: Address,
+    deploy_block: u64,
+    data: &std::path::Path,
+    replay: bool,
+) -> anyhow::Result<Config> {
+    let mut config = Config::default();
+    config.chain.rpc_url = rpc_url.to_owned();
+    config.chain.oracle = Some(oracle);
+    config.chain.confirmations = 1;
+    config.chain.poll_interval = Duration::from_millis(250);
+    config.chain.start_block = deploy_block;
+    config.node.data_dir = data.to_path_buf();
+    config.node.http_addr = "127.0.0.1:0".parse()?;
+    config.node.retry_backoff = Duration::from_secs(1);
+    // Paths from the repository root, so the demo runs from any directory.
+    config.evidence.collectors.local.dir = root.join("corpus/demo");
+    for juror in &mut config.jury.jurors {
+        if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind
+            && local.model.path.is_relative()
+        {
+            local.model.path = root.join(&local.model.path);
+        }
+    }
+    if replay {
+        config.node.resolver = ResolverKind::Replay;
+    }
+    Ok(config)
+}
+
+/// Node `i` of `nodes`: its own data directory and archetype emphasis, and with several nodes
+/// one committee and one decoding thread each, as they share the cores.
+fn node_config(base: &Config, i: usize, nodes: usize, data: &std::path::Path) -> Config {
+    let mut config = base.clone();
+    if nodes > 1 {
+        config.node.data_dir = data.join(format!("node-{}", i + 1));
+    }
+    if let Some(archetype) = NODE_EMPHASIS[i] {
+        config
+            .jury
+            .archetype_weights
+            .insert(archetype.to_owned(), 3);
+    }
+    if nodes > 1 {
+        // Several embedded models share the cores: one committee per node at a time, one
+        // decoding thread per model, so no ballot waits past its deadline for a core.
+        config.node.concurrency = 1;
+        for juror in &mut config.jury.jurors {
+            if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind {
+                local.model.threads = 1;
+            }
+        }
+    }
+    config
 }
 
 /// New questions need `quorum` reports, committed then revealed when `reveal_window` is above
