@@ -4,12 +4,12 @@
 //! `/*////// TYPES //////*/`. Solidity block comments do not nest, but Rust's tokenizer (which
 //! `sol!` runs on the file) reads the `/*` inside `//*/` as a nested comment opener and fails.
 //! This script writes `OUT_DIR/oracle_bindings.rs`: a `sol!` invocation over the interface with
-//! every block comment blanked out (NatSpec `///` lines are kept), which `chain::bindings`
+//! every block comment blanked out (NatSpec `///` lines are kept), which `contract::bindings`
 //! includes. (`sol!` accepts a file path, but not one built with `concat!(env!(..))` together
 //! with `#[sol(rpc)]`, so the source goes inline.)
 //!
 //! It also writes `OUT_DIR/contract_docs.rs`: the `@notice` of every custom error of the oracle
-//! and of the reference court, and the members of their enums, so that `chain::explain` turns a
+//! and of the reference court, and the members of their enums, so that `contract::explain` turns a
 //! revert into the sentence the contract's own NatSpec gives it (one source for the CLI, the
 //! web view and the contract's documentation).
 //!

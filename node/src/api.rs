@@ -45,11 +45,14 @@ use tokio_util::sync::CancellationToken;
 use tracing::info;
 
 use crate::{
-    chain::{ChainProvider, IVeritasOracle, poster::Poster, watcher::WatchState},
+    chain::ChainProvider,
+    contract::IVeritasOracle,
     live::LiveEvents,
     metrics::{self, Metrics, Scrape, Wei, load},
     overview,
+    poster::Poster,
     store::{Stage, Store, Wait},
+    watcher::WatchState,
 };
 
 /// Everything the handlers read.
@@ -192,12 +195,12 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()),
         tokio::time::timeout(
             SCRAPE_RPC_TIMEOUT,
-            crate::chain::reader::credits(&s.provider, s.oracle, operator)
+            crate::contract::reader::credits(&s.provider, s.oracle, operator)
         ),
         // The free stake against the bond one more report locks: an alert before reports wait.
         tokio::time::timeout(
             SCRAPE_RPC_TIMEOUT,
-            crate::chain::reader::free_stake_and_bond(&s.provider, s.oracle, operator)
+            crate::contract::reader::free_stake_and_bond(&s.provider, s.oracle, operator)
         ),
     );
     let w = &s.watch;

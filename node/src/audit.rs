@@ -54,13 +54,16 @@ pub use file::{MAX_REPORT_BYTES, ReportFileError, read_report};
 pub use input::{AsAuditReport, AuditReport, Claim};
 pub use routing::RoutingAudit;
 
-use crate::chain::{ChainError, ChainProvider, IVeritasOracle, evidence_chain};
 use crate::commitment;
 use crate::evidence::{
     normalize::normalize_url,
     onchain::{Status, SubmissionEntry},
 };
 use crate::stats::{self, BallotRecord};
+use crate::{
+    chain::{ChainError, ChainProvider},
+    contract::{IVeritasOracle, evidence_chain},
+};
 
 /// Why a report could not be audited at all.
 #[derive(Debug, thiserror::Error)]

@@ -9,8 +9,17 @@
 //!   evidence bears on it (pure; the planner and routing both read it).
 //! - [`config`]: the one typed configuration tree every command reads (defaults < TOML file <
 //!   `VERITAS__*` env < flags; unknown keys refused in every section).
-//! - [`chain`]: contract bindings, the `QuestionAsked` watcher, the verdict poster, and
-//!   `ChainError` with its classifiers.
+//! - [`contract`]: what the node knows of the contracts in one place: bindings, the rules they
+//!   enforce (`roles`), their views (`reader`), their errors as sentences (`explain`), the
+//!   reference court.
+//! - [`chain`]: the connection, its bounded JSON-RPC transport and `ChainError` with its
+//!   classifiers.
+//! - [`watcher`]: where a question enters: the `QuestionAsked` scan behind confirmations, and
+//!   `watcher::events`, the logs decoded into the checked types the store keeps.
+//! - [`poster`]: where a verdict leaves: `submitReport` exactly once (intents, signed
+//!   transactions recorded before they are sent, receipts, commit–reveal).
+//! - [`devnet`]: anvil and the oracle deployed on it (`veritas demo`); anvil's test keys only
+//!   with the `test-utils` feature.
 //! - [`llm`]: model clients shared by the planner and the jurors.
 //! - [`evidence`]: the search planner, the collectors and the bundle rules.
 //! - [`commitment`]: RFC 6962 Merkle commitment of the question and its evidence (pure).
@@ -52,19 +61,21 @@
 //! # Layers
 //!
 //! A module imports (`crate::…`) only modules of a *lower* layer than its own; two modules of
-//! one layer never import each other. Arrows point down, so there is no import cycle and a
-//! reader can learn the code bottom-up. The unit test `layers::arrows_point_down` reads every
-//! `crate::` path under `src/` and checks it against this table, so an arrow up fails CI; a
-//! new module must be added here.
+//! one layer never import each other, and the submodules of one module never import each other
+//! in a cycle. Arrows point down, so there is no import cycle and a reader can learn the code
+//! bottom-up. A row may name a submodule that sits below the rest of its module
+//! (`watcher::events`: the decoded events the store keeps). The unit test
+//! `layers::arrows_point_down` reads every `crate::` and `super::` path under `src/` and checks
+//! it against this table, so an arrow up or a cycle fails CI; a new module must be added here.
 //!
 //! | layer | modules |
 //! |---|---|
-//! | 0 | `clock`, `crashpoint`, `decimal`, `http_limits`, `live`, `metrics`, `plot`, `secret`, `tasks` |
-//! | 1 | `bundle`, `retry`, `stats`, `store` |
-//! | 2 | `commitment`, `llm`, `question`, `verdict` |
+//! | 0 | `clock`, `contract`, `crashpoint`, `decimal`, `http_limits`, `live`, `metrics`, `plot`, `secret`, `tasks` |
+//! | 1 | `bundle`, `devnet`, `retry`, `stats`, `watcher::events` |
+//! | 2 | `commitment`, `llm`, `question`, `store`, `verdict` |
 //! | 3 | `chain`, `evidence`, `jury`, `policy` |
-//! | 4 | `config`, `overview`, `report` |
-//! | 5 | `audit` |
+//! | 4 | `config`, `contract::reader`, `overview`, `report`, `watcher` |
+//! | 5 | `audit`, `poster` |
 //! | 6 | `pipeline`, `web` |
 //! | 7 | `api` |
 //! | 8 | `daemon` |
@@ -78,9 +89,11 @@ pub mod cli;
 pub mod clock;
 pub mod commitment;
 pub mod config;
+pub mod contract;
 pub mod crashpoint;
 pub mod daemon;
 pub mod decimal;
+pub mod devnet;
 pub mod evidence;
 pub mod http_limits;
 pub mod jury;
@@ -91,6 +104,7 @@ pub mod overview;
 pub mod pipeline;
 pub mod plot;
 pub mod policy;
+pub mod poster;
 pub mod question;
 pub mod report;
 pub mod retry;
@@ -99,6 +113,7 @@ pub mod stats;
 pub mod store;
 pub mod tasks;
 pub mod verdict;
+pub mod watcher;
 pub mod web;
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 
 use std::{collections::BTreeSet, time::Duration};
 
-use veritas::chain::devnet::repo_root;
+use veritas::devnet::repo_root;
 
 use crate::support;
 

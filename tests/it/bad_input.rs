@@ -14,10 +14,8 @@ use alloy::primitives::U256;
 use serde_json::json;
 use veritas::{
     audit,
-    chain::{
-        IVeritasOracle,
-        devnet::{ANVIL_KEYS, AnvilOptions},
-    },
+    contract::IVeritasOracle,
+    devnet::{ANVIL_KEYS, AnvilOptions},
 };
 
 use crate::support::{self, Chain, Node, veritas};

@@ -14,13 +14,11 @@ use alloy::{
 use serde_json::Value;
 use tokio::sync::Notify;
 use veritas::{
-    chain::{
-        self,
-        devnet::{AnvilOptions, repo_root},
-        poster::{Posted, Poster, PosterConfig},
-        watcher::{WatchState, Watcher, WatcherConfig},
-    },
+    chain,
+    devnet::{AnvilOptions, repo_root},
+    poster::{Posted, Poster, PosterConfig},
     store::{PostIntent, Stage, Store, TxStatus},
+    watcher::{WatchState, Watcher, WatcherConfig},
 };
 
 use crate::support::{

@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use veritas::chain::devnet::{ANVIL_KEYS, AnvilOptions};
+use veritas::devnet::{ANVIL_KEYS, AnvilOptions};
 
 use crate::support::{Chain, veritas_as};
 

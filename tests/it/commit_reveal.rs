@@ -22,9 +22,11 @@
 use std::{collections::BTreeSet, time::Duration};
 
 use alloy::primitives::{Address, B256, I256, U256};
-use veritas::chain::{
-    IVeritasOracle, IVeritasOracle::VerdictStatus as S, devnet::AnvilOptions,
-    poster::report_commitment, poster::verdict::Verdict,
+use veritas::{
+    contract::{IVeritasOracle, IVeritasOracle::VerdictStatus as S},
+    devnet::AnvilOptions,
+    poster::report_commitment,
+    poster::verdict::Verdict,
 };
 
 use crate::support::{

@@ -32,7 +32,7 @@ use alloy::{
 };
 use rand::{Rng, SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
-use veritas::{chain::devnet::AnvilOptions, crashpoint};
+use veritas::{crashpoint, devnet::AnvilOptions};
 
 use crate::support::{self, Chain, Node, assert_audits};
 
@@ -312,7 +312,7 @@ fn plan_commit_reveal(rng: &mut ChaCha8Rng) -> Vec<Kill> {
 /// the one binary beside this one).
 async fn kill_call_in_flight(chain: &Chain, node: &mut Node, reveal: bool) {
     use alloy::sol_types::SolCall;
-    use veritas::chain::IVeritasOracle;
+    use veritas::contract::IVeritasOracle;
     let selector = if reveal {
         IVeritasOracle::revealReportCall::SELECTOR
     } else {

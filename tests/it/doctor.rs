@@ -24,8 +24,8 @@ use alloy::{
 };
 use axum::{Json, http::HeaderMap, http::StatusCode, response::IntoResponse, routing::post};
 use serde_json::{Value, json};
-use veritas::chain::{
-    IVeritasOracle,
+use veritas::{
+    contract::IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
 
@@ -143,7 +143,7 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
          [evidence.collectors.local]\ndir = \"{corpus}\"\n",
         model(&server.url),
         model(&server.url),
-        corpus = veritas::chain::devnet::repo_root()
+        corpus = veritas::devnet::repo_root()
             .unwrap()
             .join("corpus/demo")
             .display(),
@@ -256,7 +256,7 @@ async fn doctor_passes_a_good_node_and_names_each_broken_check() {
         path
     };
     // 9. A corpus folder that does not exist.
-    let corpus = veritas::chain::devnet::repo_root()
+    let corpus = veritas::devnet::repo_root()
         .unwrap()
         .join("corpus/demo")
         .display()

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use alloy::{
     network::EthereumWallet, providers::ProviderBuilder, signers::local::PrivateKeySigner,
 };
-use veritas::chain::{IVeritasOracle, devnet::ANVIL_KEYS};
+use veritas::{contract::IVeritasOracle, devnet::ANVIL_KEYS};
 
 use crate::support;
 
@@ -42,7 +42,9 @@ async fn confirmation_to_verdict_p50_under_one_second() {
         .wallet(EthereumWallet::from(asker))
         .connect_http(chain.anvil.url.parse().unwrap());
     let oracle = IVeritasOracle::new(chain.oracle, &asking);
-    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+    let rules = veritas::contract::reader::current_rules(&oracle)
+        .await
+        .unwrap();
     for i in 0..QUESTIONS {
         let pending = oracle
             .askQuestion(format!("Latency question {i}?"), 0, rules.clone())
@@ -53,7 +55,7 @@ async fn confirmation_to_verdict_p50_under_one_second() {
         // later: starting the clock here can only overstate the latency.
         let confirmed = Instant::now();
         let receipt = pending.get_receipt().await.unwrap();
-        let id = veritas::chain::asked_id(&receipt).unwrap();
+        let id = veritas::contract::asked_id(&receipt).unwrap();
         let ids = [id];
         loop {
             let status = contract.verdictStatus(ids[0]).call().await.unwrap();

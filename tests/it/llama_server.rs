@@ -15,7 +15,7 @@
 
 use std::time::{Duration, Instant};
 
-use veritas::chain::devnet::{AnvilOptions, repo_root};
+use veritas::devnet::{AnvilOptions, repo_root};
 
 use crate::support::{
     self, Chain, Node, assert_audits,
@@ -61,7 +61,7 @@ async fn openai_jurors_and_the_planner_on_a_real_llama_server_post_an_audited_ve
     // production; the support config retries every second, 50 times.
     // Poll rather than `wait_verdicts`, to fail fast with both logs when the node dies.
     let deadline = Instant::now() + Duration::from_secs(600);
-    while !veritas::chain::has_verdict(&chain.status(ids[0]).await) {
+    while !veritas::contract::has_verdict(&chain.status(ids[0]).await) {
         let exited = node.wait_exit(Duration::ZERO);
         assert!(
             exited.is_none() && Instant::now() < deadline,

@@ -50,8 +50,8 @@ use alloy::{
     signers::local::PrivateKeySigner,
     sol_types::SolEvent,
 };
-use veritas::chain::{
-    IVeritasOracle,
+use veritas::{
+    contract::IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
 
@@ -249,7 +249,9 @@ async fn burst_once(keys: &[usize], quorum: u8, reveal_window: u32) -> Figures {
     let first_sent = unix_ms();
     let asking = tokio::spawn(async move {
         let oracle = IVeritasOracle::new(oracle_address, &provider);
-        let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+        let rules = veritas::contract::reader::current_rules(&oracle)
+            .await
+            .unwrap();
         for i in 0..n {
             let _pending = oracle
                 .askQuestion(format!("Load question {i}?"), 0, rules.clone())

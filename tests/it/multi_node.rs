@@ -19,7 +19,10 @@ use alloy::{
     primitives::{Address, U256, aliases::U96},
     providers::Provider,
 };
-use veritas::chain::{IVeritasOracle, IVeritasOracle::VerdictStatus as S, devnet::AnvilOptions};
+use veritas::{
+    contract::{IVeritasOracle, IVeritasOracle::VerdictStatus as S},
+    devnet::AnvilOptions,
+};
 
 use crate::support::{Chain, Node, address};
 
@@ -148,7 +151,7 @@ async fn an_escalation_nobody_takes_to_court_defaults_and_every_node_follows() {
     let v = oracle.getVerdict(id).call().await.unwrap();
     assert_eq!(
         [v.pYes, v.pNo, v.pNull],
-        veritas::chain::UNRESOLVABLE_TRIPLE
+        veritas::contract::UNRESOLVABLE_TRIPLE
     );
     for node in [&yes, &no] {
         node.wait_stage(id, "defaulted", WAIT).await;
@@ -267,7 +270,7 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
     // The two fees and the operator's stake (the devnet stakes for each operator it adds).
     assert_eq!(
         start_balance,
-        fee * U256::from(2) + veritas::chain::devnet::DEVNET_OPERATOR_STAKE
+        fee * U256::from(2) + veritas::devnet::DEVNET_OPERATOR_STAKE
     );
 
     // Key 5 disputes both within the window.
@@ -351,7 +354,7 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
     };
     assert_eq!(
         staked,
-        veritas::chain::devnet::DEVNET_OPERATOR_STAKE - bond,
+        veritas::devnet::DEVNET_OPERATOR_STAKE - bond,
         "slashed once"
     );
     assert_eq!(locked, U256::ZERO);

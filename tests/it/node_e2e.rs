@@ -10,10 +10,7 @@
 use std::time::Duration;
 
 use alloy::primitives::U256;
-use veritas::{
-    audit,
-    chain::{IVeritasOracle, devnet::AnvilOptions},
-};
+use veritas::{audit, contract::IVeritasOracle, devnet::AnvilOptions};
 
 use crate::support::{self, Chain, Node, assert_audits, veritas};
 
@@ -265,7 +262,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         .unwrap();
     assert_eq!(bundle["question"]["text"], "Answerable?");
     // The operator key appears nowhere the node writes or serves.
-    let key = veritas::chain::devnet::ANVIL_KEYS[1].trim_start_matches("0x");
+    let key = veritas::devnet::ANVIL_KEYS[1].trim_start_matches("0x");
     let report_text = std::fs::read_to_string(node.report_path(ids[1])).unwrap();
     for (what, text) in [
         ("log", node.log_text()),
@@ -318,7 +315,7 @@ async fn veritas_ask_with_resolve_after_waits_then_posts() {
             "--oracle",
             &chain.oracle.to_string(),
         ])
-        .env("VERITAS_PRIVATE_KEY", veritas::chain::devnet::ANVIL_KEYS[2])
+        .env("VERITAS_PRIVATE_KEY", veritas::devnet::ANVIL_KEYS[2])
         .current_dir(node.dir.path())
         .output()
         .unwrap();
@@ -585,7 +582,7 @@ async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_lim
     }
     // 1 ETH staked + the 1 ETH shortfall fits the 3 ETH limit: topped up, then reported.
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !veritas::chain::has_verdict(&chain.status(id).await) {
+    while !veritas::contract::has_verdict(&chain.status(id).await) {
         assert!(
             std::time::Instant::now() < deadline,
             "no verdict after the top-up\n{}",

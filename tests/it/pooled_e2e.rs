@@ -30,11 +30,9 @@ use veritas::{
         pooled::{self, ReportClaim},
     },
     bundle::EvidenceItem,
-    chain::{
-        IVeritasOracle,
-        devnet::{ANVIL_KEYS, AnvilOptions},
-    },
     commitment,
+    contract::IVeritasOracle,
+    devnet::{ANVIL_KEYS, AnvilOptions},
     jury::SeedInputs,
     pipeline::replay::replay_policy,
     policy::{Decision, RoutingInputs, route},

@@ -28,8 +28,8 @@ use alloy::{
     primitives::{Address, U256},
     providers::ProviderBuilder,
 };
-use veritas::chain::{
-    IVeritasOracle::{self, VerdictStatus},
+use veritas::{
+    contract::IVeritasOracle::{self, VerdictStatus},
     devnet::{ANVIL_KEYS, Anvil, AnvilOptions, repo_root, tool},
 };
 

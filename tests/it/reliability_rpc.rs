@@ -25,8 +25,8 @@ use alloy::{
     sol_types::SolCall,
 };
 use serde_json::{Value, json};
-use veritas::chain::{
-    IVeritasOracle::{self, VerdictStatus},
+use veritas::{
+    contract::IVeritasOracle::{self, VerdictStatus},
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
 
@@ -109,9 +109,12 @@ async fn signed_ask(chain: &Chain, text: &str) -> Bytes {
         .get_transaction_count(asker.address())
         .await
         .unwrap();
-    let rules = veritas::chain::current_rules(&IVeritasOracle::new(chain.oracle, chain.reader()))
-        .await
-        .unwrap();
+    let rules = veritas::contract::reader::current_rules(&IVeritasOracle::new(
+        chain.oracle,
+        chain.reader(),
+    ))
+    .await
+    .unwrap();
     let mut tx = alloy::consensus::TxEip1559 {
         chain_id: 31337,
         nonce,

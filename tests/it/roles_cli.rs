@@ -22,8 +22,8 @@ use alloy::{
     sol_types::SolValue,
 };
 use serde_json::Value;
-use veritas::chain::{
-    IVeritasOracle::{self, VerdictStatus as S},
+use veritas::{
+    contract::IVeritasOracle::{self, VerdictStatus as S},
     devnet::{ANVIL_KEYS, AnvilOptions, artifact_bytecode},
 };
 
@@ -428,7 +428,7 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
         let s = view.operatorStake(address(key)).call().await.unwrap();
         assert_eq!(
             s.staked,
-            veritas::chain::devnet::DEVNET_OPERATOR_STAKE,
+            veritas::devnet::DEVNET_OPERATOR_STAKE,
             "operator {key}"
         );
         assert_eq!(s.locked, U256::ZERO);

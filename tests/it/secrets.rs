@@ -18,7 +18,7 @@ use std::{
 
 use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
-use veritas::chain::devnet::{ANVIL_KEYS, AnvilOptions};
+use veritas::devnet::{ANVIL_KEYS, AnvilOptions};
 
 use crate::support::{Chain, Node, chat_double, veritas};
 
@@ -94,9 +94,7 @@ async fn no_secret_in_logs_reports_store_api_or_cli_errors() {
     .await;
 
     let chain = Chain::start(AnvilOptions::default()).await;
-    let corpus = veritas::chain::devnet::repo_root()
-        .unwrap()
-        .join("corpus/demo");
+    let corpus = veritas::devnet::repo_root().unwrap().join("corpus/demo");
     let extra = format!(
         r#"
 [[jury.jurors]]
@@ -357,7 +355,7 @@ async fn the_http_api_binds_localhost_by_default() {
     assert!(default.ip().is_loopback(), "{default}");
     assert_eq!(default.ip().to_string(), "127.0.0.1");
     // The example config does not widen it.
-    let example = veritas::chain::devnet::repo_root()
+    let example = veritas::devnet::repo_root()
         .unwrap()
         .join("veritas.example.toml");
     let example =

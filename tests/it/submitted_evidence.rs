@@ -23,10 +23,9 @@ use alloy::{
     providers::Provider,
 };
 use serde_json::Value;
-use veritas::chain::{
-    IVeritasOracle,
+use veritas::{
+    contract::{IVeritasOracle, evidence_chain},
     devnet::{ANVIL_KEYS, AnvilOptions},
-    evidence_chain,
 };
 
 use crate::support::{self, Chain, Node, veritas};
@@ -363,7 +362,7 @@ async fn submissions_beyond_the_reserved_room_are_dropped_with_their_reason() {
 }
 
 /// Poll until caught up.
-async fn catch_up(w: &mut veritas::chain::watcher::Watcher) {
+async fn catch_up(w: &mut veritas::watcher::Watcher) {
     while w.poll_once().await.unwrap().behind {}
 }
 
@@ -372,8 +371,8 @@ async fn a_log_page_hiding_submissions_is_noticed_and_read_again() {
     use std::sync::{Arc, atomic::Ordering};
     use support::proxy::{Fault, FaultPlan, start_faulty_proxy};
     use veritas::{
-        chain::watcher::{WatchState, Watcher, WatcherConfig},
         store::Store,
+        watcher::{WatchState, Watcher, WatcherConfig},
     };
 
     let chain = Chain::start(AnvilOptions::default()).await;
@@ -529,7 +528,7 @@ async fn every_node_of_a_quorum_bundles_the_submissions() {
         assert!(receipt.status(), "submitEvidence reverted");
     }
     let deadline = Instant::now() + Duration::from_secs(OPEN_FOR + 60);
-    while !veritas::chain::has_verdict(&chain.status(id).await) {
+    while !veritas::contract::has_verdict(&chain.status(id).await) {
         assert!(
             Instant::now() < deadline,
             "no verdict\n{}",

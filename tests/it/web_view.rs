@@ -32,7 +32,7 @@ use alloy::{
     primitives::{U256, aliases::U96},
     providers::Provider,
 };
-use veritas::chain::{IVeritasOracle, devnet::AnvilOptions};
+use veritas::{contract::IVeritasOracle, devnet::AnvilOptions};
 
 use crate::support::{self, Chain, Node};
 

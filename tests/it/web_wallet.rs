@@ -18,8 +18,8 @@ use alloy::{
     sol_types::SolError,
 };
 use serde_json::Value;
-use veritas::chain::{
-    IVeritasOracle,
+use veritas::{
+    contract::IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
 

@@ -20,7 +20,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{ApiState, SCRAPE_RPC_TIMEOUT, read_report, submissions_of};
-use crate::{chain::IVeritasOracle, overview, store::OperatorReport};
+use crate::{contract::IVeritasOracle, overview, watcher::events::OperatorReport};
 
 /// The overview's status words of the questions the court lists: before the court (disputed),
 /// flagged for it (escalated), and ruled (arbitrated, kept so the ruling can be read).

@@ -4,7 +4,7 @@
 //!
 //! The node never sees a key or a transaction: the page encodes the call with the ABI served
 //! here, asks the wallet to simulate and send it, and sends only revert data back to be
-//! explained. The sentences come from [`crate::chain::explain`] (the contracts' NatSpec), the
+//! explained. The sentences come from [`crate::contract::explain`] (the contracts' NatSpec), the
 //! same source the CLI prints, so the page holds no second table of messages.
 
 use alloy::{
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{ApiState, SCRAPE_RPC_TIMEOUT};
-use crate::chain::explain;
+use crate::contract::explain;
 
 /// The answer of `GET /abi`.
 #[derive(Debug, Serialize)]

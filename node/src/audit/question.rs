@@ -1,7 +1,7 @@
 //! The pooled audit of one question (`veritas audit --question`), without I/O: every
 //! operator's report matched to its `ReportSubmitted` event, each rebuilt and compared with
 //! it, then the pooled verdict rebuilt from the events and compared with the chain's views.
-//! The command reads the reports and the chain ([`crate::chain::reader::question_view`]) and
+//! The command reads the reports and the chain ([`crate::contract::reader::question_view`]) and
 //! prints what this returns.
 //!
 //! A report is matched to its event by an explicit operator (`0xOPERATOR=SOURCE`), else by the
@@ -14,7 +14,7 @@ use super::{
     AuditError, AuditReport,
     pooled::{self, Check, PostedVerdict},
 };
-use crate::chain::reader::{QuestionView, ReportEvent};
+use crate::contract::reader::{QuestionView, ReportEvent};
 
 /// A report handed to the audit: where it came from, the operator it is explicitly named for,
 /// and the report (read bounded, [`super::file`], then typed once, [`super::input`]).
@@ -220,7 +220,7 @@ pub fn audit_question(
                     for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
                         checks.push(Check::new(
                             format!("chain.getVerdict.{name} (a defaulted court: unresolvable)"),
-                            crate::chain::UNRESOLVABLE_TRIPLE[k].to::<u128>(),
+                            crate::contract::UNRESOLVABLE_TRIPLE[k].to::<u128>(),
                             onchain.p_fixed[k],
                         ));
                     }

@@ -14,7 +14,7 @@
 use clap::Args;
 use serde_json::json;
 
-use crate::chain::explain;
+use crate::contract::explain;
 
 /// `veritas abi` arguments.
 #[derive(Debug, Args)]

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::output::Output;
 use super::session::{QuestionArgs, Session, refused, utc, view_error, wei, with_tx};
-use crate::chain::{
+use crate::contract::{
     IVeritasOracle,
     court::IVeritasCourt,
     roles::{self, AppealState},

@@ -19,9 +19,12 @@ use serde_json::json;
 
 use super::output::Output;
 use super::session::{Common, Session, refused, utc, view_error, wei, with_tx};
-use crate::chain::{
-    self, IVeritasOracle,
-    roles::{self, AskState},
+use crate::{
+    chain, contract,
+    contract::{
+        IVeritasOracle,
+        roles::{self, AskState},
+    },
 };
 
 /// `veritas ask` arguments.
@@ -60,7 +63,7 @@ pub struct AskArgs {
 pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
-    let in_force = chain::current_rules(&oracle).await?;
+    let in_force = contract::reader::current_rules(&oracle).await?;
     let rules = IVeritasOracle::AskRules {
         parametersId: args.parameters.unwrap_or(in_force.parametersId),
         operatorEpoch: args.epoch.unwrap_or(in_force.operatorEpoch),

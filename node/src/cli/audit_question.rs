@@ -28,7 +28,8 @@ use serde_json::json;
 use super::output::{FailedWith, Output};
 use crate::{
     audit::{self, pooled, question::GivenReport},
-    chain::{self, reader},
+    chain,
+    contract::reader,
 };
 
 /// What `veritas audit --question` needs.

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::output::Output;
 use super::session::{QuestionArgs, Session, refused, view_error, with_tx};
-use crate::chain::{IVeritasOracle, roles};
+use crate::contract::{IVeritasOracle, roles};
 
 /// `veritas callback` arguments.
 #[derive(Debug, Args)]

@@ -18,10 +18,13 @@ use serde_json::json;
 
 use super::output::Output;
 use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
-use crate::chain::{
-    ChainError, ChainProvider, IVeritasOracle,
-    court::IVeritasCourt,
-    roles::{self, RulingState},
+use crate::{
+    chain::{ChainError, ChainProvider},
+    contract::{
+        IVeritasOracle,
+        court::IVeritasCourt,
+        roles::{self, RulingState},
+    },
 };
 
 /// `veritas court` arguments.

@@ -19,9 +19,12 @@ use serde_json::json;
 
 use super::output::{Output, Usage};
 use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
-use crate::chain::{
-    self, IVeritasOracle,
-    roles::{self, DisputeState},
+use crate::{
+    contract,
+    contract::{
+        IVeritasOracle,
+        roles::{self, DisputeState},
+    },
 };
 
 /// `veritas dispute` arguments.
@@ -75,7 +78,7 @@ pub async fn run(args: DisputeArgs, json: bool) -> anyhow::Result<Output> {
         min_bond: U256::ZERO,
         court_cost: U256::ZERO,
     };
-    if chain::has_verdict(&status) {
+    if contract::has_verdict(&status) {
         let v = oracle
             .getVerdict(id)
             .call()

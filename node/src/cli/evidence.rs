@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::output::Output;
 use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
-use crate::chain::{
+use crate::contract::{
     IVeritasOracle, evidence_chain,
     roles::{self, EvidenceLimits, EvidenceState},
 };

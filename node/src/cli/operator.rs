@@ -20,7 +20,10 @@ use serde_json::json;
 
 use super::output::{Output, Refused};
 use super::session::{Common, Session, refused, wei, with_tx};
-use crate::chain::{ChainError, reader, roles};
+use crate::{
+    chain::ChainError,
+    contract::{reader, roles},
+};
 
 /// `veritas operator` arguments.
 #[derive(Debug, Args)]
@@ -171,7 +174,7 @@ async fn withdraw(common: &Common) -> anyhow::Result<Output> {
     let call = account.view().withdraw().into_transaction_request();
     let sent = account.send("withdraw", call).await?;
     let amount = sent
-        .expect_event::<crate::chain::IVeritasOracle::Withdrawn>()?
+        .expect_event::<crate::contract::IVeritasOracle::Withdrawn>()?
         .amount;
     let wallet = account.wallet().await?;
     let value = json!({"operator": account.address(), "oracle": account.oracle,
@@ -217,7 +220,7 @@ async fn stake(args: &StakeArgs) -> anyhow::Result<Output> {
         .value(args.amount)
         .into_transaction_request();
     let sent = account.send("stake", call).await?;
-    let event = sent.expect_event::<crate::chain::IVeritasOracle::Staked>()?;
+    let event = sent.expect_event::<crate::contract::IVeritasOracle::Staked>()?;
     let (staked, locked) = stake_of(&account, operator).await?;
     let value = json!({"operator": operator, "oracle": account.oracle,
                        "staked_now": event.amount.to_string(), "stake": staked.to_string(),
@@ -262,7 +265,7 @@ async fn unstake(args: &UnstakeArgs) -> anyhow::Result<Output> {
         .withdrawStake(amount)
         .into_transaction_request();
     let sent = account.send("withdrawStake", call).await?;
-    let event = sent.expect_event::<crate::chain::IVeritasOracle::StakeWithdrawn>()?;
+    let event = sent.expect_event::<crate::contract::IVeritasOracle::StakeWithdrawn>()?;
     let credits = credits(&account).await?;
     let value = json!({"operator": operator, "oracle": account.oracle,
                        "unstaked": event.amount.to_string(), "stake": event.stake.to_string(),

@@ -17,8 +17,9 @@ use serde_json::{Value, json};
 
 use super::{output::Refused, run::ConfigArgs};
 use crate::{
-    chain::{self, ChainError, ChainProvider, IVeritasOracle, explain, reader, roles::Refusal},
+    chain::{self, ChainError, ChainProvider},
     config::{self, Config},
+    contract::{IVeritasOracle, explain, reader, roles::Refusal},
 };
 
 /// The options every role's command takes (`--json` is global: [`super::Cli`]).

@@ -6,7 +6,7 @@
 //! veritas verdict 3 --json
 //! ```
 //!
-//! Every value is read at one block (see [`crate::chain::reader`]); the time left in the
+//! Every value is read at one block (see [`crate::contract::reader`]); the time left in the
 //! challenge window is `finalAt` minus that block's timestamp.
 
 use std::time::Duration;
@@ -16,10 +16,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::{output::Output, run::ConfigArgs};
-use crate::{
-    chain::{self, reader},
-    config, stats,
-};
+use crate::{chain, config, contract::reader, stats};
 
 /// `veritas verdict` arguments.
 #[derive(Debug, Args)]

@@ -37,7 +37,9 @@ use tracing::{info, warn};
 
 use super::jobs::JobRunner;
 use crate::{
-    chain::{ChainError, ChainProvider, IVeritasOracle, poster::Poster},
+    chain::{ChainError, ChainProvider},
+    contract::IVeritasOracle,
+    poster::Poster,
     store::{ChainStatus, Job, Lifecycle, Stage, Store},
 };
 

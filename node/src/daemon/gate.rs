@@ -21,7 +21,8 @@ use std::time::Duration;
 use alloy::primitives::{Address, U256};
 
 use crate::{
-    chain::{ChainError, ChainProvider, IVeritasOracle},
+    chain::{ChainError, ChainProvider},
+    contract::IVeritasOracle,
     store::{Job, Store},
 };
 

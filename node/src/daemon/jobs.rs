@@ -36,14 +36,14 @@ use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use crate::{
     audit,
-    chain::{
-        ChainError, OracleError,
-        poster::{Posted, Poster},
-    },
+    chain::ChainError,
+    contract::OracleError,
     metrics::{JurorCall, Metrics},
+    poster::{Posted, Poster},
     report::{Report, TxInfo},
     retry::Backoff,
-    store::{Job, NewQuestion, PostIntent, Stage, Store, StoreError, TxStatus, Wait},
+    store::{Job, PostIntent, Stage, Store, StoreError, TxStatus, Wait},
+    watcher::events::NewQuestion,
 };
 
 /// Retry settings of jobs (and the daemon's start-up checks): how many attempts, and the

@@ -44,18 +44,16 @@ use self::{
 };
 use crate::{
     api::{self, ApiState},
-    chain::{
-        self, ChainError,
-        poster::{Poster, PosterConfig},
-        watcher::{WatchState, Watcher, WatcherConfig},
-    },
+    chain::{self, ChainError},
     config::{Config, ConfigError},
     live::LiveEvents,
     metrics::Metrics,
     overview,
     pipeline::Resolver,
+    poster::{Poster, PosterConfig},
     store::{Store, StoreError},
     tasks::{Outcome, Supervisor},
+    watcher::{WatchState, Watcher, WatcherConfig},
     web,
 };
 

@@ -8,7 +8,10 @@ use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
 use super::{DaemonError, jobs::RetryPolicy};
-use crate::chain::{ChainError, ChainProvider, IVeritasOracle};
+use crate::{
+    chain::{ChainError, ChainProvider},
+    contract::IVeritasOracle,
+};
 
 /// Waits between two tries of a start-up check: 200 ms, doubling, at most 10 s.
 const START_BACKOFF: RetryPolicy = RetryPolicy {

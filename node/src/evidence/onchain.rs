@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bundle::{EvidenceItem, Source};
 use crate::evidence::bundle_rules::{DropReason, Dropped};
-use crate::evidence::collectors::{CollectorHits, Hit};
+use crate::evidence::collectors::{CollectorHits, Hit, clean_hit};
 use crate::evidence::normalize::normalize_url;
 use crate::evidence::text;
 
@@ -181,7 +181,7 @@ pub struct SubmissionsRecord {
 }
 
 /// The submissions as hits of the `onchain` collector, their text cleaned and bounded
-/// ([`text::clean_hit`]; the report's `submissions` keep the bytes as submitted, which the
+/// ([`collectors::clean_hit`](crate::evidence::collectors::clean_hit); the report's `submissions` keep the bytes as submitted, which the
 /// evidence hash chain is computed over). Items that are not UTF-8 (fate `not_utf8`) or whose
 /// URL is too long (fate `dropped`, `bad_url`) are left out. Rank = submission order, so
 /// earlier submissions rank first.
@@ -190,7 +190,7 @@ pub fn collector_hits(submissions: &[ChainSubmission]) -> CollectorHits {
         .iter()
         .filter(|s| s.encoding.is_utf8())
         .filter_map(|s| {
-            text::clean_hit(Hit {
+            clean_hit(Hit {
                 query: None,
                 rank: 0,
                 score: 0.0,

@@ -18,8 +18,6 @@
 //! by [`crate::evidence::normalize::normalize_url`], and the audit compares that
 //! normalisation of the raw submitted URL with the bundle's.
 
-use crate::evidence::collectors::Hit;
-
 /// Longest URL accepted, in bytes (the de-facto limit of browsers, sitemaps and CDNs).
 pub const MAX_URL_BYTES: usize = 2048;
 /// Longest title kept, in characters (the bundle rules cut titles further, to 200 by default).
@@ -69,41 +67,9 @@ pub fn clean(text: &str, max_chars: usize) -> String {
         .collect()
 }
 
-/// A collector's hit with its fields bounded and cleaned (see the module docs).
-///
-/// # Errors
-/// [`UrlTooLong`]: the hit is not offered (the caller logs or records it).
-pub fn clean_hit(hit: Hit) -> Result<Hit, UrlTooLong> {
-    check_url(&hit.url)?;
-    Ok(Hit {
-        title: clean(&hit.title, MAX_TITLE_CHARS),
-        snippet: clean(&hit.snippet, MAX_SNIPPET_CHARS),
-        published_at: hit
-            .published_at
-            .as_deref()
-            .map(|d| clean(d, MAX_DATE_CHARS)),
-        ..hit
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::Source;
-
-    fn hit(url: &str, title: &str, snippet: &str) -> Hit {
-        Hit {
-            query: None,
-            rank: 0,
-            score: 0.0,
-            url: url.to_owned(),
-            title: title.to_owned(),
-            snippet: snippet.to_owned(),
-            published_at: Some("2026-01-01\u{202E}".to_owned()),
-            source: Source::Web,
-            submitter: None,
-        }
-    }
 
     #[test]
     fn controls_and_bidi_overrides_are_removed_and_whitespace_kept_as_spaces() {
@@ -127,27 +93,6 @@ mod tests {
             MAX_SNIPPET_CHARS
         );
         assert_eq!(clean("", 10), "");
-    }
-
-    #[test]
-    fn a_hit_is_bounded_and_an_overlong_url_refused() {
-        let hostile = format!("{}{}", "\u{202E}\u{0}".repeat(1024), "t".repeat(5_000));
-        let cleaned = clean_hit(hit("https://a.example/x", &hostile, &hostile.repeat(10)));
-        let cleaned = cleaned.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(cleaned.title, "t".repeat(MAX_TITLE_CHARS));
-        assert_eq!(cleaned.snippet.chars().count(), MAX_SNIPPET_CHARS);
-        assert!(cleaned.snippet.chars().all(|c| c == 't'));
-        assert_eq!(cleaned.published_at.as_deref(), Some("2026-01-01"));
-        assert_eq!(cleaned.url, "https://a.example/x");
-
-        let at_limit = format!("https://a.example/{}", "p".repeat(MAX_URL_BYTES - 18));
-        assert_eq!(at_limit.len(), MAX_URL_BYTES);
-        assert!(clean_hit(hit(&at_limit, "t", "s")).is_ok());
-        let over = format!("{at_limit}p");
-        assert_eq!(
-            clean_hit(hit(&over, "t", "s")).err(),
-            Some(UrlTooLong(MAX_URL_BYTES + 1))
-        );
     }
 
     proptest::proptest! {

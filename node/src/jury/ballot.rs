@@ -360,9 +360,34 @@ pub struct BallotRow {
     pub failure: Option<String>,
 }
 
+/// What one model call consumed, valid ballot or not: the operator pays for both.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    /// Prompt tokens of the request (cached ones included).
+    pub prompt_tokens: u64,
+    /// Of those, the tokens the server served from its prompt cache.
+    pub cached_prompt_tokens: u64,
+    /// Completion tokens generated.
+    pub completion_tokens: u64,
+    /// Cost in US dollars.
+    pub cost_usd: f64,
+}
+
+impl Usage {
+    /// The usage a chat response reports.
+    pub fn of(response: &crate::llm::ChatResponse) -> Self {
+        Self {
+            prompt_tokens: response.prompt_tokens,
+            cached_prompt_tokens: response.cached_prompt_tokens,
+            completion_tokens: response.completion_tokens,
+            cost_usd: response.cost_usd,
+        }
+    }
+}
+
 impl BallotRow {
     /// Record what the ballot's model call consumed.
-    pub fn set_usage(&mut self, usage: super::juror::Usage) {
+    pub fn set_usage(&mut self, usage: Usage) {
         self.prompt_tokens = usage.prompt_tokens;
         self.cached_prompt_tokens = usage.cached_prompt_tokens;
         self.completion_tokens = usage.completion_tokens;

@@ -9,7 +9,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 
 use super::archetype::Archetype;
-use super::ballot::{BallotContent, BallotError, BallotValidator};
+use super::ballot::{BallotContent, BallotError, BallotValidator, Usage};
 use crate::bundle::{Bundle, Rubric};
 use crate::llm::{ChatModel, ChatRequest, JsonSchema, LlmError};
 
@@ -38,31 +38,6 @@ impl BallotTask {
     /// The ballot's own RNG (used by jurors that sample their vote).
     pub fn rng(&self) -> ChaCha20Rng {
         ChaCha20Rng::from_seed(self.ballot_seed)
-    }
-}
-
-/// What one model call consumed, valid ballot or not: the operator pays for both.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Usage {
-    /// Prompt tokens of the request (cached ones included).
-    pub prompt_tokens: u64,
-    /// Of those, the tokens the server served from its prompt cache.
-    pub cached_prompt_tokens: u64,
-    /// Completion tokens generated.
-    pub completion_tokens: u64,
-    /// Cost in US dollars.
-    pub cost_usd: f64,
-}
-
-impl Usage {
-    /// The usage a chat response reports.
-    pub fn of(response: &crate::llm::ChatResponse) -> Self {
-        Self {
-            prompt_tokens: response.prompt_tokens,
-            cached_prompt_tokens: response.cached_prompt_tokens,
-            completion_tokens: response.completion_tokens,
-            cost_usd: response.cost_usd,
-        }
     }
 }
 

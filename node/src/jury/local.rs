@@ -282,7 +282,7 @@ impl Juror for LocalJuror {
         let content = scores.validator.validate_value(&value)?;
         Ok(JurorAnswer {
             content,
-            usage: super::juror::Usage {
+            usage: super::ballot::Usage {
                 prompt_tokens: scores.tokens.get(name).copied().unwrap_or(0),
                 ..Default::default()
             },

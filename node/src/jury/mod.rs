@@ -27,8 +27,8 @@ pub mod sampler;
 pub mod seed;
 
 pub use archetype::Archetype;
-pub use ballot::{BallotContent, BallotError, BallotRow};
+pub use ballot::{BallotContent, BallotError, BallotRow, Usage};
 pub use committee::{CommitteeConfig, CommitteeRun, run_committee};
-pub use juror::{BallotTask, ChatJuror, Juror, JurorAnswer, JurorError, Usage};
+pub use juror::{BallotTask, ChatJuror, Juror, JurorAnswer, JurorError};
 pub use sampler::{Sampler, committee_seed};
 pub use seed::{SeedInputs, SeedSource};

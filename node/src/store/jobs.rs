@@ -7,6 +7,8 @@ use rusqlite::{
 };
 use serde::Serialize;
 
+use crate::watcher::events::NewQuestion;
+
 use super::{
     Store, StoreError,
     sql::{Dec, Hex, RowReader, collect},
@@ -117,34 +119,6 @@ impl FromSql for Stage {
 
 /// The store's rows write question ids as decimal text, the API's and the reports' form.
 pub(super) use crate::decimal::serialize as decimal;
-
-/// A question as the watcher saw it in a confirmed `QuestionAsked` log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NewQuestion {
-    /// Question id.
-    #[serde(serialize_with = "decimal")]
-    pub question_id: U256,
-    /// The full text from the event.
-    pub question: String,
-    /// The asker.
-    pub asker: Address,
-    /// sha256 of the text as the contract computed it.
-    pub question_hash: B256,
-    /// Block of the log.
-    pub block_number: u64,
-    /// Hash of that block.
-    pub block_hash: B256,
-    /// Transaction index in the block.
-    pub tx_index: u64,
-    /// Log index in the block.
-    pub log_index: u64,
-    /// Earliest unix time a verdict may be posted (0 = at once), as the contract stores it.
-    pub resolve_after: u64,
-    /// Why the question can never be resolved, found while decoding its log: the job is
-    /// stored as failed with this reason.
-    #[serde(skip)]
-    pub defect: Option<String>,
-}
 
 /// A job row.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

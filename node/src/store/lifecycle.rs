@@ -9,6 +9,8 @@ use alloy::primitives::{Address, B256, I256, U256};
 use rusqlite::params;
 use serde::Serialize;
 
+use crate::watcher::events::{EventAt, LifecycleEvent, OperatorReport};
+
 use super::{
     Job, Store, StoreError,
     jobs::decimal,
@@ -66,86 +68,6 @@ impl rusqlite::types::FromSql for ChainStatus {
                 rusqlite::types::FromSqlError::Other(format!("unknown status {s:?}").into())
             })
     }
-}
-
-/// One operator's `ReportSubmitted`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OperatorReport {
-    /// Question id.
-    #[serde(serialize_with = "decimal")]
-    pub question_id: U256,
-    /// Who reported.
-    pub operator: Address,
-    /// The report's evidence root.
-    pub merkle_root: B256,
-    /// Valid YES, NO, NULL ballots.
-    pub counts: [u64; 3],
-    /// WAD-scaled kappa (decimal in JSON).
-    #[serde(serialize_with = "signed_decimal")]
-    pub kappa: I256,
-    /// The operator's routing escalated.
-    pub escalated: bool,
-    /// Where the event is.
-    pub block_number: u64,
-    /// Its log index.
-    pub log_index: u64,
-    /// The transaction that carried it.
-    pub tx_hash: B256,
-}
-
-fn signed_decimal<S: serde::Serializer>(value: &I256, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(value)
-}
-
-/// A lifecycle event read from the chain.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LifecycleEvent {
-    /// `VerdictPosted`.
-    Posted {
-        /// Flagged for the arbiter.
-        escalated: bool,
-        /// The pooled (YES, NO, NULL) triple, 1e18 scale.
-        p: [U256; 3],
-    },
-    /// `VerdictDisputed`.
-    Disputed {
-        /// Who disputed.
-        disputer: Address,
-        /// The bond, wei.
-        bond: U256,
-    },
-    /// `ArbitrationRequested`: an escalated verdict taken to its court.
-    CourtRequested,
-    /// `VerdictArbitrated`.
-    Arbitrated {
-        /// The court's triple, 1e18 scale.
-        p: [U256; 3],
-    },
-    /// `VerdictDefaulted`: final with the unresolvable triple (the event does not carry it; the
-    /// decoder fills in the contract's constant).
-    Defaulted {
-        /// The unresolvable triple, 1e18 scale.
-        p: [U256; 3],
-    },
-    /// `QuestionExpired`.
-    Expired,
-    /// `QuestionSettled`: the money is credited.
-    Settled,
-    /// `ReportSubmitted`.
-    Report(OperatorReport),
-}
-
-/// An event and where it sits on the chain.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EventAt {
-    /// The question it is about.
-    pub question_id: U256,
-    /// The event.
-    pub event: LifecycleEvent,
-    /// Its block.
-    pub block: u64,
-    /// Its log index.
-    pub log_index: u64,
 }
 
 /// What the node knows of a question past its reports.

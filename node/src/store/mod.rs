@@ -45,8 +45,8 @@ use crate::clock::{self, Clock as _, SharedClock};
 
 pub use commitments::SavedCommit;
 pub use intents::PostIntent;
-pub use jobs::{Counts, Job, NewQuestion, Stage, Wait};
-pub use lifecycle::{ChainStatus, EventAt, Lifecycle, LifecycleEvent, OperatorReport};
+pub use jobs::{Counts, Job, Stage, Wait};
+pub use lifecycle::{ChainStatus, Lifecycle};
 pub use overview::{ChangeHook, QuestionSummary};
 use schema::{SCHEMA_VERSION, migrate};
 pub use submissions::{ProvisionalCandidate, ProvisionalRun, ScanStored, StoredSubmission};
@@ -220,6 +220,7 @@ pub(crate) mod tests {
     use alloy::primitives::{Address, B256, I256, U256};
 
     use super::*;
+    use crate::watcher::events::NewQuestion;
 
     pub(crate) fn id(n: u64) -> U256 {
         U256::from(n)

@@ -12,8 +12,10 @@ use alloy::primitives::{Address, B256, Bytes, U256};
 use rusqlite::params;
 use serde::Serialize;
 
+use crate::watcher::events::NewQuestion;
+
 use super::{
-    Job, NewQuestion, Store, StoreError,
+    Job, Store, StoreError,
     jobs::{insert_questions, set_cursor},
     sql::{Dec, Hex, RowReader, collect},
 };

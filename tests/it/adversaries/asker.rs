@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use crate::support::{self, Node};
 use alloy::primitives::U256;
-use veritas::chain::IVeritasOracle;
+use veritas::contract::IVeritasOracle;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -60,10 +60,12 @@ async fn hostile_asks_fail_alone_and_the_node_answers_the_next_question_across_a
     // resolveAfter past anything SQLite's signed 64 bits or the contract's 40 bits hold: the
     // contract refuses it at the ask since it has a horizon (`maxHorizon`, 1 year), so no such
     // question reaches the node any more. (Before, the node stored each as a failed job: a
-    // lying RPC forging one is still refused at the edge, `chain::events`.)
+    // lying RPC forging one is still refused at the edge, `watcher::events`.)
     let asker = chain.wallet(2);
     let oracle = IVeritasOracle::new(chain.oracle, &asker);
-    let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+    let rules = veritas::contract::reader::current_rules(&oracle)
+        .await
+        .unwrap();
     for resolve_after in [1u64 << 63, u64::MAX] {
         let refused = oracle
             .askQuestion("Far away?".into(), resolve_after, rules.clone())

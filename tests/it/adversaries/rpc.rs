@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::{Chain, Node, proxy::start_proxy};
 use serde_json::{Value, json};
-use veritas::chain::devnet::AnvilOptions;
+use veritas::devnet::AnvilOptions;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use alloy::primitives::U256;
 
 use crate::support::{Chain, Node};
-use veritas::chain::devnet::AnvilOptions;
+use veritas::devnet::AnvilOptions;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 

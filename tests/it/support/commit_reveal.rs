@@ -8,7 +8,7 @@ use alloy::{
     rpc::types::Filter,
     sol_types::SolEvent,
 };
-use veritas::chain::{IVeritasOracle, devnet::AnvilOptions};
+use veritas::{contract::IVeritasOracle, devnet::AnvilOptions};
 
 use super::{Chain, Node};
 

@@ -8,7 +8,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use veritas::chain::devnet::repo_root;
+use veritas::devnet::repo_root;
 
 /// `VERITAS_LLAMA_SERVER`, else tools/llama-server/bin/llama-server.
 pub fn llama_server() -> Option<PathBuf> {

@@ -17,8 +17,8 @@ use alloy::{
     signers::local::PrivateKeySigner,
     sol_types::SolEvent,
 };
-use veritas::chain::{
-    IVeritasOracle,
+use veritas::{
+    contract::IVeritasOracle,
     devnet::{ANVIL_KEYS, Anvil, AnvilOptions, deploy_oracle},
 };
 
@@ -95,9 +95,10 @@ impl Chain {
         let provider = ProviderBuilder::new()
             .wallet(EthereumWallet::from(asker))
             .connect_http(self.anvil.url.parse().unwrap());
-        let rules = veritas::chain::current_rules(&IVeritasOracle::new(self.oracle, &provider))
-            .await
-            .unwrap();
+        let rules =
+            veritas::contract::reader::current_rules(&IVeritasOracle::new(self.oracle, &provider))
+                .await
+                .unwrap();
         let mut input = IVeritasOracle::askQuestionCall::SELECTOR.to_vec();
         input.extend(
             (alloy::primitives::Bytes::copy_from_slice(text), 0u64, rules).abi_encode_params(),
@@ -113,7 +114,7 @@ impl Chain {
             .await
             .unwrap();
         assert!(receipt.status(), "raw ask reverted");
-        veritas::chain::asked_id(&receipt).unwrap()
+        veritas::contract::asked_id(&receipt).unwrap()
     }
 
     pub async fn status(&self, id: U256) -> IVeritasOracle::VerdictStatus {
@@ -134,7 +135,7 @@ impl Chain {
                     .verdictStatus(*id)
                     .call()
                     .await
-                    && veritas::chain::has_verdict(&status)
+                    && veritas::contract::has_verdict(&status)
                 {
                     break;
                 }
@@ -318,9 +319,7 @@ evidence_settle = "1s"
     /// Like [`Node::configure`], with the committee resolver: the jury's replay juror voting
     /// YES on evidence from the demo corpus (real evidence items and ballots in the report).
     pub fn configure_committee(chain: &Chain, replay: &str) -> Self {
-        let corpus = veritas::chain::devnet::repo_root()
-            .unwrap()
-            .join("corpus/demo");
+        let corpus = veritas::devnet::repo_root().unwrap().join("corpus/demo");
         let extra = format!(
             "[[jury.jurors]]\nkind = \"replay\"\nvote = \"YES\"\n\n[evidence.collectors.local]\ndir = \"{}\"\n",
             corpus.display()
@@ -599,7 +598,7 @@ impl Chain {
     /// The judge (key 0, the devnet court's only judge) rules `ruling` on the case of `id`, and
     /// the ruling is executed (the devnet court has no appeal period).
     pub async fn rule(&self, id: U256, ruling: u64) {
-        use veritas::chain::court::IVeritasCourt;
+        use veritas::contract::court::IVeritasCourt;
         let judge = self.wallet(0);
         let case = IVeritasOracle::new(self.oracle, &judge)
             .getCase(id)
@@ -641,7 +640,9 @@ impl Chain {
     pub async fn ask_paying(&self, question: &str, fee: U256, resolve_after: u64) -> U256 {
         let asker = self.wallet(2);
         let oracle = IVeritasOracle::new(self.oracle, &asker);
-        let rules = veritas::chain::current_rules(&oracle).await.unwrap();
+        let rules = veritas::contract::reader::current_rules(&oracle)
+            .await
+            .unwrap();
         let receipt = oracle
             .askQuestion(question.to_string(), resolve_after, rules)
             .value(fee)
@@ -652,7 +653,7 @@ impl Chain {
             .await
             .unwrap();
         assert!(receipt.status(), "ask reverted");
-        veritas::chain::asked_id(&receipt).unwrap()
+        veritas::contract::asked_id(&receipt).unwrap()
     }
 
     /// Wait until `id` has `status`; panics after `timeout`.

@@ -36,14 +36,12 @@ mod print;
 use print::{print_block, print_pooled};
 
 use crate::{
-    audit,
-    chain::{
-        self, IVeritasOracle,
-        devnet::{ANVIL_KEYS, Anvil, AnvilOptions, deploy_oracle, repo_root},
-    },
+    audit, chain,
     config::{Config, ResolverKind},
+    contract::{self, IVeritasOracle},
     daemon,
     daemon::jobs::report_path,
+    devnet::{Anvil, AnvilOptions, deploy_oracle, repo_root},
     evidence::demo::{DEMO_CORPUS_DIR, QUESTIONS_FILE, load_questions_file},
     live::LiveEvents,
 };
@@ -76,7 +74,7 @@ pub struct DemoArgs {
     pub reveal_window: u32,
 }
 
-/// The operator keys of the demo's nodes (`ANVIL_KEYS` indices; 2 asks, 0 deploys).
+/// The operator keys of the demo's nodes (indices of the keys anvil prints; 2 asks, 0 deploys).
 const NODE_KEYS: [usize; 3] = [1, 3, 4];
 
 /// Each node's juror settings: the archetype it weighs ×3 (node 1 keeps the defaults), so
@@ -125,13 +123,13 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
     let mut anvil = Anvil::spawn(AnvilOptions::default()).await?;
     let signers: Vec<PrivateKeySigner> = NODE_KEYS[..nodes]
         .iter()
-        .map(|k| ANVIL_KEYS[*k].parse())
+        .map(|k| Ok::<PrivateKeySigner, anyhow::Error>(anvil.key(*k)?.parse()?))
         .collect::<Result<_, _>>()?;
     let operators: Vec<Address> = signers.iter().map(PrivateKeySigner::address).collect();
     eprintln!("deploying VeritasOracle (forge artifact) ...");
-    let (oracle, deploy_block) = deploy_oracle(&anvil.url, ANVIL_KEYS[0], &operators).await?;
+    let (oracle, deploy_block) = deploy_oracle(&anvil.url, anvil.key(0)?, &operators).await?;
     if args.quorum > 1 || args.reveal_window > 0 {
-        set_parameters(&anvil.url, oracle, args.quorum, args.reveal_window).await?;
+        set_parameters(&anvil, oracle, args.quorum, args.reveal_window).await?;
     }
     let reporting = if args.reveal_window > 0 && args.quorum > 1 {
         format!(", commit-reveal (reveal window {} s)", args.reveal_window)
@@ -148,52 +146,13 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
     if data.exists() {
         std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
     }
-    let mut config = Config::default();
-    config.chain.rpc_url = anvil.url.clone();
-    config.chain.oracle = Some(oracle);
-    config.chain.confirmations = 1;
-    config.chain.poll_interval = Duration::from_millis(250);
-    config.chain.start_block = deploy_block;
-    config.node.data_dir = data.clone();
-    config.node.http_addr = "127.0.0.1:0".parse()?;
-    config.node.retry_backoff = Duration::from_secs(1);
-    // Paths from the repository root, so the demo runs from any directory.
-    config.evidence.collectors.local.dir = root.join("corpus/demo");
-    for juror in &mut config.jury.jurors {
-        if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind
-            && local.model.path.is_relative()
-        {
-            local.model.path = root.join(&local.model.path);
-        }
-    }
-    if args.replay {
-        config.node.resolver = ResolverKind::Replay;
-    }
+    let config = demo_config(&root, &anvil.url, oracle, deploy_block, &data, args.replay)?;
 
     let cancel = CancellationToken::new();
     let mut tasks = Vec::new();
     let mut started = Vec::new();
     for (i, signer) in signers.into_iter().enumerate() {
-        let mut config = config.clone();
-        if nodes > 1 {
-            config.node.data_dir = data.join(format!("node-{}", i + 1));
-        }
-        if let Some(archetype) = NODE_EMPHASIS[i] {
-            config
-                .jury
-                .archetype_weights
-                .insert(archetype.to_owned(), 3);
-        }
-        if nodes > 1 {
-            // Several embedded models share the cores: one committee per node at a time, one
-            // decoding thread per model, so no ballot waits past its deadline for a core.
-            config.node.concurrency = 1;
-            for juror in &mut config.jury.jurors {
-                if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind {
-                    local.model.threads = 1;
-                }
-            }
-        }
+        let config = node_config(&config, i, nodes, &data);
         let live = Arc::new(LiveEvents::default());
         let resolver = daemon::build_resolver(&config, &live)?;
         let (started_tx, started_rx) = tokio::sync::oneshot::channel();
@@ -226,7 +185,7 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
                 web: format!("http://{}", s.http_addr),
             });
         }
-        let ids = ask_all(&anvil.url, oracle, &questions).await?;
+        let ids = ask_all(&anvil, oracle, &questions).await?;
         let web = running[0].web.clone();
         eprintln!(
             "the committee is at work (follow it live at {web}/); each verdict prints when it settles"
@@ -272,18 +231,78 @@ struct DemoNode {
     web: String,
 }
 
+/// The configuration every demo node shares: the devnet's chain, a fresh data directory, the
+/// demo corpus and models found from the repository root (so the demo runs from anywhere).
+fn demo_config(
+    root: &std::path::Path,
+    rpc_url: &str,
+    oracle: Address,
+    deploy_block: u64,
+    data: &std::path::Path,
+    replay: bool,
+) -> anyhow::Result<Config> {
+    let mut config = Config::default();
+    config.chain.rpc_url = rpc_url.to_owned();
+    config.chain.oracle = Some(oracle);
+    config.chain.confirmations = 1;
+    config.chain.poll_interval = Duration::from_millis(250);
+    config.chain.start_block = deploy_block;
+    config.node.data_dir = data.to_path_buf();
+    config.node.http_addr = "127.0.0.1:0".parse()?;
+    config.node.retry_backoff = Duration::from_secs(1);
+    // Paths from the repository root, so the demo runs from any directory.
+    config.evidence.collectors.local.dir = root.join("corpus/demo");
+    for juror in &mut config.jury.jurors {
+        if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind
+            && local.model.path.is_relative()
+        {
+            local.model.path = root.join(&local.model.path);
+        }
+    }
+    if replay {
+        config.node.resolver = ResolverKind::Replay;
+    }
+    Ok(config)
+}
+
+/// Node `i` of `nodes`: its own data directory and archetype emphasis, and with several nodes
+/// one committee and one decoding thread each, as they share the cores.
+fn node_config(base: &Config, i: usize, nodes: usize, data: &std::path::Path) -> Config {
+    let mut config = base.clone();
+    if nodes > 1 {
+        config.node.data_dir = data.join(format!("node-{}", i + 1));
+    }
+    if let Some(archetype) = NODE_EMPHASIS[i] {
+        config
+            .jury
+            .archetype_weights
+            .insert(archetype.to_owned(), 3);
+    }
+    if nodes > 1 {
+        // Several embedded models share the cores: one committee per node at a time, one
+        // decoding thread per model, so no ballot waits past its deadline for a core.
+        config.node.concurrency = 1;
+        for juror in &mut config.jury.jurors {
+            if let crate::jury::pool::JurorKind::Local(local) = &mut juror.kind {
+                local.model.threads = 1;
+            }
+        }
+    }
+    config
+}
+
 /// New questions need `quorum` reports, committed then revealed when `reveal_window` is above
 /// 0 (the owner, key 0, sets them).
 async fn set_parameters(
-    url: &str,
+    anvil: &Anvil,
     oracle: Address,
     quorum: u8,
     reveal_window: u32,
 ) -> anyhow::Result<()> {
-    let owner: PrivateKeySigner = ANVIL_KEYS[0].parse()?;
+    let owner: PrivateKeySigner = anvil.key(0)?.parse()?;
     let provider = ProviderBuilder::new()
         .wallet(EthereumWallet::from(owner))
-        .connect_http(url.parse()?);
+        .connect_http(anvil.url.parse()?);
     let contract = IVeritasOracle::new(oracle, &provider);
     let mut parameters = contract
         .parameters()
@@ -317,18 +336,18 @@ async fn set_parameters(
 }
 
 async fn ask_all(
-    url: &str,
+    anvil: &Anvil,
     oracle: Address,
     questions: &[(String, u64)],
 ) -> anyhow::Result<Vec<U256>> {
-    let asker: PrivateKeySigner = ANVIL_KEYS[2].parse()?;
+    let asker: PrivateKeySigner = anvil.key(2)?.parse()?;
     let provider = ProviderBuilder::new()
         .wallet(EthereumWallet::from(asker))
-        .connect_http(url.parse()?);
+        .connect_http(anvil.url.parse()?);
     let contract = IVeritasOracle::new(oracle, &provider);
     let mut ids = Vec::new();
     for (q, resolve_after) in questions {
-        let rules = chain::current_rules(&contract).await?;
+        let rules = contract::reader::current_rules(&contract).await?;
         let receipt = contract
             .askQuestion(q.clone(), *resolve_after, rules)
             .send()
@@ -336,7 +355,7 @@ async fn ask_all(
             .map_err(|e| chain::ChainError::contract("askQuestion", e))?
             .get_receipt()
             .await?;
-        let id = chain::asked_id(&receipt).context("no QuestionAsked event")?;
+        let id = contract::asked_id(&receipt).context("no QuestionAsked event")?;
         eprintln!("asked #{id}: {q}");
         ids.push(id);
     }
@@ -362,7 +381,7 @@ async fn wait_and_print(
                 .call()
                 .await
                 .map_err(chain::ChainError::view("verdictStatus"))?;
-            if chain::has_verdict(&status) {
+            if contract::has_verdict(&status) {
                 break;
             }
             if tokio::time::Instant::now() > deadline {

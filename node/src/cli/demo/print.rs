@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::DemoNode;
 use anyhow::bail;
 
-use crate::{audit, chain, daemon::jobs::report_path};
+use crate::{audit, chain, contract, daemon::jobs::report_path};
 
 /// One question settled by several nodes: each node's report (audited against itself and
 /// against its `ReportSubmitted` event), then the pooled verdict rebuilt from the reports the
@@ -21,7 +21,7 @@ pub(super) async fn print_pooled(
     oracle: Address,
 ) -> anyhow::Result<bool> {
     use crate::audit::pooled::{self, failures};
-    let view = chain::reader::question_view(provider, oracle, id, 0).await?;
+    let view = contract::reader::question_view(provider, oracle, id, 0).await?;
     let claims: Vec<pooled::ReportClaim> = view.reports.iter().map(|r| r.claim()).collect();
     let mut problems: Vec<audit::Mismatch> = Vec::new();
     println!("\n#{id} {question}");

@@ -9,8 +9,9 @@ use alloy::{
 
 use super::{Check, DoctorArgs, Status, fail, ok, skip};
 use crate::{
-    chain::{self, ChainProvider, IVeritasOracle, reader},
+    chain::{self, ChainProvider},
     config::Config,
+    contract::{IVeritasOracle, reader},
 };
 
 /// The checks that read the chain: skipped, each by name, when the RPC is unusable.
@@ -241,7 +242,7 @@ async fn stake_check(
         }
     };
     let free = view.staked.saturating_sub(view.locked);
-    let bond = crate::chain::reader::report_bond(&params, unit);
+    let bond = crate::contract::reader::report_bond(&params, unit);
     if bond.is_zero() {
         return ok(
             "stake",

@@ -38,9 +38,8 @@ use tantivy::tokenizer::{
 };
 use tantivy::{Index, IndexReader, TantivyDocument, Term, doc};
 
-use super::{Collector, CollectorError, Hit, SearchRequest};
+use super::{Collector, CollectorError, Hit, SearchRequest, clean_hit};
 use crate::bundle::Source;
-use crate::evidence::text;
 use crate::question::terms::STOP_WORDS;
 
 /// File extensions read as documents.
@@ -338,7 +337,7 @@ impl Loaded {
                 source: Source::Local,
                 submitter: None,
             };
-            match text::clean_hit(hit) {
+            match clean_hit(hit) {
                 Ok(hit) => hits.push(hit),
                 Err(err) => {
                     tracing::warn!(target: "veritas::evidence::local", path = %document.path, error = %err, "corpus document left out");

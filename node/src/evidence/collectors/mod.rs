@@ -19,6 +19,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::Source;
+use crate::evidence::text;
 
 pub use local::{LocalConfig, LocalCorpus};
 pub use submitted::{SubmittedConfig, SubmittedEvidence};
@@ -219,5 +220,62 @@ impl CollectorsConfig {
             collectors.push(Box::new(TavilyCollector::from_env(self.tavily.clone())?));
         }
         Ok(collectors)
+    }
+}
+
+/// A collector's hit with its fields bounded and cleaned (see [`text`]'s docs).
+///
+/// # Errors
+/// [`text::UrlTooLong`]: the hit is not offered (the caller logs or records it).
+pub fn clean_hit(hit: Hit) -> Result<Hit, text::UrlTooLong> {
+    text::check_url(&hit.url)?;
+    Ok(Hit {
+        title: text::clean(&hit.title, text::MAX_TITLE_CHARS),
+        snippet: text::clean(&hit.snippet, text::MAX_SNIPPET_CHARS),
+        published_at: hit
+            .published_at
+            .as_deref()
+            .map(|d| text::clean(d, text::MAX_DATE_CHARS)),
+        ..hit
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(url: &str, title: &str, snippet: &str) -> Hit {
+        Hit {
+            query: None,
+            rank: 0,
+            score: 0.0,
+            url: url.to_owned(),
+            title: title.to_owned(),
+            snippet: snippet.to_owned(),
+            published_at: Some("2026-01-01\u{202E}".to_owned()),
+            source: Source::Web,
+            submitter: None,
+        }
+    }
+
+    #[test]
+    fn a_hit_is_bounded_and_an_overlong_url_refused() {
+        let hostile = format!("{}{}", "\u{202E}\u{0}".repeat(1024), "t".repeat(5_000));
+        let cleaned = clean_hit(hit("https://a.example/x", &hostile, &hostile.repeat(10)));
+        let cleaned = cleaned.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cleaned.title, "t".repeat(text::MAX_TITLE_CHARS));
+        assert_eq!(cleaned.snippet.chars().count(), text::MAX_SNIPPET_CHARS);
+        assert!(cleaned.snippet.chars().all(|c| c == 't'));
+        assert_eq!(cleaned.published_at.as_deref(), Some("2026-01-01"));
+        assert_eq!(cleaned.url, "https://a.example/x");
+
+        let at_limit = format!("https://a.example/{}", "p".repeat(text::MAX_URL_BYTES - 18));
+        assert_eq!(at_limit.len(), text::MAX_URL_BYTES);
+        assert!(clean_hit(hit(&at_limit, "t", "s")).is_ok());
+        let over = format!("{at_limit}p");
+        assert_eq!(
+            clean_hit(hit(&over, "t", "s")).err(),
+            Some(text::UrlTooLong(text::MAX_URL_BYTES + 1))
+        );
     }
 }

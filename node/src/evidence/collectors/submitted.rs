@@ -168,7 +168,7 @@ impl Collector for SubmittedEvidence {
             })
             // Bounded and cleaned like every other collector's hits; an overlong URL is left out.
             .filter_map(|hit| {
-                crate::evidence::text::clean_hit(hit)
+                super::clean_hit(hit)
                     .map_err(|e| tracing::warn!(target: "veritas::evidence", error = %e, "submitted item left out"))
                     .ok()
             })

@@ -19,10 +19,9 @@ use reqwest::header::AUTHORIZATION;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Collector, CollectorError, Hit, SearchRequest};
+use super::{Collector, CollectorError, Hit, SearchRequest, clean_hit};
 use crate::bundle::Source;
 use crate::evidence::normalize::truncate_chars;
-use crate::evidence::text;
 use crate::http_limits::{BodyError, MAX_BODY_BYTES, read_body};
 use crate::secret::Secret;
 use crate::{
@@ -265,7 +264,7 @@ impl TavilyCollector {
                     source: Source::Web,
                     submitter: None,
                 };
-                text::clean_hit(hit)
+                clean_hit(hit)
                     .inspect_err(|err| tracing::warn!(target: "veritas::evidence::tavily", rank, error = %err, "search result left out"))
                     .ok()
             })

@@ -1,6 +1,11 @@
 //! A local development chain: anvil on a free port, and the oracle deployed from forge's
 //! artifact. `veritas demo` and the end-to-end tests use it; nothing here runs against a
 //! public network.
+//!
+//! The binary holds no key: the demo signs with the keys anvil prints at start
+//! ([`Anvil::key`]). The tests' copy of those keys, [`ANVIL_KEYS`], is built only for tests
+//! and with the `test-utils` feature (the integration tests turn it on through the crate's
+//! dev-dependency on itself), as reth keeps its test utilities.
 
 use std::{
     path::{Path, PathBuf},
@@ -17,12 +22,13 @@ use alloy::{
     sol_types::SolValue,
 };
 
-use super::IVeritasOracle;
+use crate::contract::IVeritasOracle;
 
 /// Anvil's ten development keys (derived from its public default mnemonic "test test ... junk");
 /// they hold test ether on any anvil and nothing anywhere else. 0 deploys and arbitrates, 1 is
 /// the first operator, 2 asks; 3 and 4 are more operators, 5 and 6 dispute and submit evidence
 /// in tests; 7 to 9 play the other roles of the role tools' test (judge, submitter, anyone).
+#[cfg(any(test, feature = "test-utils"))]
 pub const ANVIL_KEYS: [&str; 10] = [
     "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
     "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
@@ -111,6 +117,8 @@ pub struct Anvil {
     pub port: u16,
     /// Its HTTP URL.
     pub url: String,
+    /// The development keys anvil printed at start ("Private Keys"), in its order.
+    keys: Vec<String>,
     options: AnvilOptions,
 }
 
@@ -135,6 +143,7 @@ impl Anvil {
             child: None,
             port: options.port.unwrap_or(0),
             url: String::new(),
+            keys: Vec::new(),
             options,
         };
         anvil.start().await?;
@@ -146,9 +155,9 @@ impl Anvil {
         let (child, listening) = start_anvil(self.port, &self.options)?;
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(30);
-        let port = loop {
+        let (port, keys) = loop {
             match listening.try_recv() {
-                Ok(port) => break port,
+                Ok(started) => break started,
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => {
                     return Err(self.exited_or("closed its output before listening"));
                 }
@@ -160,6 +169,7 @@ impl Anvil {
             tokio::time::sleep(Duration::from_millis(20)).await;
         };
         self.port = port;
+        self.keys = keys;
         self.url = format!("http://127.0.0.1:{port}");
         self.wait_ready(deadline).await
     }
@@ -187,6 +197,20 @@ impl Anvil {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
+    }
+
+    /// Development key `index` as anvil printed it (0 deploys and arbitrates, 1 is the first
+    /// operator, 2 asks: see [`ANVIL_KEYS`]'s roles).
+    ///
+    /// # Errors
+    /// [`DevnetError::Tool`] when anvil printed fewer keys.
+    pub fn key(&self, index: usize) -> Result<&str, DevnetError> {
+        self.keys.get(index).map(String::as_str).ok_or_else(|| {
+            anvil_error(format!(
+                "printed {} development keys, key {index} asked for",
+                self.keys.len()
+            ))
+        })
     }
 
     /// Stop anvil gracefully (SIGTERM, so `--state` is dumped) and wait for it to exit.
@@ -217,12 +241,14 @@ impl Anvil {
 }
 
 /// Start anvil on `port` (0: any free one). The receiver gets the port from anvil's own
-/// "Listening on" line, so it is known to be this process's; a thread drains the rest of its
-/// output (anvil logs every transaction, and a full pipe would stall it).
+/// "Listening on" line, so it is known to be this process's, with the development keys it
+/// printed before it; a thread drains the rest of its output (anvil logs every transaction,
+/// and a full pipe would stall it).
+#[allow(clippy::type_complexity)]
 fn start_anvil(
     port: u16,
     options: &AnvilOptions,
-) -> Result<(Child, std::sync::mpsc::Receiver<u16>), DevnetError> {
+) -> Result<(Child, std::sync::mpsc::Receiver<(u16, Vec<String>)>), DevnetError> {
     let binary = tool("anvil");
     let mut cmd = Command::new(&binary);
     cmd.arg("--port")
@@ -251,15 +277,35 @@ fn start_anvil(
     if let Some(stdout) = child.stdout.take() {
         std::thread::spawn(move || {
             use std::io::BufRead;
+            let mut keys = Vec::new();
+            let mut in_keys = false;
             for line in std::io::BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
+                if line.trim() == "Private Keys" {
+                    in_keys = true;
+                } else if in_keys && let Some(key) = printed_key(&line) {
+                    keys.push(key);
+                } else if in_keys && line.trim().starts_with("Wallet") {
+                    in_keys = false;
+                }
                 if let Some(port) = listening_port(&line) {
-                    let _ = tx.send(port);
+                    let _ = tx.send((port, std::mem::take(&mut keys)));
                 }
             }
         });
     }
     Ok((child, rx))
+}
+
+/// The key of one of anvil's "(0) 0xac09…" lines under "Private Keys".
+fn printed_key(line: &str) -> Option<String> {
+    let (index, key) = line.trim().split_once(' ')?;
+    let digits = index.strip_prefix('(')?.strip_suffix(')')?;
+    let hex = key.strip_prefix("0x")?;
+    (digits.chars().all(|c| c.is_ascii_digit())
+        && hex.len() == 64
+        && hex.chars().all(|c| c.is_ascii_hexdigit()))
+    .then(|| key.to_owned())
 }
 
 /// The port of anvil's "Listening on 127.0.0.1:34131" line.
@@ -439,5 +485,36 @@ mod tests {
         assert_eq!(listening_port("Listening on [::1]:8545"), Some(8545));
         assert_eq!(listening_port("Genesis Timestamp: 1795655359"), None);
         assert_eq!(listening_port("Listening on nowhere"), None);
+    }
+
+    #[test]
+    fn a_key_comes_from_anvils_private_keys_lines() {
+        let line = format!("({}) {}", 0, ANVIL_KEYS[0]);
+        assert_eq!(printed_key(&line).as_deref(), Some(ANVIL_KEYS[0]));
+        assert_eq!(
+            printed_key(&format!("(9) {}\r", ANVIL_KEYS[9])).as_deref(),
+            Some(ANVIL_KEYS[9])
+        );
+        // An account line (an address and a balance) is no key.
+        assert_eq!(
+            printed_key(
+                "(0) 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 (10000.000000000000000000 ETH)"
+            ),
+            None
+        );
+        assert_eq!(printed_key("Private Keys"), None);
+    }
+
+    /// The demo signs with what anvil prints; the tests with their copy: the same keys.
+    #[tokio::test]
+    async fn anvil_prints_the_tests_keys() {
+        let mut anvil = Anvil::spawn(AnvilOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        for (i, key) in ANVIL_KEYS.iter().enumerate() {
+            assert_eq!(anvil.key(i).ok(), Some(*key), "key {i}");
+        }
+        assert!(anvil.key(ANVIL_KEYS.len()).is_err());
+        anvil.stop();
     }
 }

@@ -41,8 +41,12 @@ use alloy::{
 };
 use tokio::sync::{Mutex, oneshot};
 
-use super::{ChainError, ChainProvider, IVeritasOracle};
-use crate::store::{NewQuestion, PostIntent, SentTx, Store};
+use crate::chain::{ChainError, ChainProvider};
+use crate::contract::IVeritasOracle;
+use crate::{
+    store::{PostIntent, SentTx, Store},
+    watcher::events::NewQuestion,
+};
 
 mod batch;
 mod commit_reveal;

@@ -6,8 +6,8 @@ use alloy::{
     sol_types::SolCall,
 };
 
-use crate::chain::{ChainError, IVeritasOracle};
 use crate::store::PostIntent;
+use crate::{chain::ChainError, contract::IVeritasOracle};
 
 /// The operator's report as the contract (v2, `submitReport`) takes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,14 +18,122 @@
 //! checked to fit here, at the edge, instead of failing the scan's transaction later.
 
 use alloy::{
-    primitives::{Address, B256, Bytes, U256},
+    primitives::{Address, B256, Bytes, I256, U256},
     rpc::types::Log,
     sol_types::{SolEvent, SolValue},
 };
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::IVeritasOracle;
-use crate::store::{EventAt, LifecycleEvent, NewQuestion, OperatorReport};
+use crate::contract::IVeritasOracle;
+
+/// A question as the watcher saw it in a confirmed `QuestionAsked` log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NewQuestion {
+    /// Question id.
+    #[serde(serialize_with = "crate::decimal::serialize")]
+    pub question_id: U256,
+    /// The full text from the event.
+    pub question: String,
+    /// The asker.
+    pub asker: Address,
+    /// sha256 of the text as the contract computed it.
+    pub question_hash: B256,
+    /// Block of the log.
+    pub block_number: u64,
+    /// Hash of that block.
+    pub block_hash: B256,
+    /// Transaction index in the block.
+    pub tx_index: u64,
+    /// Log index in the block.
+    pub log_index: u64,
+    /// Earliest unix time a verdict may be posted (0 = at once), as the contract stores it.
+    pub resolve_after: u64,
+    /// Why the question can never be resolved, found while decoding its log: the job is
+    /// stored as failed with this reason.
+    #[serde(skip)]
+    pub defect: Option<String>,
+}
+
+/// One operator's `ReportSubmitted`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OperatorReport {
+    /// Question id.
+    #[serde(serialize_with = "crate::decimal::serialize")]
+    pub question_id: U256,
+    /// Who reported.
+    pub operator: Address,
+    /// The report's evidence root.
+    pub merkle_root: B256,
+    /// Valid YES, NO, NULL ballots.
+    pub counts: [u64; 3],
+    /// WAD-scaled kappa (decimal in JSON).
+    #[serde(serialize_with = "signed_decimal")]
+    pub kappa: I256,
+    /// The operator's routing escalated.
+    pub escalated: bool,
+    /// Where the event is.
+    pub block_number: u64,
+    /// Its log index.
+    pub log_index: u64,
+    /// The transaction that carried it.
+    pub tx_hash: B256,
+}
+
+fn signed_decimal<S: serde::Serializer>(value: &I256, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+/// A lifecycle event read from the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LifecycleEvent {
+    /// `VerdictPosted`.
+    Posted {
+        /// Flagged for the arbiter.
+        escalated: bool,
+        /// The pooled (YES, NO, NULL) triple, 1e18 scale.
+        p: [U256; 3],
+    },
+    /// `VerdictDisputed`.
+    Disputed {
+        /// Who disputed.
+        disputer: Address,
+        /// The bond, wei.
+        bond: U256,
+    },
+    /// `ArbitrationRequested`: an escalated verdict taken to its court.
+    CourtRequested,
+    /// `VerdictArbitrated`.
+    Arbitrated {
+        /// The court's triple, 1e18 scale.
+        p: [U256; 3],
+    },
+    /// `VerdictDefaulted`: final with the unresolvable triple (the event does not carry it; the
+    /// decoder fills in the contract's constant).
+    Defaulted {
+        /// The unresolvable triple, 1e18 scale.
+        p: [U256; 3],
+    },
+    /// `QuestionExpired`.
+    Expired,
+    /// `QuestionSettled`: the money is credited.
+    Settled,
+    /// `ReportSubmitted`.
+    Report(OperatorReport),
+}
+
+/// An event and where it sits on the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventAt {
+    /// The question it is about.
+    pub question_id: U256,
+    /// The event.
+    pub event: LifecycleEvent,
+    /// Its block.
+    pub block: u64,
+    /// Its log index.
+    pub log_index: u64,
+}
 
 /// The contract's `MAX_QUESTION_LENGTH`: an honest `QuestionAsked` never carries more bytes.
 pub const MAX_QUESTION_BYTES: usize = 2048;
@@ -295,7 +403,7 @@ pub fn decode_lifecycle(logs: &[Log], undecodable: &mut u64) -> Vec<EventAt> {
                     (
                         d.inner.data.id,
                         LifecycleEvent::Defaulted {
-                            p: super::UNRESOLVABLE_TRIPLE,
+                            p: crate::contract::UNRESOLVABLE_TRIPLE,
                         },
                     )
                 })

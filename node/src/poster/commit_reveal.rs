@@ -33,10 +33,16 @@ use alloy::{
 };
 use tracing::{debug, info, warn};
 
-use super::cr_txs::{Logged, mined, reveal_calldata};
+use super::cr_txs::{Facts, Logged, mined, reveal_calldata};
 use super::{Posted, Poster, Verdict};
-use crate::chain::{ChainError, IVeritasOracle, OracleError};
-use crate::store::{NewQuestion, SavedCommit, TxStatus};
+use crate::{
+    chain::ChainError,
+    contract::{IVeritasOracle, OracleError},
+};
+use crate::{
+    store::{SavedCommit, TxStatus},
+    watcher::events::NewQuestion,
+};
 
 /// How long a commitment waiting for the reveal phase (the other operators' commits, or the
 /// end of the report window) waits between looks.
@@ -65,23 +71,6 @@ pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B
         )
             .abi_encode_params(),
     )
-}
-
-/// A question's commit-reveal standing, read at one block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Facts {
-    /// `verdictStatus` is `Asked`.
-    pub(super) open: bool,
-    /// `hasReported`: our report (the reveal) is pooled.
-    pub(super) reported: bool,
-    /// `canReport`: we may commit.
-    pub(super) can_report: bool,
-    /// `commitmentOf(id, us)`: zero when none, or once revealed or slashed.
-    pub(super) on_chain: B256,
-    /// `commitPhase`: 0 none, 1 commit, 2 reveal, 3 over.
-    pub(super) phase: u8,
-    /// `commitPhase`'s deadline.
-    pub(super) deadline: U256,
 }
 
 /// What to do next on a commit-reveal question.

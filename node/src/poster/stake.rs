@@ -9,7 +9,10 @@ use alloy::{eips::BlockId, primitives::U256, providers::Provider, sol_types::Sol
 use tracing::info;
 
 use super::Poster;
-use crate::chain::{ChainError, IVeritasOracle, StakeShortfall, reader};
+use crate::{
+    chain::{ChainError, StakeShortfall},
+    contract::{IVeritasOracle, reader},
+};
 
 /// Why `canReport` said no, read again at a newer block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,8 +14,8 @@ use tracing::{debug, info};
 
 use super::nonce::GAS_HEADROOM_PERCENT;
 use super::{Posted, Poster, Verdict};
-use crate::chain::{ChainError, IVeritasOracle};
 use crate::store::{SentTx, TxStatus};
+use crate::{chain::ChainError, contract::IVeritasOracle};
 
 impl Poster {
     /// Send a housekeeping call about question `qid` (`finalize`, `settle`) through the same

@@ -302,7 +302,7 @@ mod tests {
 
     #[test]
     fn court_errors_read_as_the_courts_sentences() {
-        use crate::chain::court::{CourtError, IVeritasCourt};
+        use crate::contract::court::{CourtError, IVeritasCourt};
         let who = Address::repeat_byte(0x11);
         let error = CourtError::CourtNotJudge(IVeritasCourt::CourtNotJudge {
             disputeId: U256::from(3),

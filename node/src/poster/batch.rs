@@ -13,8 +13,11 @@ use tracing::warn;
 
 use super::nonce::GAS_HEADROOM_PERCENT;
 use super::{Poster, Queued, Verdict};
-use crate::chain::{ChainError, IVeritasOracle, OracleError};
 use crate::store::SentTx;
+use crate::{
+    chain::ChainError,
+    contract::{IVeritasOracle, OracleError},
+};
 
 impl Poster {
     /// Send the queued reports: alone as `submitReport`, together as `submitReports` (stale

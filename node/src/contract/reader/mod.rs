@@ -21,7 +21,8 @@ mod views;
 
 pub use views::{DisputeView, ParametersView, PostedEvent, QuestionView, ReportEvent, VerdictView};
 
-use super::{ChainError, ChainProvider, IVeritasOracle};
+use super::IVeritasOracle;
+use crate::chain::{ChainError, ChainProvider};
 
 fn bad(op: &'static str, reason: impl Into<String>) -> ChainError {
     ChainError::Contract {
@@ -273,7 +274,7 @@ pub async fn question_view(
     id: U256,
     from_block: u64,
 ) -> Result<QuestionView, ChainError> {
-    let chain_id = super::check_chain_id(provider, None).await?;
+    let chain_id = crate::chain::check_chain_id(provider, None).await?;
     let block = provider
         .get_block_number()
         .await
@@ -445,6 +446,33 @@ pub async fn question_view(
         arbitrated,
         dispute,
         reports,
+    })
+}
+
+/// The rules an ask pins (contract v3): the parameter set and operator epoch in force now, read
+/// just before asking, so a rule change mined before the ask makes it revert instead of silently
+/// binding the question to rules its asker never saw. No callback.
+///
+/// # Errors
+/// [`ChainError::Contract`] when a view fails.
+pub async fn current_rules<P: alloy::providers::Provider>(
+    oracle: &IVeritasOracle::IVeritasOracleInstance<P>,
+) -> Result<IVeritasOracle::AskRules, ChainError> {
+    let parameters_id = oracle
+        .parametersId()
+        .call()
+        .await
+        .map_err(ChainError::view("parametersId"))?;
+    let operator_epoch = oracle
+        .operatorEpoch()
+        .call()
+        .await
+        .map_err(ChainError::view("operatorEpoch"))?;
+    Ok(IVeritasOracle::AskRules {
+        parametersId: parameters_id,
+        operatorEpoch: operator_epoch,
+        consumer: alloy::primitives::Address::ZERO,
+        callbackGasLimit: 0,
     })
 }
 

@@ -54,7 +54,10 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use tracing::{debug, info, warn};
 
-use super::{ChainError, ChainProvider, IVeritasOracle, events, evidence_chain};
+pub mod events;
+
+use crate::chain::{ChainError, ChainProvider};
+use crate::contract::{IVeritasOracle, evidence_chain};
 use crate::retry::Backoff;
 use crate::store::{Store, StoredSubmission, now_ms};
 use range::LogRange;

@@ -7,18 +7,17 @@ use std::time::Duration;
 
 use alloy::{
     network::TransactionBuilder,
-    primitives::{Address, Bytes, U256},
+    primitives::{Address, B256, Bytes, U256},
     providers::Provider,
     rpc::types::{TransactionReceipt, TransactionRequest},
     sol_types::{SolCall, SolEvent},
 };
 use tracing::{debug, info, warn};
 
-use super::commit_reveal::Facts;
 use super::nonce::GAS_HEADROOM_PERCENT;
 use super::{Posted, Poster};
-use crate::chain::{ChainError, IVeritasOracle};
 use crate::store::{SavedCommit, SentTx, TxStatus};
+use crate::{chain::ChainError, contract::IVeritasOracle};
 
 impl Poster {
     /// Estimate, sign, record and broadcast one call about `id` (never batched). A revert
@@ -227,4 +226,21 @@ pub(super) fn reveal_calldata(saved: &SavedCommit) -> Bytes {
     }
     .abi_encode()
     .into()
+}
+
+/// A question's commit-reveal standing, read at one block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Facts {
+    /// `verdictStatus` is `Asked`.
+    pub(super) open: bool,
+    /// `hasReported`: our report (the reveal) is pooled.
+    pub(super) reported: bool,
+    /// `canReport`: we may commit.
+    pub(super) can_report: bool,
+    /// `commitmentOf(id, us)`: zero when none, or once revealed or slashed.
+    pub(super) on_chain: B256,
+    /// `commitPhase`: 0 none, 1 commit, 2 reveal, 3 over.
+    pub(super) phase: u8,
+    /// `commitPhase`'s deadline.
+    pub(super) deadline: U256,
 }
