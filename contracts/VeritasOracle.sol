@@ -223,7 +223,7 @@ contract VeritasOracle is VeritasStorage {
             emit IVeritasOracle.QuestionExpired(id, refund);
             _credit(record.info.asker, id, refund);
             emit IVeritasOracle.QuestionSettled(id);
-            _notify(id, record, IVeritasOracle.VerdictStatus.Expired, 0, 0, 0);
+            _notify(id, record, IVeritasOracle.VerdictStatus.Expired, 0, 0, 0, tx.origin);
         } else {
             // The quorum was not met: the pooled verdict goes to the court.
             _post(id, record, t, record.merkleRoot, _reasons(t) | _REASON_WINDOW_CLOSED);
@@ -323,7 +323,8 @@ contract VeritasOracle is VeritasStorage {
             (uint256 pYes, uint256 pNo, uint256 pNull) = _post(id, record, t, root, reasons);
             _countVerdict();
             if (reasons == 0 && challengeWindow == 0 && t.flags & _FLAG_CALLBACK != 0) {
-                _notify(id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull);
+                _payReporter(id, op);
+                _notify(id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull, address(0));
             }
         } else {
             record.tally = t;
@@ -423,7 +424,15 @@ contract VeritasOracle is VeritasStorage {
         _caseIds[keccak256(abi.encode(arbitrator, disputeId))] = id;
         emit Dispute(arbitrator, disputeId, t.parametersId, id);
         emit IVeritasOracle.VerdictDisputed(id, msg.sender, bond, pYes, pNo, pNull, arbitrator, disputeId, beneficiary);
-        _notify(id, record, IVeritasOracle.VerdictStatus.Disputed, postedYes, postedNo, _WAD - postedYes - postedNo);
+        _notify(
+            id,
+            record,
+            IVeritasOracle.VerdictStatus.Disputed,
+            postedYes,
+            postedNo,
+            _WAD - postedYes - postedNo,
+            address(0)
+        );
     }
 
     /// @notice See `IVeritasOracle.settle`. The fee goes to the reporters whose leading outcome is
@@ -446,7 +455,7 @@ contract VeritasOracle is VeritasStorage {
         // A verdict final at once was called back by the report that posted it.
         if (challengeWindow != 0) {
             (uint256 pYes, uint256 pNo, uint256 pNull) = WadTriple.fromCounts(t.nYes, t.nNo, t.nNull);
-            _notify(id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull);
+            _notify(id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull, tx.origin);
         }
     }
 
@@ -524,6 +533,18 @@ contract VeritasOracle is VeritasStorage {
         s.locked = op.locked;
     }
 
+    /// @dev Pays the reporter `op` (the caller) that delivers the final status of `id` the asker's
+    /// prepaid callback gas, into its stake: the report writes that record anyway, so the payment
+    /// costs no new slot (a credit would, up to 22,100 gas, on every final-at-once callback).
+    function _payReporter(uint256 id, Operator memory op) private {
+        uint64 deposit = _callbacks[id].deposit;
+        if (deposit == 0) return;
+        // Checked uint96 arithmetic: a stake above 2^96 wei reverts.
+        op.stake += deposit;
+        _operators[msg.sender].stake = op.stake;
+        emit IVeritasOracle.CallbackGasPaid(id, msg.sender, deposit);
+    }
+
     /// @dev Checks the rules an asker pinned, takes the ask fee and writes question `id`.
     function _createQuestion(bytes32 questionHash, uint64 resolveAfter, IVeritasOracle.AskRules calldata rules)
         private
@@ -544,8 +565,7 @@ contract VeritasOracle is VeritasStorage {
         id = uint256(h.questionCount) + 1;
         uint256 askFee = _parameters[h.parametersId].askFee;
         if (msg.value < askFee) revert IVeritasOracle.VeritasInsufficientPayment(msg.value, askFee);
-        // Only a surplus costs a slot: the common exact payment is known from the parameter set.
-        if (msg.value > askFee) _extraFees[id] = msg.value - askFee;
+        uint256 surplus = msg.value - askFee;
 
         uint8 flags;
         address consumer = rules.consumer;
@@ -554,8 +574,20 @@ contract VeritasOracle is VeritasStorage {
             if (consumer.code.length == 0 || gasLimit == 0 || gasLimit > _MAX_CALLBACK_GAS) {
                 revert IVeritasOracle.VeritasInvalidCallback(consumer, gasLimit, _MAX_CALLBACK_GAS);
             }
-            _callbacks[id] = Callback({consumer: consumer, gasLimit: rules.callbackGasLimit});
+            // The surplus prepays the callback's gas, at least its limit and the oracle's part at
+            // this transaction's gas price: whoever delivers the final status is paid for the gas
+            // it spends on the asker's consumer (`_notify`), never the quorum-th reporter's loss.
+            uint256 required = (gasLimit + _CALLBACK_GAS_OVERHEAD) * tx.gasprice;
+            if (surplus < required) {
+                revert IVeritasOracle.VeritasInsufficientPayment(msg.value, askFee + required);
+            }
+            if (surplus > type(uint64).max) revert IVeritasOracle.VeritasCallbackDepositTooLarge(surplus);
+            // forge-lint: disable-next-line(unsafe-typecast)
+            _callbacks[id] = Callback({consumer: consumer, gasLimit: uint32(gasLimit), deposit: uint64(surplus)});
             flags = _FLAG_CALLBACK;
+        } else if (surplus != 0) {
+            // Only a surplus costs a slot: the common exact payment is known from the parameter set.
+            _extraFees[id] = surplus;
         }
         // The set in force commits then reveals its reports (header bit 255, see `VeritasStorage`).
         if (h.bondUnits >> 31 != 0) flags |= _FLAG_COMMIT_REVEAL;
@@ -655,9 +687,11 @@ contract VeritasOracle is VeritasStorage {
             (uint256 pYes, uint256 pNo, uint256 pNull) = _post(r.id, record, t, root, reasons);
             _countVerdict();
             if (reasons == 0 && challengeWindow == 0 && t.flags & _FLAG_CALLBACK != 0) {
-                // The reporter's stake record first: no external call before all state is written.
+                // The reporter's stake record first, with the prepaid callback gas: no external call
+                // before all state is written.
+                _payReporter(r.id, op);
                 _storeStake(op);
-                _notify(r.id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull);
+                _notify(r.id, record, IVeritasOracle.VerdictStatus.Resolved, pYes, pNo, pNull, address(0));
             }
         } else {
             record.tally = t;

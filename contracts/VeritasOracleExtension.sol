@@ -65,6 +65,10 @@ contract VeritasOracleExtension is VeritasStorage {
         return _MAX_CALLBACK_GAS;
     }
 
+    function CALLBACK_GAS_OVERHEAD() external pure returns (uint256) {
+        return _CALLBACK_GAS_OVERHEAD;
+    }
+
     function RULING_REFUSED() external pure returns (uint256) {
         return _RULING_REFUSED;
     }
@@ -150,7 +154,8 @@ contract VeritasOracleExtension is VeritasStorage {
             parametersId: record.tally.parametersId,
             operatorEpoch: info.operatorEpoch,
             consumer: cb.consumer,
-            callbackGasLimit: cb.gasLimit
+            callbackGasLimit: cb.gasLimit,
+            callbackDeposit: cb.deposit
         });
     }
 
@@ -369,7 +374,8 @@ contract VeritasOracleExtension is VeritasStorage {
         emit IVeritasOracle.VerdictArbitrated(id, pYes, pNo, pNull, ruling, disputerWon, arbitrator);
         _payRuling(id, record, t, c, ruling, WadTriple.leading(pYes, pNo, pNull), disputerWon);
         emit IVeritasOracle.QuestionSettled(id);
-        _notify(id, record, IVeritasOracle.VerdictStatus.Arbitrated, pYes, pNo, pNull);
+        // The court's ruling is sent by the court: its gas is paid by `tx.origin`.
+        _notify(id, record, IVeritasOracle.VerdictStatus.Arbitrated, pYes, pNo, pNull, tx.origin);
     }
 
     function courtDeadline(uint256 id) external view returns (uint256) {
@@ -411,7 +417,8 @@ contract VeritasOracleExtension is VeritasStorage {
         // Cleared first: a re-entrant retry finds nothing owed; a new failure sets it again.
         record.tally.flags = t.flags & ~_FLAG_OWED;
         (uint256 pYes, uint256 pNo, uint256 pNull) = _triple(id, t);
-        _notify(id, record, t.status, pYes, pNo, pNull);
+        // The deposit went to whoever delivered (or tried) the final status: a retry is not paid.
+        _notify(id, record, t.status, pYes, pNo, pNull, address(0));
     }
 
     function callbackOwed(uint256 id) external view returns (bool) {

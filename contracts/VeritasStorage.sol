@@ -40,7 +40,7 @@ import {WadTriple} from "./lib/WadTriple.sol";
 ///     slot 3  [255..0]    merkleRoot     first report's root, then the roots digest (0 before)
 ///
 /// Other per-question slots, written only when needed: `_callbacks[id]` ([159..0] consumer,
-/// [191..160] gas limit), `_extraFees[id]` (surplus ask payment), `_evidence[id][submitter]`
+/// [191..160] gas limit, [255..192] the asker's prepaid callback gas in wei), `_extraFees[id]` (surplus ask payment), `_evidence[id][submitter]`
 /// ([7..0] items, [255..8] wei paid), and `_cases[id]` (four slots: [159..0] beneficiary of the
 /// dispute, [255..160] bond uint96; [159..0] requester (the disputer, or who took an escalation to
 /// court), [199..160] deadline uint40, [207..200] ruling uint8; the dispute id; [63..0] pYes,
@@ -95,6 +95,10 @@ abstract contract VeritasStorage is IEvidence {
     uint256 internal constant _MAX_REVEAL_WINDOW = 7 days;
     uint256 internal constant _MAX_FEE = 1000 ether;
     uint256 internal constant _MAX_CALLBACK_GAS = 500_000;
+    /// @dev Gas an ask prepays beyond its callback's limit, for the oracle's part of a delivery:
+    /// the cold call and account (2,600), the events, and the payment's write (a new credit is
+    /// 22,100; a reporter's stake, already written, ~200). Measured in `CallbackGas.t.sol`.
+    uint256 internal constant _CALLBACK_GAS_OVERHEAD = 25_000;
 
     uint256 internal constant _RULING_REFUSED = 0;
     uint256 internal constant _RULING_VERDICT_STANDS = 1;
@@ -185,10 +189,12 @@ abstract contract VeritasStorage is IEvidence {
         bytes32 merkleRoot;
     }
 
-    /// @dev A question's consumer and the gas of its callback.
+    /// @dev A question's consumer, the gas of its callback, and what the asker prepaid for that
+    /// gas (paid to whoever delivers the final status, see `_notify`).
     struct Callback {
         address consumer;
         uint32 gasLimit;
+        uint64 deposit;
     }
 
     /// @dev Question count, parameter set and operator epoch in force, active operators, verdicts
@@ -509,7 +515,7 @@ abstract contract VeritasStorage is IEvidence {
         _credit(record.info.asker, id, unpaid);
         _credit(_BURN_ADDRESS, id, _evidenceFees(t) + _cases[id].bond);
         emit IVeritasOracle.QuestionSettled(id);
-        _notify(id, record, IVeritasOracle.VerdictStatus.Defaulted, 1, 1, _WAD - 2);
+        _notify(id, record, IVeritasOracle.VerdictStatus.Defaulted, 1, 1, _WAD - 2, tx.origin);
     }
 
     /// @dev The triple of ruling `ruling` on the case `c` of tally `t`.
@@ -544,14 +550,20 @@ abstract contract VeritasStorage is IEvidence {
     /// @dev Calls the consumer of `id` back with `status` and the triple, when it has one: with
     /// exactly its gas limit (reverts with `VeritasCallbackGas` when the transaction cannot give
     /// it under the 63/64 rule), copying no return data. A failure sets the owed flag and emits
-    /// `CallbackFailed`. Every caller has written its state before.
+    /// `CallbackFailed`. Every caller has written its state before. `payee`, when not zero, is
+    /// credited the asker's prepaid callback gas before the call: the caller delivering a
+    /// question's final status passes the account that pays the transaction's gas (`tx.origin`:
+    /// for a court's ruling the sender is the court), a reporter is paid into its stake by its
+    /// caller instead (`_payReporter`), and a dispute's or a retry's delivery pays nothing. A
+    /// final status is delivered once, so the deposit is paid at most once.
     function _notify(
         uint256 id,
         Record storage record,
         IVeritasOracle.VerdictStatus status,
         uint256 pYes,
         uint256 pNo,
-        uint256 pNull
+        uint256 pNull,
+        address payee
     ) internal {
         Tally storage tallySlot = record.tally;
         uint8 flags = tallySlot.flags;
@@ -560,9 +572,13 @@ abstract contract VeritasStorage is IEvidence {
         // recursive function into its callers, which keeps its copies (~2 kB) out of the
         // 24,576-byte code-size limit.
         if (status == IVeritasOracle.VerdictStatus.None) {
-            return _notify(id, record, IVeritasOracle.VerdictStatus.Asked, pYes, pNo, pNull);
+            return _notify(id, record, IVeritasOracle.VerdictStatus.Asked, pYes, pNo, pNull, payee);
         }
         Callback memory cb = _callbacks[id];
+        if (payee != address(0) && cb.deposit != 0) {
+            _credit(payee, id, cb.deposit);
+            emit IVeritasOracle.CallbackGasPaid(id, payee, cb.deposit);
+        }
         bytes memory data = abi.encodeCall(IVeritasConsumer.onVeritasVerdict, (id, status, pYes, pNo, pNull));
         uint256 gasLimit = cb.gasLimit;
         address consumer = cb.consumer;

@@ -83,9 +83,17 @@ rules() { # [consumer gasLimit]
     epoch=$("$cast" call --rpc-url "$rpc" "$oracle" "operatorEpoch()(uint32)")
     echo "($pid,$epoch,${1:-0x0000000000000000000000000000000000000000},${2:-0})"
 }
+# A callback's ask prepays its gas at the ask's gas price: (gasLimit + 25,000) x price over the
+# fee, sent as a legacy transaction so that price is exactly the transaction's `tx.gasprice`.
+cb_price=2000000000 # 2 gwei
 ask() { # [resolveAfter [consumer gasLimit]]
+    local value=$ask_fee price=()
+    if [[ -n ${3:-} ]]; then
+        value=$((ask_fee + ($3 + 25000) * cb_price))
+        price=(--legacy --gas-price "$cb_price")
+    fi
     send 5 "$oracle" "askQuestion(string,uint64,(uint16,uint32,address,uint32))" "$question" "${1:-0}" \
-        "$(rules "${@:2}")" --value $ask_fee
+        "$(rules "${@:2}")" --value "$value" "${price[@]}"
 }
 count=0
 new_id() { count=$((count + 1)); id=$count; }

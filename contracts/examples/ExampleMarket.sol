@@ -189,8 +189,10 @@ contract ExampleMarket is IVeritasConsumer {
     }
 
     /// @notice Ask the market's question (once), paying the oracle's ask fee with `msg.value`;
-    /// the market is the question's consumer. Reverts unless `question` is the expected text and
-    /// the rules in force are those the market was written for.
+    /// the market is the question's consumer, so `msg.value` also prepays its callback's gas:
+    /// at least `(CALLBACK_GAS + oracle.CALLBACK_GAS_OVERHEAD()) × tx.gasprice` above the fee.
+    /// Reverts unless `question` is the expected text and the rules in force are those the market
+    /// was written for.
     function open(string calldata question) external payable returns (uint256 id) {
         if (questionId != 0) revert MarketAlreadyOpen();
         bytes32 actual = sha256(bytes(question));

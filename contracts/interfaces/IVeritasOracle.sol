@@ -63,6 +63,7 @@ interface IVeritasOracle {
         uint32 operatorEpoch; // the operator epoch whose operators may report on it
         address consumer; // contract called back on the question's outcome (0: none)
         uint32 callbackGasLimit; // gas given to the consumer's callback
+        uint64 callbackDeposit; // wei the asker prepaid for the callback's gas (0: none)
     }
 
     /// @notice What an asker pins when asking: the ask reverts unless the oracle's parameter set
@@ -235,6 +236,10 @@ interface IVeritasOracle {
     /// `retryCallback(id)`. Nothing else was affected.
     event CallbackFailed(uint256 indexed id, address indexed consumer, VerdictStatus status);
 
+    /// @notice `payee` was paid the asker's prepaid callback gas of `id` (`amount` wei) for
+    /// delivering its final status: a reporter into its stake, anyone else as a credit.
+    event CallbackGasPaid(uint256 indexed id, address indexed payee, uint256 amount);
+
     /// @notice The money of `id` (fee, and bond if disputed) was credited; nothing more is owed.
     event QuestionSettled(uint256 indexed id);
 
@@ -308,6 +313,9 @@ interface IVeritasOracle {
 
     /// @notice A callback needs a consumer with code and a gas limit in 1..`maxGas` (0 without one).
     error VeritasInvalidCallback(address consumer, uint256 gasLimit, uint256 maxGas);
+
+    /// @notice A callback's prepaid gas above 2^64 - 1 wei (the ask's surplus over the fee).
+    error VeritasCallbackDepositTooLarge(uint256 deposit);
 
     /// @notice The transaction left `available` gas where the callback needs `required`: send more gas.
     error VeritasCallbackGas(uint256 available, uint256 required);
@@ -521,9 +529,15 @@ interface IVeritasOracle {
 
     /// @notice Ask a question for the oracle to resolve, paying at least the `askFee` of the
     /// parameter set in force.
-    /// @dev The whole `msg.value` becomes the question's fee (a surplus is kept for the operators,
-    /// never refunded). Reverts unless `rules` names the parameter set and operator epoch in force
-    /// and the quorum is reachable by the active operators.
+    /// @dev Without a consumer the whole `msg.value` becomes the question's fee (a surplus is kept
+    /// for the operators, never refunded). With one, the surplus over `askFee` prepays the
+    /// callback's gas: at least `(callbackGasLimit + CALLBACK_GAS_OVERHEAD) × tx.gasprice`, else
+    /// `VeritasInsufficientPayment`. Whoever delivers the question's final status (Resolved once
+    /// final, Arbitrated, Defaulted or Expired) is paid all of it, a reporter into its stake and
+    /// anyone else (`tx.origin`: a court's ruling is sent by the court) as a credit
+    /// (`CallbackGasPaid`); the Disputed notice and `retryCallback` are not paid. Reverts unless
+    /// `rules` names the parameter set and operator epoch in force and the quorum is reachable by
+    /// the active operators.
     /// @param question The question, UTF-8, 1 to `MAX_QUESTION_LENGTH` bytes.
     /// @param resolveAfter Earliest timestamp of a report (0 = at once); evidence is accepted before it.
     /// @param rules The rules the asker expects and its optional callback.
@@ -548,6 +562,10 @@ interface IVeritasOracle {
 
     /// @notice Most gas an asker may give its consumer's callback.
     function MAX_CALLBACK_GAS() external view returns (uint256);
+
+    /// @notice Gas an ask with a callback prepays beyond the callback's limit: the ask's surplus
+    /// must be at least `(callbackGasLimit + CALLBACK_GAS_OVERHEAD) × tx.gasprice`.
+    function CALLBACK_GAS_OVERHEAD() external view returns (uint256);
 
     /// @notice Most evidence items per question.
     function MAX_EVIDENCE_PER_QUESTION() external view returns (uint256);

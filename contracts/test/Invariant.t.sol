@@ -77,6 +77,13 @@ contract OracleHandler is Test {
     bool public ghostLiarProfited;
     uint256 public ghostLiesJudged;
 
+    /// @dev Callback gas prepaid by askers and not yet paid (`CallbackGasPaid`), and whether a
+    /// question's deposit was paid twice or before its status was final.
+    uint256 public ghostDepositsHeld;
+    mapping(uint256 id => uint256) internal _depositPayments;
+    bool public ghostDepositMisspent;
+    uint256 public ghostDepositsPaid;
+
     constructor(
         IVeritasOracle oracle_,
         address owner_,
@@ -106,17 +113,24 @@ contract OracleHandler is Test {
         uint256 fee = oracle.parameters().askFee + bound(surplus, 0, 3) * (surplus % 2);
         uint64 resolveAfter = delay % 3 == 0 ? 0 : uint64(block.timestamp + bound(delay, 1, 2 hours));
         IVeritasOracle.AskRules memory rules = _rulesNow();
-        // One ask in three names the contract operator as consumer: its callbacks re-enter.
+        // One ask in three names the contract operator as consumer: its callbacks re-enter. Its
+        // callback gas is prepaid at a gas price of 0 to 3 gwei (0: nothing to pay).
+        uint256 price;
         if (userSeed % 3 == 1) {
             rules.consumer = address(actor);
             rules.callbackGasLimit = 500_000;
+            price = (delay >> 8) % 4 * 1 gwei;
+            fee += (500_000 + 25_000) * price;
         }
+        vm.txGasPrice(price);
         vm.prank(_user(userSeed));
         bool ok;
         try oracle.askQuestion{value: fee}("Will it rain?", resolveAfter, rules) returns (uint256 id) {
             ok = true;
             _rulesAtAsk[id] = _rulesHash(id);
+            ghostDepositsHeld += oracle.getQuestion(id).callbackDeposit;
         } catch {}
+        vm.txGasPrice(0);
         _after(ok, false);
     }
 
@@ -219,7 +233,9 @@ contract OracleHandler is Test {
     function finalize(uint256 idSeed) external {
         _before();
         bool ok;
-        try oracle.finalize(_id(idSeed)) {
+        uint256 id = _id(idSeed);
+        _deliverer(idSeed);
+        try oracle.finalize(id) {
             ok = true;
         } catch {}
         _after(ok, false);
@@ -280,7 +296,7 @@ contract OracleHandler is Test {
             try court.judgeOf(c.disputeId) returns (address j) {
                 judge = j;
             } catch {}
-            vm.prank(judge);
+            vm.prank(judge, judge);
             try court.giveRuling(c.disputeId, bound(ruling, 0, 5)) {
                 ok = true;
             } catch {}
@@ -293,6 +309,7 @@ contract OracleHandler is Test {
         IVeritasOracle.Case memory c = oracle.getCase(_id(idSeed));
         bool ok;
         if (c.arbitrator != address(0)) {
+            _deliverer(idSeed);
             try VeritasCourt(c.arbitrator).executeRuling(c.disputeId) {
                 ok = true;
             } catch {}
@@ -317,7 +334,9 @@ contract OracleHandler is Test {
     function resolveByDefault(uint256 idSeed) external {
         _before();
         bool ok;
-        try oracle.resolveByDefault(_id(idSeed)) {
+        uint256 id = _id(idSeed);
+        _deliverer(idSeed);
+        try oracle.resolveByDefault(id) {
             ok = true;
         } catch {}
         _after(ok, false);
@@ -326,7 +345,9 @@ contract OracleHandler is Test {
     function settle(uint256 idSeed) external {
         _before();
         bool ok;
-        try oracle.settle(_id(idSeed)) {
+        uint256 id = _id(idSeed);
+        _deliverer(idSeed);
+        try oracle.settle(id) {
             ok = true;
         } catch {}
         _after(ok, false);
@@ -412,6 +433,13 @@ contract OracleHandler is Test {
         vm.recordLogs();
     }
 
+    /// @dev The next call is sent, and its gas paid, by a user: whoever delivers a final status
+    /// is paid the prepaid callback gas as `tx.origin`, an account the ETH invariants count.
+    function _deliverer(uint256 seed) internal {
+        address user = _user(seed >> 128);
+        vm.prank(user, user);
+    }
+
     /// @dev Reads the action's logs, if its call to the oracle succeeded, and compares every
     /// question with what was last seen. The logs of a call that reverted are dropped unread:
     /// `vm.recordLogs` keeps them, but the chain never saw them.
@@ -438,6 +466,12 @@ contract OracleHandler is Test {
             } else if (topic == IVeritasOracle.QuestionSettled.selector) {
                 uint256 seen = ++ghostSettlements[uint256(logs[i].topics[1])];
                 if (seen > ghostMaxSettlements) ghostMaxSettlements = seen;
+            } else if (topic == IVeritasOracle.CallbackGasPaid.selector) {
+                uint256 id = uint256(logs[i].topics[1]);
+                uint256 amount = abi.decode(logs[i].data, (uint256));
+                ghostDepositsHeld -= amount;
+                ghostDepositsPaid++;
+                if (++_depositPayments[id] > 1 || !oracle.isFinal(id)) ghostDepositMisspent = true;
             }
             if (topic == IVeritasOracle.ReportSubmitted.selector) _recordReport(logs[i]);
         }
@@ -636,6 +670,37 @@ abstract contract OracleHarness is Test {
             oracle, owner, address(court), address(ownersCourt), address(muteCourt), actor, operators, users
         );
     }
+
+    /// @dev balance == withdrawable credits (burned ones included) + stakes + bonds held by
+    /// disputes + fees not yet credited + evidence fees of expired questions not yet refunded +
+    /// callback gas prepaid and not yet paid.
+    function _assertEthConserved() internal view {
+        uint256 owed = oracle.credits(address(0xdEaD));
+        for (uint256 i = 0; i < handler.operatorsLength(); i++) {
+            owed += oracle.credits(handler.operatorAt(i));
+            (uint256 staked,,) = oracle.operatorStake(handler.operatorAt(i));
+            owed += staked;
+        }
+        for (uint256 i = 0; i < handler.usersLength(); i++) {
+            owed += oracle.credits(handler.userAt(i));
+        }
+        uint256 n = oracle.questionCount();
+        owed += handler.ghostDepositsHeld();
+        for (uint256 id = 1; id <= n; id++) {
+            owed += oracle.pendingFee(id);
+            IVeritasOracle.VerdictStatus s = oracle.verdictStatus(id);
+            if (s == IVeritasOracle.VerdictStatus.Disputed) {
+                owed += oracle.getCase(id).bond;
+            }
+            if (s == IVeritasOracle.VerdictStatus.Expired) {
+                for (uint256 i = 0; i < handler.usersLength(); i++) {
+                    (uint256 paid,) = oracle.evidenceOf(id, handler.userAt(i));
+                    owed += paid;
+                }
+            }
+        }
+        assertEq(address(oracle).balance, owed);
+    }
 }
 
 /// @notice The handler's ghosts count what happened, and only that: a call that reverted emitted
@@ -710,6 +775,28 @@ contract OracleHandlerTest is OracleHarness {
         assertEq(actor.callbacks(), 1, "the callback ran to its end");
         assertEq(actor.attempts(), 25);
         assertEq(actor.unguarded(), bytes4(0));
+    }
+
+    /// @dev Issue #43: a callback asked at 2 gwei prepays its gas; a dispute's notice is not paid,
+    /// the ruling's delivery is, once, to a counted account, and the ETH invariants hold.
+    function test_ACallbackDepositIsPaidOnceToItsDeliverer() public {
+        handler.ask(1, 513, 0); // the contract operator is the consumer; delay 513: at once, 2 gwei
+        uint256 deposit = oracle.getQuestion(1).callbackDeposit;
+        assertEq(deposit, (500_000 + 25_000) * 2 gwei);
+        assertEq(handler.ghostDepositsHeld(), deposit);
+        handler.report(0, 1, 1, 0, 0, 0, 2);
+        handler.report(1, 1, 1, 0, 0, 0, 2);
+        handler.dispute(0, 1, 0, 0.25e18, 0.5e18, 0);
+        assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Disputed));
+        assertEq(handler.ghostDepositsPaid(), 0, "the Disputed notice is not paid");
+        handler.giveRuling(1, 1);
+        handler.warp(1 hours);
+        handler.executeRuling(1);
+        assertTrue(oracle.isFinal(1));
+        assertEq(handler.ghostDepositsPaid(), 1);
+        assertEq(handler.ghostDepositsHeld(), 0);
+        assertFalse(handler.ghostDepositMisspent());
+        _assertEthConserved();
     }
 
     /// @dev An escalation (one YES, one NO at quorum 2) ruled YES: the NO reporter is a caught
@@ -869,33 +956,9 @@ contract InvariantTest is StdInvariant, OracleHarness {
         }
     }
 
-    /// @dev balance == withdrawable credits (burned ones included) + stakes + bonds held by
-    /// disputes + fees not yet credited + evidence fees of expired questions not yet refunded.
+    /// @dev See `_assertEthConserved`.
     function invariant_EthIsConserved() public view {
-        uint256 owed = oracle.credits(address(0xdEaD));
-        for (uint256 i = 0; i < handler.operatorsLength(); i++) {
-            owed += oracle.credits(handler.operatorAt(i));
-            (uint256 staked,,) = oracle.operatorStake(handler.operatorAt(i));
-            owed += staked;
-        }
-        for (uint256 i = 0; i < handler.usersLength(); i++) {
-            owed += oracle.credits(handler.userAt(i));
-        }
-        uint256 n = oracle.questionCount();
-        for (uint256 id = 1; id <= n; id++) {
-            owed += oracle.pendingFee(id);
-            IVeritasOracle.VerdictStatus s = oracle.verdictStatus(id);
-            if (s == IVeritasOracle.VerdictStatus.Disputed) {
-                owed += oracle.getCase(id).bond;
-            }
-            if (s == IVeritasOracle.VerdictStatus.Expired) {
-                for (uint256 i = 0; i < handler.usersLength(); i++) {
-                    (uint256 paid,) = oracle.evidenceOf(id, handler.userAt(i));
-                    owed += paid;
-                }
-            }
-        }
-        assertEq(address(oracle).balance, owed);
+        _assertEthConserved();
     }
 
     /// @dev Every locked wei has a path out: from any state, public calls after enough time make
@@ -945,6 +1008,9 @@ contract InvariantTest is StdInvariant, OracleHarness {
         for (uint256 i = 0; i < handler.usersLength(); i++) {
             _drain(handler.userAt(i));
         }
+        // This function's own calls delivered the last final statuses: their prepaid callback
+        // gas was credited to this transaction's origin.
+        _drain(tx.origin);
         assertEq(address(oracle).balance, oracle.credits(address(0xdEaD)), "wei left with no way out");
         vm.revertToState(snapshot);
     }
@@ -975,6 +1041,11 @@ contract InvariantTest is StdInvariant, OracleHarness {
     /// costs its reporter the whole bond and earns it nothing; a default pays no reporter.
     function invariant_ACaughtLiarNeverProfits() public view {
         assertFalse(handler.ghostLiarProfited());
+    }
+
+    /// @dev Issue #43: the asker's prepaid callback gas is paid once, for a final status only.
+    function invariant_ACallbackDepositIsPaidOnceWhenFinal() public view {
+        assertFalse(handler.ghostDepositMisspent());
     }
 
     function invariant_NothingSettlesTwice() public view {

@@ -190,7 +190,12 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
     );
     let id: U256 = wei(&asked["id"]);
     let id_s = id.to_string();
-    assert_eq!(wei(&asked["paid"]), ask_fee);
+    // The command prepaid the callback's gas at its transaction's gas price (issue #43): the
+    // limit and the oracle's part, which whoever delivers the final status is paid.
+    let deposit = wei(&asked["callback_deposit"]);
+    let callback_gas: u64 = CALLBACK_GAS.parse().unwrap();
+    assert!(deposit >= U256::from(callback_gas + 25_000), "{asked}");
+    assert_eq!(wei(&asked["paid"]), ask_fee + deposit);
     assert_eq!(asked["parameters_id"], parameters_id);
     assert_eq!(
         asked["arbitrator"]
@@ -339,6 +344,9 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
     let (code, _, err) = run(&chain, dir, ANYONE, &["callback", "retry", &id_s]);
     assert_eq!(code, 2, "a refusal exits 2: {err}");
     assert!(err.contains("has no callback owed"), "{err}");
+    // Whoever sent the execution paid the consumer's gas, and was paid the asker's deposit.
+    let out = cli(&chain, dir, ANYONE, &["operator", "withdraw", "--json"]);
+    assert_eq!(wei(&out["withdrawn"]), deposit);
 
     // The verdict stood, so the operator's appeal against the round-0 ruling won: the losing
     // disputer's bond refunds it first (up to the appeal's cost); the reporters share the fee
@@ -391,7 +399,8 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
         expected.get_mut(&key).unwrap().0 += credit[&key];
     }
     expected.get_mut(&OPERATORS[0]).unwrap().1 += appeal_cost;
-    expected.get_mut(&ASKER).unwrap().1 += ask_fee;
+    expected.get_mut(&ASKER).unwrap().1 += ask_fee + deposit;
+    expected.get_mut(&ANYONE).unwrap().0 += deposit;
     expected.get_mut(&SUBMITTER).unwrap().1 += evidence_fee;
     expected.get_mut(&DISPUTER).unwrap().1 += bond + court_cost;
     expected.get_mut(&JUDGES[0]).unwrap().0 += court_cost;

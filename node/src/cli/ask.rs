@@ -49,7 +49,9 @@ pub struct AskArgs {
     #[arg(long, requires = "callback")]
     pub callback_gas: Option<u32>,
     /// What to pay, as ETH (`0.001`) or wei (`1000000000000000wei`), like every amount flag
-    /// (default: the pinned set's ask fee; more is kept for the operators).
+    /// (default: the pinned set's ask fee; more is kept for the operators). With `--callback`
+    /// the command adds the callback's prepaid gas, and the contract takes everything above the
+    /// ask fee as that deposit: it goes to whoever delivers the final status.
     #[arg(long, value_parser = super::operator::parse_amount)]
     pub fee: Option<U256>,
     #[command(flatten)]
@@ -81,6 +83,13 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
         .call()
         .await
         .map_err(view_error("maxHorizon"))?;
+    // A callback's gas is prepaid at the ask's own gas price (the node's suggestion).
+    let gas_price = match args.callback {
+        None => 0,
+        Some(_) => alloy::providers::Provider::get_gas_price(&session.provider)
+            .await
+            .map_err(|e| chain::ChainError::rpc("eth_gasPrice", e))?,
+    };
     let consumer_has_code = match args.callback {
         None => false,
         Some(consumer) => !alloy::providers::Provider::get_code_at(&session.provider, consumer)
@@ -108,16 +117,37 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
         ask_fee: U256::from(parameters.askFee),
         consumer_has_code,
         latest_resolve_after: now.saturating_add(u64::try_from(horizon).unwrap_or(u64::MAX)),
+        callback_gas_overhead: u64::try_from(
+            oracle
+                .CALLBACK_GAS_OVERHEAD()
+                .call()
+                .await
+                .map_err(view_error("CALLBACK_GAS_OVERHEAD"))?,
+        )
+        .unwrap_or(u64::MAX),
+        gas_price,
     };
     let resolve_after = args.resolve_after.map_or(0, |d| now + d.as_secs());
     let paid = roles::ask_payment(args.question.len(), resolve_after, &rules, &state, args.fee)
         .map_err(refused)?;
-    let call = oracle
+    let mut call = oracle
         .askQuestion(args.question, resolve_after, rules.clone())
         .value(paid)
         .into_transaction_request();
+    if args.callback.is_some() {
+        // The deposit is priced at `tx.gasprice`: a fee cap equal to the tip makes it exact.
+        call = call
+            .max_fee_per_gas(gas_price)
+            .max_priority_fee_per_gas(gas_price);
+    }
     let sent = session.send("askQuestion", call).await?;
     let asked = sent.expect_event::<IVeritasOracle::QuestionAsked>()?;
+    // With a consumer, the contract keeps everything above the ask fee as the callback's deposit.
+    let deposit = if asked.consumer == Address::ZERO {
+        U256::ZERO
+    } else {
+        asked.paid.saturating_sub(U256::from(parameters.askFee))
+    };
     let value = json!({"id": asked.id.to_string(), "asker": asked.asker,
         "question_hash": asked.questionHash, "resolve_after": asked.resolveAfter,
         "paid": asked.paid.to_string(), "parameters_id": asked.parametersId,
@@ -125,11 +155,17 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
         "quorum": parameters.quorum, "challenge_window": parameters.challengeWindow,
         "dispute_bond": parameters.disputeBond.to_string(),
         "evidence_fee": parameters.evidenceFee.to_string(),
-        "consumer": asked.consumer, "callback_gas": asked.callbackGasLimit});
+        "consumer": asked.consumer, "callback_gas": asked.callbackGasLimit,
+        "callback_deposit": deposit.to_string()});
     let callback = if asked.consumer == Address::ZERO {
         "none".to_string()
     } else {
-        format!("{} with {} gas", asked.consumer, asked.callbackGasLimit)
+        format!(
+            "{} with {} gas, {} prepaid for it",
+            asked.consumer,
+            asked.callbackGasLimit,
+            wei(deposit)
+        )
     };
     // The id alone on stdout (scripts read it); what it is bound to on stderr.
     let notes = [

@@ -355,14 +355,20 @@ pub struct AskState {
     pub consumer_has_code: bool,
     /// The farthest `resolveAfter` the ask may name: now + `maxHorizon`.
     pub latest_resolve_after: u64,
+    /// `CALLBACK_GAS_OVERHEAD`: gas an ask with a callback prepays beyond its limit.
+    pub callback_gas_overhead: u64,
+    /// The ask transaction's gas price (`tx.gasprice`), at which a callback's gas is prepaid.
+    pub gas_price: u128,
 }
 
 /// What an ask of `question_len` bytes, answerable after `resolve_after`, with `rules`, must
-/// pay (`paying`: the user's choice, at least the fee; default the fee).
+/// pay (`paying`: the user's choice of fee, at least the ask fee; default the ask fee). With a
+/// callback, the contract takes everything above the ask fee as the callback's prepaid gas, at
+/// least `(callbackGasLimit + CALLBACK_GAS_OVERHEAD) × gas price`: that is added.
 ///
 /// # Errors
-/// The oracle's error for an empty or long question, a bad callback, too small a payment or a
-/// `resolveAfter` too far ahead.
+/// The oracle's error for an empty or long question, a bad callback, too small a payment, a
+/// deposit above 2^64 - 1 wei or a `resolveAfter` too far ahead.
 pub fn ask_payment(
     question_len: usize,
     resolve_after: u64,
@@ -405,7 +411,14 @@ pub fn ask_payment(
             required: state.ask_fee,
         });
     }
-    Ok(paid)
+    if rules.consumer == Address::ZERO {
+        return Ok(paid);
+    }
+    let deposit = U256::from(gas + state.callback_gas_overhead) * U256::from(state.gas_price);
+    if deposit > U256::from(u64::MAX) {
+        return refuse!(VeritasCallbackDepositTooLarge { deposit: deposit });
+    }
+    Ok(paid + deposit)
 }
 
 /// A dispute at the court as `giveRuling` sees it.
@@ -717,6 +730,8 @@ mod tests {
             ask_fee: U256::from(50),
             consumer_has_code: true,
             latest_resolve_after: 2_000,
+            callback_gas_overhead: 25_000,
+            gas_price: 3,
         }
     }
 
@@ -732,9 +747,16 @@ mod tests {
     #[test]
     fn an_ask_pays_at_least_the_fee_with_a_valid_callback() {
         let s = ask_state();
+        // A callback prepays its limit and the oracle's part at the transaction's gas price.
         assert_eq!(
             ask_payment(5, 0, &rules(who(3), 100_000), &s, None),
-            Ok(U256::from(50))
+            Ok(U256::from(50 + 125_000 * 3))
+        );
+        let mut dear = ask_state();
+        dear.gas_price = u128::from(u64::MAX);
+        assert!(
+            sentence(ask_payment(5, 0, &rules(who(3), 100_000), &dear, None))
+                .contains("prepaid gas")
         );
         assert_eq!(
             ask_payment(5, 0, &rules(Address::ZERO, 0), &s, Some(U256::from(60))),
