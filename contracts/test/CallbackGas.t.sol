@@ -184,6 +184,35 @@ contract CallbackGasTest is BaseTest {
         assertEq(oracle.credits(carol), 0);
     }
 
+    /// @dev Issue #43, point 5: a retry delivers the status whose delivery failed. Every status
+    /// change after a failure is itself delivered (and a delivery clears the debt), so the owed
+    /// status is the one in force: Disputed here, then Arbitrated.
+    function test_ARetryDeliversTheStatusThatFailed() public {
+        _setParams(_params(1, CHALLENGE_WINDOW));
+        uint256 id = _askPaying(DEPOSIT);
+        _post(id, false);
+        consumer.setMode(TestConsumer.Mode.Revert);
+        vm.deal(bob, 10 ether);
+        vm.prank(bob);
+        oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL, bob);
+        assertTrue(oracle.callbackOwed(id), "the Disputed delivery failed");
+        consumer.setMode(TestConsumer.Mode.Record);
+        oracle.retryCallback(id);
+        assertEq(uint8(consumer.lastStatus()), uint8(IVeritasOracle.VerdictStatus.Disputed));
+        assertFalse(oracle.callbackOwed(id));
+
+        consumer.setMode(TestConsumer.Mode.Revert);
+        _rule(id, 5);
+        assertTrue(oracle.callbackOwed(id), "the Arbitrated delivery failed");
+        consumer.setMode(TestConsumer.Mode.Record);
+        oracle.retryCallback(id);
+        assertEq(uint8(consumer.lastStatus()), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
+        assertEq(consumer.lastYes(), C_YES, "the ruling's triple");
+        assertEq(consumer.calls(), 2, "each status once");
+        vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoCallbackOwed.selector, id));
+        oracle.retryCallback(id);
+    }
+
     /// @dev A commit-reveal set final at once: the reveal that posts the verdict delivers it.
     function test_TheRevealThatPostsIsPaidIntoItsStake() public {
         IVeritasOracle.Parameters memory p = _params(2, 0);
