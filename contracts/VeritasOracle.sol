@@ -430,7 +430,7 @@ contract VeritasOracle is VeritasStorage {
             IVeritasOracle.VerdictStatus.Disputed,
             postedYes,
             postedNo,
-            _WAD - postedYes - postedNo,
+            WadTriple.WAD - postedYes - postedNo,
             address(0)
         );
     }

@@ -26,7 +26,7 @@ contract VeritasOracleExtension is VeritasStorage {
 
     /// @notice The fixed-point scale of every probability and of kappa: 1e18 means 1 (certainty).
     function WAD() external pure returns (uint256) {
-        return _WAD;
+        return WadTriple.WAD;
     }
 
     function MAX_QUESTION_LENGTH() external pure returns (uint256) {
@@ -399,7 +399,7 @@ contract VeritasOracleExtension is VeritasStorage {
         if (c.disputer != address(0)) {
             out.pYes = c.pYes;
             out.pNo = c.pNo;
-            out.pNull = _WAD - c.pYes - c.pNo;
+            out.pNull = WadTriple.WAD - c.pYes - c.pNo;
         }
         out.ruling = c.ruling;
     }

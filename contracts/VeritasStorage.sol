@@ -75,7 +75,6 @@ abstract contract VeritasStorage is IEvidence {
                                CONSTANTS
     //////////////////////////////////////////////////////////////*/
 
-    uint256 internal constant _WAD = 1e18;
     uint256 internal constant _MAX_QUESTION_LENGTH = 2048;
     uint256 internal constant _MAX_QUORUM = 7;
     uint256 internal constant _MAX_BALLOTS_PER_REPORT = 9000;
@@ -515,7 +514,7 @@ abstract contract VeritasStorage is IEvidence {
         _credit(record.info.asker, id, unpaid);
         _credit(_BURN_ADDRESS, id, _evidenceFees(t) + _cases[id].bond);
         emit IVeritasOracle.QuestionSettled(id);
-        _notify(id, record, IVeritasOracle.VerdictStatus.Defaulted, 1, 1, _WAD - 2, tx.origin);
+        _notify(id, record, IVeritasOracle.VerdictStatus.Defaulted, 1, 1, WadTriple.WAD - 2, tx.origin);
     }
 
     /// @dev The triple of ruling `ruling` on the case `c` of tally `t`.
@@ -524,16 +523,16 @@ abstract contract VeritasStorage is IEvidence {
         pure
         returns (uint256, uint256, uint256)
     {
-        if (ruling == _RULING_YES) return (_WAD - 2, 1, 1);
-        if (ruling == _RULING_NO) return (1, _WAD - 2, 1);
-        if (ruling == _RULING_UNRESOLVABLE) return (1, 1, _WAD - 2);
-        if (ruling == _RULING_DISPUTER_TRIPLE) return (c.pYes, c.pNo, _WAD - c.pYes - c.pNo);
+        if (ruling == _RULING_YES) return (WadTriple.WAD - 2, 1, 1);
+        if (ruling == _RULING_NO) return (1, WadTriple.WAD - 2, 1);
+        if (ruling == _RULING_UNRESOLVABLE) return (1, 1, WadTriple.WAD - 2);
+        if (ruling == _RULING_DISPUTER_TRIPLE) return (c.pYes, c.pNo, WadTriple.WAD - c.pYes - c.pNo);
         return WadTriple.fromCounts(t.nYes, t.nNo, t.nNull);
     }
 
     /// @dev The triple `id` holds now (zero while it has none).
     function _triple(uint256 id, Tally memory t) internal view returns (uint256, uint256, uint256) {
-        if (t.status == IVeritasOracle.VerdictStatus.Defaulted) return (1, 1, _WAD - 2);
+        if (t.status == IVeritasOracle.VerdictStatus.Defaulted) return (1, 1, WadTriple.WAD - 2);
         if (t.status == IVeritasOracle.VerdictStatus.Arbitrated) {
             CaseRecord memory c = _cases[id];
             return _rulingTriple(t, c, c.ruling);

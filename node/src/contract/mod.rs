@@ -20,6 +20,10 @@ pub mod roles;
 
 use alloy::primitives::U256;
 
+/// The fixed-point scale of every on-chain probability and of kappa: 10^18 ("wad"), the
+/// contracts' `WadTriple.WAD`. The one definition in Rust; `stats` re-exports it.
+pub const WAD: u128 = 1_000_000_000_000_000_000;
+
 pub use bindings::IVeritasOracle;
 
 /// Typed bindings of the oracle interface (the interface file is the single source of truth).

@@ -13,13 +13,10 @@ use alloy::primitives::{Address, U256};
 
 use super::{
     IVeritasOracle::{self, VerdictStatus},
-    OracleError,
+    OracleError, WAD,
     court::{CourtError, IVeritasCourt},
     explain,
 };
-
-/// 1e18: the sum of a probability triple.
-const WAD: u64 = 1_000_000_000_000_000_000;
 
 /// Why the contract would refuse: its custom error, as it would revert with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

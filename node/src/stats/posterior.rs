@@ -8,8 +8,7 @@
 
 use super::{Ballot, Outcome};
 
-/// The fixed-point scale of every on-chain probability and of kappa: 10^18 ("wad").
-pub const WAD: u128 = 1_000_000_000_000_000_000;
+pub use crate::contract::WAD;
 
 /// Vote counts (n_YES, n_NO, n_NULL) over the valid ballots; failed ballots are skipped.
 pub fn counts<B: Ballot>(ballots: &[B]) -> [u64; 3] {
