@@ -185,11 +185,39 @@ pub async fn chain_and_committee_node(replay: &str) -> (Chain, Node) {
     (chain, node)
 }
 
-/// The `veritas run` child process with its own data directory and config file.
+/// [`chain_and_node`] with the node run in this process ([`Node::start_in_process`]).
+pub async fn chain_and_node_in_process(replay: &str, extra: &str) -> (Chain, Node) {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure(&chain, replay, extra);
+    node.start_in_process().await;
+    (chain, node)
+}
+
+/// [`chain_and_committee_node`] with the node run in this process.
+pub async fn chain_and_committee_node_in_process(replay: &str) -> (Chain, Node) {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure_committee(&chain, replay);
+    node.start_in_process().await;
+    (chain, node)
+}
+
+/// The daemon running inside the test process: `daemon::run` on the test's runtime, as
+/// `veritas run` calls it, stopped through its cancellation token.
+pub struct InProcess {
+    cancel: tokio_util::sync::CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), veritas::daemon::DaemonError>>,
+    /// The HTTP API's bound address (`on_start`'s `Started::http_addr`).
+    pub api: std::net::SocketAddr,
+}
+
+/// The node under test, with its own data directory and config file: either the `veritas run`
+/// child process (`child`; crash, kill, signal and multi-process tests) or the daemon run in
+/// this process (`in_process`; tests whose subject is not the process boundary).
 pub struct Node {
     /// The operator key it runs with (`ANVIL_KEYS[1]` unless configured otherwise).
     pub key: &'static str,
     pub child: Option<Child>,
+    pub in_process: Option<InProcess>,
     pub dir: tempfile::TempDir,
     pub config: PathBuf,
     pub log: PathBuf,
@@ -234,6 +262,7 @@ evidence_settle = "1s"
         Self {
             key: ANVIL_KEYS[1],
             child: None,
+            in_process: None,
             dir,
             config,
             log,
@@ -246,6 +275,83 @@ evidence_settle = "1s"
 
     pub fn start(&mut self) {
         self.start_with_env(&[]);
+    }
+
+    /// Start the daemon in this process: the config file read as `veritas run --config` reads
+    /// it (without the test process's `VERITAS__*` environment), the operator key, the
+    /// configured resolver, and `daemon::run` spawned on the test's runtime. Returns once the
+    /// node is up (its API bound, its start-up checks passed); panics with the daemon's error
+    /// if it stops before that.
+    pub async fn start_in_process(&mut self) {
+        use std::sync::Arc;
+        use veritas::{
+            config::{Config, Sources},
+            daemon,
+            live::LiveEvents,
+        };
+        assert!(
+            self.child.is_none() && self.in_process.is_none(),
+            "the node already runs"
+        );
+        let sources = Sources {
+            file: Some(self.config.clone()),
+            env: Some(Default::default()),
+            overrides: Vec::new(),
+        };
+        let config = Config::load(&sources).unwrap();
+        let signer: PrivateKeySigner = self.key.parse().unwrap();
+        let live = Arc::new(LiveEvents::default());
+        let resolver = daemon::build_resolver(&config, &live).unwrap();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(daemon::run(
+            config,
+            signer,
+            resolver,
+            live,
+            cancel.clone(),
+            move |started| {
+                let _ = started_tx.send(started);
+            },
+        ));
+        let Ok(started) = started_rx.await else {
+            panic!("the daemon stopped before it started: {:?}", task.await);
+        };
+        self.in_process = Some(InProcess {
+            cancel,
+            task,
+            api: started.http_addr,
+        });
+    }
+
+    /// Stop the in-process daemon as SIGTERM stops `veritas run` (cancel, drain) and require
+    /// a clean end: a daemon that fails while shutting down fails the test.
+    pub async fn stop_in_process(&mut self) {
+        let node = self.in_process.take().expect("the node runs in process");
+        node.cancel.cancel();
+        node.task
+            .await
+            .expect("the daemon task panicked")
+            .expect("the daemon ends without an error");
+    }
+
+    /// The in-process node's HTTP API address.
+    pub fn api(&self) -> std::net::SocketAddr {
+        self.in_process
+            .as_ref()
+            .expect("the node runs in process")
+            .api
+    }
+
+    /// `GET /questions/{id}` of the in-process node's API (its `job` holds the stage,
+    /// attempts and last error the store keeps).
+    pub async fn question(&self, id: U256) -> serde_json::Value {
+        reqwest::get(format!("http://{}/questions/{id}", self.api()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
     }
 
     /// SIGKILL: no chance to clean up.
@@ -365,6 +471,9 @@ pub async fn assert_audits(chain: &Chain, report: &serde_json::Value, id: U256) 
 impl Drop for Node {
     fn drop(&mut self) {
         self.kill();
+        if let Some(node) = self.in_process.take() {
+            node.cancel.cancel();
+        }
     }
 }
 
