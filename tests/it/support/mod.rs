@@ -395,7 +395,11 @@ evidence_settle = "1s"
         std::fs::write(&self.config, text.replace(from, to)).unwrap();
     }
 
+    /// The child process's log (for failure messages); an in-process node logs nowhere.
     pub fn log_text(&self) -> String {
+        if self.in_process.is_some() {
+            return "(the node runs in the test process: no log file)".to_owned();
+        }
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
@@ -556,8 +560,12 @@ impl Node {
             .unwrap()
     }
 
-    /// The HTTP API address from the last "HTTP API listening" log line.
+    /// The HTTP API address: the in-process node's bound address, or for the child process
+    /// the one its last "HTTP API listening" log line names.
     pub async fn api_addr(&self, timeout: Duration) -> String {
+        if let Some(node) = &self.in_process {
+            return node.api.to_string();
+        }
         let deadline = Instant::now() + timeout;
         loop {
             const MARK: &str = "HTTP API listening addr=";
@@ -571,6 +579,16 @@ impl Node {
             assert!(Instant::now() < deadline, "no API address in log: {log}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// A read-only handle on the node's store (`Store::open_read_only`, the store's test
+    /// API: its typed reads instead of SQL); `None` before the node has created it.
+    pub fn store(&self) -> Option<veritas::store::Store> {
+        let dir = self.data_dir();
+        if !dir.join(veritas::store::FILE_NAME).exists() {
+            return None;
+        }
+        veritas::store::Store::open_read_only(&dir).ok()
     }
 
     /// A connection to the node's SQLite store (WAL: safe to read while the node runs).
@@ -858,34 +876,24 @@ impl Node {
         node
     }
 
-    /// The stage of every job, by question id (from the node's store).
+    /// The stage of every job, by question id (the store's test API; empty until the node
+    /// has created its store and tables).
     pub fn stages(&self) -> std::collections::BTreeMap<U256, String> {
-        if !self.data_dir().join("veritas.sqlite").exists() {
-            return Default::default();
-        }
-        let conn = self.sqlite();
-        // The file can exist a moment before the node has created its tables.
-        let Ok(mut stmt) = conn.prepare("SELECT question_id, stage FROM jobs") else {
+        let Some(Ok(jobs)) = self.store().map(|store| store.jobs()) else {
             return Default::default();
         };
-        stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .unwrap()
-            .map(|r| {
-                let (id, stage) = r.unwrap();
-                (id.parse().unwrap(), stage)
-            })
+        jobs.into_iter()
+            .map(|job| (job.question.question_id, job.stage.as_str().to_owned()))
             .collect()
     }
 
     /// The last error the node's store keeps for the job of `id` (empty when none).
     pub fn last_error(&self, id: U256) -> String {
-        self.sqlite()
-            .query_row(
-                "SELECT last_error FROM jobs WHERE question_id = ?1",
-                [id.to_string()],
-                |r| r.get::<_, Option<String>>(0),
-            )
+        let store = self.store().expect("the node's store exists");
+        store
+            .job(id)
             .unwrap()
+            .and_then(|job| job.last_error)
             .unwrap_or_default()
     }
 
