@@ -35,7 +35,8 @@ PROMETHEUS_DEB_VERSION := 2.42.0+ds-5+b6
 PROMETHEUS_DEB_SHA256 := 3b0e0255b059a7696bd4a139a4a4eb24d71df067936a61ece5093559cbc7991c
 PROMTOOL := $(TOOLS)/prometheus/usr/bin/promtool
 PROMTOOL_STAMP := $(TOOLS)/.stamp-promtool-$(PROMETHEUS_DEB_VERSION)
-# The binary the book's runnable examples run: the debug build `make test` made.
+# The binary the book's runnable examples and the install check run: the debug build `make test`
+# made, the very binary the integration tests spawn (target/debug/veritas).
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
 VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 
@@ -198,6 +199,14 @@ clippy: setup-demo
 	@test -x "$(CLIPPY_DRIVER)" || { echo "clippy-driver not found (rustup component add clippy)" >&2; exit 1; }
 	$(CARGO_LINTED) test --workspace --all-targets --locked --no-run
 
+# `veritas` as the tests build it. `cargo test` builds the binary with the dev-dependencies'
+# features on (tokio's test-util, the node's test-utils), and `cargo build` without them, so a
+# `cargo build --bin veritas` after the tests recompiled tokio, hyper, reqwest, axum, alloy's
+# transports and the node: 1 min 49 s of a cold CI run, 2 min 4 s warm. `cargo test --no-run`
+# after the tests compiles nothing and (re)links target/debug/veritas to the tests' build;
+# standalone (`make test-docs` on a fresh tree) it builds what it needs.
+VERITAS_TEST_BUILD = $(CARGO_LINTED) test --workspace --locked --no-run
+
 test-rust: setup clippy
 	$(CARGO_LINTED) test --workspace --locked -- $(TEST_FILTER)
 
@@ -237,7 +246,7 @@ docs: $(MDBOOK_STAMP) $(TOOLS)/.stamp-npm
 ## book names that does not exist (economics.md's money table names one per rule), and run the
 ## book's runnable examples against the built `veritas` (their output must be the book's)
 test-docs: docs
-	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
+	$(VERITAS_TEST_BUILD)
 	$(PYTHON) scripts/book.py check-links book/book
 	$(PYTHON) scripts/book.py check-forge-tests book/src contracts/test
 	$(PYTHON) scripts/book.py run-examples book/src $(VERITAS_BIN)
@@ -247,7 +256,7 @@ test-docs: docs
 ## lines run in a scratch root and `veritas doctor` as the service user (scripts/test-install.sh)
 test-ops: $(PROMTOOL_STAMP)
 	PROMTOOL=$(PROMTOOL) scripts/test-ops.sh
-	$(CARGO_LINTED) build --locked -p veritas-node --bin veritas
+	$(VERITAS_TEST_BUILD)
 	scripts/test-install.sh $(VERITAS_BIN)
 
 ## eval: the evaluation page's first table (book/src/evaluation.md, "plain" column): all 300

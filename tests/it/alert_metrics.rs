@@ -74,7 +74,8 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
     }
 
     let (chain, mut node) =
-        support::chain_and_node(r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#, "").await;
+        support::chain_and_node_in_process(r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#, "")
+            .await;
     chain
         .ask_and_wait(&["Is the sky blue?"], Duration::from_secs(60))
         .await;
@@ -87,7 +88,7 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    node.stop();
+    node.stop_in_process().await;
     let have = exported(&page);
     let missing: Vec<&String> = wanted.difference(&have).collect();
     assert!(

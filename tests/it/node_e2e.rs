@@ -1,9 +1,14 @@
-//! End-to-end: the real `veritas` binary against a real anvil running the real oracle.
+//! End-to-end: the real node against a real anvil running the real oracle.
 //!
 //! Covers the node issue's acceptance tests: verdicts equal to their reports and passing
 //! `veritas audit`; SIGKILL mid-resolution and restart → exactly one verdict per question;
 //! an RPC outage (anvil stopped and restarted) → nothing missed; a juror that fails every
 //! call → never posted.
+//!
+//! The tests whose subject is the process (SIGKILL, SIGTERM, the RPC outage, the key kept out
+//! of the log) run the `veritas` binary; the others run the daemon in this process
+//! (`Node::start_in_process`, the `daemon::run` that `veritas run` calls) and read the node's
+//! state through its HTTP API and its reports, not its log.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,7 +23,7 @@ const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL"
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_questions_three_audited_verdicts() {
-    let (chain, mut node) = support::chain_and_node(REPLAY, "").await;
+    let (chain, mut node) = support::chain_and_node_in_process(REPLAY, "").await;
     let ids = chain
         .ask_and_wait(
             &[
@@ -80,8 +85,8 @@ async fn three_questions_three_audited_verdicts() {
         node.report(ids[0])["stats"]["p_fixed"][0]
     );
 
-    // Graceful shutdown exits 0.
-    assert_eq!(node.terminate(), Some(0), "{}", node.log_text());
+    // Graceful shutdown ends cleanly (SIGTERM's exit code: sigterm_drains_in_flight_...).
+    node.stop_in_process().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -301,7 +306,7 @@ async fn sigterm_drains_in_flight_questions_and_exits_zero() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn veritas_ask_with_resolve_after_waits_then_posts() {
-    let (chain, mut node) = support::chain_and_node(REPLAY, "").await;
+    let (chain, mut node) = support::chain_and_node_in_process(REPLAY, "").await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_veritas"))
         .args([
             "ask",
@@ -340,7 +345,7 @@ async fn veritas_ask_with_resolve_after_waits_then_posts() {
     );
     assert!(v.timestamp >= U256::from(q.resolveAfter));
     assert_eq!(chain.verdict_events(id).await, 1);
-    node.stop();
+    node.stop_in_process().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -397,7 +402,7 @@ async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict() {
-    let (chain, mut node) = support::chain_and_committee_node(REPLAY).await;
+    let (chain, mut node) = support::chain_and_committee_node_in_process(REPLAY).await;
     let ids = chain
         .ask_and_wait(
             &["Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?"],
@@ -411,7 +416,7 @@ async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict(
     );
     assert_audits(&chain, &report, ids[0]).await;
     assert_eq!(chain.verdict_events(ids[0]).await, 1);
-    node.stop();
+    node.stop_in_process().await;
 }
 
 /// Poll the node's `/questions/{id}` until its job is `failed`; panics at `deadline`.
@@ -480,7 +485,7 @@ async fn the_daemon_plans_with_the_configured_planner_and_resolve_reads_the_same
         "\n[planner_model]\nbase_url = \"{base_url}\"\nmodel = \"planner-double\"\napi_key_env = \"\"\n"
     ));
     std::fs::write(&node.config, config).unwrap();
-    node.start();
+    node.start_in_process().await;
     let question = "Did the Calderwick City Council approve the Harbour Street protected bike lane before 1 April 2026?";
     let ids = chain
         .ask_and_wait(&[question], Duration::from_secs(120))
@@ -499,7 +504,7 @@ async fn the_daemon_plans_with_the_configured_planner_and_resolve_reads_the_same
     assert_audits(&chain, &report, ids[0]).await;
     let planner_calls = double.requests.lock().unwrap().len();
     assert_eq!(planner_calls, 1, "one planning call for one question");
-    node.stop();
+    node.stop_in_process().await;
 
     // `veritas resolve` reads the very same file: same planner, same plan.
     let out = node.dir.path().join("resolve.json");
@@ -558,7 +563,7 @@ async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_lim
             &format!("stake_top_up_limit = \"{next}\""),
         );
         limit = next.to_string();
-        node.start();
+        node.start_in_process().await;
         if next.starts_with('3') {
             break;
         }
@@ -573,7 +578,7 @@ async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_lim
             error.contains("below the report bond 2000000000000000000 wei"),
             "{error}"
         );
-        node.stop();
+        node.stop_in_process().await;
         assert_eq!(
             stake().await,
             (U256::from(ETH), U256::ZERO),
@@ -586,45 +591,35 @@ async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_lim
         assert!(
             std::time::Instant::now() < deadline,
             "no verdict after the top-up\n{}",
-            node.log_text()
+            node.question(id).await
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The chain's state shows the top-up: the operator's stake grew by exactly the shortfall.
     assert_eq!(
         stake().await,
         (U256::from(2 * ETH), U256::from(2 * ETH)),
         "exactly the shortfall staked, and the report locks it all"
     );
-    assert!(
-        node.log_text()
-            .contains("stake topped up for the report bond"),
-        "{}",
-        node.log_text()
-    );
-    node.stop();
+    node.stop_in_process().await;
 }
 
-/// The job of `id`'s attempts and last error, once that error contains `needle`; panics after
-/// 30 s.
+/// The job of `id`'s attempts and last error (from the in-process node's API), once that
+/// error contains `needle`; panics after 30 s.
 async fn wait_job_error(node: &Node, id: U256, needle: &str) -> (i64, String) {
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     loop {
-        if node.data_dir().join("veritas.sqlite").exists() {
-            let found = node.sqlite().query_row(
-                "SELECT attempts, last_error FROM jobs WHERE question_id = ?1",
-                [id.to_string()],
-                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?)),
-            );
-            if let Ok((attempts, Some(error))) = found
-                && error.contains(needle)
-            {
-                return (attempts, error);
-            }
+        let body = node.question(id).await;
+        if let (Some(attempts), Some(error)) = (
+            body["job"]["attempts"].as_i64(),
+            body["job"]["last_error"].as_str(),
+        ) && error.contains(needle)
+        {
+            return (attempts, error.to_owned());
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "job {id} never failed with {needle:?}\n{}",
-            node.log_text()
+            "job {id} never failed with {needle:?}\n{body}"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

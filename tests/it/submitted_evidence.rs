@@ -19,7 +19,7 @@
 use std::time::{Duration, Instant};
 
 use alloy::{
-    primitives::{Address, B256, U256},
+    primitives::{Address, U256},
     providers::Provider,
 };
 use serde_json::Value;
@@ -83,18 +83,24 @@ async fn read_events_until(api: &str, needle: &str) -> String {
     }
 }
 
-/// Start a committee node (replay juror, demo corpus) with `node_keys` added to `[node]` and
-/// `tail` appended to the config.
-async fn start_node(chain: &Chain, node_keys: &str, tail: &str) -> (Node, String) {
-    let mut node = Node::configure_committee(chain, "{}");
+/// Configure a committee node (replay juror, demo corpus) with `node_keys` added to `[node]`
+/// and `tail` appended to the config.
+fn configure_node(chain: &Chain, node_keys: &str, tail: &str) -> Node {
+    let node = Node::configure_committee(chain, "{}");
     node.edit_config(
         "drain_timeout = \"5s\"",
         &format!("drain_timeout = \"5s\"\n{node_keys}"),
     );
     let text = std::fs::read_to_string(&node.config).unwrap();
     std::fs::write(&node.config, format!("{text}\n{tail}\n")).unwrap();
-    node.start();
-    let api = format!("http://{}", node.api_addr(Duration::from_secs(30)).await);
+    node
+}
+
+/// [`configure_node`], started in this process; returns it with its API's base URL.
+async fn start_node_in_process(chain: &Chain, node_keys: &str, tail: &str) -> (Node, String) {
+    let mut node = configure_node(chain, node_keys, tail);
+    node.start_in_process().await;
+    let api = format!("http://{}", node.api());
     (node, api)
 }
 
@@ -105,7 +111,7 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
         ..AnvilOptions::default()
     })
     .await;
-    let (mut node, api) = start_node(&chain, "provisional_interval = \"6s\"", "").await;
+    let (mut node, api) = start_node_in_process(&chain, "provisional_interval = \"6s\"", "").await;
     let id = ask_open(
         &chain,
         "Did the harbor street bike lane open before April 2026?",
@@ -212,35 +218,15 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
     let reader = chain.reader();
     let oracle = IVeritasOracle::new(chain.oracle, &reader);
     let chain_id = reader.get_chain_id().await.unwrap();
-    type Link = (String, String, String, Vec<u8>, Vec<u8>, Vec<u8>);
-    let rows: Vec<Link> = {
-        let conn = node.sqlite();
-        let mut stmt = conn
-            .prepare(
-                "SELECT prev_head, evidence_head, submitter, url, title, snippet \
-                 FROM submissions ORDER BY block_number, log_index",
-            )
-            .unwrap();
-        stmt.query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-            ))
-        })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-    };
+    // The store's test API: the question's stored submissions, by index (the only question
+    // here, so every link of the contract-wide chain).
+    let rows = node.store().unwrap().submissions(id).unwrap();
     assert_eq!(rows.len(), 3);
     let mut head = evidence_chain::head0(chain_id, chain.oracle);
-    for (prev, next, submitter, url, title, snippet) in &rows {
-        assert_eq!(prev.parse::<B256>().unwrap(), head);
-        head = evidence_chain::link(head, id, submitter.parse().unwrap(), url, title, snippet);
-        assert_eq!(next.parse::<B256>().unwrap(), head);
+    for row in &rows {
+        assert_eq!(row.prev_head, head);
+        head = evidence_chain::link(head, id, row.submitter, &row.url, &row.title, &row.snippet);
+        assert_eq!(row.evidence_head, head);
     }
     assert_eq!(head, oracle.evidenceHead().call().await.unwrap());
 
@@ -279,7 +265,7 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
             && named.contains("https://council.example/minutes-2026-03"),
         "{named}"
     );
-    node.stop();
+    node.stop_in_process().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -289,7 +275,7 @@ async fn submissions_beyond_the_reserved_room_are_dropped_with_their_reason() {
         ..AnvilOptions::default()
     })
     .await;
-    let (mut node, _api) = start_node(
+    let (mut node, _api) = start_node_in_process(
         &chain,
         "provisional_interval = \"0s\"",
         "[evidence.bundle]\nmax_submitted = 2",
@@ -344,21 +330,15 @@ async fn submissions_beyond_the_reserved_room_are_dropped_with_their_reason() {
             .count(),
         2
     );
-    // A node without provisional runs has none.
-    assert_eq!(
-        node.sqlite()
-            .query_row("SELECT COUNT(*) FROM provisional_runs", [], |r| r
-                .get::<_, i64>(0))
-            .unwrap(),
-        0
-    );
+    // A node without provisional runs has none (the store's test API).
+    assert_eq!(node.store().unwrap().provisional_runs(id).unwrap().len(), 0);
     let path = node.report_path(id);
     let (code, out, err) = veritas(
         &["audit", path.to_str().unwrap(), "--rpc", &chain.anvil.url],
         node.dir.path(),
     );
     assert_eq!(code, 0, "{out}\n{err}");
-    node.stop();
+    node.stop_in_process().await;
 }
 
 /// Poll until caught up.
@@ -442,7 +422,9 @@ async fn a_last_minute_submission_confirmed_after_resolve_after_is_not_missed() 
         ..AnvilOptions::default()
     })
     .await;
-    let (mut node, _api) = start_node(&chain, "provisional_interval = \"0s\"", "").await;
+    let mut node = configure_node(&chain, "provisional_interval = \"0s\"", "");
+    node.start();
+    node.api_addr(Duration::from_secs(30)).await;
     // Five confirmations: an item mined a second before `resolveAfter` is stored ~3 s after
     // the job is due.
     node.edit_config("confirmations = 1", "confirmations = 5");

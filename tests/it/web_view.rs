@@ -113,7 +113,7 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
     let Some(browser) = support::tool_or_skip(chromium(), "chromium", INSTALL_CHROMIUM) else {
         return;
     };
-    let (chain, mut node) = support::chain_and_committee_node(REPLAY).await;
+    let (chain, mut node) = support::chain_and_committee_node_in_process(REPLAY).await;
     let addr = node.api_addr(Duration::from_secs(30)).await;
 
     let mut script = Script::run("web_view.mjs", &browser, &addr, &[]);
@@ -133,7 +133,7 @@ async fn a_verdict_appears_live_and_its_evidence_verifies_in_the_browser() {
     for shot in ["questions.png", "question.png", "tampered.png"] {
         assert!(out_dir().join(shot).is_file(), "no screenshot {shot}");
     }
-    node.stop();
+    node.stop_in_process().await;
 }
 
 /// A pooled verdict's life on the question page: two operators' reports (quorum 2), the

@@ -339,6 +339,23 @@ impl Store {
         Ok(collect(rows, job_from_row)?.into_iter().next())
     }
 
+    /// Every job, in the order the watcher saw them (tests read a node's state through this;
+    /// see [`Store::open_read_only`]).
+    ///
+    /// # Errors
+    /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
+    #[cfg(any(test, feature = "test-utils"))]
+    pub fn jobs(&self) -> Result<Vec<Job>, StoreError> {
+        let sql = format!(
+            "SELECT {} FROM jobs ORDER BY seen_at, question_id",
+            JOB_COLUMNS.join(", ")
+        );
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query([])?;
+        collect(rows, job_from_row)
+    }
+
     /// Jobs that may run now: not posted or failed, retry time reached, `resolve_after` reached
     /// (`now_secs`, the chain's idea of time), oldest first, at most `limit`.
     ///

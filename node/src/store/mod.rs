@@ -186,6 +186,29 @@ impl Store {
         })
     }
 
+    /// A read-only handle on the store in `data_dir` of a node that may be running (WAL lets
+    /// it read while the node writes): the integration tests check what a node recorded
+    /// through the store's own typed reads ([`Store::job`], [`Store::jobs`],
+    /// [`Store::submissions`], ...) instead of SQL against its schema, which then lives in one
+    /// place. No lock, no migration, no write.
+    ///
+    /// # Errors
+    /// [`StoreError`] when the file cannot be opened (for instance, before the node made it).
+    #[cfg(any(test, feature = "test-utils"))]
+    pub fn open_read_only(data_dir: &Path) -> Result<Self, StoreError> {
+        let conn = Connection::open_with_flags(
+            data_dir.join(FILE_NAME),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        Ok(Self {
+            conn: Mutex::new(conn),
+            _lock: None,
+            on_change: overview::OnChange::default(),
+            clock: clock::system(),
+        })
+    }
+
     /// The same store on `clock` (a test's [`clock::ManualClock`]) instead of the system's.
     #[must_use]
     pub fn with_clock(mut self, clock: SharedClock) -> Self {

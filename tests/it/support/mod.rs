@@ -185,11 +185,39 @@ pub async fn chain_and_committee_node(replay: &str) -> (Chain, Node) {
     (chain, node)
 }
 
-/// The `veritas run` child process with its own data directory and config file.
+/// [`chain_and_node`] with the node run in this process ([`Node::start_in_process`]).
+pub async fn chain_and_node_in_process(replay: &str, extra: &str) -> (Chain, Node) {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure(&chain, replay, extra);
+    node.start_in_process().await;
+    (chain, node)
+}
+
+/// [`chain_and_committee_node`] with the node run in this process.
+pub async fn chain_and_committee_node_in_process(replay: &str) -> (Chain, Node) {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let mut node = Node::configure_committee(&chain, replay);
+    node.start_in_process().await;
+    (chain, node)
+}
+
+/// The daemon running inside the test process: `daemon::run` on the test's runtime, as
+/// `veritas run` calls it, stopped through its cancellation token.
+pub struct InProcess {
+    cancel: tokio_util::sync::CancellationToken,
+    task: tokio::task::JoinHandle<Result<(), veritas::daemon::DaemonError>>,
+    /// The HTTP API's bound address (`on_start`'s `Started::http_addr`).
+    pub api: std::net::SocketAddr,
+}
+
+/// The node under test, with its own data directory and config file: either the `veritas run`
+/// child process (`child`; crash, kill, signal and multi-process tests) or the daemon run in
+/// this process (`in_process`; tests whose subject is not the process boundary).
 pub struct Node {
     /// The operator key it runs with (`ANVIL_KEYS[1]` unless configured otherwise).
     pub key: &'static str,
     pub child: Option<Child>,
+    pub in_process: Option<InProcess>,
     pub dir: tempfile::TempDir,
     pub config: PathBuf,
     pub log: PathBuf,
@@ -234,6 +262,7 @@ evidence_settle = "1s"
         Self {
             key: ANVIL_KEYS[1],
             child: None,
+            in_process: None,
             dir,
             config,
             log,
@@ -246,6 +275,83 @@ evidence_settle = "1s"
 
     pub fn start(&mut self) {
         self.start_with_env(&[]);
+    }
+
+    /// Start the daemon in this process: the config file read as `veritas run --config` reads
+    /// it (without the test process's `VERITAS__*` environment), the operator key, the
+    /// configured resolver, and `daemon::run` spawned on the test's runtime. Returns once the
+    /// node is up (its API bound, its start-up checks passed); panics with the daemon's error
+    /// if it stops before that.
+    pub async fn start_in_process(&mut self) {
+        use std::sync::Arc;
+        use veritas::{
+            config::{Config, Sources},
+            daemon,
+            live::LiveEvents,
+        };
+        assert!(
+            self.child.is_none() && self.in_process.is_none(),
+            "the node already runs"
+        );
+        let sources = Sources {
+            file: Some(self.config.clone()),
+            env: Some(Default::default()),
+            overrides: Vec::new(),
+        };
+        let config = Config::load(&sources).unwrap();
+        let signer: PrivateKeySigner = self.key.parse().unwrap();
+        let live = Arc::new(LiveEvents::default());
+        let resolver = daemon::build_resolver(&config, &live).unwrap();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(daemon::run(
+            config,
+            signer,
+            resolver,
+            live,
+            cancel.clone(),
+            move |started| {
+                let _ = started_tx.send(started);
+            },
+        ));
+        let Ok(started) = started_rx.await else {
+            panic!("the daemon stopped before it started: {:?}", task.await);
+        };
+        self.in_process = Some(InProcess {
+            cancel,
+            task,
+            api: started.http_addr,
+        });
+    }
+
+    /// Stop the in-process daemon as SIGTERM stops `veritas run` (cancel, drain) and require
+    /// a clean end: a daemon that fails while shutting down fails the test.
+    pub async fn stop_in_process(&mut self) {
+        let node = self.in_process.take().expect("the node runs in process");
+        node.cancel.cancel();
+        node.task
+            .await
+            .expect("the daemon task panicked")
+            .expect("the daemon ends without an error");
+    }
+
+    /// The in-process node's HTTP API address.
+    pub fn api(&self) -> std::net::SocketAddr {
+        self.in_process
+            .as_ref()
+            .expect("the node runs in process")
+            .api
+    }
+
+    /// `GET /questions/{id}` of the in-process node's API (its `job` holds the stage,
+    /// attempts and last error the store keeps).
+    pub async fn question(&self, id: U256) -> serde_json::Value {
+        reqwest::get(format!("http://{}/questions/{id}", self.api()))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
     }
 
     /// SIGKILL: no chance to clean up.
@@ -289,7 +395,11 @@ evidence_settle = "1s"
         std::fs::write(&self.config, text.replace(from, to)).unwrap();
     }
 
+    /// The child process's log (for failure messages); an in-process node logs nowhere.
     pub fn log_text(&self) -> String {
+        if self.in_process.is_some() {
+            return "(the node runs in the test process: no log file)".to_owned();
+        }
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
@@ -365,6 +475,9 @@ pub async fn assert_audits(chain: &Chain, report: &serde_json::Value, id: U256) 
 impl Drop for Node {
     fn drop(&mut self) {
         self.kill();
+        if let Some(node) = self.in_process.take() {
+            node.cancel.cancel();
+        }
     }
 }
 
@@ -447,8 +560,12 @@ impl Node {
             .unwrap()
     }
 
-    /// The HTTP API address from the last "HTTP API listening" log line.
+    /// The HTTP API address: the in-process node's bound address, or for the child process
+    /// the one its last "HTTP API listening" log line names.
     pub async fn api_addr(&self, timeout: Duration) -> String {
+        if let Some(node) = &self.in_process {
+            return node.api.to_string();
+        }
         let deadline = Instant::now() + timeout;
         loop {
             const MARK: &str = "HTTP API listening addr=";
@@ -462,6 +579,16 @@ impl Node {
             assert!(Instant::now() < deadline, "no API address in log: {log}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// A read-only handle on the node's store (`Store::open_read_only`, the store's test
+    /// API: its typed reads instead of SQL); `None` before the node has created it.
+    pub fn store(&self) -> Option<veritas::store::Store> {
+        let dir = self.data_dir();
+        if !dir.join(veritas::store::FILE_NAME).exists() {
+            return None;
+        }
+        veritas::store::Store::open_read_only(&dir).ok()
     }
 
     /// A connection to the node's SQLite store (WAL: safe to read while the node runs).
@@ -749,34 +876,24 @@ impl Node {
         node
     }
 
-    /// The stage of every job, by question id (from the node's store).
+    /// The stage of every job, by question id (the store's test API; empty until the node
+    /// has created its store and tables).
     pub fn stages(&self) -> std::collections::BTreeMap<U256, String> {
-        if !self.data_dir().join("veritas.sqlite").exists() {
-            return Default::default();
-        }
-        let conn = self.sqlite();
-        // The file can exist a moment before the node has created its tables.
-        let Ok(mut stmt) = conn.prepare("SELECT question_id, stage FROM jobs") else {
+        let Some(Ok(jobs)) = self.store().map(|store| store.jobs()) else {
             return Default::default();
         };
-        stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .unwrap()
-            .map(|r| {
-                let (id, stage) = r.unwrap();
-                (id.parse().unwrap(), stage)
-            })
+        jobs.into_iter()
+            .map(|job| (job.question.question_id, job.stage.as_str().to_owned()))
             .collect()
     }
 
     /// The last error the node's store keeps for the job of `id` (empty when none).
     pub fn last_error(&self, id: U256) -> String {
-        self.sqlite()
-            .query_row(
-                "SELECT last_error FROM jobs WHERE question_id = ?1",
-                [id.to_string()],
-                |r| r.get::<_, Option<String>>(0),
-            )
+        let store = self.store().expect("the node's store exists");
+        store
+            .job(id)
             .unwrap()
+            .and_then(|job| job.last_error)
             .unwrap_or_default()
     }
 
