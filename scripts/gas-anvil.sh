@@ -83,13 +83,14 @@ rules() { # [consumer gasLimit]
     epoch=$("$cast" call --rpc-url "$rpc" "$oracle" "operatorEpoch()(uint32)")
     echo "($pid,$epoch,${1:-0x0000000000000000000000000000000000000000},${2:-0})"
 }
-# A callback's ask prepays its gas at the ask's gas price: (gasLimit + 25,000) x price over the
+# A callback's ask prepays its gas at the ask's gas price: (gasLimit + CALLBACK_GAS_OVERHEAD) x price over the
 # fee, sent as a legacy transaction so that price is exactly the transaction's `tx.gasprice`.
 cb_price=2000000000 # 2 gwei
 ask() { # [resolveAfter [consumer gasLimit]]
-    local value=$ask_fee price=()
+    local value=$ask_fee price=() overhead
     if [[ -n ${3:-} ]]; then
-        value=$((ask_fee + ($3 + 25000) * cb_price))
+        overhead=$("$cast" call --rpc-url "$rpc" "$oracle" "CALLBACK_GAS_OVERHEAD()(uint256)" | cut -d" " -f1)
+        value=$((ask_fee + ($3 + overhead) * cb_price))
         price=(--legacy --gas-price "$cb_price")
     fi
     send 5 "$oracle" "askQuestion(string,uint64,(uint16,uint32,address,uint32))" "$question" "${1:-0}" \

@@ -83,48 +83,46 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
         .call()
         .await
         .map_err(view_error("maxHorizon"))?;
-    // A callback's gas is prepaid at the ask's own gas price (the node's suggestion).
-    let gas_price = match args.callback {
-        None => 0,
-        Some(_) => alloy::providers::Provider::get_gas_price(&session.provider)
-            .await
-            .map_err(|e| chain::ChainError::rpc("eth_gasPrice", e))?,
-    };
-    let consumer_has_code = match args.callback {
-        None => false,
-        Some(consumer) => !alloy::providers::Provider::get_code_at(&session.provider, consumer)
-            .await
-            .map_err(|e| chain::ChainError::rpc("eth_getCode", e))?
-            .is_empty(),
-    };
-    let state = AskState {
-        max_question_length: u64::try_from(
-            oracle
-                .MAX_QUESTION_LENGTH()
-                .call()
+    // What only a callback needs (its contract's code, the gas limits, the price its gas is
+    // prepaid at: the node's suggestion), read only when the ask names one.
+    let callback = match args.callback {
+        None => None,
+        Some(consumer) => {
+            let provider = &session.provider;
+            let has_code = !alloy::providers::Provider::get_code_at(provider, consumer)
                 .await
-                .map_err(view_error("MAX_QUESTION_LENGTH"))?,
-        )
-        .unwrap_or(u64::MAX),
-        max_callback_gas: u64::try_from(
-            oracle
+                .map_err(|e| chain::ChainError::rpc("eth_getCode", e))?
+                .is_empty();
+            let gas_price = alloy::providers::Provider::get_gas_price(provider)
+                .await
+                .map_err(|e| chain::ChainError::rpc("eth_gasPrice", e))?;
+            let max_gas = oracle
                 .MAX_CALLBACK_GAS()
                 .call()
                 .await
-                .map_err(view_error("MAX_CALLBACK_GAS"))?,
-        )
-        .unwrap_or(u64::MAX),
-        ask_fee: U256::from(parameters.askFee),
-        consumer_has_code,
-        latest_resolve_after: now.saturating_add(u64::try_from(horizon).unwrap_or(u64::MAX)),
-        callback_gas_overhead: u64::try_from(
-            oracle
+                .map_err(view_error("MAX_CALLBACK_GAS"))?;
+            let overhead = oracle
                 .CALLBACK_GAS_OVERHEAD()
                 .call()
                 .await
-                .map_err(view_error("CALLBACK_GAS_OVERHEAD"))?,
-        )
-        .unwrap_or(u64::MAX),
+                .map_err(view_error("CALLBACK_GAS_OVERHEAD"))?;
+            Some((has_code, gas_price, capped(max_gas), capped(overhead)))
+        }
+    };
+    let (consumer_has_code, gas_price, max_callback_gas, callback_gas_overhead) =
+        callback.unwrap_or((false, 0, 0, 0));
+    let max_question_length = oracle
+        .MAX_QUESTION_LENGTH()
+        .call()
+        .await
+        .map_err(view_error("MAX_QUESTION_LENGTH"))?;
+    let state = AskState {
+        max_question_length: capped(max_question_length),
+        max_callback_gas,
+        ask_fee: U256::from(parameters.askFee),
+        consumer_has_code,
+        latest_resolve_after: now.saturating_add(capped(horizon)),
+        callback_gas_overhead,
         gas_price,
     };
     let resolve_after = args.resolve_after.map_or(0, |d| now + d.as_secs());
@@ -188,4 +186,9 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
         sent.line(),
     ];
     Ok(Output::lines(with_tx(value, &sent), &[asked.id.to_string()]).with_notes(&notes))
+}
+
+/// A contract's uint256 bound as a u64; a value beyond u64 is no bound at all.
+fn capped(value: U256) -> u64 {
+    u64::try_from(value).unwrap_or(u64::MAX)
 }
