@@ -25,10 +25,6 @@ contract AttacksV3Test is BaseTest {
         vm.deal(mallory, 100 ether);
     }
 
-    function _staked(address op) internal view returns (uint256 staked) {
-        (staked,,) = oracle.operatorStake(op);
-    }
-
     function _burned() internal view returns (uint256) {
         return oracle.credits(BURN);
     }

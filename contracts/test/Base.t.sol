@@ -197,6 +197,11 @@ abstract contract BaseTest is Test {
         pNull = WAD - pYes - pNo;
     }
 
+    /// @dev The whole stake of `who` (free and locked).
+    function _staked(address who) internal view returns (uint256 staked) {
+        (staked,,) = oracle.operatorStake(who);
+    }
+
     /// @dev Shorthand for the status of `id`.
     function _status(uint256 id) internal view returns (IVeritasOracle.VerdictStatus) {
         return oracle.verdictStatus(id);

@@ -34,10 +34,6 @@ contract CallbackGasTest is BaseTest {
         vm.txGasPrice(0);
     }
 
-    function _staked(address who) internal view returns (uint256 staked) {
-        (staked,,) = oracle.operatorStake(who);
-    }
-
     /// @dev How many `CallbackGasPaid` logs the recorded logs hold.
     function _payments() internal returns (uint256 count) {
         Vm.Log[] memory logs = vm.getRecordedLogs();

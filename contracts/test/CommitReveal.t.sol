@@ -62,10 +62,6 @@ contract CommitRevealTest is BaseTest {
         (, locked,) = oracle.operatorStake(who);
     }
 
-    function _staked(address who) internal view returns (uint256 staked) {
-        (staked,,) = oracle.operatorStake(who);
-    }
-
     function test_HappyPathQuorum3() public {
         uint256 id = _askCR(3);
         (uint8 phase,, uint256 commits) = oracle.commitPhase(id);

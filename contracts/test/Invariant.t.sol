@@ -120,7 +120,7 @@ contract OracleHandler is Test {
             rules.consumer = address(actor);
             rules.callbackGasLimit = 500_000;
             price = (delay >> 8) % 4 * 1 gwei;
-            fee += (500_000 + 25_000) * price;
+            fee += (500_000 + oracle.CALLBACK_GAS_OVERHEAD()) * price;
         }
         vm.txGasPrice(price);
         vm.prank(_user(userSeed));
