@@ -173,6 +173,7 @@ FORGE_ARGS ?=
 # Forge's fuzz inputs depend on its thread count (forge 1.7.1), so it is pinned: the same seed
 # gives the same campaign on every machine.
 test-forge: setup
+	scripts/contract-sizes.sh
 	FOUNDRY_PROFILE=ci forge test --threads 2 $(FORGE_ARGS)
 	FOUNDRY_PROFILE=ci forge snapshot --check $(SNAPSHOT_FLAGS) $(FORGE_ARGS)
 	scripts/gas-anvil.sh
@@ -295,7 +296,7 @@ demo: setup-demo
 
 ## lint: formatting and clippy, as committed code must pass them
 # Our Solidity sources only (the pinned libraries under tools/ are not ours to change).
-FORGE_LINT_PATHS := contracts/VeritasOracle.sol contracts/VeritasOracleExtension.sol contracts/VeritasStorage.sol \
+FORGE_LINT_PATHS := contracts/VeritasOracle.sol contracts/modules contracts/VeritasStorage.sol \
   contracts/court contracts/lib contracts/interfaces contracts/examples script
 
 lint: clippy

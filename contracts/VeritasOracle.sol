@@ -5,14 +5,20 @@ import {IVeritasOracle} from "./interfaces/IVeritasOracle.sol";
 import {IArbitrator} from "./interfaces/IArbitrator.sol";
 import {WadTriple} from "./lib/WadTriple.sol";
 import {VeritasStorage} from "./VeritasStorage.sol";
-import {VeritasOracleExtension} from "./VeritasOracleExtension.sol";
+import {VeritasCourtModule} from "./modules/VeritasCourtModule.sol";
+import {VeritasAdminModule} from "./modules/VeritasAdminModule.sol";
 
 /// @title VeritasOracle
 /// @notice Questions in, pooled committee verdicts out: the on-chain half of Veritas, version 3.
-/// One address implements all of `IVeritasOracle` (and ERC-792's `IArbitrable`): the hot paths
-/// are here, every other function runs in `VeritasOracleExtension`'s code on this contract's
-/// storage (`delegatecall` from the `fallback`; the extension is deployed by the constructor and
-/// its address is immutable). Integrators cast this address to `IVeritasOracle`.
+/// One address implements all of `IVeritasOracle` (and ERC-792's `IArbitrable`), split by concern
+/// into three contracts on one storage (`VeritasStorage`): this one holds the question's life
+/// (ask, evidence, reports, commit-reveal, pooling, settlement, verdict views);
+/// `VeritasCourtModule` the court adapter (disputes, escalations, appeals, rulings, defaults);
+/// `VeritasAdminModule` parameters, owner, operators, stakes, evidence refunds and constants. The
+/// modules' code runs by `delegatecall` from the `fallback`, which routes each of their selectors
+/// explicitly (anything else reverts `VeritasUnknownFunction`); the constructor deploys both and
+/// their addresses are immutable, so the oracle stays unupgradeable. Integrators cast this address
+/// to `IVeritasOracle`, which declares every function of all three.
 /// @dev No single key settles a verdict, no key changes a question's rules after its ask, and
 /// lying costs more than it earns. Independent operators each submit a *report* (ballot counts,
 /// evidence root, kappa); the contract adds the counts and, at the question's quorum, turns them
@@ -37,13 +43,19 @@ import {VeritasOracleExtension} from "./VeritasOracleExtension.sol";
 ///
 /// Storage and gas: see `VeritasStorage`.
 contract VeritasOracle is VeritasStorage {
-    /// @notice The contract whose code runs every function not implemented here.
-    address public immutable extension;
+    /// @notice The court adapter's code (disputes, escalations, appeals, rulings), run on this
+    /// contract's storage.
+    address public immutable COURT_MODULE;
+
+    /// @notice The code of parameters, roles, stakes, evidence refunds, constants and cold views,
+    /// run on this contract's storage.
+    address public immutable ADMIN_MODULE;
 
     /// @param initialOwner The owner, who then adds operators and creates parameter sets.
     constructor(address initialOwner) {
         if (initialOwner == address(0)) revert IVeritasOracle.VeritasZeroAddress();
-        extension = address(new VeritasOracleExtension());
+        COURT_MODULE = address(new VeritasCourtModule());
+        ADMIN_MODULE = address(new VeritasAdminModule());
         _owner = initialOwner;
         // Default parameters of a new oracle: local-chain friendly (one operator settles, final
         // at once, free, no court: an escalation defaults after a day). `script/Deploy.s.sol` sets
@@ -74,13 +86,68 @@ contract VeritasOracle is VeritasStorage {
         emit IVeritasOracle.MaxHorizonChanged(_DEFAULT_MAX_HORIZON);
     }
 
-    /// @notice Every function of `IVeritasOracle` not implemented here runs in the extension's
-    /// code on this contract's storage (msg.sender and msg.value unchanged).
+    /// @notice Every other function of `IVeritasOracle` runs in its module's code on this
+    /// contract's storage (msg.sender and msg.value unchanged). The tables are explicit, so a
+    /// selector no contract declares reverts instead of reaching a module.
     fallback() external payable {
-        address target = extension;
+        bytes4 s = msg.sig;
+        if (
+            s == VeritasCourtModule.dispute.selector || s == VeritasCourtModule.requestArbitration.selector
+                || s == VeritasCourtModule.appeal.selector || s == VeritasCourtModule.courtCost.selector
+                || s == VeritasCourtModule.resolveByDefault.selector || s == VeritasCourtModule.rule.selector
+                || s == VeritasCourtModule.courtDeadline.selector || s == VeritasCourtModule.getCase.selector
+                || s == VeritasCourtModule.caseOf.selector || s == VeritasCourtModule.retryCallback.selector
+                || s == VeritasCourtModule.callbackOwed.selector
+        ) _forward(COURT_MODULE);
+        if (
+            s == VeritasAdminModule.WAD.selector || s == VeritasAdminModule.MAX_QUESTION_LENGTH.selector
+                || s == VeritasAdminModule.MAX_QUORUM.selector
+                || s == VeritasAdminModule.MAX_BALLOTS_PER_REPORT.selector
+                || s == VeritasAdminModule.MAX_OPERATORS.selector || s == VeritasAdminModule.MIN_REPORT_WINDOW.selector
+                || s == VeritasAdminModule.MIN_CHALLENGE_WINDOW.selector
+                || s == VeritasAdminModule.MIN_ARBITRATION_WINDOW.selector || s == VeritasAdminModule.MAX_FEE.selector
+                || s == VeritasAdminModule.MAX_CALLBACK_GAS.selector
+                || s == VeritasAdminModule.CALLBACK_GAS_OVERHEAD.selector
+                || s == VeritasAdminModule.RULING_REFUSED.selector
+                || s == VeritasAdminModule.RULING_VERDICT_STANDS.selector || s == VeritasAdminModule.RULING_YES.selector
+                || s == VeritasAdminModule.RULING_NO.selector || s == VeritasAdminModule.RULING_UNRESOLVABLE.selector
+                || s == VeritasAdminModule.RULING_DISPUTER_TRIPLE.selector
+                || s == VeritasAdminModule.DISPUTE_CHOICES.selector
+                || s == VeritasAdminModule.ESCALATION_CHOICES.selector
+                || s == VeritasAdminModule.MAX_EVIDENCE_PER_QUESTION.selector
+                || s == VeritasAdminModule.MAX_EVIDENCE_PER_SUBMITTER.selector
+                || s == VeritasAdminModule.EVIDENCE_PRICE_STEP.selector
+                || s == VeritasAdminModule.MAX_URL_LENGTH.selector || s == VeritasAdminModule.MAX_TITLE_LENGTH.selector
+                || s == VeritasAdminModule.MAX_SNIPPET_LENGTH.selector || s == VeritasAdminModule.BURN_BPS.selector
+                || s == VeritasAdminModule.BURN_ADDRESS.selector || s == VeritasAdminModule.BOND_UNIT.selector
+                || s == VeritasAdminModule.getQuestion.selector || s == VeritasAdminModule.questionCount.selector
+                || s == VeritasAdminModule.evidenceCount.selector || s == VeritasAdminModule.evidenceHead.selector
+                || s == VeritasAdminModule.nextEvidenceFee.selector || s == VeritasAdminModule.evidenceOf.selector
+                || s == VeritasAdminModule.refundEvidence.selector || s == VeritasAdminModule.setMaxHorizon.selector
+                || s == VeritasAdminModule.maxHorizon.selector || s == VeritasAdminModule.hasReported.selector
+                || s == VeritasAdminModule.canReport.selector || s == VeritasAdminModule.tally.selector
+                || s == VeritasAdminModule.credits.selector || s == VeritasAdminModule.pendingFee.selector
+                || s == VeritasAdminModule.finalAt.selector || s == VeritasAdminModule.verdictCount.selector
+                || s == VeritasAdminModule.setParameters.selector || s == VeritasAdminModule.parametersId.selector
+                || s == VeritasAdminModule.parameters.selector || s == VeritasAdminModule.questionParameters.selector
+                || s == VeritasAdminModule.parameterSet.selector || s == VeritasAdminModule.owner.selector
+                || s == VeritasAdminModule.pendingOwner.selector || s == VeritasAdminModule.transferOwnership.selector
+                || s == VeritasAdminModule.acceptOwnership.selector || s == VeritasAdminModule.addOperator.selector
+                || s == VeritasAdminModule.removeOperator.selector || s == VeritasAdminModule.isOperator.selector
+                || s == VeritasAdminModule.operatorEpoch.selector
+                || s == VeritasAdminModule.activeOperatorCount.selector || s == VeritasAdminModule.releaseIndex.selector
+                || s == VeritasAdminModule.stake.selector || s == VeritasAdminModule.withdrawStake.selector
+                || s == VeritasAdminModule.operatorStake.selector
+        ) _forward(ADMIN_MODULE);
+        revert IVeritasOracle.VeritasUnknownFunction(s);
+    }
+
+    /// @dev Runs the call in `module`'s code on this storage and returns (or reverts) with its
+    /// data; never returns to the caller.
+    function _forward(address module) private {
         assembly ("memory-safe") {
             calldatacopy(0, 0, calldatasize())
-            let ok := delegatecall(gas(), target, 0, calldatasize(), 0, 0)
+            let ok := delegatecall(gas(), module, 0, calldatasize(), 0, 0)
             returndatacopy(0, 0, returndatasize())
             if iszero(ok) { revert(0, returndatasize()) }
             return(0, returndatasize())
@@ -371,69 +438,6 @@ contract VeritasOracle is VeritasStorage {
     /*//////////////////////////////////////////////////////////////
                            VERDICTS AND MONEY
     //////////////////////////////////////////////////////////////*/
-
-    /// @notice See `IVeritasOracle.dispute`.
-    function dispute(uint256 id, uint256 pYes, uint256 pNo, uint256 pNull, address beneficiary)
-        external
-        payable
-        nonReentrant
-        returns (uint256 disputeId)
-    {
-        if (beneficiary == address(0)) revert IVeritasOracle.VeritasZeroAddress();
-        Record storage record = _questions[id];
-        Tally memory t = record.tally;
-        if (t.status != IVeritasOracle.VerdictStatus.Resolved) {
-            revert IVeritasOracle.VeritasNotDisputable(id, t.status);
-        }
-        IVeritasOracle.Parameters storage params = _parameters[t.parametersId];
-        uint256 nowTimestamp = _now();
-        uint256 end = uint256(t.time) + params.challengeWindow;
-        if (nowTimestamp >= end) revert IVeritasOracle.VeritasChallengeWindowClosed(id, end, nowTimestamp);
-        // A challenge window implies an arbitrator (checked by `setParameters`).
-        address arbitrator = params.arbitrator;
-        if (msg.sender == arbitrator) revert IVeritasOracle.VeritasArbitratorCannotDispute(id, msg.sender);
-        WadTriple.check(pYes, pNo, pNull);
-        (uint256 postedYes, uint256 postedNo,) = WadTriple.fromCounts(t.nYes, t.nNo, t.nNull);
-        if (pYes == postedYes && pNo == postedNo) revert IVeritasOracle.VeritasSameTriple(id);
-        bytes memory extraData = params.arbitratorExtraData;
-        uint256 cost = IArbitrator(arbitrator).arbitrationCost(extraData);
-        uint256 required = cost + params.disputeBond;
-        if (msg.value < required) revert IVeritasOracle.VeritasInsufficientPayment(msg.value, required);
-        uint256 bond = msg.value - cost;
-        if (bond > type(uint96).max) revert IVeritasOracle.VeritasAmountTooLarge(bond);
-
-        // State first: the arbitrator is called next, and the consumer last.
-        t.status = IVeritasOracle.VerdictStatus.Disputed;
-        record.tally = t;
-        uint256 deadline = nowTimestamp + params.arbitrationWindow;
-        CaseRecord storage c = _cases[id];
-        // The casts cannot truncate: the bond was checked above, the triple is below WAD < 2^63
-        // (`WadTriple.check`), the deadline is a uint40 time plus a uint32 window.
-        // forge-lint: disable-start(unsafe-typecast)
-        c.disputer = beneficiary;
-        c.bond = uint96(bond);
-        c.requester = msg.sender;
-        c.deadline = uint40(deadline);
-        c.pYes = uint64(pYes);
-        c.pNo = uint64(pNo);
-        // forge-lint: disable-end(unsafe-typecast)
-        _hold(true);
-        disputeId = IArbitrator(arbitrator).createDispute{value: cost}(_DISPUTE_CHOICES, extraData);
-        _hold(false);
-        c.disputeId = disputeId;
-        _caseIds[keccak256(abi.encode(arbitrator, disputeId))] = id;
-        emit Dispute(arbitrator, disputeId, t.parametersId, id);
-        emit IVeritasOracle.VerdictDisputed(id, msg.sender, bond, pYes, pNo, pNull, arbitrator, disputeId, beneficiary);
-        _notify(
-            id,
-            record,
-            IVeritasOracle.VerdictStatus.Disputed,
-            postedYes,
-            postedNo,
-            WadTriple.WAD - postedYes - postedNo,
-            address(0)
-        );
-    }
 
     /// @notice See `IVeritasOracle.settle`. The fee goes to the reporters whose leading outcome is
     /// the verdict's; the evidence fees are burned; every report bond is released.

@@ -7,13 +7,13 @@ import {IEvidence} from "./interfaces/IEvidence.sol";
 import {WadTriple} from "./lib/WadTriple.sol";
 
 /// @title VeritasStorage
-/// @notice The storage layout, constants and shared internal logic of the Veritas oracle. Two
+/// @notice The storage layout, constants and shared internal logic of the Veritas oracle. Three
 /// contracts inherit it and run on the same storage: `VeritasOracle` (the address integrators
-/// use: asks, evidence, reports, disputes, settlement, withdrawals, the verdict views) and
-/// `VeritasOracleExtension` (the rare paths: the court's callbacks and requests, parameters,
-/// operators and stake, evidence refunds, every other view), which the oracle reaches by
-/// `delegatecall` from its `fallback`. Neither declares a state variable of its own, so the layout
-/// below is the only one.
+/// use: the question's life from ask to settlement, withdrawals, the verdict views),
+/// `VeritasCourtModule` (disputes, escalations, appeals, rulings, defaults, callback retries) and
+/// `VeritasAdminModule` (parameters, owner, operators and stake, evidence refunds, constants,
+/// every other view); the oracle reaches both modules by `delegatecall` from its `fallback`. None
+/// declares a state variable of its own, so the layout below is the only one.
 /// @dev Storage layout of one question (`_questions[id]`, four consecutive slots):
 ///
 ///     slot 0  [255..0]    questionHash   sha256 of the UTF-8 question text
@@ -320,7 +320,7 @@ abstract contract VeritasStorage is IEvidence {
     //////////////////////////////////////////////////////////////*/
 
     /// @dev The transient slot (EIP-1153) of the re-entrancy lock: keccak256("veritas.oracle.reentrancy")
-    /// - 1. One lock for the oracle and its extension (a delegatecall shares the transient storage).
+    /// - 1. One lock for the oracle and its modules (a delegatecall shares the transient storage).
     uint256 private constant _LOCK_SLOT = 0x6f58a6959815753594741286c2e13872687d55da902a1b73ee0479e39fc32901;
 
     /// @dev Every state-changing entry point refuses to run while the lock is held, and the lock

@@ -4,6 +4,12 @@ pragma solidity ^0.8.24;
 import {Vm} from "forge-std/Vm.sol";
 import {IVeritasOracle} from "../contracts/interfaces/IVeritasOracle.sol";
 
+/// @notice The oracle's two getters outside `IVeritasOracle`: where its modules' code lives.
+interface IOracleModules {
+    function COURT_MODULE() external view returns (address);
+    function ADMIN_MODULE() external view returns (address);
+}
+
 /// @notice Deploys the oracle from the artifact `forge build` ships. The oracle compiles via-IR;
 /// the tests and scripts compile without it (via-IR over the whole suite costs minutes per
 /// build), so they never build the oracle themselves and run the very bytecode the node and the

@@ -489,6 +489,13 @@ interface IVeritasOracle {
     /// @notice `caller` is not the owner.
     error VeritasNotOwner(address caller);
 
+    /// @notice No function of the oracle has selector `selector` (a call the interface does not declare).
+    error VeritasUnknownFunction(bytes4 selector);
+
+    /// @notice A payable function of one of the oracle's modules was called on the module's own
+    /// address: call it on the oracle's.
+    error VeritasModuleCalledDirectly();
+
     /// @notice `caller` is not the pending owner.
     error VeritasNotPendingOwner(address caller);
 
@@ -549,6 +556,21 @@ interface IVeritasOracle {
 
     /// @notice Maximum length of a question in bytes.
     function MAX_QUESTION_LENGTH() external view returns (uint256);
+
+    /// @notice The fixed-point scale of every probability and of kappa: 1e18 means 1 (certainty).
+    function WAD() external view returns (uint256);
+
+    /// @notice Shortest report window a parameter set may have (seconds).
+    function MIN_REPORT_WINDOW() external view returns (uint256);
+
+    /// @notice Shortest nonzero challenge window a parameter set may have (seconds).
+    function MIN_CHALLENGE_WINDOW() external view returns (uint256);
+
+    /// @notice Shortest arbitration window a parameter set may have (seconds).
+    function MIN_ARBITRATION_WINDOW() external view returns (uint256);
+
+    /// @notice Largest ask fee, dispute bond or evidence fee a parameter set may have (wei).
+    function MAX_FEE() external view returns (uint256);
 
     /// @notice Most reports a verdict pools.
     function MAX_QUORUM() external view returns (uint256);
@@ -783,6 +805,12 @@ interface IVeritasOracle {
 
     /// @notice Ruling (disputes only): the disputer's claimed triple; the disputer wins.
     function RULING_DISPUTER_TRIPLE() external view returns (uint256);
+
+    /// @notice The choices a dispute offers its court (ERC-792 `createDispute`'s `choices`).
+    function DISPUTE_CHOICES() external view returns (uint256);
+
+    /// @notice The choices an escalation taken to the court offers it (no disputer's triple).
+    function ESCALATION_CHOICES() external view returns (uint256);
 
     /// @notice Dispute the Resolved verdict of `id` within its challenge window, claiming the
     /// triple you hold right. `msg.value` pays the court's `arbitrationCost` exactly and bonds the

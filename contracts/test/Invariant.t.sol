@@ -5,7 +5,7 @@ import {Test} from "forge-std/Test.sol";
 import {StdInvariant} from "forge-std/StdInvariant.sol";
 import {Vm} from "forge-std/Vm.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {Shipped} from "../../script/Shipped.sol";
+import {IOracleModules, Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
 import {WadTriple} from "../lib/WadTriple.sol";
 import {MuteCourt} from "./harness/MuteCourt.sol";
@@ -700,6 +700,14 @@ abstract contract OracleHarness is Test {
             }
         }
         assertEq(address(oracle).balance, owed);
+        _assertModulesHoldNothing();
+    }
+
+    /// @dev The oracle's modules never hold a wei: all money lives at the oracle's address.
+    function _assertModulesHoldNothing() internal view {
+        IOracleModules modules = IOracleModules(address(oracle));
+        assertEq(modules.COURT_MODULE().balance, 0, "the court module holds wei");
+        assertEq(modules.ADMIN_MODULE().balance, 0, "the admin module holds wei");
     }
 }
 
@@ -1012,6 +1020,7 @@ contract InvariantTest is StdInvariant, OracleHarness {
         // gas was credited to this transaction's origin.
         _drain(tx.origin);
         assertEq(address(oracle).balance, oracle.credits(address(0xdEaD)), "wei left with no way out");
+        _assertModulesHoldNothing();
         vm.revertToState(snapshot);
     }
 

@@ -3,17 +3,12 @@ pragma solidity ^0.8.24;
 
 import {BaseTest} from "./Base.t.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
-import {Shipped} from "../../script/Shipped.sol";
+import {IOracleModules, Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
-
-/// @dev The implementation's one getter outside `IVeritasOracle`: where its extension lives.
-interface IHasExtension {
-    function extension() external view returns (address);
-}
 
 /// @notice Issue #26 stage A, rule by rule: stakes and their locks, slashing, the dispute's
 /// beneficiary, fee by agreement, ties and the weight of a dissent, evidence prices and refunds,
-/// the ask horizon, reusable operator indices, and the extension behind the oracle's address.
+/// the ask horizon, reusable operator indices, and the modules behind the oracle's address.
 contract StakeTest is BaseTest {
     address internal carol = makeAddr("carol");
     address internal constant BURN = address(0xdEaD);
@@ -385,17 +380,45 @@ contract StakeTest is BaseTest {
     }
 
     /*//////////////////////////////////////////////////////////////
-                               EXTENSION
+                                MODULES
     //////////////////////////////////////////////////////////////*/
 
-    /// @dev The extension's code on its own storage: no owner, no question, nothing to steal.
-    function test_ExtensionCalledDirectlyHoldsNothing() public {
-        IVeritasOracle ext = IVeritasOracle(IHasExtension(address(oracle)).extension());
-        assertEq(ext.owner(), address(0));
-        assertEq(ext.questionCount(), 0);
+    /// @dev Each module's code on its own storage: no owner, no question, no case, nothing to
+    /// steal; and no wei can be sent there (its payable functions refuse a direct call).
+    function test_ModulesCalledDirectlyHoldNothing() public {
+        _ask();
+        IVeritasOracle admin = IVeritasOracle(IOracleModules(address(oracle)).ADMIN_MODULE());
+        IVeritasOracle court = IVeritasOracle(IOracleModules(address(oracle)).COURT_MODULE());
+        assertEq(admin.owner(), address(0));
+        assertEq(admin.questionCount(), 0);
         vm.prank(owner);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOwner.selector, owner));
-        ext.addOperator(bob);
+        admin.addOperator(bob);
+        assertEq(court.getCase(1).disputer, address(0));
+        vm.deal(bob, 1 ether);
+        vm.startPrank(bob);
+        vm.expectRevert(IVeritasOracle.VeritasModuleCalledDirectly.selector);
+        court.dispute{value: 1}(1, 0.5e18, 0.25e18, 0.25e18, bob);
+        vm.expectRevert(IVeritasOracle.VeritasModuleCalledDirectly.selector);
+        court.requestArbitration{value: 1}(1);
+        vm.expectRevert(IVeritasOracle.VeritasModuleCalledDirectly.selector);
+        court.appeal{value: 1}(1);
+        vm.expectRevert(IVeritasOracle.VeritasModuleCalledDirectly.selector);
+        admin.stake{value: 1}(bob);
+        vm.stopPrank();
+        assertEq(address(admin).balance + address(court).balance, 0);
+    }
+
+    /// @dev A selector no contract of the oracle declares reverts with it, money or not.
+    function test_AnUndeclaredSelectorReverts() public {
+        vm.deal(bob, 1 ether);
+        vm.prank(bob);
+        (bool ok, bytes memory ret) = address(oracle).call{value: 1}(abi.encodeWithSignature("mint(uint256)", 1));
+        assertFalse(ok);
+        assertEq(
+            ret,
+            abi.encodeWithSelector(IVeritasOracle.VeritasUnknownFunction.selector, bytes4(keccak256("mint(uint256)")))
+        );
     }
 
     function test_RevertIf_PlainEtherSent() public {

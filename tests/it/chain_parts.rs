@@ -371,35 +371,62 @@ fn deployed_artifact(name: &str) -> (Vec<u8>, Vec<std::ops::Range<usize>>) {
     (bytes, ranges)
 }
 
+alloy::sol! {
+    /// The oracle's two getters outside `IVeritasOracle` (script/Shipped.sol's `IOracleModules`).
+    #[sol(rpc)]
+    interface IOracleModules {
+        function COURT_MODULE() external view returns (address);
+        function ADMIN_MODULE() external view returns (address);
+    }
+}
+
 /// The chain the demo and these tests deploy runs the very runtime code that forge's tests test:
-/// those deploy the same `out/` artifacts through `script/Shipped.sol` (the oracle compiles
-/// via-IR in its own profile, the tests without, and never import it). The oracle's code on
-/// chain equals its artifact outside its immutables, which hold the extension's address, and
-/// the extension there equals its own artifact.
+/// those deploy the same `out/` artifacts through `script/Shipped.sol` (the oracle and its modules
+/// compile via-IR in their own profile, the tests without, and never import them). The oracle's
+/// code on chain equals its artifact outside its immutables, which hold its modules' addresses,
+/// and each module there equals its own artifact outside its one immutable, its own address.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_chain_runs_the_artifacts_the_forge_tests_test() {
     let chain = Chain::start(AnvilOptions::default()).await;
     let reader = chain.reader();
     let (artifact, immutables) = deployed_artifact("VeritasOracle");
-    assert!(
-        !immutables.is_empty(),
-        "the oracle keeps its extension's address immutable"
-    );
+    let modules = IOracleModules::new(chain.oracle, &reader);
+    let court = modules.COURT_MODULE().call().await.unwrap();
+    let admin = modules.ADMIN_MODULE().call().await.unwrap();
     let mut on_chain = reader.get_code_at(chain.oracle).await.unwrap().to_vec();
     assert_eq!(on_chain.len(), artifact.len(), "oracle: code length");
-    let extension = Address::from_slice(&on_chain[immutables[0].end - 20..immutables[0].end]);
+    assert!(
+        !immutables.is_empty(),
+        "the oracle keeps its modules' addresses immutable"
+    );
     for range in &immutables {
+        let held = Address::from_slice(&on_chain[range.end - 20..range.end]);
+        assert!(
+            held == court || held == admin,
+            "an oracle immutable holds {held}"
+        );
         on_chain[range.clone()].copy_from_slice(&artifact[range.clone()]);
     }
     assert!(
         on_chain == artifact,
         "the oracle on chain is not out/VeritasOracle.sol's runtime code"
     );
-    let (artifact, immutables) = deployed_artifact("VeritasOracleExtension");
-    assert!(immutables.is_empty());
-    let on_chain = reader.get_code_at(extension).await.unwrap().to_vec();
-    assert!(
-        on_chain == artifact,
-        "the extension on chain is not out/VeritasOracleExtension.sol's runtime code"
-    );
+    for (name, address) in [("VeritasCourtModule", court), ("VeritasAdminModule", admin)] {
+        let (artifact, immutables) = deployed_artifact(name);
+        assert!(!immutables.is_empty(), "{name} keeps its own address");
+        let mut on_chain = reader.get_code_at(address).await.unwrap().to_vec();
+        assert_eq!(on_chain.len(), artifact.len(), "{name}: code length");
+        for range in &immutables {
+            assert_eq!(
+                Address::from_slice(&on_chain[range.end - 20..range.end]),
+                address,
+                "{name}'s immutable is its own address"
+            );
+            on_chain[range.clone()].copy_from_slice(&artifact[range.clone()]);
+        }
+        assert!(
+            on_chain == artifact,
+            "{name} on chain is not out/{name}.sol's runtime code"
+        );
+    }
 }

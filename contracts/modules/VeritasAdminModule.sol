@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {IVeritasOracle} from "./interfaces/IVeritasOracle.sol";
-import {IArbitrable} from "./interfaces/IArbitrable.sol";
-import {IArbitrator} from "./interfaces/IArbitrator.sol";
-import {WadTriple} from "./lib/WadTriple.sol";
-import {VeritasStorage} from "./VeritasStorage.sol";
+import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
+import {WadTriple} from "../lib/WadTriple.sol";
+import {VeritasModule} from "./VeritasModule.sol";
 
-/// @title VeritasOracleExtension
-/// @notice The rare paths of `VeritasOracle`: the court (requests, appeals, rulings, defaults),
-/// parameters, roles, operators and their stake, evidence refunds, and the views the oracle does
-/// not serve itself. Its code runs only by `delegatecall` from the oracle's `fallback`, on the
-/// oracle's storage (`VeritasStorage`): call these functions on the oracle's address. Called
-/// directly it only ever sees its own, empty storage (no owner, no question, no money).
-contract VeritasOracleExtension is VeritasStorage {
+/// @title VeritasAdminModule
+/// @notice The oracle's parameters, owner, operators and their stake, evidence refunds, its
+/// constants, and the views `VeritasOracle` does not serve itself. Its code runs only by
+/// `delegatecall` from `VeritasOracle`'s `fallback`, on the oracle's storage (`VeritasStorage`):
+/// call these functions on the oracle's address, typed as `IVeritasOracle`. Called directly it only
+/// ever sees its own, empty storage (no owner, no question, no money).
+contract VeritasAdminModule is VeritasModule {
     /// @dev Reverts with `VeritasNotOwner` unless the caller is the owner.
     modifier onlyOwner() {
         if (msg.sender != _owner) revert IVeritasOracle.VeritasNotOwner(msg.sender);
@@ -29,110 +27,137 @@ contract VeritasOracleExtension is VeritasStorage {
         return WadTriple.WAD;
     }
 
+    /// @notice See `IVeritasOracle.MAX_QUESTION_LENGTH`.
     function MAX_QUESTION_LENGTH() external pure returns (uint256) {
         return _MAX_QUESTION_LENGTH;
     }
 
+    /// @notice See `IVeritasOracle.MAX_QUORUM`.
     function MAX_QUORUM() external pure returns (uint256) {
         return _MAX_QUORUM;
     }
 
+    /// @notice See `IVeritasOracle.MAX_BALLOTS_PER_REPORT`.
     function MAX_BALLOTS_PER_REPORT() external pure returns (uint256) {
         return _MAX_BALLOTS_PER_REPORT;
     }
 
+    /// @notice See `IVeritasOracle.MAX_OPERATORS`.
     function MAX_OPERATORS() external pure returns (uint256) {
         return _MAX_OPERATORS;
     }
 
+    /// @notice See `IVeritasOracle.MIN_REPORT_WINDOW`.
     function MIN_REPORT_WINDOW() external pure returns (uint256) {
         return _MIN_REPORT_WINDOW;
     }
 
+    /// @notice See `IVeritasOracle.MIN_CHALLENGE_WINDOW`.
     function MIN_CHALLENGE_WINDOW() external pure returns (uint256) {
         return _MIN_CHALLENGE_WINDOW;
     }
 
+    /// @notice See `IVeritasOracle.MIN_ARBITRATION_WINDOW`.
     function MIN_ARBITRATION_WINDOW() external pure returns (uint256) {
         return _MIN_ARBITRATION_WINDOW;
     }
 
+    /// @notice See `IVeritasOracle.MAX_FEE`.
     function MAX_FEE() external pure returns (uint256) {
         return _MAX_FEE;
     }
 
+    /// @notice See `IVeritasOracle.MAX_CALLBACK_GAS`.
     function MAX_CALLBACK_GAS() external pure returns (uint256) {
         return _MAX_CALLBACK_GAS;
     }
 
+    /// @notice See `IVeritasOracle.CALLBACK_GAS_OVERHEAD`.
     function CALLBACK_GAS_OVERHEAD() external pure returns (uint256) {
         return _CALLBACK_GAS_OVERHEAD;
     }
 
+    /// @notice See `IVeritasOracle.RULING_REFUSED`.
     function RULING_REFUSED() external pure returns (uint256) {
         return _RULING_REFUSED;
     }
 
+    /// @notice See `IVeritasOracle.RULING_VERDICT_STANDS`.
     function RULING_VERDICT_STANDS() external pure returns (uint256) {
         return _RULING_VERDICT_STANDS;
     }
 
+    /// @notice See `IVeritasOracle.RULING_YES`.
     function RULING_YES() external pure returns (uint256) {
         return _RULING_YES;
     }
 
+    /// @notice See `IVeritasOracle.RULING_NO`.
     function RULING_NO() external pure returns (uint256) {
         return _RULING_NO;
     }
 
+    /// @notice See `IVeritasOracle.RULING_UNRESOLVABLE`.
     function RULING_UNRESOLVABLE() external pure returns (uint256) {
         return _RULING_UNRESOLVABLE;
     }
 
+    /// @notice See `IVeritasOracle.RULING_DISPUTER_TRIPLE`.
     function RULING_DISPUTER_TRIPLE() external pure returns (uint256) {
         return _RULING_DISPUTER_TRIPLE;
     }
 
+    /// @notice See `IVeritasOracle.DISPUTE_CHOICES`.
     function DISPUTE_CHOICES() external pure returns (uint256) {
         return _DISPUTE_CHOICES;
     }
 
+    /// @notice See `IVeritasOracle.ESCALATION_CHOICES`.
     function ESCALATION_CHOICES() external pure returns (uint256) {
         return _ESCALATION_CHOICES;
     }
 
+    /// @notice See `IVeritasOracle.MAX_EVIDENCE_PER_QUESTION`.
     function MAX_EVIDENCE_PER_QUESTION() external pure returns (uint256) {
         return _MAX_EVIDENCE_PER_QUESTION;
     }
 
+    /// @notice See `IVeritasOracle.MAX_EVIDENCE_PER_SUBMITTER`.
     function MAX_EVIDENCE_PER_SUBMITTER() external pure returns (uint256) {
         return _MAX_EVIDENCE_PER_SUBMITTER;
     }
 
+    /// @notice See `IVeritasOracle.EVIDENCE_PRICE_STEP`.
     function EVIDENCE_PRICE_STEP() external pure returns (uint256) {
         return _EVIDENCE_PRICE_STEP;
     }
 
+    /// @notice See `IVeritasOracle.MAX_URL_LENGTH`.
     function MAX_URL_LENGTH() external pure returns (uint256) {
         return _MAX_URL_LENGTH;
     }
 
+    /// @notice See `IVeritasOracle.MAX_TITLE_LENGTH`.
     function MAX_TITLE_LENGTH() external pure returns (uint256) {
         return _MAX_TITLE_LENGTH;
     }
 
+    /// @notice See `IVeritasOracle.MAX_SNIPPET_LENGTH`.
     function MAX_SNIPPET_LENGTH() external pure returns (uint256) {
         return _MAX_SNIPPET_LENGTH;
     }
 
+    /// @notice See `IVeritasOracle.BURN_BPS`.
     function BURN_BPS() external pure returns (uint256) {
         return _BURN_BPS;
     }
 
+    /// @notice See `IVeritasOracle.BURN_ADDRESS`.
     function BURN_ADDRESS() external pure returns (address) {
         return _BURN_ADDRESS;
     }
 
+    /// @notice See `IVeritasOracle.BOND_UNIT`.
     function BOND_UNIT() external pure returns (uint256) {
         return _BOND_UNIT;
     }
@@ -141,6 +166,7 @@ contract VeritasOracleExtension is VeritasStorage {
                                QUESTIONS
     //////////////////////////////////////////////////////////////*/
 
+    /// @notice See `IVeritasOracle.getQuestion`.
     function getQuestion(uint256 id) external view returns (IVeritasOracle.Question memory) {
         Record storage record = _questions[id];
         Info memory info = record.info;
@@ -159,28 +185,34 @@ contract VeritasOracleExtension is VeritasStorage {
         });
     }
 
+    /// @notice See `IVeritasOracle.questionCount`.
     function questionCount() external view returns (uint256) {
         return _header.questionCount;
     }
 
+    /// @notice See `IVeritasOracle.evidenceCount`.
     function evidenceCount(uint256 id) external view returns (uint256) {
         return _questions[id].tally.evidenceCount;
     }
 
+    /// @notice See `IVeritasOracle.evidenceHead`.
     function evidenceHead() external view returns (bytes32) {
         return _evidenceHead;
     }
 
+    /// @notice See `IVeritasOracle.nextEvidenceFee`.
     function nextEvidenceFee(uint256 id) external view returns (uint256) {
         Tally memory t = _questions[id].tally;
         return uint256(_parameters[t.parametersId].evidenceFee) << (t.evidenceCount / _EVIDENCE_PRICE_STEP);
     }
 
+    /// @notice See `IVeritasOracle.evidenceOf`.
     function evidenceOf(uint256 id, address account) external view returns (uint256 paid, uint256 items) {
         uint256 mine = _evidence[id][account];
         return (mine >> 8, mine & 0xff);
     }
 
+    /// @notice See `IVeritasOracle.refundEvidence`.
     /// @dev Pull payment: each submitter claims its own fees once the question has Expired (it
     /// never had a verdict, so its evidence served nothing). The item count stays.
     function refundEvidence(uint256 id) external nonReentrant returns (uint256 amount) {
@@ -193,12 +225,14 @@ contract VeritasOracleExtension is VeritasStorage {
         _credit(msg.sender, id, amount);
     }
 
+    /// @notice See `IVeritasOracle.setMaxHorizon`.
     function setMaxHorizon(uint32 seconds_) external nonReentrant onlyOwner {
         if (seconds_ < 1 days || seconds_ > 100 * 365 days) revert IVeritasOracle.VeritasInvalidHorizon(seconds_);
         _counters.maxHorizon = seconds_;
         emit IVeritasOracle.MaxHorizonChanged(seconds_);
     }
 
+    /// @notice See `IVeritasOracle.maxHorizon`.
     function maxHorizon() external view returns (uint256) {
         return _counters.maxHorizon;
     }
@@ -207,12 +241,14 @@ contract VeritasOracleExtension is VeritasStorage {
                                 REPORTS
     //////////////////////////////////////////////////////////////*/
 
+    /// @notice See `IVeritasOracle.hasReported`.
     function hasReported(uint256 id, address operator) external view returns (bool) {
         uint256 index = _operators[operator].index;
         if (index == 0) return false;
         return _reported(_questions[id].tally, index);
     }
 
+    /// @notice See `IVeritasOracle.canReport`.
     /// @dev Also false when the operator's free stake is below the question's report bond.
     function canReport(uint256 id, address operator) external view returns (bool) {
         Operator memory op = _operators[operator];
@@ -223,212 +259,22 @@ contract VeritasOracleExtension is VeritasStorage {
             && (_rounds[id].committers >> op.index) & 1 == 0 && uint256(op.stake) - op.locked >= _bondOf(t.parametersId);
     }
 
+    /// @notice See `IVeritasOracle.tally`.
     function tally(uint256 id) external view returns (uint256 reports, uint256 nYes, uint256 nNo, uint256 nNull) {
         Tally memory t = _questions[id].tally;
         return (t.reportCount, t.nYes, t.nNo, t.nNull);
     }
 
     /*//////////////////////////////////////////////////////////////
-                               THE COURT
+                                 MONEY
     //////////////////////////////////////////////////////////////*/
 
-    function requestArbitration(uint256 id) external payable nonReentrant returns (uint256 disputeId) {
-        Record storage record = _questions[id];
-        Tally memory t = record.tally;
-        if (t.status != IVeritasOracle.VerdictStatus.Escalated) {
-            revert IVeritasOracle.VeritasNotEscalated(id, t.status);
-        }
-        IVeritasOracle.Parameters storage params = _parameters[t.parametersId];
-        address arbitrator = params.arbitrator;
-        if (arbitrator == address(0)) revert IVeritasOracle.VeritasNoArbitrator(id);
-        uint256 nowTimestamp = _now();
-        uint256 deadline = uint256(t.time) + params.arbitrationWindow;
-        if (nowTimestamp >= deadline) revert IVeritasOracle.VeritasCourtDeadlinePassed(id, deadline, nowTimestamp);
-        bytes memory extraData = params.arbitratorExtraData;
-        uint256 cost = IArbitrator(arbitrator).arbitrationCost(extraData);
-        if (msg.value != cost) revert IVeritasOracle.VeritasWrongPayment(msg.value, cost);
-
-        t.status = IVeritasOracle.VerdictStatus.Disputed;
-        record.tally = t;
-        CaseRecord storage c = _cases[id];
-        c.requester = msg.sender;
-        // Cannot truncate: a uint40 time plus a uint32 window.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        c.deadline = uint40(nowTimestamp + params.arbitrationWindow);
-        _hold(true);
-        disputeId = IArbitrator(arbitrator).createDispute{value: cost}(_ESCALATION_CHOICES, extraData);
-        _hold(false);
-        c.disputeId = disputeId;
-        _caseIds[_caseKey(arbitrator, disputeId)] = id;
-        emit Dispute(arbitrator, disputeId, t.parametersId, id);
-        emit IVeritasOracle.ArbitrationRequested(id, msg.sender, arbitrator, disputeId);
-    }
-
-    function appeal(uint256 id) external payable nonReentrant {
-        Tally memory t = _questions[id].tally;
-        if (t.status != IVeritasOracle.VerdictStatus.Disputed) revert IVeritasOracle.VeritasNotInCourt(id, t.status);
-        CaseRecord storage c = _cases[id];
-        uint256 nowTimestamp = _now();
-        if (nowTimestamp >= c.deadline) {
-            revert IVeritasOracle.VeritasCourtDeadlinePassed(id, c.deadline, nowTimestamp);
-        }
-        IVeritasOracle.Parameters storage params = _parameters[t.parametersId];
-        IArbitrator arbitrator = IArbitrator(params.arbitrator);
-        uint256 disputeId = c.disputeId;
-        uint256 deadline = nowTimestamp + params.arbitrationWindow;
-        // A view: the ruling this appeal is against, which decides its refund (`_refundAppeals`).
-        // Clamped when out of range (only from a broken court): `_side` gives it a side of its own.
-        uint256 against = arbitrator.currentRuling(disputeId);
-        // Cannot truncate: a uint40 time plus a uint32 window; 2^88 wei exceed all the ether;
-        // `against` is clamped.
-        // forge-lint: disable-start(unsafe-typecast)
-        c.deadline = uint40(deadline);
-        _appeals[id].push(
-            Appeal({
-                funder: msg.sender,
-                amount: uint88(msg.value),
-                against: against > type(uint8).max ? type(uint8).max : uint8(against)
-            })
-        );
-        // forge-lint: disable-end(unsafe-typecast)
-        _hold(true);
-        arbitrator.appeal{value: msg.value}(disputeId, params.arbitratorExtraData);
-        _hold(false);
-        // Cannot truncate, as above.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        emit IVeritasOracle.AppealFunded(id, msg.sender, msg.value, uint64(deadline));
-    }
-
-    function courtCost(uint256 id) external view returns (uint256) {
-        Tally memory t = _questions[id].tally;
-        if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
-        IVeritasOracle.Parameters storage params = _parameters[t.parametersId];
-        address arbitrator = params.arbitrator;
-        if (arbitrator == address(0)) revert IVeritasOracle.VeritasNoArbitrator(id);
-        if (t.status == IVeritasOracle.VerdictStatus.Disputed) {
-            return IArbitrator(arbitrator).appealCost(_cases[id].disputeId, params.arbitratorExtraData);
-        }
-        return IArbitrator(arbitrator).arbitrationCost(params.arbitratorExtraData);
-    }
-
-    function resolveByDefault(uint256 id) external nonReentrant {
-        Record storage record = _questions[id];
-        Tally memory t = record.tally;
-        uint256 deadline;
-        uint8 reason;
-        if (t.status == IVeritasOracle.VerdictStatus.Escalated) {
-            deadline = uint256(t.time) + _parameters[t.parametersId].arbitrationWindow;
-            reason = _DEFAULT_NOT_TAKEN;
-        } else if (t.status == IVeritasOracle.VerdictStatus.Disputed) {
-            deadline = _cases[id].deadline;
-            reason = _DEFAULT_NO_RULING;
-        } else {
-            revert IVeritasOracle.VeritasNotInCourt(id, t.status);
-        }
-        uint256 nowTimestamp = _now();
-        if (nowTimestamp < deadline) revert IVeritasOracle.VeritasCourtDeadlineNotReached(id, deadline, nowTimestamp);
-        _default(id, record, t, reason);
-    }
-
-    /// @dev Money of a ruling. Final outcome F: YES, NO or NULL for rulings 2, 3, 4; the leading
-    /// outcome of the disputer's triple (5) or of the pooled verdict (1). Every ruling slashes the
-    /// report bond of every reporter whose leading outcome is not F. A dispute the disputer
-    /// wins: the beneficiary gets its bond back, the fee and the slashed wei less `BURN_BPS` of
-    /// them. A dispute the disputer loses burns `BURN_BPS` of its bond and the dissenters' slashed
-    /// bonds; the rest and the fee go to the reporters whose leading outcome is F. An escalation pays the fee to the reporters whose
-    /// leading outcome is F (the asker when none is). Evidence fees are burned.
-    function rule(uint256 disputeId, uint256 ruling) external nonReentrant {
-        address arbitrator = msg.sender;
-        uint256 id = _caseIds[_caseKey(arbitrator, disputeId)];
-        if (id == 0) revert IVeritasOracle.VeritasUnknownDispute(arbitrator, disputeId);
-        emit IArbitrable.Ruling(arbitrator, disputeId, ruling);
-        Record storage record = _questions[id];
-        Tally memory t = record.tally;
-        if (t.status == IVeritasOracle.VerdictStatus.Defaulted) {
-            emit IVeritasOracle.LateRulingIgnored(id, arbitrator, disputeId, ruling);
-            return;
-        }
-        if (t.status != IVeritasOracle.VerdictStatus.Disputed) revert IVeritasOracle.VeritasNotInCourt(id, t.status);
-        CaseRecord memory c = _cases[id];
-        uint256 choices = c.disputer == address(0) ? _ESCALATION_CHOICES : _DISPUTE_CHOICES;
-        if (ruling > choices) revert IVeritasOracle.VeritasInvalidRuling(ruling, choices);
-        if (_now() >= c.deadline) {
-            // Too late: the outcome must not depend on whether `resolveByDefault` came first.
-            _default(id, record, t, _DEFAULT_NO_RULING);
-            emit IVeritasOracle.LateRulingIgnored(id, arbitrator, disputeId, ruling);
-            return;
-        }
-        if (ruling == _RULING_REFUSED) {
-            _default(id, record, t, _DEFAULT_REFUSED);
-            return;
-        }
-        // Cannot truncate: at most DISPUTE_CHOICES.
-        // forge-lint: disable-next-line(unsafe-typecast)
-        _cases[id].ruling = uint8(ruling);
-        t.status = IVeritasOracle.VerdictStatus.Arbitrated;
-        t.time = _now40();
-        t.flags |= _FLAG_SETTLED;
-        record.tally = t;
-        (uint256 pYes, uint256 pNo, uint256 pNull) = _rulingTriple(t, c, ruling);
-        bool disputerWon = c.disputer != address(0) && ruling != _RULING_VERDICT_STANDS;
-        emit IVeritasOracle.VerdictArbitrated(id, pYes, pNo, pNull, ruling, disputerWon, arbitrator);
-        _payRuling(id, record, t, c, ruling, WadTriple.leading(pYes, pNo, pNull), disputerWon);
-        emit IVeritasOracle.QuestionSettled(id);
-        // The court's ruling is sent by the court: its gas is paid by `tx.origin`.
-        _notify(id, record, IVeritasOracle.VerdictStatus.Arbitrated, pYes, pNo, pNull, tx.origin);
-    }
-
-    function courtDeadline(uint256 id) external view returns (uint256) {
-        Tally memory t = _questions[id].tally;
-        if (t.status == IVeritasOracle.VerdictStatus.Escalated) {
-            return uint256(t.time) + _parameters[t.parametersId].arbitrationWindow;
-        }
-        if (t.status == IVeritasOracle.VerdictStatus.Disputed) return _cases[id].deadline;
-        return 0;
-    }
-
-    function getCase(uint256 id) external view returns (IVeritasOracle.Case memory out) {
-        CaseRecord memory c = _cases[id];
-        if (c.requester == address(0)) return out;
-        out.arbitrator = _parameters[_questions[id].tally.parametersId].arbitrator;
-        out.disputeId = c.disputeId;
-        out.disputer = c.disputer;
-        out.bond = c.bond;
-        out.requester = c.requester;
-        out.deadline = c.deadline;
-        if (c.disputer != address(0)) {
-            out.pYes = c.pYes;
-            out.pNo = c.pNo;
-            out.pNull = WadTriple.WAD - c.pYes - c.pNo;
-        }
-        out.ruling = c.ruling;
-    }
-
-    /// @dev `disputer` is the dispute's beneficiary; `getCase(id).requester` is who sent it.
-    function caseOf(address arbitrator, uint256 disputeId) external view returns (uint256 id, address disputer) {
-        id = _caseIds[_caseKey(arbitrator, disputeId)];
-        if (id != 0) disputer = _cases[id].disputer;
-    }
-
-    function retryCallback(uint256 id) external nonReentrant {
-        Record storage record = _questions[id];
-        Tally memory t = record.tally;
-        if (t.flags & _FLAG_OWED == 0) revert IVeritasOracle.VeritasNoCallbackOwed(id);
-        // Cleared first: a re-entrant retry finds nothing owed; a new failure sets it again.
-        record.tally.flags = t.flags & ~_FLAG_OWED;
-        (uint256 pYes, uint256 pNo, uint256 pNull) = _triple(id, t);
-        // The deposit went to whoever delivered (or tried) the final status: a retry is not paid.
-        _notify(id, record, t.status, pYes, pNo, pNull, address(0));
-    }
-
-    function callbackOwed(uint256 id) external view returns (bool) {
-        return _questions[id].tally.flags & _FLAG_OWED != 0;
-    }
-
+    /// @notice See `IVeritasOracle.credits`.
     function credits(address account) external view returns (uint256) {
         return _credits[account];
     }
 
+    /// @notice See `IVeritasOracle.pendingFee`.
     /// @dev The ask fee (with its surplus) and the evidence fees still held for `id`.
     function pendingFee(uint256 id) external view returns (uint256) {
         Tally memory t = _questions[id].tally;
@@ -436,6 +282,7 @@ contract VeritasOracleExtension is VeritasStorage {
         return _fee(id, t) + _evidenceFees(t);
     }
 
+    /// @notice See `IVeritasOracle.finalAt`.
     function finalAt(uint256 id) external view returns (uint256) {
         Tally memory t = _questions[id].tally;
         if (_finalStatus(t.status)) return t.time;
@@ -443,6 +290,7 @@ contract VeritasOracleExtension is VeritasStorage {
         return uint256(t.time) + _parameters[t.parametersId].challengeWindow;
     }
 
+    /// @notice See `IVeritasOracle.verdictCount`.
     function verdictCount() external view returns (uint256) {
         return _header.verdictCount;
     }
@@ -451,6 +299,7 @@ contract VeritasOracleExtension is VeritasStorage {
                                PARAMETERS
     //////////////////////////////////////////////////////////////*/
 
+    /// @notice See `IVeritasOracle.setParameters`.
     function setParameters(IVeritasOracle.Parameters calldata p, string calldata metaEvidence)
         external
         nonReentrant
@@ -478,20 +327,24 @@ contract VeritasOracleExtension is VeritasStorage {
         emit MetaEvidence(next, metaEvidence);
     }
 
+    /// @notice See `IVeritasOracle.parametersId`.
     function parametersId() external view returns (uint16) {
         return _header.parametersId;
     }
 
+    /// @notice See `IVeritasOracle.parameters`.
     function parameters() external view returns (IVeritasOracle.Parameters memory) {
         return _parameters[_header.parametersId];
     }
 
+    /// @notice See `IVeritasOracle.questionParameters`.
     function questionParameters(uint256 id) external view returns (IVeritasOracle.Parameters memory) {
         Tally memory t = _questions[id].tally;
         if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
         return _parameters[t.parametersId];
     }
 
+    /// @notice See `IVeritasOracle.parameterSet`.
     function parameterSet(uint16 parametersId_) external view returns (IVeritasOracle.Parameters memory) {
         return _parameters[parametersId_];
     }
@@ -500,14 +353,17 @@ contract VeritasOracleExtension is VeritasStorage {
                                  ROLES
     //////////////////////////////////////////////////////////////*/
 
+    /// @notice See `IVeritasOracle.owner`.
     function owner() external view returns (address) {
         return _owner;
     }
 
+    /// @notice See `IVeritasOracle.pendingOwner`.
     function pendingOwner() external view returns (address) {
         return _counters.pendingOwner;
     }
 
+    /// @notice See `IVeritasOracle.transferOwnership`.
     /// @dev Proposing again replaces the pending owner; to cancel, propose yourself.
     function transferOwnership(address newOwner) external nonReentrant onlyOwner {
         if (newOwner == address(0)) revert IVeritasOracle.VeritasZeroAddress();
@@ -515,6 +371,7 @@ contract VeritasOracleExtension is VeritasStorage {
         emit IVeritasOracle.OwnershipTransferStarted(msg.sender, newOwner);
     }
 
+    /// @notice See `IVeritasOracle.acceptOwnership`.
     function acceptOwnership() external nonReentrant {
         if (msg.sender != _counters.pendingOwner) revert IVeritasOracle.VeritasNotPendingOwner(msg.sender);
         address previousOwner = _owner;
@@ -523,6 +380,7 @@ contract VeritasOracleExtension is VeritasStorage {
         emit IVeritasOracle.OwnershipTransferred(previousOwner, msg.sender);
     }
 
+    /// @notice See `IVeritasOracle.addOperator`.
     /// @dev Idempotent: adding an active operator changes nothing and emits nothing. An operator
     /// keeps its index while it holds one (removed, it keeps it while it has stake or unsettled
     /// reports), but reports only on questions asked after its latest addition. A new index is the
@@ -555,6 +413,7 @@ contract VeritasOracleExtension is VeritasStorage {
         emit IVeritasOracle.OperatorAdded(operator, epoch);
     }
 
+    /// @notice See `IVeritasOracle.removeOperator`.
     /// @dev Idempotent: removing a non-operator changes nothing and emits nothing. The index is
     /// released at once when the operator holds no stake and no unsettled report.
     function removeOperator(address operator) external nonReentrant onlyOwner {
@@ -568,18 +427,22 @@ contract VeritasOracleExtension is VeritasStorage {
         _release(operator);
     }
 
+    /// @notice See `IVeritasOracle.isOperator`.
     function isOperator(address account) external view returns (bool) {
         return _operators[account].active;
     }
 
+    /// @notice See `IVeritasOracle.operatorEpoch`.
     function operatorEpoch() external view returns (uint32) {
         return _header.operatorEpoch;
     }
 
+    /// @notice See `IVeritasOracle.activeOperatorCount`.
     function activeOperatorCount() external view returns (uint256) {
         return _header.activeOperators;
     }
 
+    /// @notice See `IVeritasOracle.releaseIndex`.
     function releaseIndex(address operator) external nonReentrant {
         if (!_release(operator)) revert IVeritasOracle.VeritasIndexInUse(operator);
     }
@@ -588,7 +451,8 @@ contract VeritasOracleExtension is VeritasStorage {
                                  STAKE
     //////////////////////////////////////////////////////////////*/
 
-    function stake(address operator) external payable nonReentrant {
+    /// @notice See `IVeritasOracle.stake`.
+    function stake(address operator) external payable delegated nonReentrant {
         if (operator == address(0)) revert IVeritasOracle.VeritasZeroAddress();
         Operator storage op = _operators[operator];
         uint256 total = uint256(op.stake) + msg.value;
@@ -599,6 +463,7 @@ contract VeritasOracleExtension is VeritasStorage {
         emit IVeritasOracle.Staked(operator, msg.sender, msg.value, total);
     }
 
+    /// @notice See `IVeritasOracle.withdrawStake`.
     /// @dev Only the free stake: what unsettled reports lock stays until their questions settle
     /// (settle, ruling or default), so no reporter leaves before its verdicts can no longer be
     /// overturned. Nothing else delays a withdrawal: the lock is per report.
@@ -615,6 +480,7 @@ contract VeritasOracleExtension is VeritasStorage {
         _release(msg.sender);
     }
 
+    /// @notice See `IVeritasOracle.operatorStake`.
     function operatorStake(address operator)
         external
         view
@@ -627,11 +493,6 @@ contract VeritasOracleExtension is VeritasStorage {
     /*//////////////////////////////////////////////////////////////
                                 INTERNAL
     //////////////////////////////////////////////////////////////*/
-
-    /// @dev The key of dispute `disputeId` of `arbitrator` in `_caseIds`.
-    function _caseKey(address arbitrator, uint256 disputeId) private pure returns (bytes32) {
-        return keccak256(abi.encode(arbitrator, disputeId));
-    }
 
     /// @dev The epoch after `h`'s; epochs are stored in 16 bits per question.
     function _nextEpoch(Header memory h) private pure returns (uint32) {
@@ -668,88 +529,6 @@ contract VeritasOracleExtension is VeritasStorage {
         _operators[account].index = 0;
         emit IVeritasOracle.OperatorIndexReleased(account, op.index);
         return true;
-    }
-
-    /// @dev Credits the money of ruling `ruling` with final outcome `outcome` (see `rule`). The
-    /// appeals that won are refunded first from what the losing side forfeits, before the burn:
-    /// else an honest party facing a wrong ruling would lose less by accepting it than by
-    /// appealing and winning.
-    function _payRuling(
-        uint256 id,
-        Record storage record,
-        Tally memory t,
-        CaseRecord memory c,
-        uint256 ruling,
-        uint8 outcome,
-        bool disputerWon
-    ) private {
-        uint256 fee = _fee(id, t);
-        uint256 burned = _evidenceFees(t);
-        uint256 unpaid;
-        if (disputerWon) {
-            (uint256 slashed,) = _closeReporters(id, t, outcome, true, 0);
-            uint256 forfeit = slashed - _refundAppeals(id, t, c, ruling, slashed);
-            uint256 burn = _burnShare(forfeit);
-            burned += burn;
-            _credit(c.disputer, id, c.bond + fee + forfeit - burn);
-        } else if (c.disputer != address(0)) {
-            uint256 forfeit = c.bond - _refundAppeals(id, t, c, ruling, c.bond);
-            uint256 burn = _burnShare(forfeit);
-            // The verdict stands: a dissenter's leading outcome was rejected too, and its bond is
-            // burned whole, so that nobody (reporter or disputer) gains from another's dissent.
-            uint256 slashed;
-            (slashed, unpaid) = _closeReporters(id, t, outcome, true, fee + forfeit - burn);
-            burned += burn + slashed;
-        } else {
-            // An escalation the court decided: every reporter whose leading outcome the court
-            // rejected is slashed as a disputed liar would be, and the requester, who paid the
-            // court, is paid from it (less the burned share). Escalating, dissenting or withholding
-            // is no slash-free path.
-            uint256 slashed;
-            (slashed, unpaid) = _closeReporters(id, t, outcome, true, fee);
-            uint256 forfeit = slashed - _refundAppeals(id, t, c, ruling, slashed);
-            uint256 burn = _burnShare(forfeit);
-            burned += burn;
-            _credit(c.requester, id, forfeit - burn);
-        }
-        // Nobody agreed with the final outcome: what the reporters would have shared goes back to
-        // the asker.
-        _credit(record.info.asker, id, unpaid);
-        _credit(_BURN_ADDRESS, id, burned);
-    }
-
-    /// @dev Credits back, from `available` wei and in funding order, the fee of every appeal of
-    /// `id` against a ruling on the other side of the final `ruling` (`_side`). Returns the wei
-    /// credited.
-    function _refundAppeals(uint256 id, Tally memory t, CaseRecord memory c, uint256 ruling, uint256 available)
-        private
-        returns (uint256 paid)
-    {
-        Appeal[] storage appeals = _appeals[id];
-        uint256 n = appeals.length;
-        uint256 side = _side(t, c, ruling);
-        for (uint256 i = 0; i < n && paid < available; i++) {
-            Appeal memory a = appeals[i];
-            if (_side(t, c, a.against) == side) continue;
-            uint256 amount = a.amount < available - paid ? a.amount : available - paid;
-            paid += amount;
-            _credit(a.funder, id, amount);
-        }
-    }
-
-    /// @dev Which side ruling `ruling` of case `c` gives the case to: for a dispute, the verdict (1)
-    /// or the disputer (2, any ruling but "the verdict stands"); for an escalation, 3 + the
-    /// ruling's leading outcome. A refusal or a ruling out of range is a side of its own, so an
-    /// appeal against it that ends in a ruling is an appeal won. By side, not by number: rulings
-    /// 2 and 5 that both uphold a dispute are one outcome for whoever appealed. (A disputer who
-    /// appeals a ruling in its own favour and loses is refunded from its own bond: it paid the
-    /// court `a` to get back at most `a`, never a gain.)
-    function _side(Tally memory t, CaseRecord memory c, uint256 ruling) private pure returns (uint256) {
-        uint256 choices = c.disputer == address(0) ? _ESCALATION_CHOICES : _DISPUTE_CHOICES;
-        if (ruling == _RULING_REFUSED || ruling > choices) return 0;
-        if (c.disputer != address(0)) return ruling == _RULING_VERDICT_STANDS ? 1 : 2;
-        (uint256 pYes, uint256 pNo, uint256 pNull) = _rulingTriple(t, c, ruling);
-        return 3 + WadTriple.leading(pYes, pNo, pNull);
     }
 
     /// @dev Reverts unless `p` is a parameter set the oracle can run every question on.
