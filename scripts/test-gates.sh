@@ -71,8 +71,9 @@ cp -a Makefile foundry.toml .gas-snapshot contracts script "$copy"/
 # `make test-forge` runs `make setup`, which includes the web view's wallet bundle: its sources
 # and the bundle setup built, so the copy finds it up to date.
 mkdir -p "$copy/node/web" && cp -a node/web/wallet node/web/dist "$copy/node/web/"
-# `make test-forge` ends with the receipts' gas figures (scripts/gas-anvil.sh).
-mkdir -p "$copy/scripts" && cp -a scripts/gas-anvil.sh "$copy/scripts/"
+# `make test-forge` starts with the code sizes (scripts/contract-sizes.sh) and ends with the
+# receipts' gas figures (scripts/gas-anvil.sh).
+mkdir -p "$copy/scripts" && cp -a scripts/contract-sizes.sh scripts/gas-anvil.sh "$copy/scripts/"
 mkdir -p "$copy/deployments"
 # Compiled artifacts and the compiler cache, when present, so forge recompiles only what changed.
 for d in out cache; do [[ -d $d ]] && cp -a "$d" "$copy"/; done
