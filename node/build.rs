@@ -50,6 +50,19 @@ fn main() {
     if let Err(e) = fs::write(out_dir.join("contract_docs.rs"), docs) {
         panic!("writing contract_docs.rs: {e}");
     }
+    let arbitrator = manifest.join("../contracts/interfaces/IArbitrator.sol");
+    println!("cargo::rerun-if-changed={}", arbitrator.display());
+    let arbitrator_text = match fs::read_to_string(&arbitrator) {
+        Ok(text) => text,
+        Err(e) => panic!("reading {}: {e}", arbitrator.display()),
+    };
+    let court_bindings = court_bindings(
+        &strip_block_comments(&court_text),
+        &strip_block_comments(&arbitrator_text),
+    );
+    if let Err(e) = fs::write(out_dir.join("court_bindings.rs"), court_bindings) {
+        panic!("writing court_bindings.rs: {e}");
+    }
     let out = out_dir.join("oracle_bindings.rs");
     // The attributes must sit on the interface itself (not on the pragma before it).
     let source = strip_block_comments(&text).replacen(
@@ -149,6 +162,101 @@ fn embed_wallet(manifest: &std::path::Path, out_dir: &std::path::Path) {
     if let Err(e) = fs::write(out_dir.join("wallet.js"), body) {
         panic!("writing wallet.js: {e}");
     }
+}
+
+/// `sol!` bindings of the reference court's external surface, read from the contract itself so
+/// they cannot drift from it: `IArbitrator`'s `DisputeStatus`, and from `VeritasCourt` every
+/// custom error and event, every external or public function (its header, without the body) and
+/// a getter for every public state variable, each with its `///` NatSpec.
+fn court_bindings(court: &str, arbitrator: &str) -> String {
+    let mut body = String::new();
+    // The enum from IArbitrator; each member documented by its part of the enum's `@notice`
+    // ("Waiting: no ruling yet. Appealable: ...").
+    if let Some(start) = arbitrator.find("enum DisputeStatus")
+        && let Some(len) = arbitrator[start..].find('}')
+    {
+        let notice = arbitrator[..start]
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix("/// @notice"))
+            .unwrap_or_default();
+        body.push_str("    /// ERC-792's dispute status.\n    enum DisputeStatus {\n");
+        let members = arbitrator[start..start + len]
+            .split_once('{')
+            .map_or("", |(_, m)| m);
+        for member in members.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+            let doc = notice
+                .split(". ")
+                .find_map(|part| part.trim().strip_prefix(&format!("{member}:")))
+                .map_or_else(
+                    || format!("ERC-792's `{member}`."),
+                    |d| format!("{}.", d.trim().trim_end_matches('.')),
+                );
+            body.push_str(&format!("        /// {doc}\n        {member},\n"));
+        }
+        body.push_str("    }\n");
+    }
+    let mut docs = String::new();
+    let mut lines = court.lines().map(str::trim);
+    while let Some(line) = lines.next() {
+        if line.starts_with("///") {
+            docs.push_str(&format!("    {line}\n"));
+            continue;
+        }
+        let item = if line.starts_with("error ") || line.starts_with("event ") {
+            Some(line.to_owned())
+        } else if line.starts_with("function ") {
+            let mut header = line.to_owned();
+            while !header.contains('{') && !header.contains(';') {
+                match lines.next() {
+                    Some(next) => {
+                        header.push(' ');
+                        header.push_str(next);
+                    }
+                    None => break,
+                }
+            }
+            let header = header.split(['{', ';']).next().unwrap_or_default().trim();
+            (header.contains(" external") || header.contains(" public")).then(|| {
+                format!(
+                    "{};",
+                    header
+                        .replace(" override", "")
+                        .replace(" public", " external")
+                )
+            })
+        } else {
+            public_getter(line)
+        };
+        if let Some(item) = item {
+            body.push_str(&docs);
+            body.push_str(&format!("    {item}\n"));
+        }
+        docs.clear();
+    }
+    format!(
+        "alloy::sol! {{\n/// The reference court's external surface (generated from contracts/court/VeritasCourt.sol).\n#[sol(rpc, abi)]\n#[derive(Debug, PartialEq, Eq)]\ninterface IVeritasCourt {{\n{body}}}\n}}\n"
+    )
+}
+
+/// The getter of a public state variable declaration (`uint256 public immutable X;`,
+/// `mapping(address judge => uint256) public fees;`), `None` for any other line.
+fn public_getter(line: &str) -> Option<String> {
+    let (ty, rest) = line.split_once(" public ")?;
+    let name = rest
+        .trim_start_matches("immutable ")
+        .trim_end_matches(';')
+        .trim();
+    if let Some(mapping) = ty.strip_prefix("mapping(") {
+        let (key, value) = mapping.strip_suffix(')')?.split_once("=>")?;
+        return Some(format!(
+            "function {name}({}) external view returns ({});",
+            key.trim(),
+            value.trim()
+        ));
+    }
+    Some(format!("function {name}() external view returns ({ty});"))
 }
 
 /// Blank out `/* ... */` comments (Solidity semantics: no nesting), leaving line comments,

@@ -468,33 +468,14 @@ pub fn check_submissions<R: AsAuditReport + ?Sized>(
     Ok(out)
 }
 
-/// Compare the report's `submissions` with the question's `EvidenceSubmitted` logs (from
-/// `from_block`) and `evidenceCount(id)`: an item on-chain but not in the report, or differing
-/// from it, is a mismatch naming the item.
-///
-/// # Errors
-/// [`ChainError`] when the chain cannot be read; a malformed `submissions` key is reported as
-/// a mismatch.
-pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
-    report: &R,
+/// `evidenceCount(id)` at the latest block and the question's `EvidenceSubmitted` logs from
+/// `from_block` to it, decoded (removed logs skipped).
+async fn chain_submissions(
     provider: &ChainProvider,
     oracle: Address,
     id: U256,
     from_block: u64,
-) -> Result<Vec<Mismatch>, ChainError> {
-    let mut out = Vec::new();
-    let entries = submission_entries(&report.audit_report());
-    let (count, items) = match entries {
-        Ok(entries) => entries,
-        Err(e) => {
-            out.push(Mismatch {
-                field: "report.submissions".into(),
-                expected: "a submissions list".into(),
-                found: e.to_string(),
-            });
-            (0, Vec::new())
-        }
-    };
+) -> Result<(U256, Vec<evidence_chain::SubmittedLog>), ChainError> {
     let latest = provider
         .get_block_number()
         .await
@@ -524,6 +505,37 @@ pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
         })?;
         chain_items.push(item);
     }
+    Ok((on_chain, chain_items))
+}
+
+/// Compare the report's `submissions` with the question's `EvidenceSubmitted` logs (from
+/// `from_block`) and `evidenceCount(id)`: an item on-chain but not in the report, or differing
+/// from it, is a mismatch naming the item.
+///
+/// # Errors
+/// [`ChainError`] when the chain cannot be read; a malformed `submissions` key is reported as
+/// a mismatch.
+pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
+    report: &R,
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from_block: u64,
+) -> Result<Vec<Mismatch>, ChainError> {
+    let mut out = Vec::new();
+    let entries = submission_entries(&report.audit_report());
+    let (count, items) = match entries {
+        Ok(entries) => entries,
+        Err(e) => {
+            out.push(Mismatch {
+                field: "report.submissions".into(),
+                expected: "a submissions list".into(),
+                found: e.to_string(),
+            });
+            (0, Vec::new())
+        }
+    };
+    let (on_chain, chain_items) = chain_submissions(provider, oracle, id, from_block).await?;
     if U256::from(chain_items.len()) != on_chain {
         out.push(Mismatch {
             field: "chain.EvidenceSubmitted logs".into(),

@@ -192,8 +192,69 @@ impl Metrics {
     /// [`fmt::Error`] only if writing to the string fails (it does not).
     pub fn encode(&self, scrape: &Scrape) -> Result<String, fmt::Error> {
         let mut r = Registry::default();
-        let sc = scrape;
-        // Read at the scrape. The encoder appends `_total` to counters and a period to help texts.
+        scrape.register_values(&mut r);
+        scrape.register_families(&mut r);
+        self.register_own(&mut r);
+        let mut out = String::new();
+        text::encode(&mut out, &r)?;
+        Ok(out)
+    }
+
+    /// The metrics this process counts (clones share the values).
+    fn register_own(&self, r: &mut Registry) {
+        let ours = [
+            (
+                "veritas_attempts_failed",
+                "Failed attempts scheduled for retry (this process)",
+                &self.attempts_failed,
+            ),
+            (
+                "veritas_juror_calls",
+                "Juror calls (ballots) made (this process)",
+                &self.juror_calls,
+            ),
+            (
+                "veritas_juror_failures",
+                "Juror calls without a vote (this process)",
+                &self.juror_failures,
+            ),
+            (
+                "veritas_juror_tokens",
+                "Juror tokens used (this process)",
+                &self.tokens,
+            ),
+            (
+                "veritas_juror_cached_tokens",
+                "Juror prompt tokens served from the model server's prompt cache (this process)",
+                &self.cached_tokens,
+            ),
+        ];
+        for (name, help, counter) in ours {
+            r.register(name, help, counter.clone());
+        }
+        r.register(
+            "veritas_juror_cost_usd",
+            "Juror cost in US dollars (this process)",
+            self.cost_usd.clone(),
+        );
+        r.register(
+            "veritas_question_cost_usd",
+            "Juror cost of one question's committee run, US dollars (this process)",
+            self.question_cost_usd.clone(),
+        );
+        r.register(
+            "veritas_stage_seconds",
+            "Time spent per stage (this process)",
+            self.stage_seconds.clone(),
+        );
+    }
+}
+
+impl Scrape {
+    /// The scrape's counters and gauges. The encoder appends `_total` to counters and a period
+    /// to help texts.
+    fn register_values(&self, r: &mut Registry) {
+        let sc = self;
         let counters = [
             (
                 "veritas_questions_seen",
@@ -289,6 +350,11 @@ impl Metrics {
         for (name, help, value) in gauges {
             r.register(name, help, ConstGauge::new(value));
         }
+    }
+
+    /// The scrape's label families and its optional or wei-valued gauges.
+    fn register_families(&self, r: &mut Registry) {
+        let sc = self;
         let stages = Family::<StageLabel, Gauge>::default();
         for (stage, n) in &sc.by_stage {
             stages
@@ -317,68 +383,19 @@ impl Metrics {
         const CREDITS: &str = "veritas_operator_credits_wei";
         const CREDITS_HELP: &str =
             "Unpaid credits of the operator on the oracle (veritas operator withdraw)";
-        Wei::register(&mut r, CREDITS, CREDITS_HELP, sc.operator_credits_wei);
+        Wei::register(r, CREDITS, CREDITS_HELP, sc.operator_credits_wei);
         Wei::register(
-            &mut r,
+            r,
             "veritas_operator_free_stake_wei",
             "The operator's stake on the oracle not locked by open reports (veritas operator balance)",
             sc.operator_free_stake_wei,
         );
         Wei::register(
-            &mut r,
+            r,
             "veritas_report_bond_wei",
             "The report bond of the parameter set in force: what each new report locks of the free stake",
             sc.report_bond_wei,
         );
-        // Counted by this process (clones share the values).
-        let ours = [
-            (
-                "veritas_attempts_failed",
-                "Failed attempts scheduled for retry (this process)",
-                &self.attempts_failed,
-            ),
-            (
-                "veritas_juror_calls",
-                "Juror calls (ballots) made (this process)",
-                &self.juror_calls,
-            ),
-            (
-                "veritas_juror_failures",
-                "Juror calls without a vote (this process)",
-                &self.juror_failures,
-            ),
-            (
-                "veritas_juror_tokens",
-                "Juror tokens used (this process)",
-                &self.tokens,
-            ),
-            (
-                "veritas_juror_cached_tokens",
-                "Juror prompt tokens served from the model server's prompt cache (this process)",
-                &self.cached_tokens,
-            ),
-        ];
-        for (name, help, counter) in ours {
-            r.register(name, help, counter.clone());
-        }
-        r.register(
-            "veritas_juror_cost_usd",
-            "Juror cost in US dollars (this process)",
-            self.cost_usd.clone(),
-        );
-        r.register(
-            "veritas_question_cost_usd",
-            "Juror cost of one question's committee run, US dollars (this process)",
-            self.question_cost_usd.clone(),
-        );
-        r.register(
-            "veritas_stage_seconds",
-            "Time spent per stage (this process)",
-            self.stage_seconds.clone(),
-        );
-        let mut out = String::new();
-        text::encode(&mut out, &r)?;
-        Ok(out)
     }
 }
 

@@ -115,12 +115,8 @@ fn mark(s: &mut String, marker: Marker, (x, y): (f64, f64), color: &str, label: 
     );
 }
 
-/// One plot of side `size` with its top left corner at (`x0`, `y0`): frame, ticks, labels,
-/// lines and marks. No legend: the caller places it.
-fn plot(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
-    let y_min = chart.y_min.clamp(0.0, 0.99);
-    let px = |x: f64| x0 + x.clamp(0.0, 1.0) * size;
-    let py = |y: f64| y0 + (1.0 - (y.clamp(y_min, 1.0) - y_min) / (1.0 - y_min)) * size;
+/// The chart's title and subtitle, centred above a plot of side `size` at (`x0`, `y0`).
+fn titles(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
     let title_y = if chart.subtitle.is_empty() {
         y0 - 20.0
     } else {
@@ -141,6 +137,40 @@ fn plot(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
             esc(&chart.subtitle)
         );
     }
+}
+
+/// One series: its line through the finite points (mapped by `px`, `py`), and its marks.
+fn draw_series(s: &mut String, series: &Series, px: &dyn Fn(f64) -> f64, py: &dyn Fn(f64) -> f64) {
+    let points: Vec<(f64, f64)> = series
+        .points
+        .iter()
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .map(|(x, y)| (px(*x), py(*y)))
+        .collect();
+    if points.len() > 1 {
+        let path: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        let _ = writeln!(
+            s,
+            r##"<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>"##,
+            series.color,
+            path.join(" ")
+        );
+    }
+    for (point, label) in points.iter().zip(&series.point_labels) {
+        mark(s, series.marker, *point, series.color, label);
+    }
+}
+
+/// One plot of side `size` with its top left corner at (`x0`, `y0`): frame, ticks, labels,
+/// lines and marks. No legend: the caller places it.
+fn plot(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
+    let y_min = chart.y_min.clamp(0.0, 0.99);
+    let px = |x: f64| x0 + x.clamp(0.0, 1.0) * size;
+    let py = |y: f64| y0 + (1.0 - (y.clamp(y_min, 1.0) - y_min) / (1.0 - y_min)) * size;
+    titles(s, chart, x0, y0, size);
     for t in ticks(&chart.x_ticks, 0.0) {
         let _ = writeln!(
             s,
@@ -200,27 +230,7 @@ fn plot(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
         esc(&chart.y_label)
     );
     for series in &chart.series {
-        let points: Vec<(f64, f64)> = series
-            .points
-            .iter()
-            .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .map(|(x, y)| (px(*x), py(*y)))
-            .collect();
-        if points.len() > 1 {
-            let path: Vec<String> = points
-                .iter()
-                .map(|(x, y)| format!("{x:.1},{y:.1}"))
-                .collect();
-            let _ = writeln!(
-                s,
-                r##"<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>"##,
-                series.color,
-                path.join(" ")
-            );
-        }
-        for (point, label) in points.iter().zip(&series.point_labels) {
-            mark(s, series.marker, *point, series.color, label);
-        }
+        draw_series(s, series, &px, &py);
     }
     for (i, (note, color)) in chart.inner_notes.iter().enumerate() {
         let _ = writeln!(

@@ -178,6 +178,15 @@ async fn setup_poster(
     chain: &Chain,
     receipt_timeout: Duration,
 ) -> (Arc<Store>, Arc<Poster>, tempfile::TempDir) {
+    setup_poster_batching(chain, receipt_timeout, Duration::from_millis(20)).await
+}
+
+/// A poster whose batch leader waits `batch_window` for others to join.
+async fn setup_poster_batching(
+    chain: &Chain,
+    receipt_timeout: Duration,
+    batch_window: Duration,
+) -> (Arc<Store>, Arc<Poster>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open_in(dir.path()).unwrap());
     let poster = Arc::new(Poster::new(
@@ -189,7 +198,7 @@ async fn setup_poster(
             chain_id: 31337,
             receipt_timeout,
             receipt_poll: Duration::from_millis(20),
-            batch_window: Duration::from_millis(20),
+            batch_window,
             max_batch: 50,
             stake_top_up_limit: U256::ZERO,
         },
@@ -201,20 +210,26 @@ async fn setup_poster(
 async fn poster_batches_reports_and_treats_an_existing_verdict_as_done() {
     let chain = Chain::start(AnvilOptions::default()).await;
     let ids = chain.ask(&["A?", "B?", "C?", "D?", "E?"]).await;
-    let (store, poster, dir) = setup_poster(&chain, Duration::from_secs(10)).await;
+    // A window of 2 s: the five posts are ready together (their intents saved first), and
+    // none may miss the batch because a busy machine delayed its task past a short window.
+    let (store, poster, dir) =
+        setup_poster_batching(&chain, Duration::from_secs(10), Duration::from_secs(2)).await;
     let (mut w, _) = watcher(&chain.anvil.url, &chain, &store, 1, 1_000);
     catch_up(&mut w).await;
 
-    let mut handles = Vec::new();
+    let mut ready = Vec::new();
     for (i, id) in ids.iter().enumerate() {
-        let (poster, store, id) = (Arc::clone(&poster), Arc::clone(&store), *id);
-        let report_dir = dir.path().to_path_buf();
+        let job = store.job(*id).unwrap().unwrap();
+        let saved = store
+            .save_intent(&intent(*id, i as u8 + 1, dir.path()))
+            .unwrap();
+        ready.push((job.question, saved));
+    }
+    let mut handles = Vec::new();
+    for (question, saved) in ready {
+        let poster = Arc::clone(&poster);
         handles.push(tokio::spawn(async move {
-            let job = store.job(id).unwrap().unwrap();
-            let intent = store
-                .save_intent(&intent(id, i as u8 + 1, &report_dir))
-                .unwrap();
-            poster.post(&job.question, &intent).await.unwrap()
+            poster.post(&question, &saved).await.unwrap()
         }));
     }
     for h in handles {

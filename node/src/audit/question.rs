@@ -14,7 +14,7 @@ use super::{
     AuditError, AuditReport,
     pooled::{self, Check, PostedVerdict},
 };
-use crate::contract::reader::{QuestionView, ReportEvent};
+use crate::contract::reader::{QuestionView, ReportEvent, VerdictView};
 
 /// A report handed to the audit: where it came from, the operator it is explicitly named for,
 /// and the report (read bounded, [`super::file`], then typed once, [`super::input`]).
@@ -60,77 +60,18 @@ pub fn audit_question(
     given: &[GivenReport],
     from_block: u64,
 ) -> Result<QuestionAudit, QuestionAuditError> {
-    let id: U256 = view.id;
-    let quorum = u64::from(view.parameters.quorum);
-    let mut lines = Vec::new();
-
-    let mut checks: Vec<Check> = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
-    let mut covered: Vec<Option<String>> = vec![None; view.reports.len()];
-    let mut taken = vec![false; view.reports.len()];
-    for l in given {
-        let rec = super::recompute(&l.report).map_err(|error| QuestionAuditError {
-            source_name: l.source.clone(),
-            error,
-        })?;
-        // The report against itself, as the single-report audit checks it.
-        for m in super::compare_with_report(&rec, &l.report) {
-            checks.push(Check::new(
-                format!("{}: {}", l.source, m.field),
-                m.expected,
-                m.found,
-            ));
-        }
-        if let Some(qid) = &rec.question_id {
-            checks.push(Check::new(format!("{}: question.id", l.source), id, qid));
-        }
-        checks.push(Check::new(
-            format!("{}: questionHash", l.source),
-            rec.question_hash,
-            view.question_hash,
-        ));
-        match match_event(l, rec.root, &view.reports, &taken) {
-            Some(i) => {
-                taken[i] = true;
-                covered[i] = Some(l.source.clone());
-                let label = format!("report[{}] {}", i + 1, short(view.reports[i].operator));
-                checks.extend(pooled::compare_report_with_event(
-                    &label,
-                    &rec,
-                    &view.reports[i].claim(),
-                ));
-                // The seed's chain-fixed inputs: the operator that reported, the question's block.
-                let seed_inputs = &l.report.committee.seed_inputs;
-                if let Some(op) = seed_inputs.operator.ok() {
-                    checks.push(Check::new(
-                        format!("{label}.committee.seed_inputs.operator"),
-                        view.reports[i].operator,
-                        op,
-                    ));
-                }
-                if let (Some(hash), Some(chain_hash)) =
-                    (seed_inputs.block_hash.ok(), view.asked_block_hash)
-                {
-                    checks.push(Check::new(
-                        format!("{label}.committee.seed_inputs.block_hash"),
-                        chain_hash,
-                        hash,
-                    ));
-                }
-            }
-            None => problems.push(format!(
-                "{}: matches no ReportSubmitted event of question {id} (root {}); name its \
-                 operator with --report 0xOPERATOR={}",
-                l.source, rec.root, l.source
-            )),
-        }
-    }
+    let mut audit = QuestionAudit {
+        lines: Vec::new(),
+        checks: Vec::new(),
+        problems: Vec::new(),
+    };
+    let covered = audit.given_reports(view, given)?;
     for (i, (r, source)) in view.reports.iter().zip(&covered).enumerate() {
         let how = match source {
             Some(s) => format!("report file {s} rebuilt and compared"),
             None => "no report given: its event is used as it stands".into(),
         };
-        lines.push(format!(
+        audit.lines.push(format!(
             "  report[{}] {}  block {}: {how}",
             i + 1,
             r.summary(),
@@ -139,125 +80,216 @@ pub fn audit_question(
     }
 
     let claims: Vec<pooled::ReportClaim> = view.reports.iter().map(ReportEvent::claim).collect();
-    match pooled::pool(&claims, quorum) {
+    match pooled::pool(&claims, u64::from(view.parameters.quorum)) {
         None => match view.status.as_str() {
             "Expired" => {
-                lines.push("  no report and Expired: nothing was posted".into());
+                audit
+                    .lines
+                    .push("  no report and Expired: nothing was posted".into());
             }
-            status => problems.push(format!(
+            status => audit.problems.push(format!(
                 "no report on-chain yet (status {status}): nothing to audit"
             )),
         },
-        Some(p) => {
-            let reasons: Vec<String> = p.reasons.iter().map(ToString::to_string).collect();
-            lines.push(format!(
-                "  pooled: counts YES {} NO {} NULL {}, triple {} / {} / {}, kappa {}, root {}, {}",
-                p.counts[0],
-                p.counts[1],
-                p.counts[2],
-                p.p_fixed[0],
-                p.p_fixed[1],
-                p.p_fixed[2],
-                p.kappa,
-                p.root,
-                if p.escalated {
-                    format!("escalated ({})", reasons.join(", "))
-                } else {
-                    "resolved".into()
-                }
-            ));
-            let disputed = view.dispute.is_some();
-            let expected_status = if p.escalated {
-                "Escalated (or Disputed, Arbitrated, Defaulted without a disputer)"
-            } else {
-                "Resolved (or Disputed, Arbitrated, Defaulted after a dispute)"
-            };
-            if view.status == "Asked" {
-                problems.push(format!(
-                    "no verdict yet: {} of {quorum} reports, the report window closes at {}",
-                    p.reports, view.report_window_closes_at
-                ));
-            } else {
-                checks.push(Check::new(
-                    "chain.verdictStatus",
-                    if pooled::status_consistent(&p, &view.status, disputed) {
-                        view.status.clone()
-                    } else {
-                        expected_status.to_string()
-                    },
-                    &view.status,
-                ));
-            }
-            if let Some(v) = &view.verdict {
-                let defaulted = view.status == "Defaulted";
-                let arbitrated =
-                    view.arbitrated.is_some() || view.status == "Arbitrated" || defaulted;
-                let onchain = PostedVerdict {
-                    p_fixed: [v.p_yes, v.p_no, v.p_null],
-                    kappa: v.fleiss_kappa,
-                    root: v.merkle_root,
-                    escalated: None,
-                };
-                checks.extend(pooled::compare_with_chain(
-                    "chain.getVerdict",
-                    &p,
-                    &onchain,
-                    !arbitrated,
-                ));
-                match &view.posted {
-                    Some(posted) => checks.extend(pooled::compare_with_chain(
-                        "chain.VerdictPosted",
-                        &p,
-                        &posted.verdict(),
-                        true,
-                    )),
-                    None => problems.push(format!(
-                        "no VerdictPosted event for question {id} from block {} on (try --from-block)",
-                        from_block
-                    )),
-                }
-                if defaulted {
-                    for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
-                        checks.push(Check::new(
-                            format!("chain.getVerdict.{name} (a defaulted court: unresolvable)"),
-                            crate::contract::UNRESOLVABLE_TRIPLE[k].to::<u128>(),
-                            onchain.p_fixed[k],
-                        ));
-                    }
-                } else if arbitrated {
-                    match view.arbitrated {
-                        Some(ruling) => {
-                            for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
-                                checks.push(Check::new(
-                                    format!(
-                                        "chain.getVerdict.{name} (arbiter's VerdictArbitrated)"
-                                    ),
-                                    ruling[k],
-                                    onchain.p_fixed[k],
-                                ));
-                            }
-                        }
-                        None => problems.push(format!(
-                            "no VerdictArbitrated event for question {id} from block {} on",
-                            from_block
-                        )),
-                    }
-                }
-            }
-        }
+        Some(p) => audit.pooled(view, &p, from_block),
     }
     if !covered.is_empty() && covered.iter().all(Option::is_none) {
-        lines.push(
+        audit.lines.push(
             "  note: no report file given: only the pooling of the events is checked, not the reports behind them"
                 .into(),
         );
     }
+    Ok(audit)
+}
 
-    Ok(QuestionAudit {
-        lines,
-        checks,
-        problems,
-    })
+impl QuestionAudit {
+    /// Each given report rebuilt, checked against itself and matched to its `ReportSubmitted`
+    /// event; returns, per event, the source of the report file that covers it.
+    fn given_reports(
+        &mut self,
+        view: &QuestionView,
+        given: &[GivenReport],
+    ) -> Result<Vec<Option<String>>, QuestionAuditError> {
+        let id: U256 = view.id;
+        let mut covered: Vec<Option<String>> = vec![None; view.reports.len()];
+        let mut taken = vec![false; view.reports.len()];
+        for l in given {
+            let rec = super::recompute(&l.report).map_err(|error| QuestionAuditError {
+                source_name: l.source.clone(),
+                error,
+            })?;
+            // The report against itself, as the single-report audit checks it.
+            for m in super::compare_with_report(&rec, &l.report) {
+                self.checks.push(Check::new(
+                    format!("{}: {}", l.source, m.field),
+                    m.expected,
+                    m.found,
+                ));
+            }
+            if let Some(qid) = &rec.question_id {
+                self.checks
+                    .push(Check::new(format!("{}: question.id", l.source), id, qid));
+            }
+            self.checks.push(Check::new(
+                format!("{}: questionHash", l.source),
+                rec.question_hash,
+                view.question_hash,
+            ));
+            match match_event(l, rec.root, &view.reports, &taken) {
+                Some(i) => {
+                    taken[i] = true;
+                    covered[i] = Some(l.source.clone());
+                    self.matched_report(view, i, l, &rec);
+                }
+                None => self.problems.push(format!(
+                    "{}: matches no ReportSubmitted event of question {id} (root {}); name its \
+                     operator with --report 0xOPERATOR={}",
+                    l.source, rec.root, l.source
+                )),
+            }
+        }
+        Ok(covered)
+    }
+
+    /// A report file against the event `i` it matched, and its seed's chain-fixed inputs (the
+    /// operator that reported, the question's block).
+    fn matched_report(
+        &mut self,
+        view: &QuestionView,
+        i: usize,
+        l: &GivenReport,
+        rec: &super::Recomputed,
+    ) {
+        let label = format!("report[{}] {}", i + 1, short(view.reports[i].operator));
+        self.checks.extend(pooled::compare_report_with_event(
+            &label,
+            rec,
+            &view.reports[i].claim(),
+        ));
+        let seed_inputs = &l.report.committee.seed_inputs;
+        if let Some(op) = seed_inputs.operator.ok() {
+            self.checks.push(Check::new(
+                format!("{label}.committee.seed_inputs.operator"),
+                view.reports[i].operator,
+                op,
+            ));
+        }
+        if let (Some(hash), Some(chain_hash)) = (seed_inputs.block_hash.ok(), view.asked_block_hash)
+        {
+            self.checks.push(Check::new(
+                format!("{label}.committee.seed_inputs.block_hash"),
+                chain_hash,
+                hash,
+            ));
+        }
+    }
+
+    /// The pooling of the events `p` against the status and the verdict on chain.
+    fn pooled(&mut self, view: &QuestionView, p: &pooled::Pooled, from_block: u64) {
+        let reasons: Vec<String> = p.reasons.iter().map(ToString::to_string).collect();
+        self.lines.push(format!(
+            "  pooled: counts YES {} NO {} NULL {}, triple {} / {} / {}, kappa {}, root {}, {}",
+            p.counts[0],
+            p.counts[1],
+            p.counts[2],
+            p.p_fixed[0],
+            p.p_fixed[1],
+            p.p_fixed[2],
+            p.kappa,
+            p.root,
+            if p.escalated {
+                format!("escalated ({})", reasons.join(", "))
+            } else {
+                "resolved".into()
+            }
+        ));
+        let disputed = view.dispute.is_some();
+        let expected_status = if p.escalated {
+            "Escalated (or Disputed, Arbitrated, Defaulted without a disputer)"
+        } else {
+            "Resolved (or Disputed, Arbitrated, Defaulted after a dispute)"
+        };
+        if view.status == "Asked" {
+            self.problems.push(format!(
+                "no verdict yet: {} of {} reports, the report window closes at {}",
+                p.reports, view.parameters.quorum, view.report_window_closes_at
+            ));
+        } else {
+            self.checks.push(Check::new(
+                "chain.verdictStatus",
+                if pooled::status_consistent(p, &view.status, disputed) {
+                    view.status.clone()
+                } else {
+                    expected_status.to_string()
+                },
+                &view.status,
+            ));
+        }
+        if let Some(v) = &view.verdict {
+            self.verdict_on_chain(view, p, v, from_block);
+        }
+    }
+
+    /// `getVerdict` and the `VerdictPosted` event against the pooling; after the court, the
+    /// ruling's (or a default's) triple instead.
+    fn verdict_on_chain(
+        &mut self,
+        view: &QuestionView,
+        p: &pooled::Pooled,
+        v: &VerdictView,
+        from_block: u64,
+    ) {
+        let id = view.id;
+        let defaulted = view.status == "Defaulted";
+        let arbitrated = view.arbitrated.is_some() || view.status == "Arbitrated" || defaulted;
+        let onchain = PostedVerdict {
+            p_fixed: [v.p_yes, v.p_no, v.p_null],
+            kappa: v.fleiss_kappa,
+            root: v.merkle_root,
+            escalated: None,
+        };
+        self.checks.extend(pooled::compare_with_chain(
+            "chain.getVerdict",
+            p,
+            &onchain,
+            !arbitrated,
+        ));
+        match &view.posted {
+            Some(posted) => self.checks.extend(pooled::compare_with_chain(
+                "chain.VerdictPosted",
+                p,
+                &posted.verdict(),
+                true,
+            )),
+            None => self.problems.push(format!(
+                "no VerdictPosted event for question {id} from block {from_block} on (try --from-block)"
+            )),
+        }
+        let (expected, whose) = if defaulted {
+            (
+                Some(crate::contract::UNRESOLVABLE_TRIPLE.map(|x| x.to::<u128>())),
+                "a defaulted court: unresolvable",
+            )
+        } else if arbitrated {
+            if view.arbitrated.is_none() {
+                self.problems.push(format!(
+                    "no VerdictArbitrated event for question {id} from block {from_block} on"
+                ));
+            }
+            (view.arbitrated, "arbiter's VerdictArbitrated")
+        } else {
+            (None, "")
+        };
+        for (k, name) in ["pYes", "pNo", "pNull"].into_iter().enumerate() {
+            if let Some(triple) = expected {
+                self.checks.push(Check::new(
+                    format!("chain.getVerdict.{name} ({whose})"),
+                    triple[k],
+                    onchain.p_fixed[k],
+                ));
+            }
+        }
+    }
 }
 
 /// The index of the event `given` belongs to, among those not taken yet.

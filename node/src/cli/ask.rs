@@ -18,7 +18,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{Common, Session, refused, utc, view_error, wei, with_tx};
+use super::session::{Common, Sent, Session, refused, utc, view_error, wei, with_tx};
 use crate::{
     chain, contract,
     contract::{
@@ -87,27 +87,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
     // prepaid at: the node's suggestion), read only when the ask names one.
     let callback = match args.callback {
         None => None,
-        Some(consumer) => {
-            let provider = &session.provider;
-            let has_code = !alloy::providers::Provider::get_code_at(provider, consumer)
-                .await
-                .map_err(|e| chain::ChainError::rpc("eth_getCode", e))?
-                .is_empty();
-            let gas_price = alloy::providers::Provider::get_gas_price(provider)
-                .await
-                .map_err(|e| chain::ChainError::rpc("eth_gasPrice", e))?;
-            let max_gas = oracle
-                .MAX_CALLBACK_GAS()
-                .call()
-                .await
-                .map_err(view_error("MAX_CALLBACK_GAS"))?;
-            let overhead = oracle
-                .CALLBACK_GAS_OVERHEAD()
-                .call()
-                .await
-                .map_err(view_error("CALLBACK_GAS_OVERHEAD"))?;
-            Some((has_code, gas_price, capped(max_gas), capped(overhead)))
-        }
+        Some(consumer) => Some(callback_reads(&session, consumer).await?),
     };
     let (consumer_has_code, gas_price, max_callback_gas, callback_gas_overhead) =
         callback.unwrap_or((false, 0, 0, 0));
@@ -146,6 +126,46 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
     } else {
         asked.paid.saturating_sub(U256::from(parameters.askFee))
     };
+    Ok(printed(&asked, &parameters, deposit, &sent))
+}
+
+/// What only a callback needs, read when the ask names one: whether `consumer` has code, the
+/// price its gas is prepaid at (the node's suggestion), `MAX_CALLBACK_GAS` and
+/// `CALLBACK_GAS_OVERHEAD`.
+async fn callback_reads(
+    session: &Session,
+    consumer: Address,
+) -> anyhow::Result<(bool, u128, u64, u64)> {
+    let oracle = session.view();
+    let provider = &session.provider;
+    let has_code = !alloy::providers::Provider::get_code_at(provider, consumer)
+        .await
+        .map_err(|e| chain::ChainError::rpc("eth_getCode", e))?
+        .is_empty();
+    let gas_price = alloy::providers::Provider::get_gas_price(provider)
+        .await
+        .map_err(|e| chain::ChainError::rpc("eth_gasPrice", e))?;
+    let max_gas = oracle
+        .MAX_CALLBACK_GAS()
+        .call()
+        .await
+        .map_err(view_error("MAX_CALLBACK_GAS"))?;
+    let overhead = oracle
+        .CALLBACK_GAS_OVERHEAD()
+        .call()
+        .await
+        .map_err(view_error("CALLBACK_GAS_OVERHEAD"))?;
+    Ok((has_code, gas_price, capped(max_gas), capped(overhead)))
+}
+
+/// The ask's result: its JSON, the id alone on stdout (scripts read it), and what it is bound
+/// to on stderr.
+fn printed(
+    asked: &IVeritasOracle::QuestionAsked,
+    parameters: &IVeritasOracle::Parameters,
+    deposit: U256,
+    sent: &Sent,
+) -> Output {
     let value = json!({"id": asked.id.to_string(), "asker": asked.asker,
         "question_hash": asked.questionHash, "resolve_after": asked.resolveAfter,
         "paid": asked.paid.to_string(), "parameters_id": asked.parametersId,
@@ -165,7 +185,6 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
             wei(deposit)
         )
     };
-    // The id alone on stdout (scripts read it); what it is bound to on stderr.
     let notes = [
         format!("paid     {}", wei(asked.paid)),
         format!(
@@ -185,7 +204,7 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
         format!("callback {callback}"),
         sent.line(),
     ];
-    Ok(Output::lines(with_tx(value, &sent), &[asked.id.to_string()]).with_notes(&notes))
+    Output::lines(with_tx(value, sent), &[asked.id.to_string()]).with_notes(&notes)
 }
 
 /// A contract's uint256 bound as a u64; a value beyond u64 is no bound at all.

@@ -69,44 +69,7 @@ pub async fn run(args: DisputeArgs, json: bool) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
     let id = args.id;
-    let status = session.status(id).await?;
-    let mut state = DisputeState {
-        status,
-        challenge_ends: 0,
-        arbitrator: Address::ZERO,
-        posted: [U256::ZERO; 3],
-        min_bond: U256::ZERO,
-        court_cost: U256::ZERO,
-    };
-    if contract::has_verdict(&status) {
-        let v = oracle
-            .getVerdict(id)
-            .call()
-            .await
-            .map_err(view_error("getVerdict"))?;
-        let p = oracle
-            .questionParameters(id)
-            .call()
-            .await
-            .map_err(view_error("questionParameters"))?;
-        state.posted = [v.pYes, v.pNo, v.pNull];
-        state.arbitrator = p.arbitrator;
-        state.min_bond = U256::from(p.disputeBond);
-        state.challenge_ends = small(
-            oracle
-                .finalAt(id)
-                .call()
-                .await
-                .map_err(view_error("finalAt"))?,
-        );
-        if p.arbitrator != Address::ZERO {
-            state.court_cost = oracle
-                .courtCost(id)
-                .call()
-                .await
-                .map_err(view_error("courtCost"))?;
-        }
-    }
+    let state = dispute_state(&session, id).await?;
     let now = session.now().await?;
     let beneficiary = args.beneficiary.unwrap_or(session.address());
     let cost = roles::dispute_cost(
@@ -162,6 +125,51 @@ pub async fn run(args: DisputeArgs, json: bool) -> anyhow::Result<Output> {
             sent.line(),
         ],
     ))
+}
+
+/// What the contract's dispute rules read of question `id`: its status and, once it has a
+/// verdict, the posted triple, its court, bond, challenge deadline and the court's cost.
+async fn dispute_state(session: &Session, id: U256) -> anyhow::Result<DisputeState> {
+    let oracle = session.view();
+    let status = session.status(id).await?;
+    let mut state = DisputeState {
+        status,
+        challenge_ends: 0,
+        arbitrator: Address::ZERO,
+        posted: [U256::ZERO; 3],
+        min_bond: U256::ZERO,
+        court_cost: U256::ZERO,
+    };
+    if contract::has_verdict(&status) {
+        let v = oracle
+            .getVerdict(id)
+            .call()
+            .await
+            .map_err(view_error("getVerdict"))?;
+        let p = oracle
+            .questionParameters(id)
+            .call()
+            .await
+            .map_err(view_error("questionParameters"))?;
+        state.posted = [v.pYes, v.pNo, v.pNull];
+        state.arbitrator = p.arbitrator;
+        state.min_bond = U256::from(p.disputeBond);
+        state.challenge_ends = small(
+            oracle
+                .finalAt(id)
+                .call()
+                .await
+                .map_err(view_error("finalAt"))?,
+        );
+        if p.arbitrator != Address::ZERO {
+            state.court_cost = oracle
+                .courtCost(id)
+                .call()
+                .await
+                .map_err(view_error("courtCost"))?;
+        }
+    }
+    Ok(state)
 }
 
 /// Ask `Send? [y/N]` on stderr and read the answer from stdin.

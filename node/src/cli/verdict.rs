@@ -74,58 +74,14 @@ pub fn render(v: &reader::QuestionView) -> String {
         "question {} on {} (chain {}, read at block {}, time {})",
         v.id, v.oracle, v.chain_id, v.block, v.block_timestamp
     );
-    let finality = match (v.status.as_str(), v.seconds_to_final) {
-        (_, Some(0)) => "final".to_string(),
-        ("Resolved", Some(left)) => format!(
-            "challenge window open: {} left (final at {})",
-            seconds(left),
-            v.final_at
-        ),
-        ("Disputed", _) => "disputed: waiting for the arbiter".into(),
-        ("Escalated", _) => "escalated: waiting for the arbiter".into(),
-        ("Asked", _) => {
-            let left = v.report_window_closes_at.saturating_sub(v.block_timestamp);
-            format!(
-                "open: {} of {} reports, report window closes at {} ({} left)",
-                v.reports.len(),
-                p.quorum,
-                v.report_window_closes_at,
-                seconds(left)
-            )
-        }
-        _ => "not final".into(),
-    };
+    let finality = finality(v);
     let _ = writeln!(
         o,
         "  status        {} (isFinal {}): {finality}",
         v.status, v.is_final
     );
     if let Some(verdict) = &v.verdict {
-        let source = if v.arbitrated.is_some() {
-            " (the arbiter's ruling)"
-        } else {
-            ""
-        };
-        let _ = writeln!(o, "  verdict{source}");
-        for (name, wad) in [
-            ("YES", verdict.p_yes),
-            ("NO", verdict.p_no),
-            ("NULL", verdict.p_null),
-        ] {
-            let _ = writeln!(
-                o,
-                "    {name:<5} {:>8}  ({wad})",
-                stats::format_percent(wad, 2)
-            );
-        }
-        let _ = writeln!(
-            o,
-            "    kappa {}  ({})",
-            stats::format_wad(verdict.fleiss_kappa, 4),
-            verdict.fleiss_kappa
-        );
-        let _ = writeln!(o, "    root  {}", verdict.merkle_root);
-        let _ = writeln!(o, "    time  {}", verdict.timestamp);
+        render_verdict(&mut o, verdict, v.arbitrated.is_some());
     }
     if let Some(posted) = &v.posted {
         let _ = writeln!(
@@ -188,6 +144,61 @@ pub fn render(v: &reader::QuestionView) -> String {
         );
     }
     o
+}
+
+/// Where the question stands on its way to final, in words.
+fn finality(v: &reader::QuestionView) -> String {
+    match (v.status.as_str(), v.seconds_to_final) {
+        (_, Some(0)) => "final".to_string(),
+        ("Resolved", Some(left)) => format!(
+            "challenge window open: {} left (final at {})",
+            seconds(left),
+            v.final_at
+        ),
+        ("Disputed", _) => "disputed: waiting for the arbiter".into(),
+        ("Escalated", _) => "escalated: waiting for the arbiter".into(),
+        ("Asked", _) => {
+            let left = v.report_window_closes_at.saturating_sub(v.block_timestamp);
+            format!(
+                "open: {} of {} reports, report window closes at {} ({} left)",
+                v.reports.len(),
+                v.parameters.quorum,
+                v.report_window_closes_at,
+                seconds(left)
+            )
+        }
+        _ => "not final".into(),
+    }
+}
+
+/// The verdict's lines; `arbitrated` when the triple is the arbiter's ruling.
+fn render_verdict(o: &mut String, verdict: &reader::VerdictView, arbitrated: bool) {
+    use std::fmt::Write as _;
+    let source = if arbitrated {
+        " (the arbiter's ruling)"
+    } else {
+        ""
+    };
+    let _ = writeln!(o, "  verdict{source}");
+    for (name, wad) in [
+        ("YES", verdict.p_yes),
+        ("NO", verdict.p_no),
+        ("NULL", verdict.p_null),
+    ] {
+        let _ = writeln!(
+            o,
+            "    {name:<5} {:>8}  ({wad})",
+            stats::format_percent(wad, 2)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "    kappa {}  ({})",
+        stats::format_wad(verdict.fleiss_kappa, 4),
+        verdict.fleiss_kappa
+    );
+    let _ = writeln!(o, "    root  {}", verdict.merkle_root);
+    let _ = writeln!(o, "    time  {}", verdict.timestamp);
 }
 
 #[cfg(test)]

@@ -193,6 +193,83 @@ pub async fn run(
     daemon.run(cancel, on_start).await
 }
 
+/// The chain's provider, id and oracle, once the chain is the configured one and `operator` is
+/// one of its oracle's operators (transient RPC failures retried, `startup::START_PATIENCE`).
+async fn connect_checked(
+    config: &Config,
+    operator: Address,
+    cancel: &CancellationToken,
+) -> Result<(chain::ChainProvider, u64, Address), DaemonError> {
+    let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
+    let chain_id = at_start("chain id", cancel, || async {
+        Ok(chain::check_chain_id(&provider, config.chain.chain_id).await?)
+    })
+    .await?;
+    let oracle = config.oracle_address(chain_id)?;
+    at_start("operator", cancel, || {
+        check_operator(&provider, oracle, operator)
+    })
+    .await?;
+    Ok((provider, chain_id, oracle))
+}
+
+/// The follower's settings: what it finalises and settles, and how often it looks.
+fn follow_config(config: &Config, tick: Duration) -> FollowConfig {
+    FollowConfig {
+        finalize_expired: config.node.finalize_expired,
+        settle_final: config.node.settle_final,
+        tick,
+    }
+}
+
+/// The watcher's settings from the configuration.
+fn watcher_config(config: &Config, oracle: Address, chain_id: u64) -> WatcherConfig {
+    WatcherConfig {
+        oracle,
+        confirmations: config.chain.confirmations,
+        poll_interval: config.chain.poll_interval,
+        max_log_range: config.chain.max_log_range,
+        start_block: crate::config::start_block(config, chain_id),
+        restart_overlap: config.chain.restart_overlap,
+    }
+}
+
+/// The poster's settings from the configuration: receipts polled at a quarter of the chain's
+/// poll interval, between 50 ms and 2 s.
+fn poster_config(config: &Config, oracle: Address, chain_id: u64) -> PosterConfig {
+    PosterConfig {
+        oracle,
+        chain_id,
+        receipt_timeout: config.chain.receipt_timeout,
+        receipt_poll: (config.chain.poll_interval / 4)
+            .clamp(Duration::from_millis(50), Duration::from_secs(2)),
+        batch_window: config.chain.batch_window,
+        max_batch: config.chain.max_batch.max(1),
+        stake_top_up_limit: config.chain.stake_top_up_limit,
+    }
+}
+
+/// How a question's failed attempts are retried, from the configuration.
+fn retry_policy(config: &Config) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: config.node.max_attempts,
+        base: config.node.retry_backoff,
+        max: config.node.max_retry_backoff,
+    }
+}
+
+/// The API's listener on `addr` and the address it bound (port 0 picks one).
+async fn bind_api(
+    addr: std::net::SocketAddr,
+) -> Result<(tokio::net::TcpListener, std::net::SocketAddr), DaemonError> {
+    let api_error = |error| DaemonError::Api { addr, error };
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(api_error)?;
+    let bound = listener.local_addr().map_err(api_error)?;
+    Ok((listener, bound))
+}
+
 /// The node's parts, connected and checked, none started yet: building does every start-up
 /// check and binds the API's address, so a node that cannot work fails here, before any task
 /// runs.
@@ -225,17 +302,8 @@ impl Daemon {
         live: Arc<LiveEvents>,
         cancel: &CancellationToken,
     ) -> Result<Self, DaemonError> {
-        let provider = chain::connect(&config.chain.rpc_url, config.chain.rpc_timeout)?;
-        let chain_id = at_start("chain id", cancel, || async {
-            Ok(chain::check_chain_id(&provider, config.chain.chain_id).await?)
-        })
-        .await?;
-        let oracle = config.oracle_address(chain_id)?;
         let operator = signer.address();
-        at_start("operator", cancel, || {
-            check_operator(&provider, oracle, operator)
-        })
-        .await?;
+        let (provider, chain_id, oracle) = connect_checked(config, operator, cancel).await?;
         let store = Arc::new(Store::open_in(&config.node.data_dir)?);
         overview::announce_changes(&store, Arc::clone(&live));
         crate::crashpoint::announce();
@@ -248,14 +316,7 @@ impl Daemon {
         let watcher = Watcher::new(
             provider.clone(),
             Arc::clone(&store),
-            WatcherConfig {
-                oracle,
-                confirmations: config.chain.confirmations,
-                poll_interval: config.chain.poll_interval,
-                max_log_range: config.chain.max_log_range,
-                start_block: crate::config::start_block(config, chain_id),
-                restart_overlap: config.chain.restart_overlap,
-            },
+            watcher_config(config, oracle, chain_id),
             Arc::clone(&watch_state),
             Arc::clone(&new_jobs),
         )?
@@ -264,58 +325,35 @@ impl Daemon {
             provider.clone(),
             signer,
             Arc::clone(&store),
-            PosterConfig {
-                oracle,
-                chain_id,
-                receipt_timeout: config.chain.receipt_timeout,
-                receipt_poll: (config.chain.poll_interval / 4)
-                    .clamp(Duration::from_millis(50), Duration::from_secs(2)),
-                batch_window: config.chain.batch_window,
-                max_batch: config.chain.max_batch.max(1),
-                stake_top_up_limit: config.chain.stake_top_up_limit,
-            },
+            poster_config(config, oracle, chain_id),
         ));
         let metrics = Arc::new(Metrics::default());
-        let pipeline = JobRunner::new(
-            Arc::clone(&store),
-            Arc::clone(&poster),
-            resolver,
-            Arc::clone(&metrics),
-            config.node.data_dir.join("reports"),
-            chain_id,
-            oracle,
-            RetryPolicy {
-                max_attempts: config.node.max_attempts,
-                base: config.node.retry_backoff,
-                max: config.node.max_retry_backoff,
-            },
-            config.node.concurrency,
-        )
-        .with_evidence_gate(EvidenceGate::new(
-            provider.clone(),
-            oracle,
-            config.node.evidence_settle,
-            tick,
-        ));
-        let pipeline = Arc::new(pipeline);
-        let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
-            ProvisionalRunner::new(
-                Arc::clone(&pipeline),
-                provider.clone(),
-                Arc::clone(&live),
-                config.node.provisional_interval,
-                new_submissions,
+        let pipeline = Arc::new(
+            JobRunner::new(
+                Arc::clone(&store),
+                Arc::clone(&poster),
+                resolver,
+                Arc::clone(&metrics),
+                config.node.data_dir.join("reports"),
+                chain_id,
+                oracle,
+                retry_policy(config),
+                config.node.concurrency,
             )
+            .with_evidence_gate(EvidenceGate::new(
+                provider.clone(),
+                oracle,
+                config.node.evidence_settle,
+                tick,
+            )),
+        );
+        // Submitted evidence re-runs questions provisionally, unless switched off (interval 0).
+        let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
+            let (pipeline, live) = (Arc::clone(&pipeline), Arc::clone(&live));
+            let every = config.node.provisional_interval;
+            ProvisionalRunner::new(pipeline, provider.clone(), live, every, new_submissions)
         });
-
-        let api_error = |error| DaemonError::Api {
-            addr: config.node.http_addr,
-            error,
-        };
-        let listener = tokio::net::TcpListener::bind(config.node.http_addr)
-            .await
-            .map_err(api_error)?;
-        let http_addr = listener.local_addr().map_err(api_error)?;
+        let (listener, http_addr) = bind_api(config.node.http_addr).await?;
         let api_state = ApiState {
             store: Arc::clone(&store),
             metrics,
@@ -327,17 +365,14 @@ impl Daemon {
             live: Arc::clone(&live),
             oracle,
         };
+        let follow = follow_config(config, tick);
         let follower = Follower::new(
             Arc::clone(&store),
             poster,
             Arc::clone(&pipeline),
             provider,
             oracle,
-            FollowConfig {
-                finalize_expired: config.node.finalize_expired,
-                settle_final: config.node.settle_final,
-                tick,
-            },
+            follow,
         );
         Ok(Self {
             started: Started {

@@ -150,12 +150,29 @@ fn only_local_is_local(
     Ok(url)
 }
 
-/// Apply the bundle rules to every collector's hits.
+/// Apply the bundle rules to every collector's hits: hits of one document fused (reciprocal
+/// rank), documents dated after the cutoff (or undated, unless kept) dropped, then the best kept
+/// within the caps.
 pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &BundleRules) -> Built {
     let mut dropped = Vec::new();
+    let groups = fuse(raw, rules, &mut dropped);
+    let kept = dated(groups, cutoff, rules, &mut dropped);
+    let items = capped(kept, rules, &mut dropped);
+    Built { items, dropped }
+}
+
+/// A document kept so far: its group, the best-ranked hit that speaks for it, its date.
+type Kept<'a> = (Group<'a>, &'a Hit, Option<DateTime<Utc>>);
+
+/// The hits grouped by normalised URL, each group scored by reciprocal rank fusion; a hit with
+/// a bad URL or an empty snippet is dropped.
+fn fuse<'a>(
+    raw: &'a [CollectorHits],
+    rules: &BundleRules,
+    dropped: &mut Vec<Dropped>,
+) -> Vec<Group<'a>> {
     let mut groups: Vec<Group<'_>> = Vec::new();
     let mut by_url: HashMap<String, usize> = HashMap::new();
-
     for hit in raw.iter().flat_map(|collector| collector.hits.iter()) {
         // `local:` names a document of this node's own corpus: from anyone else (a search
         // API, a submitter) it would pass off their text as the operator's corpus.
@@ -192,8 +209,18 @@ pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &Bundl
             }
         }
     }
+    groups
+}
 
-    let mut kept: Vec<(Group<'_>, &Hit, Option<DateTime<Utc>>)> = Vec::new();
+/// The groups whose date passes the cutoff (and, unless `keep_undated`, that have a date),
+/// with the hit that speaks for each.
+fn dated<'a>(
+    groups: Vec<Group<'a>>,
+    cutoff: Option<DateTime<Utc>>,
+    rules: &BundleRules,
+    dropped: &mut Vec<Dropped>,
+) -> Vec<Kept<'a>> {
+    let mut kept: Vec<Kept<'a>> = Vec::new();
     for group in groups {
         // The best-ranked member speaks for the document; `min_by_key` keeps the first of ties.
         let Some(&best) = group.members.iter().min_by_key(|h| h.rank) else {
@@ -224,7 +251,16 @@ pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &Bundl
         }
         kept.push((group, best, date));
     }
+    kept
+}
 
+/// The best documents by score within `max_items`, the best `max_submitted` submitted ones
+/// on reserved room; the rest dropped with their rank.
+fn capped(
+    mut kept: Vec<Kept<'_>>,
+    rules: &BundleRules,
+    dropped: &mut Vec<Dropped>,
+) -> Vec<EvidenceItem> {
     kept.sort_by(|a, b| {
         b.0.score
             .cmp(&a.0.score)
@@ -279,7 +315,7 @@ pub fn build(raw: &[CollectorHits], cutoff: Option<DateTime<Utc>>, rules: &Bundl
             submitter: best.submitter.clone(),
         });
     }
-    Built { items, dropped }
+    items
 }
 
 /// The hit's publication date when it has a readable one; an unreadable date is logged and

@@ -214,7 +214,14 @@ pub async fn run_committee(
             require_rubric: true,
         },
     )?);
-    let limit = Arc::new(Semaphore::new(cfg.concurrency));
+    let shared = Shared {
+        bundle,
+        rubric,
+        validator,
+        limit: Arc::new(Semaphore::new(cfg.concurrency)),
+        seed,
+        question_key,
+    };
     let mut tracker = cfg.stopping.tracker();
     let mut ballots: Vec<BallotRow> = Vec::new();
     let mut divergences = Vec::new();
@@ -222,104 +229,7 @@ pub async fn run_committee(
     let mut stopped_early = false;
 
     for iteration in 1..=cfg.iterations {
-        let mut set = JoinSet::new();
-        // Who sits at each spawned task, so a task that panics still leaves its ballot.
-        let mut seats: HashMap<tokio::task::Id, Seat> = HashMap::new();
-        let spawned = Instant::now();
-        let mut rows: Vec<BallotRow> = Vec::new();
-        // Prefix priming: in the first iteration, a juror whose server caches prompt prefixes
-        // casts its first ballot alone; its other ballots start when that one ends (or dies),
-        // so the server computes the question's shared prefix once instead of once per slot.
-        let mut primed: HashMap<usize, watch::Receiver<()>> = HashMap::new();
-        for slot in 0..cfg.ballots_per_iteration {
-            let (a, j) = sampler.draw();
-            let (Some(archetype), Some(member)) =
-                (committee.archetypes.get(a), committee.jurors.get(j))
-            else {
-                // Unreachable: the sampler returns indices into the weight lists, whose
-                // lengths equal the lists' (checked above). Still a ballot at its position.
-                let seat = Seat {
-                    iteration,
-                    slot,
-                    model: "(no juror)".into(),
-                    archetype: "(no archetype)".into(),
-                };
-                rows.push(seat.failed(
-                    JurorError::Script("sampler index out of range".into()),
-                    Duration::ZERO,
-                ));
-                continue;
-            };
-            let task = BallotTask {
-                bundle: bundle.clone(),
-                rubric: rubric.clone(),
-                validator: validator.clone(),
-                archetype: archetype.clone(),
-                iteration,
-                slot,
-                ballot_seed: ballot_seed(&seed, iteration, slot),
-                question_key,
-            };
-            let juror = member.juror.clone();
-            let seat = Seat {
-                iteration,
-                slot,
-                model: juror.label().to_owned(),
-                archetype: archetype.name.clone(),
-            };
-            let limit = limit.clone();
-            let deadline = cfg.ballot_timeout;
-            let (primer, mut after_primer) = if iteration == 1 && juror.caches_prompt_prefix() {
-                match primed.get(&j) {
-                    Some(rx) => (None, Some(rx.clone())),
-                    None => {
-                        let (tx, rx) = watch::channel(());
-                        primed.insert(j, rx);
-                        (Some(tx), None)
-                    }
-                }
-            } else {
-                (None, None)
-            };
-            let handle = set.spawn(async move {
-                // Before taking a permit: with concurrency 1 a waiting ballot holding the only
-                // permit would keep the primer from ever starting.
-                if let Some(rx) = after_primer.as_mut() {
-                    // Err means the primer's sender is gone: its ballot ended, however.
-                    let _ = rx.changed().await;
-                }
-                let _permit = limit.acquire_owned().await;
-                let t0 = Instant::now();
-                let result = match tokio::time::timeout(deadline, juror.ballot(&task)).await {
-                    Ok(r) => r,
-                    Err(_) => Err(JurorError::Deadline(deadline)),
-                };
-                drop(primer);
-                row(&task, juror.label(), result, t0.elapsed())
-            });
-            seats.insert(handle.id(), seat);
-        }
-        while let Some(joined) = set.join_next_with_id().await {
-            match joined {
-                Ok((_, r)) => rows.push(r),
-                Err(e) => {
-                    let id = e.id();
-                    let error = JurorError::Panicked(panic_reason(e));
-                    tracing::error!(target: "veritas::jury", iteration, %error,
-                        "ballot task died: recorded as a failed ballot");
-                    if let Some(seat) = seats.remove(&id) {
-                        rows.push(seat.failed(error, spawned.elapsed()));
-                    }
-                }
-            }
-        }
-        rows.sort_by_key(|r| r.slot);
-        for r in &rows {
-            if let Some(reason) = &r.failure {
-                tracing::warn!(target: "veritas::jury", iteration, slot = r.slot, model = %r.model,
-                    archetype = %r.archetype, reason = %reason, "ballot failed");
-            }
-        }
+        let rows = cast_iteration(committee, &mut sampler, &shared, iteration).await;
         let first_new = ballots.len();
         ballots.extend(rows);
 
@@ -346,42 +256,196 @@ pub async fn run_committee(
         }
     }
 
-    let info = CommitteeInfo {
-        iterations: cfg.iterations,
-        ballots_per_iteration: cfg.ballots_per_iteration,
-        epsilon: cfg.stopping.epsilon,
-        tau: cfg.stopping.tau,
-        min_ballots: cfg.stopping.min_ballots,
-        early_stopping: cfg.early_stopping,
-        seed: B256::from(seed),
-        seed_inputs: None,
+    let info = committee.info(
+        seed,
         stop_iteration,
         stopped_early,
-        calls: ballots.len() as u64,
+        ballots.len() as u64,
         divergences,
-        archetype_weights: committee
-            .archetypes
-            .iter()
-            .zip(&committee.archetype_weights)
-            .map(|(a, w)| Weight {
-                name: a.name.clone(),
-                weight: *w,
-            })
-            .collect(),
-        juror_weights: committee
-            .jurors
-            .iter()
-            .map(|m| Weight {
-                name: m.juror.label().to_owned(),
-                weight: m.weight,
-            })
-            .collect(),
-    };
+    );
     Ok(CommitteeRun {
         ballots,
         info,
         elapsed: started.elapsed(),
     })
+}
+
+impl Committee {
+    /// What the report records of a run of this committee (`CommitteeInfo`).
+    fn info(
+        &self,
+        seed: [u8; 32],
+        stop_iteration: u32,
+        stopped_early: bool,
+        calls: u64,
+        divergences: Vec<Option<f64>>,
+    ) -> CommitteeInfo {
+        CommitteeInfo {
+            iterations: self.config.iterations,
+            ballots_per_iteration: self.config.ballots_per_iteration,
+            epsilon: self.config.stopping.epsilon,
+            tau: self.config.stopping.tau,
+            min_ballots: self.config.stopping.min_ballots,
+            early_stopping: self.config.early_stopping,
+            seed: B256::from(seed),
+            seed_inputs: None,
+            stop_iteration,
+            stopped_early,
+            calls,
+            divergences,
+            archetype_weights: self
+                .archetypes
+                .iter()
+                .zip(&self.archetype_weights)
+                .map(|(a, w)| Weight {
+                    name: a.name.clone(),
+                    weight: *w,
+                })
+                .collect(),
+            juror_weights: self
+                .jurors
+                .iter()
+                .map(|m| Weight {
+                    name: m.juror.label().to_owned(),
+                    weight: m.weight,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// What every ballot task of one committee run shares.
+struct Shared {
+    bundle: Arc<Bundle>,
+    rubric: Arc<Rubric>,
+    validator: Arc<BallotValidator>,
+    limit: Arc<Semaphore>,
+    seed: [u8; 32],
+    question_key: [u8; 32],
+}
+
+/// Iteration `iteration`: draws its seats, casts their ballots concurrently (at most the
+/// committee's concurrency at a time) and returns them in slot order, a task that died recorded
+/// as a failed ballot in its seat.
+async fn cast_iteration(
+    committee: &Committee,
+    sampler: &mut Sampler,
+    shared: &Shared,
+    iteration: u32,
+) -> Vec<BallotRow> {
+    let mut set = JoinSet::new();
+    // Who sits at each spawned task, so a task that panics still leaves its ballot.
+    let mut seats: HashMap<tokio::task::Id, Seat> = HashMap::new();
+    let spawned = Instant::now();
+    let mut rows: Vec<BallotRow> = Vec::new();
+    // Prefix priming: in the first iteration, a juror whose server caches prompt prefixes
+    // casts its first ballot alone; its other ballots start when that one ends (or dies),
+    // so the server computes the question's shared prefix once instead of once per slot.
+    let mut primed: HashMap<usize, watch::Receiver<()>> = HashMap::new();
+    for slot in 0..committee.config.ballots_per_iteration {
+        let (a, j) = sampler.draw();
+        let (Some(archetype), Some(member)) =
+            (committee.archetypes.get(a), committee.jurors.get(j))
+        else {
+            // Unreachable: the sampler returns indices into the weight lists, whose
+            // lengths equal the lists' (checked above). Still a ballot at its position.
+            let seat = Seat {
+                iteration,
+                slot,
+                model: "(no juror)".into(),
+                archetype: "(no archetype)".into(),
+            };
+            rows.push(seat.failed(
+                JurorError::Script("sampler index out of range".into()),
+                Duration::ZERO,
+            ));
+            continue;
+        };
+        let task = BallotTask {
+            bundle: shared.bundle.clone(),
+            rubric: shared.rubric.clone(),
+            validator: shared.validator.clone(),
+            archetype: archetype.clone(),
+            iteration,
+            slot,
+            ballot_seed: ballot_seed(&shared.seed, iteration, slot),
+            question_key: shared.question_key,
+        };
+        let juror = member.juror.clone();
+        let seat = Seat {
+            iteration,
+            slot,
+            model: juror.label().to_owned(),
+            archetype: archetype.name.clone(),
+        };
+        let limit = shared.limit.clone();
+        let deadline = committee.config.ballot_timeout;
+        let (primer, mut after_primer) = if iteration == 1 && juror.caches_prompt_prefix() {
+            prime(&mut primed, j)
+        } else {
+            (None, None)
+        };
+        let handle = set.spawn(async move {
+            // Before taking a permit: with concurrency 1 a waiting ballot holding the only
+            // permit would keep the primer from ever starting.
+            if let Some(rx) = after_primer.as_mut() {
+                // Err means the primer's sender is gone: its ballot ended, however.
+                let _ = rx.changed().await;
+            }
+            let _permit = limit.acquire_owned().await;
+            let t0 = Instant::now();
+            let result = match tokio::time::timeout(deadline, juror.ballot(&task)).await {
+                Ok(r) => r,
+                Err(_) => Err(JurorError::Deadline(deadline)),
+            };
+            drop(primer);
+            row(&task, juror.label(), result, t0.elapsed())
+        });
+        seats.insert(handle.id(), seat);
+    }
+    while let Some(joined) = set.join_next_with_id().await {
+        match joined {
+            Ok((_, r)) => rows.push(r),
+            Err(e) => {
+                let id = e.id();
+                let error = JurorError::Panicked(panic_reason(e));
+                tracing::error!(target: "veritas::jury", iteration, %error,
+                    "ballot task died: recorded as a failed ballot");
+                if let Some(seat) = seats.remove(&id) {
+                    rows.push(seat.failed(error, spawned.elapsed()));
+                }
+            }
+        }
+    }
+    rows.sort_by_key(|r| r.slot);
+    log_failures(iteration, &rows);
+    rows
+}
+
+/// Juror `j`'s place in prefix priming: its first ballot of the question gets the sender
+/// (dropped when that ballot ends), every later one a receiver to wait on.
+fn prime(
+    primed: &mut HashMap<usize, watch::Receiver<()>>,
+    j: usize,
+) -> (Option<watch::Sender<()>>, Option<watch::Receiver<()>>) {
+    match primed.get(&j) {
+        Some(rx) => (None, Some(rx.clone())),
+        None => {
+            let (tx, rx) = watch::channel(());
+            primed.insert(j, rx);
+            (Some(tx), None)
+        }
+    }
+}
+
+/// One warning per failed ballot of the iteration.
+fn log_failures(iteration: u32, rows: &[BallotRow]) {
+    for r in rows {
+        if let Some(reason) = &r.failure {
+            tracing::warn!(target: "veritas::jury", iteration, slot = r.slot, model = %r.model,
+                archetype = %r.archetype, reason = %reason, "ballot failed");
+        }
+    }
 }
 
 /// Where a ballot sits and who casts it: enough to record it when its task dies.

@@ -167,13 +167,9 @@ pub fn route_plain(summary: &Summary, policy: &RoutingPolicy) -> Decision {
     }
 }
 
-/// Apply the policy to a ballot set's summary and the routing inputs.
-pub fn route(summary: &Summary, inputs: &RoutingInputs, policy: &RoutingPolicy) -> Routing {
-    let mut reasons = Vec::new();
-    let n = summary.counts.as_array();
-    let effective = effective_sample(n, summary.n_eff);
-
-    // Guards that do not depend on the votes come first: they decide whatever the votes say.
+/// The reasons to escalate that the votes cannot change: a question that is not yes/no (by its
+/// reading or the planner's, when `yes_no_only`), and a bundle below the relevance floor.
+fn vote_free_guards(inputs: &RoutingInputs, policy: &RoutingPolicy, reasons: &mut Vec<String>) {
     if policy.yes_no_only {
         if inputs.question.kind != QuestionKind::YesNo {
             reasons.push(format!(
@@ -206,6 +202,16 @@ pub fn route(summary: &Summary, inputs: &RoutingInputs, policy: &RoutingPolicy) 
         };
         reasons.push(format!("no relevant evidence: {detail}"));
     }
+}
+
+/// Apply the policy to a ballot set's summary and the routing inputs.
+pub fn route(summary: &Summary, inputs: &RoutingInputs, policy: &RoutingPolicy) -> Routing {
+    let mut reasons = Vec::new();
+    let n = summary.counts.as_array();
+    let effective = effective_sample(n, summary.n_eff);
+
+    // Guards that do not depend on the votes come first: they decide whatever the votes say.
+    vote_free_guards(inputs, policy, &mut reasons);
 
     let (lead, tied) = lead_of(n);
     let mut routing = Routing {
@@ -273,8 +279,8 @@ pub fn route(summary: &Summary, inputs: &RoutingInputs, policy: &RoutingPolicy) 
             effective.n_eff,
             summary.valid,
             summary.kappa.unwrap_or(0.0),
-            rel.best.unwrap_or(0),
-            rel.best_item().map(|b| b.share).unwrap_or(0.0)
+            inputs.relevance.best.unwrap_or(0),
+            inputs.relevance.best_item().map(|b| b.share).unwrap_or(0.0)
         ));
         routing.decision = Decision::Resolve;
     }

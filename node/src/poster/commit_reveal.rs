@@ -185,48 +185,10 @@ impl Poster {
                         deadline: facts.deadline,
                     });
                 }
-                Step::Commit => {
-                    let call = IVeritasOracle::commitReportCall {
-                        id,
-                        commitment: saved.commitment,
-                    };
-                    match self
-                        .send(id, "commitReport", call.abi_encode().into())
-                        .await
-                    {
-                        Ok(sent) => {
-                            info!(target: "veritas::post", question = %id, tx = %sent.tx_hash, commitment = %saved.commitment, "commit sent");
-                            let receipt = self.receipt(id, sent.tx_hash).await?;
-                            self.record_receipt(id, &sent, &receipt)?;
-                        }
-                        Err(ChainError::Revert { error, .. })
-                            if matches!(
-                                *error,
-                                OracleError::VeritasCommitPhaseClosed(_)
-                                    | OracleError::VeritasAlreadyCommitted(_)
-                                    | OracleError::VeritasNotOpen(_)
-                            ) => {}
-                        Err(e) => return Err(e),
-                    }
-                }
+                Step::Commit => self.send_commit(id, &saved).await?,
                 Step::Reveal => {
-                    match self.send(id, "revealReport", reveal_calldata(&saved)).await {
-                        Ok(sent) => {
-                            crate::crashpoint::hit("reveal.sent");
-                            let receipt = self.receipt(id, sent.tx_hash).await?;
-                            if self.record_receipt(id, &sent, &receipt)? == Some(Logged::Report) {
-                                info!(target: "veritas::post", question = %id, tx = %sent.tx_hash, block = ?receipt.block_number, "report revealed");
-                                return Ok(mined(&receipt));
-                            }
-                        }
-                        Err(ChainError::Revert { error, .. })
-                            if matches!(
-                                *error,
-                                OracleError::VeritasNotRevealPhase(_)
-                                    | OracleError::VeritasNoCommitment(_)
-                                    | OracleError::VeritasNotOpen(_)
-                            ) => {}
-                        Err(e) => return Err(e),
+                    if let Some(posted) = self.send_reveal(id, &saved).await? {
+                        return Ok(posted);
                     }
                 }
                 Step::Revealed => {
@@ -249,34 +211,8 @@ impl Poster {
                     }
                     return Ok(Posted::AlreadyOnChain);
                 }
-                Step::WaitReopen => {
-                    return Err(ChainError::CommitRevealWait {
-                        id,
-                        what: "the commit phase closed without us; waiting in case a withheld slot reopens",
-                        retry_in: REOPEN_POLL,
-                    });
-                }
-                Step::WaitReveal => {
-                    return Err(ChainError::CommitRevealWait {
-                        id,
-                        what: "committed; the reveal phase is not open yet",
-                        retry_in: REVEAL_POLL,
-                    });
-                }
-                Step::Missed => {
-                    warn!(target: "veritas::post", question = %id, deadline = %facts.deadline, "reveal deadline missed: the report bond is lost");
-                    return Err(ChainError::RevealMissed {
-                        id,
-                        deadline: facts.deadline,
-                    });
-                }
-                Step::Foreign => {
-                    warn!(target: "veritas::post", question = %id, on_chain = %facts.on_chain, saved = %saved.commitment, "a commitment of ours not in the store: it cannot be revealed");
-                    return Err(ChainError::ForeignCommitment {
-                        id,
-                        on_chain: facts.on_chain,
-                        saved: saved.commitment,
-                    });
+                Step::WaitReopen | Step::WaitReveal | Step::Missed | Step::Foreign => {
+                    return Err(not_now(id, step, &facts, &saved));
                 }
                 Step::CannotCommit => match self.why_not(id, round == 0).await? {
                     super::stake::CannotReport::AskAgain => {}
@@ -294,6 +230,69 @@ impl Poster {
             what: "the chain kept changing",
             retry_in: REVEAL_POLL,
         })
+    }
+
+    /// Sends our commitment and records its receipt. A revert saying the commit is no longer
+    /// possible (phase closed, already committed, question not open) is not an error: the next
+    /// round reads the chain again.
+    async fn send_commit(&self, id: U256, saved: &SavedCommit) -> Result<(), ChainError> {
+        let call = IVeritasOracle::commitReportCall {
+            id,
+            commitment: saved.commitment,
+        };
+        match self
+            .send(id, "commitReport", call.abi_encode().into())
+            .await
+        {
+            Ok(sent) => {
+                info!(target: "veritas::post", question = %id, tx = %sent.tx_hash, commitment = %saved.commitment, "commit sent");
+                let receipt = self.receipt(id, sent.tx_hash).await?;
+                self.record_receipt(id, &sent, &receipt)?;
+                Ok(())
+            }
+            Err(ChainError::Revert { error, .. })
+                if matches!(
+                    *error,
+                    OracleError::VeritasCommitPhaseClosed(_)
+                        | OracleError::VeritasAlreadyCommitted(_)
+                        | OracleError::VeritasNotOpen(_)
+                ) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Sends our reveal; `Some` when its receipt holds our report. A revert saying the reveal
+    /// is not possible now is not an error: the next round reads the chain again.
+    async fn send_reveal(
+        &self,
+        id: U256,
+        saved: &SavedCommit,
+    ) -> Result<Option<Posted>, ChainError> {
+        match self.send(id, "revealReport", reveal_calldata(saved)).await {
+            Ok(sent) => {
+                crate::crashpoint::hit("reveal.sent");
+                let receipt = self.receipt(id, sent.tx_hash).await?;
+                if self.record_receipt(id, &sent, &receipt)? == Some(Logged::Report) {
+                    info!(target: "veritas::post", question = %id, tx = %sent.tx_hash, block = ?receipt.block_number, "report revealed");
+                    return Ok(Some(mined(&receipt)));
+                }
+                Ok(None)
+            }
+            Err(ChainError::Revert { error, .. })
+                if matches!(
+                    *error,
+                    OracleError::VeritasNotRevealPhase(_)
+                        | OracleError::VeritasNoCommitment(_)
+                        | OracleError::VeritasNotOpen(_)
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The saved commitment of the question, or a new one (fresh salt) saved before anything
@@ -395,6 +394,39 @@ impl Poster {
             phase: phase.phase,
             deadline: phase.deadline,
         })
+    }
+}
+
+/// The error of a step that cannot send now: wait (for a reopened slot, for the reveal phase)
+/// or give up (the reveal deadline missed, a commitment of ours the store does not hold).
+fn not_now(id: U256, step: Step, facts: &Facts, saved: &SavedCommit) -> ChainError {
+    match step {
+        Step::WaitReopen => ChainError::CommitRevealWait {
+            id,
+            what: "the commit phase closed without us; waiting in case a withheld slot reopens",
+            retry_in: REOPEN_POLL,
+        },
+        Step::Missed => {
+            warn!(target: "veritas::post", question = %id, deadline = %facts.deadline, "reveal deadline missed: the report bond is lost");
+            ChainError::RevealMissed {
+                id,
+                deadline: facts.deadline,
+            }
+        }
+        Step::Foreign => {
+            warn!(target: "veritas::post", question = %id, on_chain = %facts.on_chain, saved = %saved.commitment, "a commitment of ours not in the store: it cannot be revealed");
+            ChainError::ForeignCommitment {
+                id,
+                on_chain: facts.on_chain,
+                saved: saved.commitment,
+            }
+        }
+        // Step::WaitReveal, the only other step the caller passes.
+        _ => ChainError::CommitRevealWait {
+            id,
+            what: "committed; the reveal phase is not open yet",
+            retry_in: REVEAL_POLL,
+        },
     }
 }
 

@@ -160,91 +160,7 @@ impl Store {
         let now = now_ms();
         let mut changed = Vec::new();
         for e in events {
-            let id = Dec(e.question_id);
-            let status = |status: ChainStatus,
-                          verdict_block: Option<u64>,
-                          disputer: Option<Address>,
-                          bond: Option<U256>,
-                          p: Option<&[U256; 3]>|
-             -> rusqlite::Result<usize> {
-                let p = |k: usize| p.map(|p| Dec(p[k]));
-                tx.execute(
-                    "INSERT INTO lifecycle (question_id, status, event_block, event_log, \
-                     verdict_block, disputer, bond, p_yes, p_no, p_null, updated_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
-                     ON CONFLICT (question_id) DO UPDATE SET status = excluded.status, \
-                     event_block = excluded.event_block, event_log = excluded.event_log, \
-                     verdict_block = COALESCE(excluded.verdict_block, verdict_block), \
-                     disputer = COALESCE(excluded.disputer, disputer), \
-                     bond = COALESCE(excluded.bond, bond), p_yes = COALESCE(excluded.p_yes, p_yes), \
-                     p_no = COALESCE(excluded.p_no, p_no), p_null = COALESCE(excluded.p_null, p_null), \
-                     updated_at = excluded.updated_at \
-                     WHERE (excluded.event_block, excluded.event_log) > (event_block, event_log)",
-                    params![
-                        id,
-                        status.as_str(),
-                        e.block,
-                        e.log_index,
-                        verdict_block,
-                        disputer.map(Hex),
-                        bond.map(Dec),
-                        p(0),
-                        p(1),
-                        p(2),
-                        now
-                    ],
-                )
-            };
-            let n = match &e.event {
-                LifecycleEvent::Posted { escalated, p } => {
-                    let s = if *escalated {
-                        ChainStatus::Escalated
-                    } else {
-                        ChainStatus::Resolved
-                    };
-                    status(s, Some(e.block), None, None, Some(p))?
-                }
-                LifecycleEvent::Disputed { disputer, bond } => status(
-                    ChainStatus::Disputed,
-                    None,
-                    Some(*disputer),
-                    Some(*bond),
-                    None,
-                )?,
-                LifecycleEvent::CourtRequested => {
-                    status(ChainStatus::Disputed, None, None, None, None)?
-                }
-                LifecycleEvent::Arbitrated { p } => {
-                    status(ChainStatus::Arbitrated, None, None, None, Some(p))?
-                }
-                LifecycleEvent::Defaulted { p } => {
-                    status(ChainStatus::Defaulted, None, None, None, Some(p))?
-                }
-                LifecycleEvent::Expired => status(ChainStatus::Expired, None, None, None, None)?,
-                LifecycleEvent::Settled => tx.execute(
-                    "UPDATE lifecycle SET settled = 1, updated_at = ?2 \
-                     WHERE question_id = ?1 AND settled = 0",
-                    params![id, now],
-                )?,
-                LifecycleEvent::Report(r) => tx.execute(
-                    "INSERT OR IGNORE INTO operator_reports (question_id, operator, merkle_root, \
-                     n_yes, n_no, n_null, kappa, escalated, block_number, log_index, tx_hash) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                    params![
-                        id,
-                        Hex(r.operator),
-                        Hex(r.merkle_root),
-                        r.counts[0],
-                        r.counts[1],
-                        r.counts[2],
-                        Dec(r.kappa),
-                        r.escalated,
-                        r.block_number,
-                        r.log_index,
-                        Hex(r.tx_hash)
-                    ],
-                )?,
-            };
+            let n = apply_event(&tx, e, now)?;
             if n > 0 && !changed.contains(&e.question_id) {
                 changed.push(e.question_id);
             }
@@ -372,6 +288,94 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// Applies one lifecycle event to `tx`; returns the rows it changed (0 when the row already
+/// holds this event or a later one).
+fn apply_event(tx: &rusqlite::Transaction<'_>, e: &EventAt, now: i64) -> rusqlite::Result<usize> {
+    let id = Dec(e.question_id);
+    let status = |status: ChainStatus,
+                  verdict_block: Option<u64>,
+                  disputer: Option<Address>,
+                  bond: Option<U256>,
+                  p: Option<&[U256; 3]>|
+     -> rusqlite::Result<usize> {
+        let p = |k: usize| p.map(|p| Dec(p[k]));
+        tx.execute(
+            "INSERT INTO lifecycle (question_id, status, event_block, event_log, \
+             verdict_block, disputer, bond, p_yes, p_no, p_null, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) \
+             ON CONFLICT (question_id) DO UPDATE SET status = excluded.status, \
+             event_block = excluded.event_block, event_log = excluded.event_log, \
+             verdict_block = COALESCE(excluded.verdict_block, verdict_block), \
+             disputer = COALESCE(excluded.disputer, disputer), \
+             bond = COALESCE(excluded.bond, bond), p_yes = COALESCE(excluded.p_yes, p_yes), \
+             p_no = COALESCE(excluded.p_no, p_no), p_null = COALESCE(excluded.p_null, p_null), \
+             updated_at = excluded.updated_at \
+             WHERE (excluded.event_block, excluded.event_log) > (event_block, event_log)",
+            params![
+                id,
+                status.as_str(),
+                e.block,
+                e.log_index,
+                verdict_block,
+                disputer.map(Hex),
+                bond.map(Dec),
+                p(0),
+                p(1),
+                p(2),
+                now
+            ],
+        )
+    };
+    Ok(match &e.event {
+        LifecycleEvent::Posted { escalated, p } => {
+            let s = if *escalated {
+                ChainStatus::Escalated
+            } else {
+                ChainStatus::Resolved
+            };
+            status(s, Some(e.block), None, None, Some(p))?
+        }
+        LifecycleEvent::Disputed { disputer, bond } => status(
+            ChainStatus::Disputed,
+            None,
+            Some(*disputer),
+            Some(*bond),
+            None,
+        )?,
+        LifecycleEvent::CourtRequested => status(ChainStatus::Disputed, None, None, None, None)?,
+        LifecycleEvent::Arbitrated { p } => {
+            status(ChainStatus::Arbitrated, None, None, None, Some(p))?
+        }
+        LifecycleEvent::Defaulted { p } => {
+            status(ChainStatus::Defaulted, None, None, None, Some(p))?
+        }
+        LifecycleEvent::Expired => status(ChainStatus::Expired, None, None, None, None)?,
+        LifecycleEvent::Settled => tx.execute(
+            "UPDATE lifecycle SET settled = 1, updated_at = ?2 \
+             WHERE question_id = ?1 AND settled = 0",
+            params![id, now],
+        )?,
+        LifecycleEvent::Report(r) => tx.execute(
+            "INSERT OR IGNORE INTO operator_reports (question_id, operator, merkle_root, \
+             n_yes, n_no, n_null, kappa, escalated, block_number, log_index, tx_hash) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                id,
+                Hex(r.operator),
+                Hex(r.merkle_root),
+                r.counts[0],
+                r.counts[1],
+                r.counts[2],
+                Dec(r.kappa),
+                r.escalated,
+                r.block_number,
+                r.log_index,
+                Hex(r.tx_hash)
+            ],
+        )?,
+    })
 }
 
 #[cfg(test)]

@@ -321,100 +321,116 @@ pub fn decode_questions(logs: &[Log]) -> Result<Vec<NewQuestion>, PageDefect> {
     Ok(out)
 }
 
+/// One lifecycle log as (question id, event); `None` for a topic the watcher does not follow.
+fn decode_one(
+    log: &Log,
+    block: u64,
+    log_index: u64,
+) -> Option<Result<(U256, LifecycleEvent), alloy::sol_types::Error>> {
+    use IVeritasOracle as O;
+    let decoded = match log.topic0() {
+        Some(&O::ReportSubmitted::SIGNATURE_HASH) => decode_report(log, block, log_index),
+        Some(&O::VerdictPosted::SIGNATURE_HASH) => log.log_decode::<O::VerdictPosted>().map(|d| {
+            let e = d.inner.data;
+            (
+                e.id,
+                LifecycleEvent::Posted {
+                    escalated: e.escalated,
+                    p: [e.pYes, e.pNo, e.pNull],
+                },
+            )
+        }),
+        Some(&O::VerdictDisputed::SIGNATURE_HASH) => {
+            log.log_decode::<O::VerdictDisputed>().map(|d| {
+                let e = d.inner.data;
+                (
+                    e.id,
+                    LifecycleEvent::Disputed {
+                        disputer: e.disputer,
+                        bond: e.bond,
+                    },
+                )
+            })
+        }
+        Some(&O::VerdictArbitrated::SIGNATURE_HASH) => {
+            log.log_decode::<O::VerdictArbitrated>().map(|d| {
+                let e = d.inner.data;
+                (
+                    e.id,
+                    LifecycleEvent::Arbitrated {
+                        p: [e.pYes, e.pNo, e.pNull],
+                    },
+                )
+            })
+        }
+        Some(&O::ArbitrationRequested::SIGNATURE_HASH) => log
+            .log_decode::<O::ArbitrationRequested>()
+            .map(|d| (d.inner.data.id, LifecycleEvent::CourtRequested)),
+        Some(&O::VerdictDefaulted::SIGNATURE_HASH) => {
+            log.log_decode::<O::VerdictDefaulted>().map(|d| {
+                (
+                    d.inner.data.id,
+                    LifecycleEvent::Defaulted {
+                        p: crate::contract::UNRESOLVABLE_TRIPLE,
+                    },
+                )
+            })
+        }
+        Some(&O::QuestionExpired::SIGNATURE_HASH) => log
+            .log_decode::<O::QuestionExpired>()
+            .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),
+        Some(&O::QuestionSettled::SIGNATURE_HASH) => log
+            .log_decode::<O::QuestionSettled>()
+            .map(|d| (d.inner.data.id, LifecycleEvent::Settled)),
+        _ => return None,
+    };
+    Some(decoded)
+}
+
+/// A `ReportSubmitted` log as the operator's report; a ballot count no committee has is an error.
+fn decode_report(
+    log: &Log,
+    block: u64,
+    log_index: u64,
+) -> Result<(U256, LifecycleEvent), alloy::sol_types::Error> {
+    use IVeritasOracle as O;
+    log.log_decode::<O::ReportSubmitted>().and_then(|d| {
+        let e = d.inner.data;
+        let count = |n: U256| {
+            u64::try_from(n)
+                .ok()
+                .filter(|n| *n <= MAX_BALLOT_COUNT)
+                .ok_or_else(|| alloy::sol_types::Error::custom(format!("ballot count {n}")))
+        };
+        Ok((
+            e.id,
+            LifecycleEvent::Report(OperatorReport {
+                question_id: e.id,
+                operator: e.operator,
+                merkle_root: e.merkleRoot,
+                counts: [count(e.nYes)?, count(e.nNo)?, count(e.nNull)?],
+                kappa: e.fleissKappa,
+                escalated: e.escalated,
+                block_number: block,
+                log_index,
+                tx_hash: log.transaction_hash.unwrap_or_default(),
+            }),
+        ))
+    })
+}
+
 /// Turn checked lifecycle logs into events, in chain order. Removed logs are skipped; a log
 /// that does not decode, or carries a count no committee has, is skipped and counted in
 /// `undecodable` (the follower reads the question's state from the contract as well).
 pub fn decode_lifecycle(logs: &[Log], undecodable: &mut u64) -> Vec<EventAt> {
-    use IVeritasOracle as O;
     let mut out = Vec::with_capacity(logs.len());
     for log in logs {
         let (false, Some(block), Some(log_index)) = (log.removed, log.block_number, log.log_index)
         else {
             continue;
         };
-        let decoded = match log.topic0() {
-            Some(&O::ReportSubmitted::SIGNATURE_HASH) => {
-                log.log_decode::<O::ReportSubmitted>().and_then(|d| {
-                    let e = d.inner.data;
-                    let count = |n: U256| {
-                        u64::try_from(n)
-                            .ok()
-                            .filter(|n| *n <= MAX_BALLOT_COUNT)
-                            .ok_or_else(|| {
-                                alloy::sol_types::Error::custom(format!("ballot count {n}"))
-                            })
-                    };
-                    Ok((
-                        e.id,
-                        LifecycleEvent::Report(OperatorReport {
-                            question_id: e.id,
-                            operator: e.operator,
-                            merkle_root: e.merkleRoot,
-                            counts: [count(e.nYes)?, count(e.nNo)?, count(e.nNull)?],
-                            kappa: e.fleissKappa,
-                            escalated: e.escalated,
-                            block_number: block,
-                            log_index,
-                            tx_hash: log.transaction_hash.unwrap_or_default(),
-                        }),
-                    ))
-                })
-            }
-            Some(&O::VerdictPosted::SIGNATURE_HASH) => {
-                log.log_decode::<O::VerdictPosted>().map(|d| {
-                    let e = d.inner.data;
-                    (
-                        e.id,
-                        LifecycleEvent::Posted {
-                            escalated: e.escalated,
-                            p: [e.pYes, e.pNo, e.pNull],
-                        },
-                    )
-                })
-            }
-            Some(&O::VerdictDisputed::SIGNATURE_HASH) => {
-                log.log_decode::<O::VerdictDisputed>().map(|d| {
-                    let e = d.inner.data;
-                    (
-                        e.id,
-                        LifecycleEvent::Disputed {
-                            disputer: e.disputer,
-                            bond: e.bond,
-                        },
-                    )
-                })
-            }
-            Some(&O::VerdictArbitrated::SIGNATURE_HASH) => {
-                log.log_decode::<O::VerdictArbitrated>().map(|d| {
-                    let e = d.inner.data;
-                    (
-                        e.id,
-                        LifecycleEvent::Arbitrated {
-                            p: [e.pYes, e.pNo, e.pNull],
-                        },
-                    )
-                })
-            }
-            Some(&O::ArbitrationRequested::SIGNATURE_HASH) => log
-                .log_decode::<O::ArbitrationRequested>()
-                .map(|d| (d.inner.data.id, LifecycleEvent::CourtRequested)),
-            Some(&O::VerdictDefaulted::SIGNATURE_HASH) => {
-                log.log_decode::<O::VerdictDefaulted>().map(|d| {
-                    (
-                        d.inner.data.id,
-                        LifecycleEvent::Defaulted {
-                            p: crate::contract::UNRESOLVABLE_TRIPLE,
-                        },
-                    )
-                })
-            }
-            Some(&O::QuestionExpired::SIGNATURE_HASH) => log
-                .log_decode::<O::QuestionExpired>()
-                .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),
-            Some(&O::QuestionSettled::SIGNATURE_HASH) => log
-                .log_decode::<O::QuestionSettled>()
-                .map(|d| (d.inner.data.id, LifecycleEvent::Settled)),
-            _ => continue,
+        let Some(decoded) = decode_one(log, block, log_index) else {
+            continue;
         };
         match decoded {
             Ok((question_id, event)) => out.push(EventAt {

@@ -60,6 +60,7 @@ use crate::chain::{ChainError, ChainProvider};
 use crate::contract::{IVeritasOracle, evidence_chain};
 use crate::retry::Backoff;
 use crate::store::{Store, StoredSubmission, now_ms};
+use events::NewQuestion;
 use range::LogRange;
 
 /// The lifecycle events a scan reads besides `QuestionAsked`.
@@ -282,96 +283,7 @@ impl Watcher {
                 .to_block(to);
             match self.provider.get_logs(&filter).await {
                 Ok(logs) => {
-                    // The whole page is checked once, before it is split by event.
-                    let checked =
-                        events::check_page(&logs, self.config.oracle, self.next_block, to);
-                    let (asked, later): (Vec<Log>, Vec<Log>) = logs.into_iter().partition(|l| {
-                        l.topic0() == Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH)
-                    });
-                    let (evidence, later): (Vec<Log>, Vec<Log>) =
-                        later.into_iter().partition(|l| {
-                            l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
-                        });
-                    let checked = checked.and_then(|()| events::decode_questions(&asked));
-                    let questions = match checked {
-                        Ok(questions) => questions,
-                        Err(defect) => {
-                            self.state.rejected_pages.fetch_add(1, Ordering::Relaxed);
-                            return Err(ChainError::RejectedPage {
-                                from: self.next_block,
-                                to,
-                                reason: defect.to_string(),
-                            });
-                        }
-                    };
-                    self.check_complete(&asked, to).await?;
-                    // Jobs and submissions first (one transaction with the cursor): a question
-                    // asked and settled in one range has its row before its events are
-                    // applied. Both steps are idempotent, so a crash between them is repaired
-                    // by reading the range again. `check_complete` already moved `count_below`
-                    // to `to`: if the rest of the scan fails, the count must be read again.
-                    let scanned = match self.chain_evidence(evidence, to).await {
-                        Ok((submissions, head_after)) => self
-                            .store
-                            .record_scan_with(&questions, &submissions, to + 1)
-                            .and_then(|stored| {
-                                let mut undecodable = 0;
-                                let events = events::decode_lifecycle(&later, &mut undecodable);
-                                self.state
-                                    .undecodable_logs
-                                    .fetch_add(undecodable, Ordering::Relaxed);
-                                self.store.record_lifecycle(&events)?;
-                                Ok((submissions, head_after, stored))
-                            })
-                            .map_err(ChainError::Store),
-                        Err(e) => Err(e),
-                    };
-                    let (submissions, head_after, stored) = match scanned {
-                        Ok(scanned) => scanned,
-                        Err(e) => {
-                            self.count_below = None;
-                            return Err(e);
-                        }
-                    };
-                    let logs = asked;
-                    let new_questions = stored.questions;
-                    self.head_below = Some(head_after);
-                    debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), submissions = submissions.len(), new_questions, "scanned");
-                    if stored.submissions > 0 {
-                        self.state
-                            .submissions_seen
-                            .fetch_add(stored.submissions as u64, Ordering::Relaxed);
-                        for s in &submissions {
-                            info!(target: "veritas::watcher", question = %s.question_id, index = s.index, submitter = %s.submitter, block = s.block_number, "evidence submitted");
-                        }
-                        if let Some(notify) = &self.new_submissions {
-                            notify.notify_one();
-                        }
-                    }
-                    self.next_block = to + 1;
-                    self.state.cursor.store(self.next_block, Ordering::Relaxed);
-                    self.state
-                        .last_ok_ms
-                        .store(u64::try_from(now_ms()).unwrap_or(0), Ordering::Relaxed);
-                    if new_questions > 0 {
-                        self.state
-                            .questions_seen
-                            .fetch_add(new_questions as u64, Ordering::Relaxed);
-                        for q in &questions {
-                            match &q.defect {
-                                None => {
-                                    info!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, "question confirmed")
-                                }
-                                Some(reason) => {
-                                    self.state
-                                        .questions_rejected
-                                        .fetch_add(1, Ordering::Relaxed);
-                                    warn!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, reason, "question can never be resolved; stored as failed");
-                                }
-                            }
-                        }
-                        self.new_jobs.notify_one();
-                    }
+                    let new_questions = self.apply_page(logs, to).await?;
                     self.range.succeeded();
                     self.state.range.store(self.range.size(), Ordering::Relaxed);
                     return Ok(Poll {
@@ -392,6 +304,112 @@ impl Watcher {
                 }
             }
         }
+    }
+
+    /// Applies one checked page of logs for `[next_block, to]`: stores its questions, evidence
+    /// submissions and lifecycle events with the new cursor, then advances the cursor; returns
+    /// how many questions were new.
+    async fn apply_page(&mut self, logs: Vec<Log>, to: u64) -> Result<usize, ChainError> {
+        // The whole page is checked once, before it is split by event.
+        let checked = events::check_page(&logs, self.config.oracle, self.next_block, to);
+        let (asked, later): (Vec<Log>, Vec<Log>) = logs
+            .into_iter()
+            .partition(|l| l.topic0() == Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH));
+        let (evidence, later): (Vec<Log>, Vec<Log>) = later
+            .into_iter()
+            .partition(|l| l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH));
+        let checked = checked.and_then(|()| events::decode_questions(&asked));
+        let questions = match checked {
+            Ok(questions) => questions,
+            Err(defect) => {
+                self.state.rejected_pages.fetch_add(1, Ordering::Relaxed);
+                return Err(ChainError::RejectedPage {
+                    from: self.next_block,
+                    to,
+                    reason: defect.to_string(),
+                });
+            }
+        };
+        self.check_complete(&asked, to).await?;
+        // Jobs and submissions first (one transaction with the cursor): a question
+        // asked and settled in one range has its row before its events are
+        // applied. Both steps are idempotent, so a crash between them is repaired
+        // by reading the range again. `check_complete` already moved `count_below`
+        // to `to`: if the rest of the scan fails, the count must be read again.
+        let scanned = match self.chain_evidence(evidence, to).await {
+            Ok((submissions, head_after)) => self
+                .store
+                .record_scan_with(&questions, &submissions, to + 1)
+                .and_then(|stored| {
+                    let mut undecodable = 0;
+                    let events = events::decode_lifecycle(&later, &mut undecodable);
+                    self.state
+                        .undecodable_logs
+                        .fetch_add(undecodable, Ordering::Relaxed);
+                    self.store.record_lifecycle(&events)?;
+                    Ok((submissions, head_after, stored))
+                })
+                .map_err(ChainError::Store),
+            Err(e) => Err(e),
+        };
+        let (submissions, head_after, stored) = match scanned {
+            Ok(scanned) => scanned,
+            Err(e) => {
+                self.count_below = None;
+                return Err(e);
+            }
+        };
+        let logs = asked;
+        let new_questions = stored.questions;
+        self.head_below = Some(head_after);
+        debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), submissions = submissions.len(), new_questions, "scanned");
+        if stored.submissions > 0 {
+            self.announce_submissions(stored.submissions, &submissions);
+        }
+        self.next_block = to + 1;
+        self.state.cursor.store(self.next_block, Ordering::Relaxed);
+        self.state
+            .last_ok_ms
+            .store(u64::try_from(now_ms()).unwrap_or(0), Ordering::Relaxed);
+        if new_questions > 0 {
+            self.announce_questions(new_questions, &questions);
+        }
+        Ok(new_questions)
+    }
+
+    /// Counts and logs newly stored evidence submissions and wakes their re-runs.
+    fn announce_submissions(&self, stored: usize, submissions: &[StoredSubmission]) {
+        self.state
+            .submissions_seen
+            .fetch_add(stored as u64, Ordering::Relaxed);
+        for s in submissions {
+            info!(target: "veritas::watcher", question = %s.question_id, index = s.index, submitter = %s.submitter, block = s.block_number, "evidence submitted");
+        }
+        if let Some(notify) = &self.new_submissions {
+            notify.notify_one();
+        }
+    }
+
+    /// Counts and logs newly stored questions (a never-resolvable one as rejected) and wakes the
+    /// scheduler.
+    fn announce_questions(&self, new_questions: usize, questions: &[NewQuestion]) {
+        self.state
+            .questions_seen
+            .fetch_add(new_questions as u64, Ordering::Relaxed);
+        for q in questions {
+            match &q.defect {
+                None => {
+                    info!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, "question confirmed")
+                }
+                Some(reason) => {
+                    self.state
+                        .questions_rejected
+                        .fetch_add(1, Ordering::Relaxed);
+                    warn!(target: "veritas::watcher", question = %q.question_id, block = q.block_number, reason, "question can never be resolved; stored as failed");
+                }
+            }
+        }
+        self.new_jobs.notify_one();
     }
 
     /// Check that `logs`, read for `[next_block, to]`, hold every question the contract

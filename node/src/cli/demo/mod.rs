@@ -149,42 +149,9 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
     let config = demo_config(&root, &anvil.url, oracle, deploy_block, &data, args.replay)?;
 
     let cancel = CancellationToken::new();
-    let mut tasks = Vec::new();
-    let mut started = Vec::new();
-    for (i, signer) in signers.into_iter().enumerate() {
-        let config = node_config(&config, i, nodes, &data);
-        let live = Arc::new(LiveEvents::default());
-        let resolver = daemon::build_resolver(&config, &live)?;
-        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-        let data_dir = config.node.data_dir.clone();
-        tasks.push(tokio::spawn(daemon::run(
-            config,
-            signer,
-            resolver,
-            live,
-            cancel.clone(),
-            move |s| {
-                let _ = started_tx.send(s);
-            },
-        )));
-        started.push((started_rx, data_dir));
-    }
+    let (tasks, started) = spawn_nodes(&config, signers, &data, &cancel)?;
     let outcome = async {
-        let mut running = Vec::new();
-        for (i, (rx, data_dir)) in started.into_iter().enumerate() {
-            let s = rx.await.context("a node did not start")?;
-            eprintln!(
-                "node {} up: operator {}, API http://{}",
-                i + 1,
-                s.operator,
-                s.http_addr
-            );
-            running.push(DemoNode {
-                operator: s.operator,
-                reports: data_dir.join("reports"),
-                web: format!("http://{}", s.http_addr),
-            });
-        }
+        let running = await_nodes(started).await?;
         let ids = ask_all(&anvil, oracle, &questions).await?;
         let web = running[0].web.clone();
         eprintln!(
@@ -222,6 +189,66 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
     }
     // The demo prints its verdicts as they come (and stays up with `--web`).
     Ok(super::output::Output::Streamed)
+}
+
+/// A node's daemon task, run in this process.
+type NodeTask = tokio::task::JoinHandle<Result<(), daemon::DaemonError>>;
+/// Where a node announces its start, and its data directory.
+type NodeStart = (
+    tokio::sync::oneshot::Receiver<daemon::Started>,
+    std::path::PathBuf,
+);
+
+/// A daemon task per signer, in this process, each with its own data directory under `data`;
+/// returns the tasks and, per node, the channel its start is announced on.
+fn spawn_nodes(
+    config: &crate::config::Config,
+    signers: Vec<PrivateKeySigner>,
+    data: &std::path::Path,
+    cancel: &CancellationToken,
+) -> anyhow::Result<(Vec<NodeTask>, Vec<NodeStart>)> {
+    let nodes = signers.len();
+    let mut tasks = Vec::new();
+    let mut started = Vec::new();
+    for (i, signer) in signers.into_iter().enumerate() {
+        let config = node_config(config, i, nodes, data);
+        let live = Arc::new(LiveEvents::default());
+        let resolver = daemon::build_resolver(&config, &live)?;
+        let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+        let data_dir = config.node.data_dir.clone();
+        tasks.push(tokio::spawn(daemon::run(
+            config,
+            signer,
+            resolver,
+            live,
+            cancel.clone(),
+            move |s| {
+                let _ = started_tx.send(s);
+            },
+        )));
+        started.push((started_rx, data_dir));
+    }
+    Ok((tasks, started))
+}
+
+/// Waits for each node's start and prints it.
+async fn await_nodes(started: Vec<NodeStart>) -> anyhow::Result<Vec<DemoNode>> {
+    let mut running = Vec::new();
+    for (i, (rx, data_dir)) in started.into_iter().enumerate() {
+        let s = rx.await.context("a node did not start")?;
+        eprintln!(
+            "node {} up: operator {}, API http://{}",
+            i + 1,
+            s.operator,
+            s.http_addr
+        );
+        running.push(DemoNode {
+            operator: s.operator,
+            reports: data_dir.join("reports"),
+            web: format!("http://{}", s.http_addr),
+        });
+    }
+    Ok(running)
 }
 
 /// A running demo node, as the printout needs it.

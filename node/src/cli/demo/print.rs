@@ -26,49 +26,7 @@ pub(super) async fn print_pooled(
     let mut problems: Vec<audit::Mismatch> = Vec::new();
     println!("\n#{id} {question}");
     for (i, node) in nodes.iter().enumerate() {
-        let path = report_path(&node.reports, id);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            println!(
-                "  node {} {}: no report (the quorum was reached before its committee ran)",
-                i + 1,
-                short(node.operator)
-            );
-            continue;
-        };
-        let report: Value = serde_json::from_str(&text)?;
-        let typed = audit::AuditReport::from_json(&report);
-        let rec = audit::recompute(&typed)?;
-        problems.extend(audit::compare_with_report(&rec, &typed));
-        let label = format!("node {}", i + 1);
-        let pooled_here = match claims.iter().find(|c| c.operator == node.operator) {
-            Some(claim) => {
-                let bad = failures(&pooled::compare_report_with_event(&label, &rec, claim));
-                let note = if bad.is_empty() {
-                    "pooled, event matches"
-                } else {
-                    "pooled, event DIFFERS"
-                };
-                problems.extend(bad);
-                note
-            }
-            None => "not pooled (the quorum was reached first)",
-        };
-        let p = &report["stats"]["posterior"];
-        let pct = |k: usize| {
-            p[k].as_f64()
-                .map_or("?".to_owned(), |v| format!("{:.1}%", 100.0 * v))
-        };
-        let counts: Vec<String> = rec.counts.iter().map(u64::to_string).collect();
-        println!(
-            "  {label} {}: YES {} NO {} NULL {} — {} valid ballots [{}], routing {}; {pooled_here}",
-            short(node.operator),
-            pct(0),
-            pct(1),
-            pct(2),
-            rec.valid_ballots,
-            counts.join("/"),
-            report["routing"]["decision"].as_str().unwrap_or("?"),
-        );
+        problems.extend(print_node_report(i, node, id, &claims)?);
     }
     let Some(pooled) = pooled::pool(&claims, u64::from(view.parameters.quorum)) else {
         bail!("question {id} has a verdict but no report on-chain");
@@ -135,6 +93,61 @@ pub(super) async fn print_pooled(
     }
     println!("  web {}/#/q/{id}", nodes[0].web);
     Ok(problems.is_empty())
+}
+
+/// Node `i`'s report of question `id`, audited against itself and, when the contract pooled
+/// it, against its `ReportSubmitted` event (among `claims`), on one line; returns the mismatches.
+fn print_node_report(
+    i: usize,
+    node: &DemoNode,
+    id: U256,
+    claims: &[crate::audit::pooled::ReportClaim],
+) -> anyhow::Result<Vec<audit::Mismatch>> {
+    use crate::audit::pooled::{self, failures};
+    let path = report_path(&node.reports, id);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!(
+            "  node {} {}: no report (the quorum was reached before its committee ran)",
+            i + 1,
+            short(node.operator)
+        );
+        return Ok(Vec::new());
+    };
+    let report: Value = serde_json::from_str(&text)?;
+    let typed = audit::AuditReport::from_json(&report);
+    let rec = audit::recompute(&typed)?;
+    let mut problems = audit::compare_with_report(&rec, &typed);
+    let label = format!("node {}", i + 1);
+    let pooled_here = match claims.iter().find(|c| c.operator == node.operator) {
+        Some(claim) => {
+            let bad = failures(&pooled::compare_report_with_event(&label, &rec, claim));
+            let note = if bad.is_empty() {
+                "pooled, event matches"
+            } else {
+                "pooled, event DIFFERS"
+            };
+            problems.extend(bad);
+            note
+        }
+        None => "not pooled (the quorum was reached first)",
+    };
+    let p = &report["stats"]["posterior"];
+    let pct = |k: usize| {
+        p[k].as_f64()
+            .map_or("?".to_owned(), |v| format!("{:.1}%", 100.0 * v))
+    };
+    let counts: Vec<String> = rec.counts.iter().map(u64::to_string).collect();
+    println!(
+        "  {label} {}: YES {} NO {} NULL {} — {} valid ballots [{}], routing {}; {pooled_here}",
+        short(node.operator),
+        pct(0),
+        pct(1),
+        pct(2),
+        rec.valid_ballots,
+        counts.join("/"),
+        report["routing"]["decision"].as_str().unwrap_or("?"),
+    );
+    Ok(problems)
 }
 
 /// An address shortened for display.

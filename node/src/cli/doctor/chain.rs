@@ -87,6 +87,20 @@ pub(super) async fn checks(
             return out;
         }
     }
+    out.extend(oracle_checks(config, args, &provider, actual, operator).await);
+    out
+}
+
+/// The oracle's address and code, the deploy block, the operator, its stake and the key's
+/// balance, on chain `actual` (the configured one); each skipped when what it needs failed.
+async fn oracle_checks(
+    config: &Config,
+    args: &DoctorArgs,
+    provider: &ChainProvider,
+    actual: u64,
+    operator: Option<Address>,
+) -> Vec<Check> {
+    let mut out = Vec::new();
     let oracle = match config.oracle_address(actual) {
         Ok(a) => a,
         Err(e) => {
@@ -98,11 +112,11 @@ pub(super) async fn checks(
             out.push(skip("deploy_block", "needs the oracle"));
             out.push(skip("operator", "needs the oracle"));
             out.push(skip("stake", "needs the oracle"));
-            out.push(balance_check(&provider, args, operator).await);
+            out.push(balance_check(provider, args, operator).await);
             return out;
         }
     };
-    match reader::ensure_contract(&provider, oracle, BlockId::latest()).await {
+    match reader::ensure_contract(provider, oracle, BlockId::latest()).await {
         Ok(()) => out.push(ok("oracle", format!("code at {oracle}"))),
         Err(e) => {
             out.push(fail(
@@ -113,20 +127,20 @@ pub(super) async fn checks(
             out.push(skip("deploy_block", "needs the oracle"));
             out.push(skip("operator", "needs the oracle"));
             out.push(skip("stake", "needs the oracle"));
-            out.push(balance_check(&provider, args, operator).await);
+            out.push(balance_check(provider, args, operator).await);
             return out;
         }
     }
     out.push(deploy_block_check(config, actual));
-    let operator_check = operator_check(&provider, oracle, operator).await;
+    let operator_check = operator_check(provider, oracle, operator).await;
     let is_operator = operator_check.status == Status::Ok;
     out.push(operator_check);
     if is_operator {
-        out.push(stake_check(&provider, oracle, args, operator).await);
+        out.push(stake_check(provider, oracle, args, operator).await);
     } else {
         out.push(skip("stake", "needs an operator key"));
     }
-    out.push(balance_check(&provider, args, operator).await);
+    out.push(balance_check(provider, args, operator).await);
     out
 }
 

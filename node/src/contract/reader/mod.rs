@@ -275,18 +275,9 @@ pub async fn question_view(
     from_block: u64,
 ) -> Result<QuestionView, ChainError> {
     let chain_id = crate::chain::check_chain_id(provider, None).await?;
-    let block = provider
-        .get_block_number()
-        .await
-        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let (block, now) = head(provider).await?;
     let at = BlockId::number(block);
     ensure_contract(provider, oracle, at).await?;
-    let header = provider
-        .get_block_by_number(BlockNumberOrTag::Number(block))
-        .await
-        .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?
-        .ok_or_else(|| bad("eth_getBlockByNumber", format!("no block {block}")))?;
-    let now = header.header.timestamp;
     let c = IVeritasOracle::new(oracle, provider);
     let status = c
         .verdictStatus(id)
@@ -310,55 +301,19 @@ pub async fn question_view(
         .call()
         .await
         .map_err(ChainError::view("questionParameters"))?;
-    let is_final = c
-        .isFinal(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("isFinal"))?;
-    let final_at: u64 = small(
-        "finalAt",
-        c.finalAt(id)
-            .block(at)
-            .call()
-            .await
-            .map_err(ChainError::view("finalAt"))?,
-    )?;
+    let (is_final, final_at) = finality(&c, id, at).await?;
     let pending_fee = c
         .pendingFee(id)
         .block(at)
         .call()
         .await
         .map_err(ChainError::view("pendingFee"))?;
-    let d = c
-        .getCase(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("getCase"))?;
-    let dispute = (d.disputer != Address::ZERO).then_some(DisputeView {
-        disputer: d.disputer,
-        bond: d.bond,
-    });
+    let dispute = dispute_view(&c, id, at).await?;
     let verdict = if matches!(
         status,
         S::Resolved | S::Escalated | S::Arbitrated | S::Disputed | S::Defaulted
     ) {
-        let v = c
-            .getVerdict(id)
-            .block(at)
-            .call()
-            .await
-            .map_err(ChainError::view("getVerdict"))?;
-        Some(VerdictView {
-            question_hash: v.questionHash,
-            merkle_root: v.merkleRoot,
-            p_yes: small("getVerdict.pYes", v.pYes)?,
-            p_no: small("getVerdict.pNo", v.pNo)?,
-            p_null: small("getVerdict.pNull", v.pNull)?,
-            fleiss_kappa: signed("getVerdict.fleissKappa", v.fleissKappa)?,
-            timestamp: small("getVerdict.timestamp", v.timestamp)?,
-        })
+        Some(verdict_view(&c, id, at).await?)
     } else {
         None
     };
@@ -368,47 +323,14 @@ pub async fn question_view(
         .await?
         .first()
         .and_then(|l| l.block_hash);
-    let mut posted = None;
-    if verdict.is_some() {
-        let filter = question_filter(oracle, IVeritasOracle::VerdictPosted::SIGNATURE_HASH, id);
-        if let Some(log) = logs(provider, &filter, from_block, block).await?.last() {
-            let decoded = log
-                .log_decode::<IVeritasOracle::VerdictPosted>()
-                .map_err(|e| bad("VerdictPosted", e.to_string()))?;
-            let e = &decoded.inner.data;
-            posted = Some(PostedEvent {
-                merkle_root: e.merkleRoot,
-                p_fixed: [
-                    small("VerdictPosted.pYes", e.pYes)?,
-                    small("VerdictPosted.pNo", e.pNo)?,
-                    small("VerdictPosted.pNull", e.pNull)?,
-                ],
-                fleiss_kappa: signed("VerdictPosted.fleissKappa", e.fleissKappa)?,
-                escalated: e.escalated,
-                poster: e.operator,
-                block: log.block_number.unwrap_or_default(),
-            });
-        }
-    }
-    let mut arbitrated = None;
-    if matches!(status, S::Arbitrated) {
-        let filter = question_filter(
-            oracle,
-            IVeritasOracle::VerdictArbitrated::SIGNATURE_HASH,
-            id,
-        );
-        if let Some(log) = logs(provider, &filter, from_block, block).await?.last() {
-            let decoded = log
-                .log_decode::<IVeritasOracle::VerdictArbitrated>()
-                .map_err(|e| bad("VerdictArbitrated", e.to_string()))?;
-            let e = &decoded.inner.data;
-            arbitrated = Some([
-                small("VerdictArbitrated.pYes", e.pYes)?,
-                small("VerdictArbitrated.pNo", e.pNo)?,
-                small("VerdictArbitrated.pNull", e.pNull)?,
-            ]);
-        }
-    }
+    let posted = match verdict {
+        Some(_) => posted_event(provider, oracle, id, from_block, block).await?,
+        None => None,
+    };
+    let arbitrated = match status {
+        S::Arbitrated => arbitrated_event(provider, oracle, id, from_block, block).await?,
+        _ => None,
+    };
     let opens = question.resolveAfter.max(question.askedAt);
     let seconds_to_final = match status {
         S::Arbitrated | S::Expired | S::Defaulted => Some(0),
@@ -431,15 +353,7 @@ pub async fn question_view(
         resolve_after: question.resolveAfter,
         asked_block_hash,
         report_window_closes_at: opens.saturating_add(u64::from(p.reportWindow)),
-        parameters: ParametersView {
-            quorum: p.quorum,
-            max_ballots_per_report: p.maxBallotsPerReport,
-            report_window: p.reportWindow,
-            challenge_window: p.challengeWindow,
-            ask_fee: U256::from(p.askFee),
-            dispute_bond: U256::from(p.disputeBond),
-            evidence_fee: U256::from(p.evidenceFee),
-        },
+        parameters: ParametersView::from(&p),
         pending_fee,
         verdict,
         posted,
@@ -447,6 +361,154 @@ pub async fn question_view(
         dispute,
         reports,
     })
+}
+
+/// The latest block and its timestamp.
+async fn head(provider: &ChainProvider) -> Result<(u64, u64), ChainError> {
+    let block = provider
+        .get_block_number()
+        .await
+        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let header = provider
+        .get_block_by_number(BlockNumberOrTag::Number(block))
+        .await
+        .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?
+        .ok_or_else(|| bad("eth_getBlockByNumber", format!("no block {block}")))?;
+    Ok((block, header.header.timestamp))
+}
+
+/// `isFinal(id)` and `finalAt(id)` at block `at`.
+async fn finality(
+    c: &IVeritasOracle::IVeritasOracleInstance<&ChainProvider>,
+    id: U256,
+    at: BlockId,
+) -> Result<(bool, u64), ChainError> {
+    let is_final = c
+        .isFinal(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("isFinal"))?;
+    let final_at: u64 = small(
+        "finalAt",
+        c.finalAt(id)
+            .block(at)
+            .call()
+            .await
+            .map_err(ChainError::view("finalAt"))?,
+    )?;
+    Ok((is_final, final_at))
+}
+
+/// The dispute of `id` at block `at`, if a disputer opened one (an escalation taken to the
+/// court has none).
+async fn dispute_view(
+    c: &IVeritasOracle::IVeritasOracleInstance<&ChainProvider>,
+    id: U256,
+    at: BlockId,
+) -> Result<Option<DisputeView>, ChainError> {
+    let d = c
+        .getCase(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("getCase"))?;
+    Ok((d.disputer != Address::ZERO).then_some(DisputeView {
+        disputer: d.disputer,
+        bond: d.bond,
+    }))
+}
+
+/// The verdict of `id` as `getVerdict` gives it at block `at`.
+async fn verdict_view(
+    c: &IVeritasOracle::IVeritasOracleInstance<&ChainProvider>,
+    id: U256,
+    at: BlockId,
+) -> Result<VerdictView, ChainError> {
+    let v = c
+        .getVerdict(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("getVerdict"))?;
+    Ok(VerdictView {
+        question_hash: v.questionHash,
+        merkle_root: v.merkleRoot,
+        p_yes: small("getVerdict.pYes", v.pYes)?,
+        p_no: small("getVerdict.pNo", v.pNo)?,
+        p_null: small("getVerdict.pNull", v.pNull)?,
+        fleiss_kappa: signed("getVerdict.fleissKappa", v.fleissKappa)?,
+        timestamp: small("getVerdict.timestamp", v.timestamp)?,
+    })
+}
+
+/// The last event `E` of question `id` in blocks `from_block..=to_block`, decoded, with its
+/// block number.
+async fn last_event<E: SolEvent>(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from_block: u64,
+    to_block: u64,
+) -> Result<Option<(E, u64)>, ChainError> {
+    let filter = question_filter(oracle, E::SIGNATURE_HASH, id);
+    let Some(log) = logs(provider, &filter, from_block, to_block).await?.pop() else {
+        return Ok(None);
+    };
+    let decoded = log
+        .log_decode::<E>()
+        .map_err(|e| bad(E::SIGNATURE, e.to_string()))?;
+    Ok(Some((
+        decoded.inner.data,
+        log.block_number.unwrap_or_default(),
+    )))
+}
+
+/// The last `VerdictPosted` of `id` in blocks `from_block..=to_block`, if any.
+async fn posted_event(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from_block: u64,
+    to_block: u64,
+) -> Result<Option<PostedEvent>, ChainError> {
+    let last =
+        last_event::<IVeritasOracle::VerdictPosted>(provider, oracle, id, from_block, to_block);
+    let Some((e, block)) = last.await? else {
+        return Ok(None);
+    };
+    Ok(Some(PostedEvent {
+        merkle_root: e.merkleRoot,
+        p_fixed: [
+            small("VerdictPosted.pYes", e.pYes)?,
+            small("VerdictPosted.pNo", e.pNo)?,
+            small("VerdictPosted.pNull", e.pNull)?,
+        ],
+        fleiss_kappa: signed("VerdictPosted.fleissKappa", e.fleissKappa)?,
+        escalated: e.escalated,
+        poster: e.operator,
+        block,
+    }))
+}
+
+/// The triple of the last `VerdictArbitrated` of `id` in blocks `from_block..=to_block`, if any.
+async fn arbitrated_event(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from_block: u64,
+    to_block: u64,
+) -> Result<Option<[u128; 3]>, ChainError> {
+    let last =
+        last_event::<IVeritasOracle::VerdictArbitrated>(provider, oracle, id, from_block, to_block);
+    let Some((e, _)) = last.await? else {
+        return Ok(None);
+    };
+    Ok(Some([
+        small("VerdictArbitrated.pYes", e.pYes)?,
+        small("VerdictArbitrated.pNo", e.pNo)?,
+        small("VerdictArbitrated.pNull", e.pNull)?,
+    ]))
 }
 
 /// The rules an ask pins (contract v3): the parameter set and operator epoch in force now, read

@@ -5,6 +5,7 @@
 use alloy::primitives::{Address, B256, U256};
 use serde::Serialize;
 
+use crate::contract::IVeritasOracle;
 use crate::verdict::{PostedVerdict, ReportClaim};
 
 /// One `ReportSubmitted` event and where it was mined.
@@ -75,6 +76,20 @@ pub struct ParametersView {
     /// Wei per submitted evidence item.
     #[serde(serialize_with = "as_decimal")]
     pub evidence_fee: U256,
+}
+
+impl From<&IVeritasOracle::Parameters> for ParametersView {
+    fn from(p: &IVeritasOracle::Parameters) -> Self {
+        Self {
+            quorum: p.quorum,
+            max_ballots_per_report: p.maxBallotsPerReport,
+            report_window: p.reportWindow,
+            challenge_window: p.challengeWindow,
+            ask_fee: U256::from(p.askFee),
+            dispute_bond: U256::from(p.disputeBond),
+            evidence_fee: U256::from(p.evidenceFee),
+        }
+    }
 }
 
 /// `getVerdict`: the prototype's reading shape; integers as decimal strings in JSON.
