@@ -457,7 +457,13 @@ async fn last_event<E: SolEvent>(
     };
     let decoded = log
         .log_decode::<E>()
-        .map_err(|e| bad(E::SIGNATURE, e.to_string()))?;
+        // Named as before the helper: the event's name, not its whole signature.
+        .map_err(|e| {
+            bad(
+                E::SIGNATURE.split('(').next().unwrap_or(E::SIGNATURE),
+                e.to_string(),
+            )
+        })?;
     Ok(Some((
         decoded.inner.data,
         log.block_number.unwrap_or_default(),
