@@ -15,6 +15,7 @@ pub mod commit;
 pub mod config;
 pub mod config_reference;
 pub mod court;
+pub mod deadlines;
 pub mod demo;
 pub mod dispute;
 pub mod doctor;
@@ -139,6 +140,11 @@ pub enum Command {
     ///
     /// Example: `veritas eval data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
     Eval(eval::EvalArgs),
+    /// How the deadline reader does on a set of questions: deadlines found, their distance
+    /// from the markets' end dates, the answers the "not yet" rule would hold back.
+    ///
+    /// Example: `veritas deadlines polymarket-dev.jsonl --json`
+    Deadlines(deadlines::DeadlinesArgs),
     /// Precision and coverage of the old and new routing rule on synthetic juror pools with
     /// correlated errors.
     ///
@@ -189,6 +195,7 @@ impl Cli {
             Command::VerifyProof(args) => verify_proof::run(args),
             Command::Resolve(args) => resolve::run(args, json).await,
             Command::Eval(args) => eval::run(args).await,
+            Command::Deadlines(args) => deadlines::run(args),
             Command::Simulate(args) => simulate::run_command(args),
             Command::Abi(args) => abi::run(&args),
             Command::Config(args) => config::run(args),
