@@ -13,8 +13,8 @@
 //! were proposed before D.
 //!
 //! ```sh
-//! veritas deadlines ../shared/data/polymarket-dev.jsonl
-//! veritas deadlines ../shared/data/climate-fever-dev.jsonl --asked-at 2026-11-29T00:00:00Z --json
+//! veritas deadlines polymarket-dev.jsonl --asked-at 2026-11-29T00:00:00Z
+//! veritas deadlines data/climate-fever-dev.jsonl --asked-at 2026-11-29T00:00:00Z --json
 //! ```
 
 use std::collections::BTreeMap;
