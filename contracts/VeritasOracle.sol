@@ -16,8 +16,8 @@ import {VeritasAdminModule} from "./modules/VeritasAdminModule.sol";
 /// `VeritasCourtModule` the court adapter (disputes, escalations, appeals, rulings, defaults);
 /// `VeritasAdminModule` parameters, owner, operators, stakes, evidence refunds and constants. The
 /// modules' code runs by `delegatecall` from the `fallback`, which routes each of their selectors
-/// explicitly (anything else reverts `VeritasUnknownFunction`); the constructor deploys both and
-/// their addresses are immutable, so the oracle stays unupgradeable. Integrators cast this address
+/// explicitly (anything else reverts `VeritasUnknownFunction`); both are deployed first and
+/// their addresses given to the constructor are immutable, so the oracle stays unupgradeable. Integrators cast this address
 /// to `IVeritasOracle`, which declares every function of all three.
 /// @dev No single key settles a verdict, no key changes a question's rules after its ask, and
 /// lying costs more than it earns. Independent operators each submit a *report* (ballot counts,
@@ -52,10 +52,16 @@ contract VeritasOracle is VeritasStorage {
     address public immutable ADMIN_MODULE;
 
     /// @param initialOwner The owner, who then adds operators and creates parameter sets.
-    constructor(address initialOwner) {
+    /// @param courtModule A `VeritasCourtModule` deployed before (its code is not in this
+    /// contract's initcode, which would exceed EIP-3860's 49,152 bytes with both modules).
+    /// @param adminModule A `VeritasAdminModule` deployed before. Auditors compare both modules'
+    /// code with the artifacts (`COURT_MODULE()`, `ADMIN_MODULE()`).
+    constructor(address initialOwner, address courtModule, address adminModule) {
         if (initialOwner == address(0)) revert IVeritasOracle.VeritasZeroAddress();
-        COURT_MODULE = address(new VeritasCourtModule());
-        ADMIN_MODULE = address(new VeritasAdminModule());
+        if (courtModule.code.length == 0) revert IVeritasOracle.VeritasNoModuleCode(courtModule);
+        if (adminModule.code.length == 0) revert IVeritasOracle.VeritasNoModuleCode(adminModule);
+        COURT_MODULE = courtModule;
+        ADMIN_MODULE = adminModule;
         _owner = initialOwner;
         // Default parameters of a new oracle: local-chain friendly (one operator settles, final
         // at once, free, no court: an escalation defaults after a day). `script/Deploy.s.sol` sets
@@ -112,6 +118,11 @@ contract VeritasOracle is VeritasStorage {
                 || s == VeritasAdminModule.RULING_VERDICT_STANDS.selector || s == VeritasAdminModule.RULING_YES.selector
                 || s == VeritasAdminModule.RULING_NO.selector || s == VeritasAdminModule.RULING_UNRESOLVABLE.selector
                 || s == VeritasAdminModule.RULING_DISPUTER_TRIPLE.selector
+                || s == VeritasAdminModule.RULING_TOO_EARLY.selector || s == VeritasAdminModule.MAX_DEFERRALS.selector
+                || s == VeritasAdminModule.deferralDelay.selector || s == VeritasAdminModule.deferral.selector
+                || s == VeritasAdminModule.clarify.selector || s == VeritasAdminModule.clarificationCount.selector
+                || s == VeritasAdminModule.MAX_CLARIFICATIONS.selector
+                || s == VeritasAdminModule.MAX_CLARIFICATION_LENGTH.selector
                 || s == VeritasAdminModule.DISPUTE_CHOICES.selector
                 || s == VeritasAdminModule.ESCALATION_CHOICES.selector
                 || s == VeritasAdminModule.MAX_EVIDENCE_PER_QUESTION.selector
@@ -221,10 +232,12 @@ contract VeritasOracle is VeritasStorage {
         uint16 nNo,
         uint16 nNull,
         int256 fleissKappa,
-        bool escalated
+        bool escalated,
+        bool notYet
     ) external nonReentrant {
         Operator memory op = _operator(msg.sender);
-        IVeritasOracle.Report memory r = IVeritasOracle.Report(id, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated);
+        IVeritasOracle.Report memory r =
+            IVeritasOracle.Report(id, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, notYet);
         _submit(op, r, false);
         _storeStake(op);
     }
@@ -293,7 +306,7 @@ contract VeritasOracle is VeritasStorage {
             _notify(id, record, IVeritasOracle.VerdictStatus.Expired, 0, 0, 0, tx.origin);
         } else {
             // The quorum was not met: the pooled verdict goes to the court.
-            _post(id, record, t, record.merkleRoot, _reasons(t) | _REASON_WINDOW_CLOSED);
+            _post(id, record, t, record.merkleRoot, (_reasons(t) & ~_NOT_YET_MAJORITY) | _REASON_WINDOW_CLOSED);
             _countVerdict();
         }
     }
@@ -356,6 +369,7 @@ contract VeritasOracle is VeritasStorage {
         uint16 nNull,
         int256 fleissKappa,
         bool escalated,
+        bool notYet,
         bytes32 salt
     ) external nonReentrant {
         // Active operators only: removing an operator is the answer to a compromised key, so its
@@ -373,20 +387,36 @@ contract VeritasOracle is VeritasStorage {
         if (nowTimestamp < opens || nowTimestamp >= deadline) {
             revert IVeritasOracle.VeritasNotRevealPhase(id, opens, deadline, nowTimestamp);
         }
-        if (_commitmentOf(id, msg.sender, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, salt) != commitment) {
+        IVeritasOracle.Report memory r =
+            IVeritasOracle.Report(id, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, notYet);
+        if (_commitmentOf(msg.sender, r, salt) != commitment) {
             revert IVeritasOracle.VeritasCommitmentMismatch(id, msg.sender);
         }
         delete _commitments[id][msg.sender];
-        IVeritasOracle.Report memory r = IVeritasOracle.Report(id, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated);
         (uint256 quorum, uint256 maxBallots,, uint256 challengeWindow,) = _hot(t.parametersId);
         _checkBallots(r, maxBallots);
         // The bond was locked by the commit; the report is pooled as `_submit` pools it.
         bytes32 root = _pool(record, t, r, op.index);
         emit IVeritasOracle.ReportSubmitted(id, msg.sender, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated);
+        if (notYet) emit IVeritasOracle.ReportNotYet(id, msg.sender);
         if (t.reportCount >= round.commits) {
-            // Every commit revealed: the verdict, escalated (window closed) below the quorum.
+            // Every commit revealed: the verdict, escalated (window closed) below the quorum;
+            // or, at the quorum, a deferral (see `_submit`).
             uint8 reasons = _reasons(t);
-            if (t.reportCount < quorum) reasons |= _REASON_WINDOW_CLOSED;
+            bool mostNotYet = reasons & _NOT_YET_MAJORITY != 0;
+            reasons &= ~_NOT_YET_MAJORITY;
+            if (t.reportCount < quorum) {
+                reasons |= _REASON_WINDOW_CLOSED;
+            } else if (mostNotYet) {
+                uint256 nextRound = _nextRound(t, record.info.askedAt);
+                if (nextRound != 0) {
+                    // Every bond of the round is in storage (locked by the commits).
+                    _releaseReports(t, 0);
+                    _defer(id, record, t, nextRound);
+                    return;
+                }
+                reasons |= _REASON_DEFERRALS;
+            }
             (uint256 pYes, uint256 pNo, uint256 pNull) = _post(id, record, t, root, reasons);
             _countVerdict();
             if (reasons == 0 && challengeWindow == 0 && t.flags & _FLAG_CALLBACK != 0) {
@@ -408,9 +438,12 @@ contract VeritasOracle is VeritasStorage {
         uint16 nNull,
         int256 fleissKappa,
         bool escalated,
+        bool notYet,
         bytes32 salt
     ) external pure returns (bytes32) {
-        return _commitmentOf(id, reporter, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, salt);
+        return _commitmentOf(
+            reporter, IVeritasOracle.Report(id, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, notYet), salt
+        );
     }
 
     /// @notice See `IVeritasOracle.commitPhase`.
@@ -605,8 +638,10 @@ contract VeritasOracle is VeritasStorage {
         record.info = Info({
             asker: msg.sender,
             askedAt: nowTimestamp,
-            resolveAfter: uint40(resolveAfter),
-            operatorEpoch: uint16(h.operatorEpoch)
+            // At most `maxHorizon` (checked above), a uint32.
+            resolveDelay: resolveAfter > nowTimestamp ? uint32(resolveAfter - nowTimestamp) : 0,
+            operatorEpoch: uint16(h.operatorEpoch),
+            clarifications: 0
         });
         record.tally = Tally({
             status: IVeritasOracle.VerdictStatus.Asked,
@@ -686,8 +721,24 @@ contract VeritasOracle is VeritasStorage {
         emit IVeritasOracle.ReportSubmitted(
             r.id, msg.sender, r.merkleRoot, r.nYes, r.nNo, r.nNull, r.fleissKappa, r.escalated
         );
+        if (r.notYet) emit IVeritasOracle.ReportNotYet(r.id, msg.sender);
         if (t.reportCount >= quorum) {
             uint8 reasons = _reasons(t);
+            if (reasons & _NOT_YET_MAJORITY != 0) {
+                reasons &= ~_NOT_YET_MAJORITY;
+                // "Not yet": the question is deferred instead of answered, and every bond of the
+                // round released (the caller's here, in memory; the caller writes it back).
+                uint256 opens = _nextRound(t, record.info.askedAt);
+                if (opens != 0) {
+                    // forge-lint: disable-next-line(unsafe-typecast)
+                    op.locked -= uint72(bond);
+                    op.openReports -= 1;
+                    _releaseReports(t, op.index);
+                    _defer(r.id, record, t, opens);
+                    return true;
+                }
+                reasons |= _REASON_DEFERRALS;
+            }
             (uint256 pYes, uint256 pNo, uint256 pNull) = _post(r.id, record, t, root, reasons);
             _countVerdict();
             if (reasons == 0 && challengeWindow == 0 && t.flags & _FLAG_CALLBACK != 0) {
@@ -753,18 +804,14 @@ contract VeritasOracle is VeritasStorage {
     }
 
     /// @dev keccak256 of the ABI encoding of the commitment's fields (`reportCommitment`).
-    function _commitmentOf(
-        uint256 id,
-        address reporter,
-        bytes32 merkleRoot,
-        uint16 nYes,
-        uint16 nNo,
-        uint16 nNull,
-        int256 fleissKappa,
-        bool escalated,
-        bytes32 salt
-    ) private pure returns (bytes32) {
-        return keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated, salt));
+    function _commitmentOf(address reporter, IVeritasOracle.Report memory r, bytes32 salt)
+        private
+        pure
+        returns (bytes32)
+    {
+        return keccak256(
+            abi.encode(r.id, reporter, r.merkleRoot, r.nYes, r.nNo, r.nNull, r.fleissKappa, r.escalated, r.notYet, salt)
+        );
     }
 
     /// @dev When the reveal phase of the commit-reveal question `id` of tally `t` (with at least one
@@ -812,7 +859,7 @@ contract VeritasOracle is VeritasStorage {
         private
         returns (bytes32 root)
     {
-        uint256 leader = WadTriple.leading(r.nYes, r.nNo, r.nNull);
+        uint256 leader = r.notYet ? _NOT_YET : WadTriple.leading(r.nYes, r.nNo, r.nNull);
         uint256 count = t.reportCount;
         // The casts cannot truncate: kappa was bounded by +-WAD < 2^63; each count sum is at most
         // MAX_QUORUM x MAX_BALLOTS_PER_REPORT = 63,000 < 2^16; `count` < MAX_QUORUM (a question

@@ -19,12 +19,15 @@ import {WadTriple} from "./lib/WadTriple.sol";
 ///     slot 0  [255..0]    questionHash   sha256 of the UTF-8 question text
 ///     slot 1  [159..0]    asker          address that asked
 ///             [199..160]  askedAt        uint40 block timestamp of the ask
-///             [239..200]  resolveAfter   uint40 earliest report time (<= askedAt + maxHorizon)
-///             [255..240]  operatorEpoch  uint16 the epoch in force at the ask (views only)
+///             [231..200]  resolveDelay   uint32 the asked resolveAfter less askedAt (0 when
+///                                        before it; at most maxHorizon, a uint32)
+///             [247..232]  operatorEpoch  uint16 the epoch in force at the ask (views only)
+///             [255..248]  clarifications uint8 the asker's clarifications (`clarify`)
 ///     slot 2  [7..0]      status         uint8 `VerdictStatus`
 ///             [15..8]     reportCount    uint8 reports pooled so far
-///             [23..16]    flags          bit 0 commit-reveal, bit 2 money settled, bit 5 has a
-///                                        callback, bit 6 a callback is owed (bits 1, 3, 4, 7 unused)
+///             [23..16]    flags          bit 0 commit-reveal, bit 1 money settled, bits 2..4
+///                                        the deferrals so far (0..7), bit 5 has a callback,
+///                                        bit 6 a callback is owed (bit 7 unused)
 ///             [39..24]    nYes           uint16 summed YES ballots
 ///             [55..40]    nNo            uint16 summed NO ballots
 ///             [71..56]    nNull          uint16 summed NULL ballots
@@ -34,8 +37,8 @@ import {WadTriple} from "./lib/WadTriple.sol";
 ///                                        posting, ruling, default or expiry
 ///             [191..176]  parametersId   uint16 the question's parameter set
 ///             [247..192]  reporters      7 x 8-bit entries, in report order: [4..0] operator
-///                                        index, [6..5] the report's leading outcome, [7] the
-///                                        report escalated
+///                                        index, [6..5] the report's leading outcome (3: the
+///                                        report said "not yet"), [7] the report escalated
 ///             [255..248]  evidenceCount  uint8 evidence items submitted
 ///     slot 3  [255..0]    merkleRoot     first report's root, then the roots digest (0 before)
 ///
@@ -104,9 +107,27 @@ abstract contract VeritasStorage is IEvidence {
     uint256 internal constant _RULING_YES = 2;
     uint256 internal constant _RULING_NO = 3;
     uint256 internal constant _RULING_UNRESOLVABLE = 4;
-    uint256 internal constant _RULING_DISPUTER_TRIPLE = 5;
-    uint256 internal constant _DISPUTE_CHOICES = 5;
-    uint256 internal constant _ESCALATION_CHOICES = 4;
+    uint256 internal constant _RULING_TOO_EARLY = 5;
+    uint256 internal constant _RULING_DISPUTER_TRIPLE = 6;
+    uint256 internal constant _DISPUTE_CHOICES = 6;
+    uint256 internal constant _ESCALATION_CHOICES = 5;
+
+    /// @dev Deferrals a question may have: 3 bits of its flags. With the backoff below, the
+    /// last report round opens about 55 days after the first deferral.
+    uint256 internal constant _MAX_DEFERRALS = 7;
+    /// @dev The backoff before report round k + 1, in hours, 16 bits per deferral k:
+    /// 1, 6, 24, 72, 168, 336, 720.
+    uint256 internal constant _DEFERRAL_HOURS = 0x02d0_0150_00a8_0048_0018_0006_0001;
+    uint8 internal constant _DEFERRALS_SHIFT = 2;
+    uint8 internal constant _DEFERRALS_MASK = 7 << 2;
+    /// @dev A reporter entry's leading outcome for a report that said "not yet".
+    uint8 internal constant _NOT_YET = 3;
+
+    /// @dev Clarifications a question may have, and their length: 1 kB says what an asker meant;
+    /// the cap keeps a clarification within `60,000 + 16 gas per byte` and the jurors' prompt
+    /// bounded.
+    uint256 internal constant _MAX_CLARIFICATIONS = 4;
+    uint256 internal constant _MAX_CLARIFICATION_LENGTH = 1024;
 
     uint256 internal constant _MAX_EVIDENCE_PER_QUESTION = 64;
     /// @dev Per account and question: a spammer needs many accounts, and each pays the rising price.
@@ -131,7 +152,7 @@ abstract contract VeritasStorage is IEvidence {
 
     /// @dev Flag bits of the verdict slot (see the layout above).
     uint8 internal constant _FLAG_COMMIT_REVEAL = 1;
-    uint8 internal constant _FLAG_SETTLED = 4;
+    uint8 internal constant _FLAG_SETTLED = 2;
     uint8 internal constant _FLAG_CALLBACK = 32;
     uint8 internal constant _FLAG_OWED = 64;
 
@@ -140,6 +161,10 @@ abstract contract VeritasStorage is IEvidence {
     uint8 internal constant _REASON_DISSENT = 2;
     uint8 internal constant _REASON_WINDOW_CLOSED = 4;
     uint8 internal constant _REASON_TIE = 8;
+    uint8 internal constant _REASON_DEFERRALS = 16;
+    /// @dev `_reasons`' bit for "more than half of the reports said not yet": never posted (the
+    /// question is deferred, or escalates with `_REASON_DEFERRALS`), so it costs no second loop.
+    uint8 internal constant _NOT_YET_MAJORITY = 128;
 
     /// @dev `_closeReporters`' outcome no reporter agrees with (a default: no verdict was confirmed).
     uint8 internal constant _NO_OUTCOME = 4;
@@ -161,8 +186,9 @@ abstract contract VeritasStorage is IEvidence {
     struct Info {
         address asker;
         uint40 askedAt;
-        uint40 resolveAfter;
+        uint32 resolveDelay;
         uint16 operatorEpoch;
+        uint8 clarifications;
     }
 
     /// @dev Slot 2 of a question: the running tally, then the verdict (layout on the contract).
@@ -408,13 +434,17 @@ abstract contract VeritasStorage is IEvidence {
         uint256 n = t.reportCount;
         uint256 escalated;
         uint256 dissent;
+        uint256 notYet;
         for (uint256 i = 0; i < n; i++) {
             uint256 entry = uint8(t.reporters >> (8 * i));
             if (entry >> 7 != 0) escalated++;
-            if ((entry >> 5) & 3 != leader) dissent++;
+            uint256 outcome = (entry >> 5) & 3;
+            if (outcome != leader) dissent++;
+            if (outcome == _NOT_YET) notYet++;
         }
         if (escalated * 2 >= n && escalated != 0) reasons |= _REASON_ESCALATED;
         if (dissent * 2 >= n && dissent != 0) reasons |= _REASON_DISSENT;
+        if (notYet * 2 > n) reasons |= _NOT_YET_MAJORITY;
     }
 
     /// @dev Total evidence fees of `count` items at base fee `fee` (doubling every
@@ -433,6 +463,68 @@ abstract contract VeritasStorage is IEvidence {
     /// fee of its parameter set plus the ask's surplus. Evidence fees are held apart.
     function _fee(uint256 id, Tally memory t) internal view returns (uint256) {
         return uint256(_parameters[t.parametersId].askFee) + _extraFees[id];
+    }
+
+    /// @dev When the next report round of `id` (tally `t`, asked at `askedAt`) opens if it is
+    /// deferred now: after the backoff of its deferral count, clamped to the ask plus the horizon.
+    /// 0 when it cannot be deferred any more (`_MAX_DEFERRALS` reached, or the horizon passed).
+    function _nextRound(Tally memory t, uint256 askedAt) internal view returns (uint256 opens) {
+        uint256 count = (t.flags & _DEFERRALS_MASK) >> _DEFERRALS_SHIFT;
+        if (count >= _MAX_DEFERRALS) return 0;
+        uint256 nowTimestamp = _now();
+        uint256 latest = askedAt + _counters.maxHorizon;
+        opens = nowTimestamp + _deferralDelay(count);
+        if (opens > latest) opens = latest;
+        if (opens <= nowTimestamp) return 0;
+    }
+
+    /// @dev The backoff before the round after deferral number `count` (from 0; below 7).
+    function _deferralDelay(uint256 count) internal pure returns (uint256) {
+        return ((_DEFERRAL_HOURS >> (16 * count)) & 0xffff) * 1 hours;
+    }
+
+    /// @dev Defers `id` (tally `t`, written back here) to a new report round opening at `opens`
+    /// (from `_nextRound`): the tally emptied, the deferral counted, a commit round cleared, an owed
+    /// callback forgotten (the status it owed is gone). The caller released the round's report
+    /// bonds first.
+    function _defer(uint256 id, Record storage record, Tally memory t, uint256 opens) internal {
+        uint256 count = ((t.flags & _DEFERRALS_MASK) >> _DEFERRALS_SHIFT) + 1;
+        // The casts cannot truncate: `count` is at most 7 (`_nextRound`), `opens` at most a uint40
+        // time plus a uint32 horizon.
+        // forge-lint: disable-start(unsafe-typecast)
+        t.flags = uint8((t.flags & ~(_DEFERRALS_MASK | _FLAG_OWED)) | (count << _DEFERRALS_SHIFT));
+        t.time = uint40(opens);
+        // forge-lint: disable-end(unsafe-typecast)
+        t.status = IVeritasOracle.VerdictStatus.Asked;
+        t.reportCount = 0;
+        t.nYes = 0;
+        t.nNo = 0;
+        t.nNull = 0;
+        t.kappa = 0;
+        t.reporters = 0;
+        record.tally = t;
+        if (t.flags & _FLAG_COMMIT_REVEAL != 0) {
+            delete _rounds[id];
+            delete _reopenings[id];
+        }
+        emit IVeritasOracle.QuestionDeferred(id, opens, count);
+    }
+
+    /// @dev Releases the report bond and unsettled-report count of every reporter of tally `t`
+    /// but operator index `keep` (0: none), whose record its caller holds in memory.
+    function _releaseReports(Tally memory t, uint256 keep) internal {
+        uint256 n = t.reportCount;
+        uint256 bond = _bondOf(t.parametersId);
+        for (uint256 i = 0; i < n; i++) {
+            uint256 index = uint8(t.reporters >> (8 * i)) & 31;
+            if (index == keep) continue;
+            Operator storage op = _operators[_operatorAt[index]];
+            // The casts cannot truncate: the bond was added to `locked` (checked) by the report.
+            // forge-lint: disable-start(unsafe-typecast)
+            op.openReports -= 1;
+            op.locked -= uint72(bond);
+            // forge-lint: disable-end(unsafe-typecast)
+        }
     }
 
     /// @dev Credits `amount` to `account` for question `id` (nothing when zero).

@@ -18,9 +18,17 @@ interface IOracleModules {
 library Shipped {
     Vm private constant VM = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
 
-    /// @dev The oracle's creation code with `initialOwner` as its constructor argument.
-    function oracleInitcode(address initialOwner) internal view returns (bytes memory) {
-        return abi.encodePacked(VM.getCode("VeritasOracle.sol:VeritasOracle"), abi.encode(initialOwner));
+    /// @dev The oracle's creation code with `initialOwner` and two modules deployed now as its
+    /// constructor arguments.
+    function oracleInitcode(address initialOwner) internal returns (bytes memory) {
+        (address court, address admin) = modules();
+        return abi.encodePacked(VM.getCode("VeritasOracle.sol:VeritasOracle"), abi.encode(initialOwner, court, admin));
+    }
+
+    /// @dev New instances of the oracle's two modules (an oracle runs their code on its storage).
+    function modules() internal returns (address court, address admin) {
+        court = deploy("VeritasCourtModule.sol:VeritasCourtModule", "");
+        admin = deploy("VeritasAdminModule.sol:VeritasAdminModule", "");
     }
 
     /// @dev CREATE with `initcode`; the zero address when the constructor reverted (so a test can
@@ -33,7 +41,8 @@ library Shipped {
 
     /// @dev A new oracle owned by `initialOwner`; reverts when its constructor does.
     function oracle(address initialOwner) internal returns (IVeritasOracle) {
-        return IVeritasOracle(deploy("VeritasOracle.sol:VeritasOracle", abi.encode(initialOwner)));
+        (address court, address admin) = modules();
+        return IVeritasOracle(deploy("VeritasOracle.sol:VeritasOracle", abi.encode(initialOwner, court, admin)));
     }
 
     /// @dev A new instance of the compiled `artifact` ("File.sol:Contract") with the ABI-encoded

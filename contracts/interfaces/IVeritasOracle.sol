@@ -58,7 +58,7 @@ interface IVeritasOracle {
         bytes32 questionHash; // sha256 of the UTF-8 question text
         address asker; // who asked
         uint64 askedAt; // block timestamp of the ask
-        uint64 resolveAfter; // earliest timestamp of a report; evidence is accepted before it
+        uint64 resolveAfter; // earliest report time as asked (never before askedAt; see `deferral` for later rounds)
         uint16 parametersId; // the parameter set that governs it (fixed at the ask)
         uint32 operatorEpoch; // the operator epoch whose operators may report on it
         address consumer; // contract called back on the question's outcome (0: none)
@@ -101,6 +101,7 @@ interface IVeritasOracle {
         uint16 nNull; // valid NULL ballots
         int256 fleissKappa; // WAD-scaled Fleiss' kappa of the committee, in [-1e18, 1e18]
         bool escalated; // the operator's routing asks for the court
+        bool notYet; // the operator's routing finds the outcome not knowable yet (see `QuestionDeferred`)
     }
 
     /// @notice A question's case before its court (all zero when it never went there).
@@ -161,6 +162,11 @@ interface IVeritasOracle {
         bool escalated
     );
 
+    /// @notice The report `operator` just submitted (or revealed) for `id` said "not yet" (its
+    /// `notYet` field; emitted right after its `ReportSubmitted`, only then: every other report
+    /// pays nothing for the field's log).
+    event ReportNotYet(uint256 indexed id, address indexed operator);
+
     /// @notice A report of a `submitReports` batch was stale and skipped; `reason` is the selector
     /// of the error a single `submitReport` would have reverted with.
     event ReportSkipped(uint256 indexed id, address indexed operator, bytes4 reason);
@@ -170,7 +176,8 @@ interface IVeritasOracle {
     /// `escalationReasons` says why it escalated (0 when it did not): bit 0 at least half of the
     /// reports escalated, bit 1 at least half of the reports lead with an outcome other than the
     /// pooled one (ties in YES, NO, NULL order), bit 2 the report window closed before the quorum,
-    /// bit 3 the pooled counts tie for the top (no outcome leads).
+    /// bit 3 the pooled counts tie for the top (no outcome leads), bit 4 most reports said "not yet"
+    /// but the question was deferred `MAX_DEFERRALS` times already (or its horizon has passed).
     event VerdictPosted(
         uint256 indexed id,
         bytes32 merkleRoot,
@@ -182,6 +189,18 @@ interface IVeritasOracle {
         uint8 escalationReasons,
         address indexed operator
     );
+
+    /// @notice `id` cannot be answered yet: most of the quorum's reports said "not yet", or the
+    /// court ruled `RULING_TOO_EARLY`. Its reports were released, its tally is empty again, and
+    /// reports open again at `resolveAfter` (after a backoff, `deferralDelay`, never past the ask
+    /// plus `maxHorizon`). `count` is the deferrals so far (at most `MAX_DEFERRALS`). Evidence
+    /// stays open; the ask fee, the evidence fees and the callback deposit stay with the question
+    /// and settle at its end.
+    event QuestionDeferred(uint256 indexed id, uint256 resolveAfter, uint256 count);
+
+    /// @notice The asker of `id` clarified it: clarification number `index` (from 1), shown to
+    /// every juror after the question and committed in the evidence root right after it.
+    event QuestionClarified(uint256 indexed id, uint256 index, string text);
 
     /// @notice The report window of `id` ended with no report; `refund` wei was credited to the asker.
     event QuestionExpired(uint256 indexed id, uint256 refund);
@@ -492,6 +511,22 @@ interface IVeritasOracle {
     /// @notice No function of the oracle has selector `selector` (a call the interface does not declare).
     error VeritasUnknownFunction(bytes4 selector);
 
+    /// @notice The oracle's constructor was given `module`, an address without code, as a module.
+    error VeritasNoModuleCode(address module);
+
+    /// @notice Only the asker of `id` may clarify it.
+    error VeritasNotAsker(uint256 id, address caller);
+
+    /// @notice `id` takes no clarification any more: it has a report or a commit, was deferred,
+    /// or is no longer open (what the jurors saw must not change under them).
+    error VeritasClarificationClosed(uint256 id);
+
+    /// @notice A clarification must be 1 to `maxLength` bytes.
+    error VeritasClarificationLength(uint256 length, uint256 maxLength);
+
+    /// @notice `id` has `MAX_CLARIFICATIONS` clarifications already.
+    error VeritasTooManyClarifications(uint256 id, uint256 maxClarifications);
+
     /// @notice A payable function of one of the oracle's modules was called on the module's own
     /// address: call it on the oracle's.
     error VeritasModuleCalledDirectly();
@@ -669,6 +704,11 @@ interface IVeritasOracle {
     /// @param nNull Valid NULL ballots; nYes + nNo + nNull <= the question's `maxBallotsPerReport`.
     /// @param fleissKappa WAD-scaled Fleiss' kappa of the committee, in [-1e18, 1e18].
     /// @param escalated True when the operator's routing asks for the court.
+    /// @param notYet True when the operator's routing finds the outcome not knowable yet (the
+    /// question's deadline has not passed and the committee did not find that the event already
+    /// happened). When more than half of the quorum's reports say so, the quorum-th report defers
+    /// the question instead of posting a verdict (`QuestionDeferred`), and every report bond of
+    /// that round is released; after `MAX_DEFERRALS` deferrals it escalates instead.
     function submitReport(
         uint256 id,
         bytes32 merkleRoot,
@@ -676,7 +716,8 @@ interface IVeritasOracle {
         uint16 nNo,
         uint16 nNull,
         int256 fleissKappa,
-        bool escalated
+        bool escalated,
+        bool notYet
     ) external;
 
     /// @notice Submit many reports of the caller in one transaction. A stale report (question no
@@ -724,6 +765,7 @@ interface IVeritasOracle {
     /// @param nNull As `submitReport`'s.
     /// @param fleissKappa As `submitReport`'s.
     /// @param escalated As `submitReport`'s.
+    /// @param notYet As `submitReport`'s.
     /// @param salt The secret the commitment was made with (random, 32 bytes; never reused).
     function revealReport(
         uint256 id,
@@ -733,12 +775,13 @@ interface IVeritasOracle {
         uint16 nNull,
         int256 fleissKappa,
         bool escalated,
+        bool notYet,
         bytes32 salt
     ) external;
 
     /// @notice The commitment `reporter` sends to `commitReport` for this report on `id`:
     /// keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull, fleissKappa, escalated,
-    /// salt)). The reporter's address is bound in, so a copied commitment cannot be revealed by
+    /// notYet, salt)). The reporter's address is bound in, so a copied commitment cannot be revealed by
     /// anyone else.
     /// @param id The question id.
     /// @param reporter The committing operator.
@@ -748,6 +791,7 @@ interface IVeritasOracle {
     /// @param nNull The report's NULL ballots.
     /// @param fleissKappa The report's kappa.
     /// @param escalated The report's escalation flag.
+    /// @param notYet The report's "not yet" flag.
     /// @param salt The reporter's secret salt.
     /// @return The commitment.
     function reportCommitment(
@@ -759,6 +803,7 @@ interface IVeritasOracle {
         uint16 nNull,
         int256 fleissKappa,
         bool escalated,
+        bool notYet,
         bytes32 salt
     ) external pure returns (bytes32);
 
@@ -803,8 +848,45 @@ interface IVeritasOracle {
     /// @notice Ruling: unresolvable, triple (1, 1, 1e18 - 2); a disputer wins.
     function RULING_UNRESOLVABLE() external view returns (uint256);
 
+    /// @notice Ruling: too early to tell. The question is deferred (`QuestionDeferred`) instead of
+    /// ending: every reporter whose report did not say "not yet" is slashed as for a ruling against
+    /// it (a disputer wins and gets its bond back; an escalation's requester is paid from the
+    /// slashed bonds), and the ask fee and evidence fees stay for the question's end. At the
+    /// deferral bound (`MAX_DEFERRALS`, or past the horizon) it counts as `RULING_UNRESOLVABLE`.
+    function RULING_TOO_EARLY() external view returns (uint256);
+
     /// @notice Ruling (disputes only): the disputer's claimed triple; the disputer wins.
     function RULING_DISPUTER_TRIPLE() external view returns (uint256);
+
+    /// @notice Deferrals a question may have (by "not yet" reports or the court); the next "not
+    /// yet" majority escalates.
+    function MAX_DEFERRALS() external view returns (uint256);
+
+    /// @notice Seconds from a deferral to the next report round, by the deferrals before it
+    /// (`count` from 0): 1 h, 6 h, 1 d, 3 d, 7 d, 14 d, 30 d.
+    function deferralDelay(uint256 count) external view returns (uint256);
+
+    /// @notice How many times `id` was deferred, and when its reports open (while it is Asked;
+    /// the time of its last status change otherwise).
+    function deferral(uint256 id) external view returns (uint256 count, uint256 reportsOpenAt);
+
+    /// @notice Post a clarification of question `id`: the asker's words, shown to every juror
+    /// after the question and committed in the evidence root right after it (the text lives only
+    /// in `QuestionClarified`). Only the asker, only while `id` has no report, no commit and no
+    /// deferral (`VeritasClarificationClosed`), 1 to `MAX_CLARIFICATION_LENGTH` bytes, at most
+    /// `MAX_CLARIFICATIONS`.
+    /// @param id The question id.
+    /// @param text The clarification (UTF-8; jurors read it as untrusted text).
+    function clarify(uint256 id, string calldata text) external;
+
+    /// @notice Clarifications of `id` so far.
+    function clarificationCount(uint256 id) external view returns (uint256);
+
+    /// @notice Clarifications a question may have.
+    function MAX_CLARIFICATIONS() external view returns (uint256);
+
+    /// @notice Bytes a clarification may have.
+    function MAX_CLARIFICATION_LENGTH() external view returns (uint256);
 
     /// @notice The choices a dispute offers its court (ERC-792 `createDispute`'s `choices`).
     function DISPUTE_CHOICES() external view returns (uint256);

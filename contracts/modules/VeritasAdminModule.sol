@@ -107,6 +107,31 @@ contract VeritasAdminModule is VeritasModule {
         return _RULING_DISPUTER_TRIPLE;
     }
 
+    /// @notice See `IVeritasOracle.RULING_TOO_EARLY`.
+    function RULING_TOO_EARLY() external pure returns (uint256) {
+        return _RULING_TOO_EARLY;
+    }
+
+    /// @notice See `IVeritasOracle.MAX_DEFERRALS`.
+    function MAX_DEFERRALS() external pure returns (uint256) {
+        return _MAX_DEFERRALS;
+    }
+
+    /// @notice See `IVeritasOracle.deferralDelay`. 0 from `MAX_DEFERRALS` on.
+    function deferralDelay(uint256 count) external pure returns (uint256) {
+        return count < _MAX_DEFERRALS ? _deferralDelay(count) : 0;
+    }
+
+    /// @notice See `IVeritasOracle.MAX_CLARIFICATIONS`.
+    function MAX_CLARIFICATIONS() external pure returns (uint256) {
+        return _MAX_CLARIFICATIONS;
+    }
+
+    /// @notice See `IVeritasOracle.MAX_CLARIFICATION_LENGTH`.
+    function MAX_CLARIFICATION_LENGTH() external pure returns (uint256) {
+        return _MAX_CLARIFICATION_LENGTH;
+    }
+
     /// @notice See `IVeritasOracle.DISPUTE_CHOICES`.
     function DISPUTE_CHOICES() external pure returns (uint256) {
         return _DISPUTE_CHOICES;
@@ -176,7 +201,7 @@ contract VeritasAdminModule is VeritasModule {
             questionHash: record.questionHash,
             asker: info.asker,
             askedAt: info.askedAt,
-            resolveAfter: info.resolveAfter,
+            resolveAfter: uint64(info.askedAt) + info.resolveDelay,
             parametersId: record.tally.parametersId,
             operatorEpoch: info.operatorEpoch,
             consumer: cb.consumer,
@@ -198,6 +223,43 @@ contract VeritasAdminModule is VeritasModule {
     /// @notice See `IVeritasOracle.evidenceHead`.
     function evidenceHead() external view returns (bytes32) {
         return _evidenceHead;
+    }
+
+    /// @notice See `IVeritasOracle.deferral`.
+    function deferral(uint256 id) external view returns (uint256 count, uint256 reportsOpenAt) {
+        Tally memory t = _questions[id].tally;
+        if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
+        return ((t.flags & _DEFERRALS_MASK) >> _DEFERRALS_SHIFT, t.time);
+    }
+
+    /// @notice See `IVeritasOracle.clarify`.
+    function clarify(uint256 id, string calldata text) external nonReentrant {
+        Record storage record = _questions[id];
+        Tally memory t = record.tally;
+        if (t.status == IVeritasOracle.VerdictStatus.None) revert IVeritasOracle.VeritasUnknownQuestion(id);
+        if (msg.sender != record.info.asker) revert IVeritasOracle.VeritasNotAsker(id, msg.sender);
+        // Before the first report or commit of the first round only: every report of a question
+        // then commits to the same clarifications, all of them.
+        if (
+            t.status != IVeritasOracle.VerdictStatus.Asked || t.reportCount != 0 || t.flags & _DEFERRALS_MASK != 0
+                || (t.flags & _FLAG_COMMIT_REVEAL != 0 && _rounds[id].committers != 0)
+        ) revert IVeritasOracle.VeritasClarificationClosed(id);
+        uint256 length = bytes(text).length;
+        if (length == 0 || length > _MAX_CLARIFICATION_LENGTH) {
+            revert IVeritasOracle.VeritasClarificationLength(length, _MAX_CLARIFICATION_LENGTH);
+        }
+        // In the question's own slot, read above for the asker: no new slot to pay for.
+        uint256 index = uint256(record.info.clarifications) + 1;
+        if (index > _MAX_CLARIFICATIONS) revert IVeritasOracle.VeritasTooManyClarifications(id, _MAX_CLARIFICATIONS);
+        // Cannot truncate: at most `_MAX_CLARIFICATIONS`.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        record.info.clarifications = uint8(index);
+        emit IVeritasOracle.QuestionClarified(id, index, text);
+    }
+
+    /// @notice See `IVeritasOracle.clarificationCount`.
+    function clarificationCount(uint256 id) external view returns (uint256) {
+        return _questions[id].info.clarifications;
     }
 
     /// @notice See `IVeritasOracle.nextEvidenceFee`.

@@ -208,6 +208,12 @@ contract VeritasCourtModule is VeritasModule {
             _default(id, record, t, _DEFAULT_REFUSED);
             return;
         }
+        if (ruling == _RULING_TOO_EARLY) {
+            uint256 opens = _nextRound(t, record.info.askedAt);
+            if (opens != 0) return _deferByCourt(id, record, t, c, arbitrator, opens);
+            // At the deferral bound the question ends, unresolvable.
+            ruling = _RULING_UNRESOLVABLE;
+        }
         // Cannot truncate: at most DISPUTE_CHOICES.
         // forge-lint: disable-next-line(unsafe-typecast)
         _cases[id].ruling = uint8(ruling);
@@ -299,6 +305,31 @@ contract VeritasCourtModule is VeritasModule {
         emit Dispute(arbitrator, disputeId, parametersId, id);
     }
 
+    /// @dev The court ruled `id` (tally `t`, case `c` at `arbitrator`) too early: slashes every
+    /// reporter whose report did not say "not yet" as a ruling against it would, refunds the
+    /// appeals against the other side from that, gives a disputer its bond back and the rest (less
+    /// the burn) to whoever took the case to the court, closes the case and defers the question to
+    /// `opens`. The ask fee and evidence fees stay with the question.
+    function _deferByCourt(
+        uint256 id,
+        Record storage record,
+        Tally memory t,
+        CaseRecord memory c,
+        address arbitrator,
+        uint256 opens
+    ) private {
+        (uint256 slashed,) = _closeReporters(id, t, _NOT_YET, true, 0);
+        uint256 forfeit = slashed - _refundAppeals(id, t, c, _RULING_TOO_EARLY, slashed);
+        uint256 burn = _burnShare(forfeit);
+        _credit(c.disputer != address(0) ? c.disputer : c.requester, id, c.bond + forfeit - burn);
+        _credit(_BURN_ADDRESS, id, burn);
+        // The next round may go to the court again, as a new case.
+        delete _caseIds[_caseKey(arbitrator, c.disputeId)];
+        delete _cases[id];
+        delete _appeals[id];
+        _defer(id, record, t, opens);
+    }
+
     /// @dev The key of dispute `disputeId` of `arbitrator` in `_caseIds`.
     function _caseKey(address arbitrator, uint256 disputeId) private pure returns (bytes32) {
         return keccak256(abi.encode(arbitrator, disputeId));
@@ -382,6 +413,7 @@ contract VeritasCourtModule is VeritasModule {
         uint256 choices = c.disputer == address(0) ? _ESCALATION_CHOICES : _DISPUTE_CHOICES;
         if (ruling == _RULING_REFUSED || ruling > choices) return 0;
         if (c.disputer != address(0)) return ruling == _RULING_VERDICT_STANDS ? 1 : 2;
+        if (ruling == _RULING_TOO_EARLY) return 6;
         (uint256 pYes, uint256 pNo, uint256 pNull) = _rulingTriple(t, c, ruling);
         return 3 + WadTriple.leading(pYes, pNo, pNull);
     }

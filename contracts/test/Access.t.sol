@@ -11,14 +11,14 @@ contract AccessTest is BaseTest {
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, alice));
         vm.prank(alice);
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
     }
 
     function test_RevertIf_OwnerPostsWithoutOperatorRole() public {
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, owner));
         vm.prank(owner);
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
     }
 
     function test_RevertIf_RemovedOperatorPosts() public {
@@ -34,7 +34,7 @@ contract AccessTest is BaseTest {
         // A stranger learns nothing about ids: the role check fires first.
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, bob));
         vm.prank(bob);
-        oracle.submitReport(42, ROOT, 0, 0, 0, 0, false);
+        oracle.submitReport(42, ROOT, 0, 0, 0, 0, false, false);
     }
 
     function testFuzz_RevertIf_StrangerPosts(address caller) public {
@@ -42,7 +42,7 @@ contract AccessTest is BaseTest {
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, caller));
         vm.prank(caller);
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
     }
 
     function test_SeveralOperatorsCanPost() public {
@@ -53,7 +53,7 @@ contract AccessTest is BaseTest {
         uint256 b = _ask();
         _post(a, false);
         vm.prank(bob);
-        oracle.submitReport(b, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(b, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         assertEq(oracle.verdictCount(), 2);
     }
 
@@ -121,7 +121,7 @@ contract AccessTest is BaseTest {
     function test_RevertIf_NonOperatorBatches() public {
         uint256 id = _ask();
         IVeritasOracle.Report[] memory reports = new IVeritasOracle.Report[](1);
-        reports[0] = IVeritasOracle.Report(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        reports[0] = IVeritasOracle.Report(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, bob));
         vm.prank(bob);
         oracle.submitReports(reports);

@@ -39,12 +39,12 @@ contract AttacksTest is BaseTest {
         assertEq(oracle.questionParameters(id).arbitrator, address(court));
         vm.prank(owner);
         vm.expectRevert(abi.encodeWithSelector(VeritasCourt.CourtUnknownDispute.selector, disputeId));
-        ownersCourt.giveRuling(disputeId, 5);
+        ownersCourt.giveRuling(disputeId, 6);
         vm.prank(address(ownersCourt));
         vm.expectRevert(
             abi.encodeWithSelector(IVeritasOracle.VeritasUnknownDispute.selector, address(ownersCourt), disputeId)
         );
-        oracle.rule(disputeId, 5);
+        oracle.rule(disputeId, 6);
         _rule(id, 1);
         assertEq(oracle.credits(owner), 0, "the owner lost its bond");
     }
@@ -72,7 +72,7 @@ contract AttacksTest is BaseTest {
         uint256 disputeId = _dispute(arbiter, id);
         vm.expectRevert(abi.encodeWithSelector(VeritasCourt.CourtJudgeIsParty.selector, disputeId, arbiter));
         vm.prank(arbiter);
-        court.giveRuling(disputeId, 5);
+        court.giveRuling(disputeId, 6);
     }
 
     /// v2: a question bound to the parameters in force when the ask was *mined*: a front-run
@@ -173,7 +173,7 @@ contract AttacksTest is BaseTest {
         uint256 cost = oracle.courtCost(id);
         vm.prank(carol);
         oracle.dispute{value: cost + BOND}(id, 0.6e18, 0.3e18, 0.1e18, carol);
-        _rule(id, 5);
+        _rule(id, 6);
         (,, pYes,,,,) = oracle.getVerdict(id);
         assertEq(pYes, 0.6e18);
         assertEq(oracle.credits(carol), BOND + ASK_FEE);

@@ -107,7 +107,7 @@ contract AttacksV3Test is BaseTest {
         uint256 id = _ask();
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoValidBallot.selector, id));
-        oracle.submitReport(id, ROOT, 0, 0, 0, KAPPA, false);
+        oracle.submitReport(id, ROOT, 0, 0, 0, KAPPA, false, false);
     }
 
     /// Before: 15 YES / 15 NO gave pYes = pNo + 1 wei (the odd wei of the largest remainder rule
@@ -126,11 +126,11 @@ contract AttacksV3Test is BaseTest {
         _setParams(_params(3, CHALLENGE_WINDOW));
         uint256 id = _ask();
         vm.prank(operator);
-        oracle.submitReport(id, keccak256("a"), 20, 1, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("a"), 20, 1, 0, KAPPA, false, false);
         vm.prank(operator2);
-        oracle.submitReport(id, keccak256("b"), 19, 2, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("b"), 19, 2, 0, KAPPA, false, false);
         vm.prank(operator3);
-        oracle.submitReport(id, keccak256("c"), 0, 21, 0, KAPPA, true);
+        oracle.submitReport(id, keccak256("c"), 0, 21, 0, KAPPA, true, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved), "one dissenter escalated");
         vm.warp(block.timestamp + CHALLENGE_WINDOW);
         oracle.settle(id);

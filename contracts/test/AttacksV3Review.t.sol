@@ -87,7 +87,7 @@ contract AttacksV3ReviewTest is BaseTest {
 
     /// @dev The gun's report on its own question: quorum 1, final at once, so it calls the gun back.
     function _pull(uint256 gunId) internal {
-        gun.fire(abi.encodeCall(IVeritasOracle.submitReport, (gunId, ROOT, 5, 0, 0, 0, false)), 0);
+        gun.fire(abi.encodeCall(IVeritasOracle.submitReport, (gunId, ROOT, 5, 0, 0, 0, false, false)), 0);
     }
 
     /// 1(a). v3: the callback's nested report on the target locked the bond, then the outer report
@@ -96,13 +96,13 @@ contract AttacksV3ReviewTest is BaseTest {
     /// nested call is refused (`VeritasReentrantCall`), and nothing was erased.
     function test_CallbackCannotReenterAReport() public {
         (uint256 gunId, uint256 target) = _armed();
-        gun.load(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false)));
+        gun.load(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false, false)));
         _pull(gunId);
         assertFalse(gun.hit(), "the callback re-entered submitReport");
         assertFalse(oracle.hasReported(target, address(gun)), "the nested report counted");
         assertEq(bytes4(gun.answer()), IVeritasOracle.VeritasReentrantCall.selector, "refused as re-entrant");
         // Reported the normal way, the lie locks its bond and the court can slash it.
-        gun.fire(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false)), 0);
+        gun.fire(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false, false)), 0);
         (uint256 staked, uint256 locked, uint256 open) = _stakeOf(address(gun));
         assertEq(locked, BOND, "the target's lock");
         assertEq(open, 2, "two open reports");
@@ -122,8 +122,8 @@ contract AttacksV3ReviewTest is BaseTest {
         (uint256 gunId, uint256 target) = _armed();
         gun.load(abi.encodeCall(IVeritasOracle.withdrawStake, (STAKE)));
         IVeritasOracle.Report[] memory batch = new IVeritasOracle.Report[](2);
-        batch[0] = IVeritasOracle.Report(target, ROOT, 0, 20, 0, 0, false);
-        batch[1] = IVeritasOracle.Report(gunId, ROOT, 5, 0, 0, 0, false);
+        batch[0] = IVeritasOracle.Report(target, ROOT, 0, 20, 0, 0, false, false);
+        batch[1] = IVeritasOracle.Report(gunId, ROOT, 5, 0, 0, 0, false, false);
         gun.fire(abi.encodeCall(IVeritasOracle.submitReports, (batch)), 0);
         assertFalse(gun.hit(), "the callback withdrew the stake");
         (uint256 staked, uint256 locked,) = _stakeOf(address(gun));
@@ -142,9 +142,9 @@ contract AttacksV3ReviewTest is BaseTest {
     /// operator. Now the index is held while the lie is open.
     function test_IndexIsHeldWhileALieIsOpen() public {
         (uint256 gunId, uint256 target) = _armed();
-        gun.load(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false)));
+        gun.load(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false, false)));
         _pull(gunId);
-        gun.fire(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false)), 0);
+        gun.fire(abi.encodeCall(IVeritasOracle.submitReport, (target, ROOT, 0, 20, 0, 0, false, false)), 0);
         vm.prank(owner);
         oracle.removeOperator(address(gun));
         vm.expectRevert();
@@ -236,7 +236,7 @@ contract AttacksV3ReviewTest is BaseTest {
         oracle.appeal{value: APPEAL_COST}(id);
         paid += APPEAL_COST;
         vm.prank(judge2);
-        court.giveRuling(disputeId, 5); // the disputer's triple
+        court.giveRuling(disputeId, 6); // the disputer's triple
         vm.warp(block.timestamp + APPEAL_PERIOD);
         court.executeRuling(disputeId);
         uint256 got = oracle.credits(carol);
@@ -274,7 +274,7 @@ contract AttacksV3ReviewTest is BaseTest {
         uint256 id = _truth();
         uint256 disputeId = _dispute(carol, id); // claims NO: a lie
         vm.prank(arbiter);
-        court.giveRuling(disputeId, 5); // wrongly: for the disputer
+        court.giveRuling(disputeId, 6); // wrongly: for the disputer
         vm.prank(alice);
         oracle.appeal{value: APPEAL_COST}(id); // the asker defends the truth
         vm.prank(judge2);
@@ -343,7 +343,7 @@ contract AttacksV3ReviewTest is BaseTest {
         p.disputeBond = BOND;
         _setParams(p);
         uint256 id = _ask();
-        bytes32 commitment = oracle.reportCommitment(id, operator, ROOT, 5, 0, 0, KAPPA, false, "salt");
+        bytes32 commitment = oracle.reportCommitment(id, operator, ROOT, 5, 0, 0, KAPPA, false, false, "salt");
         vm.prank(operator);
         oracle.commitReport(id, commitment);
         (, uint256 locked,) = _stakeOf(operator);
@@ -369,7 +369,7 @@ contract AttacksV3ReviewTest is BaseTest {
         vm.prank(operator3);
         oracle.commitReport(id, bytes32(uint256(1)));
         vm.prank(operator2);
-        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s2");
+        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, false, "s2");
         // The griefer withholds; after the reveal window anyone finalizes. The reopening is an
         // event integrators and spare nodes can watch.
         vm.warp(block.timestamp + 1 hours);
@@ -395,7 +395,7 @@ contract AttacksV3ReviewTest is BaseTest {
         oracle.commitReport(id, bytes32(uint256(1)));
         _commitAs(operator3, id, 5, 0, 0, "s3");
         vm.prank(operator3);
-        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s3");
+        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, false, "s3");
         assertEq(
             uint8(oracle.verdictStatus(id)),
             uint8(IVeritasOracle.VerdictStatus.Resolved),
@@ -413,7 +413,7 @@ contract AttacksV3ReviewTest is BaseTest {
         _commitAs(operator, id, 0, 5, 0, "g");
         _commitAs(operator2, id, 5, 0, 0, "s2");
         vm.prank(operator2);
-        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s2");
+        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, false, "s2");
         vm.warp(block.timestamp + 1 hours);
         oracle.finalize(id); // reopening 1
         // operator3 commits and withholds too: its bond burns, reopening 2.
@@ -442,7 +442,7 @@ contract AttacksV3ReviewTest is BaseTest {
 
     /// @dev `who` commits to the report (ROOT, yes, no, null, KAPPA, not escalated, salt) on `id`.
     function _commitAs(address who, uint256 id, uint16 yes, uint16 no, uint16 nil, bytes32 salt) internal {
-        bytes32 commitment = oracle.reportCommitment(id, who, ROOT, yes, no, nil, KAPPA, false, salt);
+        bytes32 commitment = oracle.reportCommitment(id, who, ROOT, yes, no, nil, KAPPA, false, false, salt);
         vm.prank(who);
         oracle.commitReport(id, commitment);
     }
@@ -463,8 +463,8 @@ contract AttacksV3ReviewTest is BaseTest {
         p.revealWindow = 1 hours;
         _setParams(p);
         uint256 id = _ask();
-        bytes32 c1 = oracle.reportCommitment(id, operator, ROOT, 5, 0, 0, KAPPA, false, "s1");
-        bytes32 c2 = oracle.reportCommitment(id, operator2, ROOT, 5, 0, 0, KAPPA, false, "s2");
+        bytes32 c1 = oracle.reportCommitment(id, operator, ROOT, 5, 0, 0, KAPPA, false, false, "s1");
+        bytes32 c2 = oracle.reportCommitment(id, operator2, ROOT, 5, 0, 0, KAPPA, false, false, "s2");
         vm.prank(operator);
         oracle.commitReport(id, c1);
         vm.prank(operator2);
@@ -473,7 +473,7 @@ contract AttacksV3ReviewTest is BaseTest {
         oracle.removeOperator(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNotOperator.selector, operator));
         vm.prank(operator);
-        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, "s1");
+        oracle.revealReport(id, ROOT, 5, 0, 0, KAPPA, false, false, "s1");
     }
 
     /*//////////////////////////////////////////////////////////////

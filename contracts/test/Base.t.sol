@@ -170,7 +170,7 @@ abstract contract BaseTest is Test {
     function _report(address who, uint256 id, uint16 nYes, uint16 nNo, uint16 nNull, bool escalated) internal {
         bytes32 root = _rootOf(who);
         vm.prank(who);
-        oracle.submitReport(id, root, nYes, nNo, nNull, KAPPA, escalated);
+        oracle.submitReport(id, root, nYes, nNo, nNull, KAPPA, escalated, false);
     }
 
     /// @dev The root `who` reports: `ROOT` for the first operator, one of its own for any other

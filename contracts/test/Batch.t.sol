@@ -11,7 +11,7 @@ contract BatchTest is BaseTest {
     function _batch(uint256[] memory ids) internal pure returns (IVeritasOracle.Report[] memory reports) {
         reports = new IVeritasOracle.Report[](ids.length);
         for (uint256 i = 0; i < ids.length; i++) {
-            reports[i] = IVeritasOracle.Report(ids[i], ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+            reports[i] = IVeritasOracle.Report(ids[i], ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         }
     }
 

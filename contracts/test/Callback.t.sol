@@ -166,7 +166,7 @@ contract CallbackTest is BaseTest {
         vm.deal(bob, 10 ether);
         _dispute(bob, disputed);
         assertEq(uint8(consumer.lastStatus()), uint8(IVeritasOracle.VerdictStatus.Disputed));
-        _rule(disputed, 5);
+        _rule(disputed, 6);
         assertEq(uint8(consumer.lastStatus()), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
         assertEq(consumer.lastYes(), C_YES);
 
@@ -248,10 +248,10 @@ contract CallbackTest is BaseTest {
         uint256 id = _askWith(400_000);
         vm.prank(operator);
         vm.expectRevert(); // VeritasCallbackGas: the operator must send more gas
-        oracle.submitReport{gas: 300_000}(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport{gas: 300_000}(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Asked), "nothing happened");
         vm.prank(operator);
-        oracle.submitReport{gas: 600_000}(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport{gas: 600_000}(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         assertEq(consumer.calls(), 1);
     }
 

@@ -121,7 +121,7 @@ contract CallbackGasTest is BaseTest {
         vm.prank(bob, bob);
         oracle.dispute{value: COURT_COST + BOND}(disputed, C_YES, C_NO, C_NULL, bob);
         assertEq(_payments(), 0, "the Disputed notice is not paid");
-        uint256 disputeId = _giveRuling(disputed, 5);
+        uint256 disputeId = _giveRuling(disputed, 6);
         vm.prank(judge2, judge2);
         court.executeRuling(disputeId);
         assertEq(oracle.credits(judge2), DEPOSIT, "whoever paid the ruling's gas, not the court");
@@ -198,7 +198,7 @@ contract CallbackGasTest is BaseTest {
         assertFalse(oracle.callbackOwed(id));
 
         consumer.setMode(TestConsumer.Mode.Revert);
-        _rule(id, 5);
+        _rule(id, 6);
         assertTrue(oracle.callbackOwed(id), "the Arbitrated delivery failed");
         consumer.setMode(TestConsumer.Mode.Record);
         oracle.retryCallback(id);
@@ -218,17 +218,18 @@ contract CallbackGasTest is BaseTest {
         bytes32 salt = keccak256("salt");
         address[2] memory ops = [operator, operator2];
         for (uint256 i = 0; i < 2; i++) {
-            bytes32 c = oracle.reportCommitment(id, ops[i], _rootOf(ops[i]), N_YES, N_NO, N_NULL, KAPPA, false, salt);
+            bytes32 c =
+                oracle.reportCommitment(id, ops[i], _rootOf(ops[i]), N_YES, N_NO, N_NULL, KAPPA, false, false, salt);
             vm.prank(ops[i]);
             oracle.commitReport(id, c);
         }
         vm.prank(operator);
-        oracle.revealReport(id, _rootOf(operator), N_YES, N_NO, N_NULL, KAPPA, false, salt);
+        oracle.revealReport(id, _rootOf(operator), N_YES, N_NO, N_NULL, KAPPA, false, false, salt);
         assertEq(_staked(operator), STAKE, "not final yet");
         vm.expectEmit(address(oracle));
         emit IVeritasOracle.CallbackGasPaid(id, operator2, DEPOSIT);
         vm.prank(operator2);
-        oracle.revealReport(id, _rootOf(operator2), N_YES, N_NO, N_NULL, KAPPA, false, salt);
+        oracle.revealReport(id, _rootOf(operator2), N_YES, N_NO, N_NULL, KAPPA, false, false, salt);
         assertEq(_staked(operator2), STAKE + DEPOSIT);
         assertEq(consumer.calls(), 1);
     }

@@ -32,7 +32,7 @@ contract CommitRevealTest is BaseTest {
         view
         returns (bytes32)
     {
-        return oracle.reportCommitment(id, who, _rootOf(who), y, n, z, KAPPA, false, salt);
+        return oracle.reportCommitment(id, who, _rootOf(who), y, n, z, KAPPA, false, false, salt);
     }
 
     function _commit(address who, uint256 id, uint16 y, uint16 n, uint16 z, bytes32 salt) internal {
@@ -44,7 +44,7 @@ contract CommitRevealTest is BaseTest {
     function _reveal(address who, uint256 id, uint16 y, uint16 n, uint16 z, bytes32 salt) internal {
         bytes32 root = _rootOf(who);
         vm.prank(who);
-        oracle.revealReport(id, root, y, n, z, KAPPA, false, salt);
+        oracle.revealReport(id, root, y, n, z, KAPPA, false, false, salt);
     }
 
     /// @dev After `finalize` reopened the commit phase of `id` for withheld slots and no spare
@@ -119,9 +119,9 @@ contract CommitRevealTest is BaseTest {
         bytes32 root = _rootOf(operator);
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasCommitRevealQuestion.selector, id));
-        oracle.submitReport(id, root, 5, 2, 0, KAPPA, false);
+        oracle.submitReport(id, root, 5, 2, 0, KAPPA, false, false);
         IVeritasOracle.Report[] memory batch = new IVeritasOracle.Report[](1);
-        batch[0] = IVeritasOracle.Report(id, root, 5, 2, 0, KAPPA, false);
+        batch[0] = IVeritasOracle.Report(id, root, 5, 2, 0, KAPPA, false, false);
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasCommitRevealQuestion.selector, id));
         oracle.submitReports(batch);
@@ -142,7 +142,7 @@ contract CommitRevealTest is BaseTest {
         bytes32 root = _rootOf(operator);
         vm.prank(operator2);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasCommitmentMismatch.selector, id, operator2));
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, false, SALT1);
         // The copier's bond burns at finalize.
         _reveal(operator3, id, 5, 2, 0, SALT3);
         vm.warp(block.timestamp + REVEAL_WINDOW);
@@ -157,7 +157,7 @@ contract CommitRevealTest is BaseTest {
     function test_CommitmentBindsTheReporter() public view {
         assertNotEq(
             _commitmentOf(operator, 1, 5, 2, 0, SALT1),
-            oracle.reportCommitment(1, operator2, _rootOf(operator), 5, 2, 0, KAPPA, false, SALT1)
+            oracle.reportCommitment(1, operator2, _rootOf(operator), 5, 2, 0, KAPPA, false, false, SALT1)
         );
     }
 
@@ -169,36 +169,36 @@ contract CommitRevealTest is BaseTest {
         bytes4 mismatch = IVeritasOracle.VeritasCommitmentMismatch.selector;
         vm.startPrank(operator);
         vm.expectRevert(abi.encodeWithSelector(mismatch, id, operator));
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, SALT2);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, false, SALT2);
         vm.expectRevert(abi.encodeWithSelector(mismatch, id, operator));
-        oracle.revealReport(id, root, 2, 5, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, root, 2, 5, 0, KAPPA, false, false, SALT1);
         vm.expectRevert(abi.encodeWithSelector(mismatch, id, operator));
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA, true, SALT1);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA, true, false, SALT1);
         vm.expectRevert(abi.encodeWithSelector(mismatch, id, operator));
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA + 1, false, SALT1);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA + 1, false, false, SALT1);
         vm.expectRevert(abi.encodeWithSelector(mismatch, id, operator));
-        oracle.revealReport(id, bytes32(uint256(root) ^ 1), 5, 2, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, bytes32(uint256(root) ^ 1), 5, 2, 0, KAPPA, false, false, SALT1);
         // The right one passes; a second reveal finds no commitment.
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, false, SALT1);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoCommitment.selector, id, operator));
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, false, SALT1);
         vm.stopPrank();
     }
 
     function test_RevealStillChecksTheReport() public {
         uint256 id = _askCR(2);
-        bytes32 empty = oracle.reportCommitment(id, operator, ROOT, 0, 0, 0, KAPPA, false, SALT1);
+        bytes32 empty = oracle.reportCommitment(id, operator, ROOT, 0, 0, 0, KAPPA, false, false, SALT1);
         vm.prank(operator);
         oracle.commitReport(id, empty);
-        bytes32 tooMany = oracle.reportCommitment(id, operator2, ROOT, 31, 0, 0, KAPPA, false, SALT2);
+        bytes32 tooMany = oracle.reportCommitment(id, operator2, ROOT, 31, 0, 0, KAPPA, false, false, SALT2);
         vm.prank(operator2);
         oracle.commitReport(id, tooMany);
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoValidBallot.selector, id));
-        oracle.revealReport(id, ROOT, 0, 0, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, ROOT, 0, 0, 0, KAPPA, false, false, SALT1);
         vm.prank(operator2);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooManyBallots.selector, 31, 30));
-        oracle.revealReport(id, ROOT, 31, 0, 0, KAPPA, false, SALT2);
+        oracle.revealReport(id, ROOT, 31, 0, 0, KAPPA, false, false, SALT2);
     }
 
     function test_RevealBeforeThePhaseFails() public {
@@ -212,11 +212,11 @@ contract CommitRevealTest is BaseTest {
                 IVeritasOracle.VeritasNotRevealPhase.selector, id, opens, opens + REVEAL_WINDOW, block.timestamp
             )
         );
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, false, SALT1);
         // A non-committer cannot reveal; a committer cannot commit twice.
         vm.prank(operator2);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasNoCommitment.selector, id, operator2));
-        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, SALT1);
+        oracle.revealReport(id, root, 5, 2, 0, KAPPA, false, false, SALT1);
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasAlreadyCommitted.selector, id, operator));
         oracle.commitReport(id, bytes32(uint256(1)));
@@ -274,7 +274,7 @@ contract CommitRevealTest is BaseTest {
         vm.expectRevert(
             abi.encodeWithSelector(IVeritasOracle.VeritasNotRevealPhase.selector, id, 0, deadline, deadline)
         );
-        oracle.revealReport(id, root, 0, 7, 0, KAPPA, false, SALT3);
+        oracle.revealReport(id, root, 0, 7, 0, KAPPA, false, false, SALT3);
         (uint8 phase,,) = oracle.commitPhase(id);
         assertEq(phase, 3);
 
@@ -330,10 +330,10 @@ contract CommitRevealTest is BaseTest {
         bytes32 root = _rootOf(operator3);
         vm.prank(operator3);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasCommitmentMismatch.selector, id, operator3));
-        oracle.revealReport(id, root, 0, 7, 0, KAPPA, false, SALT3);
+        oracle.revealReport(id, root, 0, 7, 0, KAPPA, false, false, SALT3);
         vm.prank(operator3);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasCommitmentMismatch.selector, id, operator3));
-        oracle.revealReport(id, root, 4, 3, 0, KAPPA, true, SALT3);
+        oracle.revealReport(id, root, 4, 3, 0, KAPPA, true, false, SALT3);
         // Its only choices: reveal what it committed, or lose its bond.
         _reveal(operator3, id, 4, 3, 0, SALT3);
         (, uint256 nYes, uint256 nNo,) = oracle.tally(id);
@@ -394,12 +394,14 @@ contract CommitRevealTest is BaseTest {
         uint16 z,
         int256 kappa,
         bool escalated,
+        bool notYet,
         bytes32 salt
     ) public view {
-        bytes32 c = oracle.reportCommitment(id, reporter, root, y, n, z, kappa, escalated, salt);
-        assertEq(c, keccak256(abi.encode(id, reporter, root, y, n, z, kappa, escalated, salt)));
-        // Any other reporter gets another commitment.
+        bytes32 c = oracle.reportCommitment(id, reporter, root, y, n, z, kappa, escalated, notYet, salt);
+        assertEq(c, keccak256(abi.encode(id, reporter, root, y, n, z, kappa, escalated, notYet, salt)));
+        // Any other reporter gets another commitment, and so does the other "not yet".
         address other = address(uint160(reporter) ^ 1);
-        assertNotEq(c, oracle.reportCommitment(id, other, root, y, n, z, kappa, escalated, salt));
+        assertNotEq(c, oracle.reportCommitment(id, other, root, y, n, z, kappa, escalated, notYet, salt));
+        assertNotEq(c, oracle.reportCommitment(id, reporter, root, y, n, z, kappa, escalated, !notYet, salt));
     }
 }

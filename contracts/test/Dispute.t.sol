@@ -163,7 +163,7 @@ contract DisputeTest is BaseTest {
     }
 
     function test_DisputerWinsOnYesNoUnresolvableAndItsTriple() public {
-        uint256[4] memory rulings = [uint256(2), 3, 4, 5];
+        uint256[4] memory rulings = [uint256(2), 3, 4, 6];
         uint256[3][4] memory triples = [
             [WAD - 2, uint256(1), uint256(1)],
             [uint256(1), WAD - 2, uint256(1)],
@@ -253,9 +253,9 @@ contract DisputeTest is BaseTest {
     function test_RevertIf_EscalationRuledDisputerTriple() public {
         uint256 id = _askAndPost(true);
         uint256 disputeId = _request(id);
-        vm.expectRevert(abi.encodeWithSelector(VeritasCourt.CourtInvalidRuling.selector, 5, 4));
+        vm.expectRevert(abi.encodeWithSelector(VeritasCourt.CourtInvalidRuling.selector, 6, 5));
         vm.prank(arbiter);
-        court.giveRuling(disputeId, 5);
+        court.giveRuling(disputeId, 6);
     }
 
     function test_AppealMovesTheCaseToTheNextJudge() public {
@@ -275,7 +275,7 @@ contract DisputeTest is BaseTest {
         vm.prank(arbiter);
         court.giveRuling(disputeId, 1);
         vm.prank(judge2);
-        court.giveRuling(disputeId, 5);
+        court.giveRuling(disputeId, 6);
         assertEq(oracle.courtCost(id), type(uint256).max, "no judge left");
         vm.warp(block.timestamp + APPEAL_PERIOD);
         court.executeRuling(disputeId);
@@ -323,7 +323,7 @@ contract DisputeTest is BaseTest {
         uint256 id = _askAndPost(false);
         uint256 disputeId = _dispute(carol, id);
         vm.prank(arbiter);
-        court.giveRuling(disputeId, 5);
+        court.giveRuling(disputeId, 6);
         vm.warp(block.timestamp + ARBITRATION_WINDOW);
         court.executeRuling(disputeId);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Defaulted));

@@ -97,7 +97,7 @@ contract EconomicsHandler is Test {
         bool yes = (id % 2 == 1) != lie;
         uint16 lead = uint16(bound(strength, 2, 20));
         vm.prank(op);
-        try oracle.submitReport(id, keccak256(abi.encode(id, op)), yes ? lead : 1, yes ? 1 : lead, 0, 0, false) {
+        try oracle.submitReport(id, keccak256(abi.encode(id, op)), yes ? lead : 1, yes ? 1 : lead, 0, 0, false, false) {
             if (lie) {
                 ghostLies++;
                 if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.Resolved) {

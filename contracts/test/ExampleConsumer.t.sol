@@ -85,7 +85,7 @@ contract ExampleConsumerTest is Test {
     /// @dev The operator reports 5 YES, 2 NO: the verdict (0.6, 0.3, 0.1) posts at once.
     function _post(uint256 id) internal {
         vm.prank(operator);
-        oracle.submitReport(id, keccak256("root"), 5, 2, 0, 0, false);
+        oracle.submitReport(id, keccak256("root"), 5, 2, 0, 0, false, false);
     }
 
     /// @dev Bob disputes `id` claiming NO.

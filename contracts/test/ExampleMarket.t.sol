@@ -281,7 +281,7 @@ contract ExampleMarketTest is BaseTest {
         assertEq(uint8(market.outcome()), uint8(ExampleMarket.Outcome.Open), "not final in its window");
         _dispute(carol, id); // claims (0.2, 0.7, 0.1)
         assertEq(uint8(market.outcome()), uint8(ExampleMarket.Outcome.Open), "Disputed is ignored");
-        _rule(id, 5);
+        _rule(id, 6);
         assertEq(uint8(market.outcome()), uint8(ExampleMarket.Outcome.No));
     }
 

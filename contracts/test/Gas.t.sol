@@ -28,6 +28,10 @@ abstract contract GasBase is BaseTest {
     // (items and wei paid: the per-account limit and the refund on expiry, ~22,100 when new).
     uint256 internal constant LIMIT_EVIDENCE = 100_000;
     uint256 internal constant LIMIT_BATCH_PER_REPORT = 45_000;
+    // Issue #42: a report that defers (the pooling report of a "not yet" majority) costs at most
+    // the finalising report's ceiling + 10,000; a clarification 60,000 + 16 per calldata byte.
+    uint256 internal constant LIMIT_DEFERRING_REPORT = LIMIT_REPORT_QUORUM_1 + 10_000;
+    uint256 internal constant LIMIT_CLARIFICATION_BASE = 60_000;
     // The quorum-3 budget (issue #26: 180,000 for the three reports, 290,000 with the ask; each
     // report also locks its bond in the operator's slot), split per step.
     // Issue #43's re-entrancy lock (~300 gas a call) moved the first report over 66,000; the three
@@ -71,7 +75,10 @@ abstract contract GasBase is BaseTest {
     }
 
     function _reportData(uint256 id, uint256 salt) internal pure returns (bytes memory) {
-        return abi.encodeCall(IVeritasOracle.submitReport, (id, _root(id + salt), G_YES, G_NO, G_NULL, G_KAPPA, false));
+        return
+            abi.encodeCall(
+                IVeritasOracle.submitReport, (id, _root(id + salt), G_YES, G_NO, G_NULL, G_KAPPA, false, false)
+            );
     }
 
     /// @dev Gas of `data` sent by `from` with `value` to the oracle as its own transaction would use
@@ -112,6 +119,8 @@ contract GasTest is GasBase {
     uint256 internal reportId;
     uint256 internal disputeId;
     uint256 internal evidenceId;
+    uint256 internal deferId;
+    uint256 internal clarifyId;
     uint256 internal firstBatchId;
     address internal carol = makeAddr("carol");
 
@@ -122,6 +131,8 @@ contract GasTest is GasBase {
         disputeId = _ask();
         _report(operator, disputeId, G_YES, G_NO, G_NULL, false);
         evidenceId = _askAt(START_TIME + 1 days);
+        deferId = _ask();
+        clarifyId = _ask();
         firstBatchId = oracle.questionCount() + 1;
         for (uint256 i = 0; i < BATCH; i++) {
             _ask();
@@ -140,6 +151,28 @@ contract GasTest is GasBase {
         emit log_named_uint("submitReport, quorum 1, finalises", gas);
         assertLe(gas, LIMIT_REPORT_QUORUM_1);
         assertEq(uint8(oracle.verdictStatus(reportId)), uint8(IVeritasOracle.VerdictStatus.Resolved));
+    }
+
+    function test_GasDeferringReportQuorum1() public {
+        bytes memory data =
+            abi.encodeCall(IVeritasOracle.submitReport, (deferId, _root(deferId), 0, 3, G_YES, G_KAPPA, false, true));
+        uint256 gas = _txGas(operator, 0, data);
+        emit log_named_uint("submitReport, quorum 1, not yet: defers", gas);
+        assertLe(gas, LIMIT_DEFERRING_REPORT);
+        (uint256 count,) = oracle.deferral(deferId);
+        assertEq(count, 1);
+    }
+
+    function test_GasClarification1024Bytes() public {
+        bytes memory text = new bytes(1024);
+        for (uint256 i = 0; i < text.length; i++) {
+            text[i] = bytes1(uint8(97 + i % 26));
+        }
+        bytes memory data = abi.encodeCall(IVeritasOracle.clarify, (clarifyId, string(text)));
+        uint256 gas = _txGas(alice, 0, data);
+        emit log_named_uint("clarify, 1,024 bytes", gas);
+        emit log_named_uint("its ceiling: 60,000 + 16 per calldata byte", LIMIT_CLARIFICATION_BASE + 16 * data.length);
+        assertLe(gas, LIMIT_CLARIFICATION_BASE + 16 * data.length);
     }
 
     function test_GasDispute() public {
@@ -172,7 +205,7 @@ contract GasTest is GasBase {
         IVeritasOracle.Report[] memory reports = new IVeritasOracle.Report[](BATCH);
         for (uint256 i = 0; i < BATCH; i++) {
             uint256 id = firstBatchId + i;
-            reports[i] = IVeritasOracle.Report(id, _root(id), G_YES, G_NO, G_NULL, G_KAPPA, false);
+            reports[i] = IVeritasOracle.Report(id, _root(id), G_YES, G_NO, G_NULL, G_KAPPA, false, false);
         }
         uint256 gas = _txGas(operator, 0, abi.encodeCall(IVeritasOracle.submitReports, (reports)));
         emit log_named_uint("submitReports, 20 quorum-1 reports, per report", gas / BATCH);
@@ -264,7 +297,7 @@ contract GasQuorum3SecondTest is GasBase {
         id = _ask();
         bytes32 root1 = _root(id + 1); // sha256 is a call: compute it before the prank
         vm.prank(operator);
-        oracle.submitReport(id, root1, G_YES, G_NO, G_NULL, G_KAPPA, false);
+        oracle.submitReport(id, root1, G_YES, G_NO, G_NULL, G_KAPPA, false, false);
     }
 
     function test_GasQuorum3SecondReport() public {
@@ -284,10 +317,10 @@ contract GasQuorum3ThirdTest is GasBase {
         id = _ask();
         bytes32 root1 = _root(id + 1); // sha256 is a call: compute it before the prank
         vm.prank(operator);
-        oracle.submitReport(id, root1, G_YES, G_NO, G_NULL, G_KAPPA, false);
+        oracle.submitReport(id, root1, G_YES, G_NO, G_NULL, G_KAPPA, false, false);
         bytes32 root2 = _root(id + 2);
         vm.prank(operator2);
-        oracle.submitReport(id, root2, G_YES, G_NO, G_NULL, G_KAPPA, false);
+        oracle.submitReport(id, root2, G_YES, G_NO, G_NULL, G_KAPPA, false, false);
     }
 
     function test_GasQuorum3ThirdReport() public {
@@ -329,15 +362,14 @@ abstract contract GasCommitRevealBase is GasBase {
         bytes32 root = _rootHash(id + i + 1);
         bytes32 salt = keccak256(abi.encode("salt", id, i));
         if (step <= 3) {
-            bytes32 c = keccak256(abi.encode(id, ops[i], root, G_YES, G_NO, G_NULL, G_KAPPA, false, salt));
+            bytes32 c = keccak256(abi.encode(id, ops[i], root, G_YES, G_NO, G_NULL, G_KAPPA, false, false, salt));
             return (ops[i], 0, abi.encodeCall(IVeritasOracle.commitReport, (id, c)));
         }
-        return
-            (
-                ops[i],
-                0,
-                abi.encodeCall(IVeritasOracle.revealReport, (id, root, G_YES, G_NO, G_NULL, G_KAPPA, false, salt))
-            );
+        return (
+            ops[i],
+            0,
+            abi.encodeCall(IVeritasOracle.revealReport, (id, root, G_YES, G_NO, G_NULL, G_KAPPA, false, false, salt))
+        );
     }
 
     /// @dev A root without a call (`_root` calls sha256, which would take a prank).

@@ -53,6 +53,7 @@ contract OracleHandler is Test {
         uint16 u;
         int256 kappa;
         bool escalated;
+        bool notYet;
         bytes32 salt;
     }
 
@@ -61,6 +62,8 @@ contract OracleHandler is Test {
     uint256 public ghostMaxCommitsPerOperator;
     uint256 public ghostCommitsSlashed;
     uint256 public ghostReveals;
+    /// @dev Deferrals the campaign reached (by "not yet" reports or the court's too-early ruling).
+    uint256 public ghostDeferrals;
     bool public ghostRevealedCommitSlashed;
 
     /// @dev Each question's rules (its parameter set and record) when it was asked, and whether
@@ -161,11 +164,16 @@ contract OracleHandler is Test {
             kappa = bound(kappa, -1e18, 1e18);
         }
         uint256 id = _id(idSeed); // before the prank: `_id` calls the oracle, which would take it
+        uint256 deferrals = _deferralsOf(id);
         vm.prank(actor);
         bool ok;
-        try oracle.submitReport(id, keccak256(abi.encode(idSeed, actor)), y, n, u, kappa, mode % 5 == 0) {
+        // One report in nine says "not yet": majorities of them defer.
+        try oracle.submitReport(
+            id, keccak256(abi.encode(idSeed, actor)), y, n, u, kappa, mode % 5 == 0, mode % 9 == 4
+        ) {
             ok = true;
         } catch {}
+        _countDeferral(id, deferrals);
         _after(ok, false);
     }
 
@@ -182,12 +190,13 @@ contract OracleHandler is Test {
         c.u = mode % 3 == 0 ? 0 : 1;
         c.kappa = bound(kappa, -1e18, 1e18);
         c.escalated = mode % 5 == 0;
+        c.notYet = mode % 7 == 4;
         c.salt = salt;
         c.root = keccak256(abi.encode(idSeed, actor));
         uint256 id = _id(idSeed);
         bytes32 commitment = mode % 6 == 1
             ? keccak256(abi.encode(salt, "garbage"))
-            : oracle.reportCommitment(id, actor, c.root, c.y, c.n, c.u, c.kappa, c.escalated, c.salt);
+            : oracle.reportCommitment(id, actor, c.root, c.y, c.n, c.u, c.kappa, c.escalated, c.notYet, c.salt);
         vm.prank(actor);
         bool ok;
         try oracle.commitReport(id, commitment) {
@@ -205,12 +214,14 @@ contract OracleHandler is Test {
         uint256 id = _id(idSeed);
         Committed memory c = _committed[id][actor];
         bytes32 salt = mode % 4 == 0 ? keccak256(abi.encode(c.salt)) : c.salt;
+        uint256 deferrals = _deferralsOf(id);
         vm.prank(actor);
         bool ok;
-        try oracle.revealReport(id, c.root, c.y, c.n, c.u, c.kappa, c.escalated, salt) {
+        try oracle.revealReport(id, c.root, c.y, c.n, c.u, c.kappa, c.escalated, c.notYet, salt) {
             ok = true;
             ghostReveals++;
         } catch {}
+        _countDeferral(id, deferrals);
         _after(ok, false);
     }
 
@@ -220,7 +231,7 @@ contract OracleHandler is Test {
         IVeritasOracle.Report[] memory reports = new IVeritasOracle.Report[](length);
         for (uint256 i = 0; i < length; i++) {
             bytes32 root = keccak256(abi.encode(idSeed + i, actorSeed % _operators.length));
-            reports[i] = IVeritasOracle.Report(_id(idSeed + i), root, uint16(i), 1, 0, 0, false);
+            reports[i] = IVeritasOracle.Report(_id(idSeed + i), root, uint16(i), 1, 0, 0, false, (idSeed + i) % 4 == 3);
         }
         vm.prank(_operators[actorSeed % _operators.length]);
         bool ok;
@@ -228,6 +239,37 @@ contract OracleHandler is Test {
             ok = true;
         } catch {}
         _after(ok, false);
+    }
+
+    /// @dev The asker (or, one time in four, someone else) clarifies a question: no wei moves,
+    /// and once a question has a report, a commit or a deferral it is refused.
+    function clarify(uint256 idSeed, uint256 userSeed, uint16 length) external {
+        _before();
+        uint256 id = _id(idSeed);
+        address who = userSeed % 4 == 0 ? _user(userSeed) : _askerOf(id);
+        length = uint16(bound(length, 0, 1100));
+        vm.prank(who);
+        bool ok;
+        try oracle.clarify(id, string(new bytes(length))) {
+            ok = true;
+        } catch {}
+        _after(ok, false);
+    }
+
+    /// @dev The deferrals of `id` so far (0 for an unknown id).
+    function _deferralsOf(uint256 id) internal view returns (uint256 count) {
+        if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.None) return 0;
+        (count,) = oracle.deferral(id);
+    }
+
+    function _countDeferral(uint256 id, uint256 before) internal {
+        if (_deferralsOf(id) > before) ghostDeferrals++;
+    }
+
+    /// @dev Who asked `id` (the zero address for an unknown id).
+    function _askerOf(uint256 id) internal view returns (address) {
+        if (oracle.verdictStatus(id) == IVeritasOracle.VerdictStatus.None) return address(0);
+        return oracle.getQuestion(id).asker;
     }
 
     function finalize(uint256 idSeed) external {
@@ -297,7 +339,7 @@ contract OracleHandler is Test {
                 judge = j;
             } catch {}
             vm.prank(judge, judge);
-            try court.giveRuling(c.disputeId, bound(ruling, 0, 5)) {
+            try court.giveRuling(c.disputeId, bound(ruling, 0, 6)) {
                 ok = true;
             } catch {}
         }
@@ -306,7 +348,9 @@ contract OracleHandler is Test {
 
     function executeRuling(uint256 idSeed) external {
         _before();
-        IVeritasOracle.Case memory c = oracle.getCase(_id(idSeed));
+        uint256 id = _id(idSeed);
+        IVeritasOracle.Case memory c = oracle.getCase(id);
+        uint256 deferrals = _deferralsOf(id);
         bool ok;
         if (c.arbitrator != address(0)) {
             _deliverer(idSeed);
@@ -314,6 +358,7 @@ contract OracleHandler is Test {
                 ok = true;
             } catch {}
         }
+        _countDeferral(id, deferrals);
         _after(ok, true);
     }
 
@@ -746,7 +791,7 @@ contract OracleHandlerTest is OracleHarness {
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Resolved));
         handler.dispute(0, 1, 0, 0.5e18, 0.25e18, 0);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Disputed));
-        handler.giveRuling(1, 5);
+        handler.giveRuling(1, 6);
         handler.warp(1 hours);
         handler.executeRuling(1);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
@@ -763,7 +808,7 @@ contract OracleHandlerTest is OracleHarness {
         handler.dispute(0, 1, 0, 0.5e18, 0.25e18, 9);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Disputed));
         assertEq(oracle.getCase(1).disputer, handler.userAt(4), "the judge is the beneficiary");
-        handler.giveRuling(1, 5);
+        handler.giveRuling(1, 6);
         handler.warp(1 hours);
         handler.executeRuling(1);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Arbitrated));
@@ -835,7 +880,7 @@ contract OracleHandlerTest is OracleHarness {
         handler.dispute(0, 1, 0, 0.25e18, 0.5e18, 0);
         assertEq(uint8(oracle.verdictStatus(1)), uint8(IVeritasOracle.VerdictStatus.Disputed));
         assertEq(MuteCourt(handler.muteCourt()).disputes(), 1);
-        handler.giveRuling(1, 5);
+        handler.giveRuling(1, 6);
         handler.executeRuling(1);
         handler.warp(2 hours);
         handler.resolveByDefault(1);
@@ -908,7 +953,7 @@ contract OracleHandlerTest is OracleHarness {
 contract InvariantTest is StdInvariant, OracleHarness {
     function setUp() public {
         _deployHarness();
-        bytes4[] memory selectors = new bytes4[](22);
+        bytes4[] memory selectors = new bytes4[](23);
         selectors[0] = OracleHandler.ask.selector;
         selectors[1] = OracleHandler.evidence.selector;
         selectors[2] = OracleHandler.report.selector;
@@ -931,6 +976,7 @@ contract InvariantTest is StdInvariant, OracleHarness {
         selectors[19] = OracleHandler.commit.selector;
         selectors[20] = OracleHandler.reveal.selector;
         selectors[21] = OracleHandler.reveal.selector; // reveals twice as likely
+        selectors[22] = OracleHandler.clarify.selector;
         targetSelector(FuzzSelector({addr: address(handler), selectors: selectors}));
         targetContract(address(handler));
     }

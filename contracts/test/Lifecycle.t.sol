@@ -112,8 +112,8 @@ contract LifecycleTest is BaseTest {
         uint256 a = _ask();
         uint256 b = _ask();
         vm.startPrank(operator);
-        oracle.submitReport(a, ROOT, N_YES, N_NO, N_NULL, 1e18, false);
-        oracle.submitReport(b, ROOT, N_YES, N_NO, N_NULL, -1e18, false);
+        oracle.submitReport(a, ROOT, N_YES, N_NO, N_NULL, 1e18, false, false);
+        oracle.submitReport(b, ROOT, N_YES, N_NO, N_NULL, -1e18, false, false);
         vm.stopPrank();
         (,,,,, int256 ka,) = oracle.getVerdict(a);
         (,,,,, int256 kb,) = oracle.getVerdict(b);
@@ -125,7 +125,7 @@ contract LifecycleTest is BaseTest {
         uint256 a = _ask();
         uint256 b = _ask();
         vm.prank(operator);
-        oracle.submitReport(b, bytes32(uint256(7)), 0, 1, 2, 0, true);
+        oracle.submitReport(b, bytes32(uint256(7)), 0, 1, 2, 0, true, false);
         assertEq(uint8(_status(a)), uint8(IVeritasOracle.VerdictStatus.Asked));
         assertEq(uint8(_status(b)), uint8(IVeritasOracle.VerdictStatus.Escalated));
         (, bytes32 root, uint256 pYes, uint256 pNo, uint256 pNull,,) = oracle.getVerdict(b);
@@ -159,7 +159,7 @@ contract LifecycleTest is BaseTest {
         kappa = bound(kappa, -1e18, 1e18);
         uint256 id = _ask();
         vm.prank(operator);
-        oracle.submitReport(id, ROOT, y, n, u, kappa, false);
+        oracle.submitReport(id, ROOT, y, n, u, kappa, false, false);
         (,, uint256 rYes, uint256 rNo, uint256 rNull, int256 rKappa,) = oracle.getVerdict(id);
         uint256[3] memory p = _referenceTriple(y, n, u);
         assertEq(rYes, p[0]);
@@ -170,7 +170,9 @@ contract LifecycleTest is BaseTest {
     }
 
     function test_TimeComesFromVirtualNow() public {
-        IClockedOracle clocked = IClockedOracle(Shipped.deploy("ClockedOracle.sol:ClockedOracle", abi.encode(owner)));
+        (address court, address admin) = Shipped.modules();
+        IClockedOracle clocked =
+            IClockedOracle(Shipped.deploy("ClockedOracle.sol:ClockedOracle", abi.encode(owner, court, admin)));
         vm.prank(owner);
         IVeritasOracle(address(clocked)).addOperator(operator);
         clocked.setClock(500);
@@ -181,11 +183,11 @@ contract LifecycleTest is BaseTest {
         // block.timestamp is far past resolveAfter, but the oracle's own clock is not.
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasTooEarly.selector, id, uint64(1000), 500));
         vm.prank(operator);
-        clocked.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        clocked.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
 
         clocked.setClock(1000);
         vm.prank(operator);
-        clocked.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        clocked.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         (,,,,,, uint256 timestamp) = clocked.getVerdict(id);
         assertEq(timestamp, 1000);
     }
@@ -201,9 +203,9 @@ contract LifecycleTest is BaseTest {
         bytes32 r2 = keccak256("r2");
         bytes32 r3 = keccak256("r3");
         vm.prank(operator);
-        oracle.submitReport(id, r1, 9, 1, 0, 0.5e18, false);
+        oracle.submitReport(id, r1, 9, 1, 0, 0.5e18, false, false);
         vm.prank(operator2);
-        oracle.submitReport(id, r2, 8, 2, 0, 0.2e18, false);
+        oracle.submitReport(id, r2, 8, 2, 0, 0.2e18, false, false);
         (uint256 reports, uint256 y, uint256 n, uint256 u) = oracle.tally(id);
         assertEq(reports, 2);
         assertEq(y, 17);
@@ -213,7 +215,7 @@ contract LifecycleTest is BaseTest {
         assertEq(oracle.verdictCount(), 0);
 
         vm.prank(operator3);
-        oracle.submitReport(id, r3, 10, 0, 0, 0.9e18, false);
+        oracle.submitReport(id, r3, 10, 0, 0, 0.9e18, false, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
         // A block of its own: the legacy code generator (tests compile without via-IR) runs out of
         // stack with these locals alive for the whole test.

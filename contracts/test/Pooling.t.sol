@@ -16,7 +16,8 @@ contract PoolingTest is BaseTest {
 
     function setUp() public override {
         super.setUp();
-        harness = IPoolingHarness(Shipped.deploy("PoolingHarness.sol:PoolingHarness", ""));
+        (address court, address admin) = Shipped.modules();
+        harness = IPoolingHarness(Shipped.deploy("PoolingHarness.sol:PoolingHarness", abi.encode(court, admin)));
     }
 
     function _assertMatches(uint256 y, uint256 n, uint256 u) internal view {

@@ -86,7 +86,7 @@ contract StakeTest is BaseTest {
         vm.expectRevert(
             abi.encodeWithSelector(IVeritasOracle.VeritasInsufficientStake.selector, operator, BOND - 1, BOND)
         );
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
     }
 
     function test_OneStakeCannotBackMoreReportsThanItsBonds() public {
@@ -100,7 +100,7 @@ contract StakeTest is BaseTest {
         _post(b, false);
         vm.prank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasInsufficientStake.selector, operator, 0, BOND));
-        oracle.submitReport(c, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(c, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
     }
 
     /*//////////////////////////////////////////////////////////////
@@ -116,7 +116,7 @@ contract StakeTest is BaseTest {
         IVeritasOracle.Case memory c = oracle.getCase(id);
         assertEq(c.disputer, carol);
         assertEq(c.requester, bob);
-        _rule(id, 5); // the disputer's NO-leading triple
+        _rule(id, 6); // the disputer's NO-leading triple
         assertEq(oracle.credits(bob), 0);
         assertEq(oracle.credits(carol), BOND + ASK_FEE + BOND / 2);
         assertEq(oracle.credits(BURN), BOND / 2);
@@ -141,7 +141,7 @@ contract StakeTest is BaseTest {
         uint256 disputeId = oracle.dispute{value: COURT_COST + BOND}(id, C_YES, C_NO, C_NULL, carol);
         vm.prank(arbiter);
         vm.expectRevert(abi.encodeWithSelector(VeritasCourt.CourtJudgeIsParty.selector, disputeId, arbiter));
-        court.giveRuling(disputeId, 5);
+        court.giveRuling(disputeId, 6);
     }
 
     /// @dev Quorum 3: two say YES, one NO; the court rules NO. The two YES reporters are slashed,
@@ -150,11 +150,11 @@ contract StakeTest is BaseTest {
         _setParams(_params(3, CHALLENGE_WINDOW));
         uint256 id = _ask();
         vm.prank(operator);
-        oracle.submitReport(id, keccak256("a"), 20, 1, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("a"), 20, 1, 0, KAPPA, false, false);
         vm.prank(operator2);
-        oracle.submitReport(id, keccak256("b"), 20, 1, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("b"), 20, 1, 0, KAPPA, false, false);
         vm.prank(operator3);
-        oracle.submitReport(id, keccak256("c"), 1, 20, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("c"), 1, 20, 0, KAPPA, false, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Resolved));
         _dispute(carol, id);
         _rule(id, 3); // NO
@@ -175,9 +175,9 @@ contract StakeTest is BaseTest {
         _setParams(_params(2, CHALLENGE_WINDOW));
         uint256 id = _ask();
         vm.prank(operator);
-        oracle.submitReport(id, keccak256("a"), 20, 1, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("a"), 20, 1, 0, KAPPA, false, false);
         vm.prank(operator2);
-        oracle.submitReport(id, keccak256("b"), 1, 20, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("b"), 1, 20, 0, KAPPA, false, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
         _request(id);
         _rule(id, 3); // NO
@@ -210,11 +210,11 @@ contract StakeTest is BaseTest {
         _setParams(_params(2, CHALLENGE_WINDOW));
         uint256 id = _ask();
         vm.prank(operator);
-        oracle.submitReport(id, keccak256("a"), 10, 5, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("a"), 10, 5, 0, KAPPA, false, false);
         vm.expectEmit(true, false, false, false, address(oracle));
         emit IVeritasOracle.VerdictPosted(id, bytes32(0), 0, 0, 0, 0, true, 8 | 2, operator2);
         vm.prank(operator2);
-        oracle.submitReport(id, keccak256("b"), 5, 10, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("b"), 5, 10, 0, KAPPA, false, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
     }
 
@@ -235,19 +235,19 @@ contract StakeTest is BaseTest {
         _setParams(_params(3, CHALLENGE_WINDOW));
         uint256 one = _ask();
         vm.prank(operator);
-        oracle.submitReport(one, keccak256("a"), 20, 1, 0, KAPPA, true);
+        oracle.submitReport(one, keccak256("a"), 20, 1, 0, KAPPA, true, false);
         vm.prank(operator2);
-        oracle.submitReport(one, keccak256("b"), 20, 1, 0, KAPPA, false);
+        oracle.submitReport(one, keccak256("b"), 20, 1, 0, KAPPA, false, false);
         vm.prank(operator3);
-        oracle.submitReport(one, keccak256("c"), 20, 1, 0, KAPPA, false);
+        oracle.submitReport(one, keccak256("c"), 20, 1, 0, KAPPA, false, false);
         assertEq(uint8(_status(one)), uint8(IVeritasOracle.VerdictStatus.Resolved));
         uint256 two = _ask();
         vm.prank(operator);
-        oracle.submitReport(two, keccak256("a"), 20, 1, 0, KAPPA, true);
+        oracle.submitReport(two, keccak256("a"), 20, 1, 0, KAPPA, true, false);
         vm.prank(operator2);
-        oracle.submitReport(two, keccak256("b"), 20, 1, 0, KAPPA, true);
+        oracle.submitReport(two, keccak256("b"), 20, 1, 0, KAPPA, true, false);
         vm.prank(operator3);
-        oracle.submitReport(two, keccak256("c"), 20, 1, 0, KAPPA, false);
+        oracle.submitReport(two, keccak256("c"), 20, 1, 0, KAPPA, false, false);
         assertEq(uint8(_status(two)), uint8(IVeritasOracle.VerdictStatus.Escalated));
     }
 
@@ -256,11 +256,11 @@ contract StakeTest is BaseTest {
         _setParams(_params(3, CHALLENGE_WINDOW));
         uint256 id = _ask();
         vm.prank(operator);
-        oracle.submitReport(id, keccak256("a"), 30, 0, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("a"), 30, 0, 0, KAPPA, false, false);
         vm.prank(operator2);
-        oracle.submitReport(id, keccak256("b"), 1, 2, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("b"), 1, 2, 0, KAPPA, false, false);
         vm.prank(operator3);
-        oracle.submitReport(id, keccak256("c"), 1, 2, 0, KAPPA, false);
+        oracle.submitReport(id, keccak256("c"), 1, 2, 0, KAPPA, false, false);
         assertEq(uint8(_status(id)), uint8(IVeritasOracle.VerdictStatus.Escalated));
     }
 
@@ -357,7 +357,7 @@ contract StakeTest is BaseTest {
         vm.prank(alice);
         uint256 id = fresh.askQuestion(QUESTION, 0, _rulesOf(address(fresh)));
         vm.prank(first);
-        fresh.submitReport(id, ROOT, 3, 1, 0, 0, false); // final at once, not yet settled
+        fresh.submitReport(id, ROOT, 3, 1, 0, 0, false, false); // final at once, not yet settled
         vm.prank(owner);
         fresh.removeOperator(first);
         vm.prank(owner);
@@ -375,7 +375,7 @@ contract StakeTest is BaseTest {
         vm.prank(alice);
         uint256 next = fresh.askQuestion(QUESTION, 0, _rulesOf(address(fresh)));
         vm.prank(address(0xbeef));
-        fresh.submitReport(next, ROOT, 3, 1, 0, 0, false);
+        fresh.submitReport(next, ROOT, 3, 1, 0, 0, false, false);
         assertEq(uint8(fresh.verdictStatus(next)), uint8(IVeritasOracle.VerdictStatus.Resolved));
     }
 

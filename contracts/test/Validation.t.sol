@@ -66,9 +66,9 @@ contract ValidationTest is BaseTest {
         _ask();
         vm.startPrank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasUnknownQuestion.selector, 0));
-        oracle.submitReport(0, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(0, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasUnknownQuestion.selector, 2));
-        oracle.submitReport(2, ROOT, N_YES, N_NO, N_NULL, KAPPA, false);
+        oracle.submitReport(2, ROOT, N_YES, N_NO, N_NULL, KAPPA, false, false);
         vm.stopPrank();
     }
 
@@ -190,11 +190,11 @@ contract ValidationTest is BaseTest {
         uint256 id = _ask();
         vm.startPrank(operator);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, 1e18 + 1));
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, 1e18 + 1, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, 1e18 + 1, false, false);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, -1e18 - 1));
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, -1e18 - 1, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, -1e18 - 1, false, false);
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, type(int256).min));
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, type(int256).min, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, type(int256).min, false, false);
         vm.stopPrank();
     }
 
@@ -203,7 +203,7 @@ contract ValidationTest is BaseTest {
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, kappa));
         vm.prank(operator);
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, kappa, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, kappa, false, false);
     }
 
     function testFuzz_RevertIf_KappaJustOutOfRange(int256 kappa, bool negative) public {
@@ -211,7 +211,7 @@ contract ValidationTest is BaseTest {
         uint256 id = _ask();
         vm.expectRevert(abi.encodeWithSelector(IVeritasOracle.VeritasKappaOutOfRange.selector, kappa));
         vm.prank(operator);
-        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, kappa, false);
+        oracle.submitReport(id, ROOT, N_YES, N_NO, N_NULL, kappa, false, false);
     }
 
     /// @dev A Resolved verdict in its challenge window, before the fixture's court.
@@ -262,7 +262,7 @@ contract ValidationTest is BaseTest {
         uint256 id = _disputable();
         vm.prank(bob);
         oracle.dispute{value: COURT_COST + BOND}(id, pYes, pNo, pNull, bob);
-        _rule(id, 5);
+        _rule(id, 6);
         (,, uint256 rYes, uint256 rNo, uint256 rNull,,) = oracle.getVerdict(id);
         assertEq(rYes, pYes);
         assertEq(rNo, pNo);

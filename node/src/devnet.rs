@@ -430,7 +430,14 @@ pub async fn deploy_oracle(
             Ok::<_, DevnetError>((address, receipt.block_number.unwrap_or_default()))
         }
     };
-    let (address, block) = create("VeritasOracle", owner.abi_encode()).await?;
+    // The modules first: the oracle runs their code, and its initcode cannot carry it (EIP-3860).
+    let (court_module, _) = create("VeritasCourtModule", Vec::new()).await?;
+    let (admin_module, _) = create("VeritasAdminModule", Vec::new()).await?;
+    let (address, block) = create(
+        "VeritasOracle",
+        (owner, court_module, admin_module).abi_encode_params(),
+    )
+    .await?;
     let judges = vec![owner];
     let (court, _) = create(
         "VeritasCourt",

@@ -73,6 +73,7 @@ async fn the_local_commitment_is_the_contracts() {
                 counts[2],
                 v.kappa,
                 escalated,
+                false,
                 salt,
             )
             .call()

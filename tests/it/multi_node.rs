@@ -330,7 +330,7 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
     // The court (the devnet's VeritasCourt, judge key 0) keeps the verdict on one and takes the
     // disputer's triple on the other.
     const VERDICT_STANDS: u64 = 1;
-    const DISPUTER_TRIPLE: u64 = 5;
+    const DISPUTER_TRIPLE: u64 = 6;
     for (id, ruling) in [(upheld, VERDICT_STANDS), (overturned, DISPUTER_TRIPLE)] {
         chain.rule(id, ruling).await;
         assert_eq!(chain.status(id).await, S::Arbitrated);

@@ -164,6 +164,7 @@ async fn submit(chain: &Chain, signer: usize, id: U256, claim: &ReportClaim) {
             n[2],
             I256::try_from(claim.kappa).unwrap(),
             claim.escalated,
+            false,
         )
         .send()
         .await

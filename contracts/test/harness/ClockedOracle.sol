@@ -7,7 +7,9 @@ import {VeritasOracle} from "../../VeritasOracle.sol";
 contract ClockedOracle is VeritasOracle {
     uint256 public clock;
 
-    constructor(address initialOwner) VeritasOracle(initialOwner) {}
+    constructor(address initialOwner, address courtModule, address adminModule)
+        VeritasOracle(initialOwner, courtModule, adminModule)
+    {}
 
     function setClock(uint256 t) external {
         clock = t;

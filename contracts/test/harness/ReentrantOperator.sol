@@ -40,16 +40,16 @@ contract ReentrantOperator is IVeritasConsumer {
     function _entryPoints(uint256 id) internal view returns (bytes[] memory calls) {
         IVeritasOracle.AskRules memory rules;
         IVeritasOracle.Report[] memory reports = new IVeritasOracle.Report[](1);
-        reports[0] = IVeritasOracle.Report(id, bytes32(id), 1, 0, 0, 0, false);
+        reports[0] = IVeritasOracle.Report(id, bytes32(id), 1, 0, 0, 0, false, false);
         IVeritasOracle.Parameters memory p;
         calls = new bytes[](25);
         calls[0] = abi.encodeCall(IVeritasOracle.askQuestion, ("Will it rain?", 0, rules));
         calls[1] = abi.encodeCall(IVeritasOracle.submitEvidence, (id, "https://x", "t", "s"));
-        calls[2] = abi.encodeCall(IVeritasOracle.submitReport, (id, bytes32(id), 1, 0, 0, 0, false));
+        calls[2] = abi.encodeCall(IVeritasOracle.submitReport, (id, bytes32(id), 1, 0, 0, 0, false, false));
         calls[3] = abi.encodeCall(IVeritasOracle.submitReports, (reports));
         calls[4] = abi.encodeCall(IVeritasOracle.finalize, (id));
         calls[5] = abi.encodeCall(IVeritasOracle.commitReport, (id, bytes32(id)));
-        calls[6] = abi.encodeCall(IVeritasOracle.revealReport, (id, bytes32(id), 1, 0, 0, 0, false, bytes32(0)));
+        calls[6] = abi.encodeCall(IVeritasOracle.revealReport, (id, bytes32(id), 1, 0, 0, 0, false, false, bytes32(0)));
         calls[7] = abi.encodeCall(IVeritasOracle.dispute, (id, 0.5e18, 0.25e18, 0.25e18, address(this)));
         calls[8] = abi.encodeCall(IVeritasOracle.settle, (id));
         calls[9] = abi.encodeCall(IVeritasOracle.withdraw, ());

@@ -53,7 +53,7 @@ pub struct CourtCase {
     pub ruling_title: Option<&'static str>,
 }
 
-/// The title of ruling `ruling` (1 ..= 5), as the case file's ruling options name it.
+/// The title of ruling `ruling` (1 ..= 6), as the case file's ruling options name it.
 pub fn ruling_title(ruling: U256) -> Option<&'static str> {
     let index = usize::try_from(ruling).ok()?.checked_sub(1)?;
     RULING_TITLES.get(index).copied()
@@ -211,11 +211,12 @@ async fn case_of(s: &ApiState, id: U256, text: &str, status: &'static str) -> Ca
 }
 
 /// The titles of the oracle's rulings by number (`RULING_*`), as the MetaEvidence names them.
-pub const RULING_TITLES: [&str; 5] = [
+pub const RULING_TITLES: [&str; 6] = [
     "The verdict stands",
     "YES",
     "NO",
     "Unresolvable",
+    "Too early: defer the question",
     "The disputer's triple",
 ];
 
@@ -357,7 +358,11 @@ mod tests {
         );
         assert_eq!(ruling_title(U256::from(1)), Some("The verdict stands"));
         assert_eq!(ruling_title(U256::from(3)), Some("NO"));
-        assert_eq!(ruling_title(U256::from(5)), Some("The disputer's triple"));
-        assert_eq!(ruling_title(U256::from(6)), None);
+        assert_eq!(
+            ruling_title(U256::from(5)),
+            Some("Too early: defer the question")
+        );
+        assert_eq!(ruling_title(U256::from(6)), Some("The disputer's triple"));
+        assert_eq!(ruling_title(U256::from(7)), None);
     }
 }

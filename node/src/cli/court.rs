@@ -61,7 +61,7 @@ pub struct CourtOptions {
 pub struct RuleArgs {
     /// The court's dispute id.
     pub dispute: U256,
-    /// The ruling (0..5 for a dispute, 0..4 for an escalation).
+    /// The ruling (0..6 for a dispute, 0..5 for an escalation; 5, too early, defers the question).
     pub ruling: u64,
     #[command(flatten)]
     options: CourtOptions,

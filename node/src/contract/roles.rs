@@ -425,7 +425,7 @@ pub struct RulingState {
     pub status: IVeritasCourt::DisputeStatus,
     /// `judgeOf(dispute)`: the judge of its current round.
     pub judge: Address,
-    /// The number of choices of the case (the oracle's rulings run 0..=5).
+    /// The number of choices of the case (the oracle's rulings run 0..=6).
     pub choices: u64,
 }
 

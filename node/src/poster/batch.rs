@@ -102,6 +102,7 @@ impl Poster {
                 nNull: v.counts[2],
                 fleissKappa: v.kappa,
                 escalated: v.escalated,
+                notYet: false,
             })
             .collect();
         TransactionRequest::default()

@@ -55,7 +55,8 @@ const MAX_ROUNDS: usize = 8;
 
 /// The commitment `reporter` sends for this report on `id`: the contract's
 /// `reportCommitment`, keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull,
-/// fleissKappa, escalated, salt)).
+/// fleissKappa, escalated, notYet, salt)). The node's routing does not say "not yet" (yet): its
+/// reports carry `notYet = false`.
 pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B256) -> B256 {
     keccak256(
         (
@@ -67,6 +68,7 @@ pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B
             verdict.counts[2],
             verdict.kappa,
             verdict.escalated,
+            false,
             salt,
         )
             .abi_encode_params(),
@@ -495,7 +497,6 @@ mod tests {
         let mut other = v;
         other.escalated = true;
         assert_ne!(c, report_commitment(v.id, me, &other, salt));
-        // abi.encode of nine static values: nine 32-byte words.
         let words = (
             v.id,
             me,
@@ -505,10 +506,12 @@ mod tests {
             0u16,
             v.kappa,
             false,
+            false,
             salt,
         )
             .abi_encode_params();
-        assert_eq!(words.len(), 9 * 32);
+        // abi.encode of ten static values (`escalated` then `notYet`): ten 32-byte words.
+        assert_eq!(words.len(), 10 * 32);
         assert_eq!(c, keccak256(&words));
     }
 }

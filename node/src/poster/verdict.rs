@@ -61,6 +61,7 @@ impl Verdict {
             nNull: self.counts[2],
             fleissKappa: self.kappa,
             escalated: self.escalated,
+            notYet: false,
         }
         .abi_encode()
         .into()
