@@ -26,7 +26,7 @@ fn bench(c: &mut Criterion) {
         })
         .collect();
     c.bench_function("commit/bundle_7_leaves", |b| {
-        b.iter(|| commit(black_box("Will it rain?"), black_box(&evidence)).unwrap())
+        b.iter(|| commit(black_box("Will it rain?"), &[], black_box(&evidence)).unwrap())
     });
 
     let mut g = c.benchmark_group("merkle_root");

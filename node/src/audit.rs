@@ -31,6 +31,10 @@
 //! each item the report says it bundled is checked against `evidence`. With the chain, every
 //! `EvidenceSubmitted` log of the question must be in the report with the same head (hence the
 //! same fields), and the count must equal `evidenceCount(id)`.
+//!
+//! The asker's clarifications ([`compare_clarifications_with_chain`]): offline they are part of
+//! the root (leaves 1..=c, from `question.clarifications`); with the chain, the report must hold
+//! every `QuestionClarified` text of the question, in order, and nothing else.
 
 use alloy::{
     primitives::{Address, B256, I256, U256},
@@ -162,7 +166,12 @@ pub fn recompute<R: AsAuditReport + ?Sized>(report: &R) -> Result<Recomputed, Au
         .evidence
         .ok()
         .ok_or_else(|| shape("evidence", "missing or not an array"))?;
-    let commitment = commitment::commit(question, evidence)?;
+    let clarifications = match &report.question.clarifications {
+        Claim::Absent => &[][..],
+        Claim::Is { value, .. } => value.as_slice(),
+        Claim::Not { why, .. } => return Err(shape("question.clarifications", why.clone())),
+    };
+    let commitment = commitment::commit(question, clarifications, evidence)?;
     let ballots: Vec<BallotRecord> = report
         .ballots
         .required()
@@ -506,6 +515,73 @@ async fn chain_submissions(
         chain_items.push(item);
     }
     Ok((on_chain, chain_items))
+}
+
+/// Compare the report's `question.clarifications` with the question's `QuestionClarified` logs
+/// (from `from_block`): each one missing, added or different is a mismatch naming
+/// `question.clarifications[k]` (a clarification the jurors did not read, or read altered).
+///
+/// # Errors
+/// [`ChainError`] when the chain cannot be read or a log is not what the contract emits.
+pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
+    report: &R,
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    from_block: u64,
+) -> Result<Vec<Mismatch>, ChainError> {
+    let reported: Vec<String> = match &report.audit_report().question.clarifications {
+        Claim::Absent => Vec::new(),
+        Claim::Is { value, .. } => value.clone(),
+        Claim::Not { why, .. } => {
+            return Ok(vec![Mismatch {
+                field: "report.question.clarifications".into(),
+                expected: "a list of strings".into(),
+                found: why.clone(),
+            }]);
+        }
+    };
+    let latest = provider
+        .get_block_number()
+        .await
+        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let filter = Filter::new()
+        .address(oracle)
+        .event_signature(IVeritasOracle::QuestionClarified::SIGNATURE_HASH)
+        .topic1(id)
+        .from_block(from_block)
+        .to_block(latest);
+    let logs = provider
+        .get_logs(&filter)
+        .await
+        .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
+    let mut on_chain =
+        crate::watcher::events::decode_clarifications(&logs).map_err(|e| ChainError::Contract {
+            op: "QuestionClarified",
+            reason: e.to_string(),
+        })?;
+    on_chain.sort_by_key(|c| c.index);
+    let mut out = Vec::new();
+    for k in 0..on_chain.len().max(reported.len()) {
+        let chain_text = on_chain
+            .get(k)
+            .map(|c| String::from_utf8_lossy(&c.text).into_owned());
+        let report_text = reported.get(k);
+        if chain_text.as_ref() != report_text {
+            out.push(Mismatch {
+                field: format!("report.question.clarifications[{k}]"),
+                expected: chain_text.map_or_else(
+                    || "(none on chain)".into(),
+                    |t| serde_json::Value::from(t).to_string(),
+                ),
+                found: report_text.map_or_else(
+                    || "(missing)".into(),
+                    |t| serde_json::Value::from(t.as_str()).to_string(),
+                ),
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// Compare the report's `submissions` with the question's `EvidenceSubmitted` logs (from

@@ -37,12 +37,16 @@ pub struct EvidenceItem {
     pub submitter: Option<String>,
 }
 
-/// A question and the evidence committed with it.
+/// A question, the asker's clarifications and the evidence committed with them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Bundle {
     /// The question text exactly as asked (leaf 0).
     pub question: String,
-    /// The evidence items, ids 1..=n in order (leaves 1..=n).
+    /// The asker's clarifications (`QuestionClarified`), in order: leaves 1..=c, right after the
+    /// question, so auditors see exactly what the jurors saw. Empty for most questions.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clarifications: Vec<String>,
+    /// The evidence items, ids 1..=n in order (leaves c+1..=c+n).
     pub evidence: Vec<EvidenceItem>,
 }
 

@@ -41,6 +41,10 @@ pub struct QuestionInfo {
     /// Oracle contract address, when on-chain (checksummed in JSON).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "checksummed")]
     pub oracle: Option<Address>,
+    /// The asker's clarifications (`QuestionClarified`), in order: the bundle's leaves right
+    /// after the question. Absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clarifications: Vec<String>,
 }
 
 /// An address in JSON as EIP-55 writes it (alloy's own serde writes lowercase hex); read in
@@ -252,6 +256,7 @@ mod tests {
             id: Some(U256::from(7)),
             chain_id: Some(31337),
             oracle: Some(oracle),
+            clarifications: Vec::new(),
         };
         let written = serde_json::to_value(&question).unwrap();
         assert_eq!(written["oracle"], checksummed);

@@ -210,6 +210,7 @@ async function renderQuestion(id) {
   const q = d.job;
   const ballots = rep ? rep.ballots : (d.live_ballots || []);
   const evidence = rep ? rep.evidence : [];
+  const clarifications = rep ? (rep.question.clarifications || []) : [];
   view.innerHTML = `<p><a href="#/">← all questions</a></p>
     <h1 id="question-text">${esc(q.question)}</h1>
     <p>${pill(d.status || q.stage)} · id ${esc(q.question_id)} · resolveAfter ${q.resolve_after ? new Date(q.resolve_after * 1000).toISOString() : "at once"}</p>
@@ -217,8 +218,10 @@ async function renderQuestion(id) {
     <h2>Evidence bundle</h2><div id="merkle" class="card"><p class="muted">${rep ? "checking…" : "no report yet"}</p></div>
     <table id="evidence"><thead><tr><th>#</th><th>item</th><th>source</th><th>leaf hash (recomputed)</th></tr></thead><tbody>
       ${rep ? `<tr><td>0</td><td><i>the question text</i></td><td>–</td><td id="leaf-0">…</td></tr>` : ""}
+      ${clarifications.map((t, k) => `<tr class="clarification"><td>c${k + 1}</td><td><i>clarification by the asker</i><br><span class="muted">${esc(t)}</span></td>
+        <td>asker</td><td id="leaf-${k + 1}">…</td></tr>`).join("")}
       ${evidence.map((e, i) => `<tr><td>${i + 1}</td><td>${link(e.url, e.title)}<br><span class="muted">${esc(e.snippet)}</span></td>
-        <td>${esc(e.source)}${e.submitter ? `<br><span class="mono">${esc(e.submitter)}</span>` : ""}</td><td id="leaf-${i + 1}">…</td></tr>`).join("")}
+        <td>${esc(e.source)}${e.submitter ? `<br><span class="mono">${esc(e.submitter)}</span>` : ""}</td><td id="leaf-${i + 1 + clarifications.length}">…</td></tr>`).join("")}
     </tbody></table>
     <div class="grid">
       <div class="card"><h2>Posterior per iteration (95% band)</h2><div id="chart-posterior"></div></div>

@@ -42,10 +42,14 @@ const Verify = (() => {
     return nodeHash(await mth(hashes.slice(0, k)), await mth(hashes.slice(k)));
   }
 
-  // Recompute leaves and root from the question text and the evidence items, and compare with
-  // what the report says and with the root the chain holds (null when not posted yet).
+  // Recompute leaves and root from the question text, the asker's clarifications (leaves 1..c,
+  // each {"clarification": k, "text": …} in JCS) and the evidence items, and compare with what
+  // the report says and with the root the chain holds (null when not posted yet).
   async function check(report, chainRoot) {
-    const datas = [utf8(report.question.text)].concat(report.evidence.map((item) => utf8(jcs(item))));
+    const clarifications = report.question.clarifications || [];
+    const datas = [utf8(report.question.text)]
+      .concat(clarifications.map((text, k) => utf8(jcs({ clarification: k + 1, text }))))
+      .concat(report.evidence.map((item) => utf8(jcs(item))));
     const leaves = [];
     for (const d of datas) leaves.push(await leafHash(d));
     const root = hex(await mth(leaves));
@@ -57,7 +61,9 @@ const Verify = (() => {
     const problems = [];
     items.forEach((it) => {
       if (!it.ok) {
-        const what = it.index === 0 ? "the question" : `evidence item ${it.index}`;
+        const c = clarifications.length;
+        const what = it.index === 0 ? "the question"
+          : it.index <= c ? `clarification ${it.index}` : `evidence item ${it.index - c}`;
         problems.push(`leaf ${it.index} (${what}): computed ${it.computed}, report says ${it.claimed || "nothing"}`);
       }
     });

@@ -52,6 +52,9 @@ try {
   if (verified !== "true") fail(`Merkle check: ${await page.textContent("#merkle")}`);
   const shown = await page.textContent("#question-text");
   if (!shown.includes("<script>")) fail(`the question text is not shown as text: ${shown}`);
+  // The asker's clarification: a row of its own (leaf 1, verified above), its HTML as text.
+  const clarified = await page.locator("#evidence tr.clarification").allTextContents();
+  if (clarified.length !== 1 || !clarified[0].includes("<img src=x onerror=")) fail(`the clarification is not shown as text: ${clarified.join(" | ")}`);
   await untouched("question page");
 
   // (b) the only links of the evidence area are http(s), and each non-web URL is shown as text.

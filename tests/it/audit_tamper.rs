@@ -32,6 +32,7 @@ fn bundle() -> Bundle {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/evidence-arctic.json");
     Bundle {
         question: "Is the Arctic warming faster than the global average?".into(),
+        clarifications: Vec::new(),
         evidence: read_evidence(&fixture).unwrap(),
     }
 }
@@ -96,6 +97,7 @@ async fn committee_report(jurors: Vec<Arc<dyn Juror>>, config: CommitteeConfig) 
         id: None,
         chain_id: None,
         oracle: None,
+        clarifications: Vec::new(),
     };
     Report::build(
         question,

@@ -18,6 +18,7 @@ use veritas::stats::{BallotRecord, Outcome, kl_bits, posterior_mean, summarize};
 fn bundle() -> Bundle {
     Bundle {
         question: "Is the Arctic warming faster than the global average?".into(),
+        clarifications: Vec::new(),
         evidence: (1..=3)
             .map(|id| EvidenceItem {
                 id,
@@ -68,6 +69,7 @@ async fn run(c: &Committee) -> Report {
             id: None,
             chain_id: None,
             oracle: None,
+            clarifications: Vec::new(),
         },
         &b,
         &Rubric::default(),

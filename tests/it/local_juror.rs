@@ -33,6 +33,7 @@ fn suffixes_and_candidates() -> (Vec<String>, Vec<String>) {
 fn bundle() -> Bundle {
     Bundle {
         question: "Global warming is driving polar bears toward extinction".into(),
+        clarifications: Vec::new(),
         evidence: vec![EvidenceItem {
             id: 1,
             url: "https://en.wikipedia.org/wiki/Habitat_destruction".into(),

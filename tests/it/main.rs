@@ -20,6 +20,7 @@ mod alert_metrics;
 mod audit_tamper;
 mod bad_input;
 mod chain_parts;
+mod clarifications;
 mod cli_convention;
 mod commit_reveal;
 mod crash_anywhere;

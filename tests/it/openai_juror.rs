@@ -39,6 +39,7 @@ fn config(base_url: String) -> OpenAiConfig {
 fn bundle() -> Bundle {
     Bundle {
         question: "Did global sea level rise during the 20th century?".into(),
+        clarifications: Vec::new(),
         evidence: (1..=2)
             .map(|id| EvidenceItem {
                 id,
@@ -557,6 +558,7 @@ async fn an_injected_document_stays_data_from_bundle_to_report() {
             id: None,
             chain_id: None,
             oracle: None,
+            clarifications: Vec::new(),
         },
         &b,
         &rubric(),

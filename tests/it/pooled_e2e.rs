@@ -108,7 +108,7 @@ fn hand_report(
 ) -> Value {
     let evidence = json!([{"id": 1, "url": "https://example.org/a", "title": "A", "snippet": snippet,
         "published_at": null, "source": "local", "submitter": null}]);
-    let c = commitment::commit(QUESTION, evidence.as_array().unwrap()).unwrap();
+    let c = commitment::commit(QUESTION, &[], evidence.as_array().unwrap()).unwrap();
     let ballots: Vec<Value> = votes
         .iter()
         .enumerate()

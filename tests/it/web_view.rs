@@ -11,7 +11,8 @@
 //!
 //! Hostile evidence (`tests/browser/web_hostile.mjs`): a question whose text is HTML, and
 //! evidence submitted on-chain with `javascript:` and `data:` URLs and HTML in url, title and
-//! snippet; on the node's pages nothing runs, the only links are http(s), and every response
+//! snippet, and an asker's clarification with HTML in it (a leaf of the root the browser
+//! recomputes); on the node's pages nothing runs, the only links are http(s), and every response
 //! (page, assets, JSON API, event stream, errors) carries the CSP and the other security
 //! headers. The pages keep no state for tests: the scripts read the DOM, and the event stream
 //! through Chromium's DevTools protocol.
@@ -276,6 +277,13 @@ async fn hostile_evidence_neither_runs_nor_links_in_the_browser() {
     for (url, title, snippet) in HOSTILE {
         chain.submit_evidence(3, id, url, title, snippet).await;
     }
+    // The asker's clarification is hostile too: it is a leaf of the root the browser recomputes.
+    chain
+        .clarify(
+            id,
+            "<img src=x onerror=\"document.title='pwned:clarification'\"> Open means open to riders.",
+        )
+        .await;
     chain.advance(7200).await;
     let mut node = Node::configure_committee(&chain, REPLAY);
     node.start();

@@ -32,7 +32,7 @@ pub(super) fn report() -> Value {
     let evidence = json!([{"id": 1, "url": "https://a", "title": "Council approves bike lane",
         "snippet": "The Calderwick council approved the bike lane.", "published_at": null,
         "source": "local", "submitter": null}]);
-    let c = commitment::commit(QUESTION, evidence.as_array().unwrap_or(&Vec::new()))
+    let c = commitment::commit(QUESTION, &[], evidence.as_array().unwrap_or(&Vec::new()))
         .unwrap_or_else(|e| panic!("{e}"));
     let seed = committee_seed(&c.root, &U256::from(7).to_be_bytes::<32>());
     let (archetypes, jurors) = (["a", "b", "c"], ["m1", "m2"]);

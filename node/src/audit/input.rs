@@ -164,6 +164,8 @@ pub struct QuestionClaims {
     pub chain_id: Claim<Dec<u64>>,
     /// The oracle, on-chain.
     pub oracle: Claim<Address>,
+    /// The asker's clarifications (leaves 1..=c); absent when none.
+    pub clarifications: Claim<Vec<String>>,
 }
 
 /// One ballot: what the statistics read ([`BallotRecord`], whose keys are required: the

@@ -126,6 +126,16 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<Output> {
             audit::compare_submissions_with_chain(&report, &provider, oracle, id, args.from_block)
                 .await?,
         );
+        mismatches.extend(
+            audit::compare_clarifications_with_chain(
+                &report,
+                &provider,
+                oracle,
+                id,
+                args.from_block,
+            )
+            .await?,
+        );
         human.push(format!("chain       question {id} on {oracle} compared"));
         value["chain"] = json!({"question": id.to_string(), "oracle": oracle});
     }

@@ -29,10 +29,13 @@ pub struct CommitArgs {
 pub enum QuestionField {
     /// `"question": "text"`.
     Text(String),
-    /// `"question": {"text": "…", …}` as in report files.
+    /// `"question": {"text": "…", "clarifications": […], …}` as in report files.
     Report {
         /// The question text exactly as asked.
         text: String,
+        /// The asker's clarifications, in order (leaves 1..=c).
+        #[serde(default)]
+        clarifications: Vec<String>,
     },
 }
 
@@ -51,7 +54,15 @@ impl BundleInput {
     /// The question text.
     pub fn question_text(&self) -> &str {
         match &self.question {
-            QuestionField::Text(t) | QuestionField::Report { text: t } => t,
+            QuestionField::Text(t) | QuestionField::Report { text: t, .. } => t,
+        }
+    }
+
+    /// The asker's clarifications (none for a bare question text).
+    pub fn clarifications(&self) -> &[String] {
+        match &self.question {
+            QuestionField::Text(_) => &[],
+            QuestionField::Report { clarifications, .. } => clarifications,
         }
     }
 
@@ -60,7 +71,8 @@ impl BundleInput {
     /// # Errors
     /// An evidence item that is not an object or holds a float / unsafe integer, named.
     pub fn commit(&self) -> Result<Commitment, LineError> {
-        commit(self.question_text(), &self.evidence).map_err(|e| LineError::new(e.to_string()))
+        commit(self.question_text(), self.clarifications(), &self.evidence)
+            .map_err(|e| LineError::new(e.to_string()))
     }
 }
 

@@ -115,6 +115,7 @@ fn bundle(c: &Claim, injected: &[EvidenceItem]) -> Bundle {
     });
     Bundle {
         question: c.claim.clone(),
+        clarifications: Vec::new(),
         evidence: sentences
             .chain(injected.iter().cloned())
             .zip(1u32..)
@@ -454,6 +455,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<Output> {
                 id: None,
                 chain_id: None,
                 oracle: None,
+                clarifications: Vec::new(),
             },
             crate::jury::SeedSource::Offline {
                 question_id: alloy::primitives::U256::ZERO,

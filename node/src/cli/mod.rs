@@ -11,6 +11,7 @@ pub mod ask;
 pub mod audit;
 pub mod audit_question;
 pub mod callback;
+pub mod clarify;
 pub mod commit;
 pub mod config;
 pub mod config_reference;
@@ -72,6 +73,10 @@ pub enum Command {
     ///
     /// Example: `veritas ask "Did it happen?" --resolve-after 1d --callback 0xC0 --callback-gas 200000`
     Ask(ask::AskArgs),
+    /// Clarify your question before its first report: every juror reads it after the question.
+    ///
+    /// Example: `veritas clarify 7 "Resume means a scheduled crossing, not a test run."`
+    Clarify(clarify::ClarifyArgs),
     /// Evidence for a question: `submit` (pays its fee, prints the item's index and link).
     ///
     /// Example: `veritas evidence submit 7 --url https://example.org/a --title A --snippet "..."`
@@ -179,6 +184,7 @@ impl Cli {
             Command::Run(args) => run::run(args).await,
             Command::Ask(args) => ask::run(args).await,
             Command::Evidence(args) => evidence::run(args).await,
+            Command::Clarify(args) => clarify::run(args).await,
             Command::Dispute(args) => dispute::run(args, json).await,
             Command::Appeal(args) => appeal::run(args).await,
             Command::Finalize(args) => finalize::run(args).await,

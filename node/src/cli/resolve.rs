@@ -263,6 +263,7 @@ pub async fn run(args: ResolveArgs, json: bool) -> anyhow::Result<Output> {
             id: None,
             chain_id: None,
             oracle: None,
+            clarifications: Vec::new(),
         },
         SeedSource::Offline {
             question_id: U256::ZERO,

@@ -15,7 +15,7 @@ use alloy::primitives::{U256, utils::format_ether};
 use anyhow::Context;
 use clap::Args;
 
-use super::{output::Output, run::ConfigArgs};
+use super::{output::Output, run::ConfigArgs, session::utc};
 use crate::{chain, config, contract::reader, stats};
 
 /// `veritas verdict` arguments.
@@ -109,10 +109,29 @@ pub fn render(v: &reader::QuestionView) -> String {
     let _ = writeln!(
         o,
         "  asked         by {} at {}, reports from {}",
-        v.asker,
-        v.asked_at,
-        v.resolve_after.max(v.asked_at)
+        v.asker, v.asked_at, v.reports_open_at
     );
+    if v.deferrals > 0 {
+        let until = if v.status == "Asked" {
+            format!("deferred until {}", utc(v.reports_open_at))
+        } else {
+            "deferred".to_owned()
+        };
+        let _ = writeln!(
+            o,
+            "  not yet       {until}, {} of {} deferrals",
+            v.deferrals, v.max_deferrals
+        );
+    }
+    for (i, text) in v.clarifications.iter().enumerate() {
+        // Quoted: the asker's text, whatever it holds, stays on its line.
+        let _ = writeln!(
+            o,
+            "  clarified {}.  {}",
+            i + 1,
+            serde_json::Value::from(text.as_str())
+        );
+    }
     let _ = writeln!(
         o,
         "  parameters    quorum {}, max {} ballots per report, report window {}, challenge window {}",

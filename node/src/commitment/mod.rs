@@ -2,7 +2,9 @@
 //!
 //! the book's auditor specification, "Evidence commitment", which auditors rebuild bit for bit:
 //! - leaf 0 is the question: the UTF-8 bytes of the text exactly as asked on-chain;
-//! - leaf i (1..=n) is evidence item i in bundle order: its JSON object in RFC 8785 (JCS)
+//! - leaves 1..=c are the asker's clarifications in order, each the RFC 8785 (JCS) form of
+//!   `{"clarification": k, "text": …}` ([`clarification_leaf`]); none for most questions;
+//! - leaf c+i (i = 1..=n) is evidence item i in bundle order: its JSON object in JCS
 //!   canonical form ([`canonical_json`]); items hold strings, integers (|x| < 2^53),
 //!   booleans and nulls, never floats;
 //! - every leaf is hashed as SHA256(0x00 ‖ data) and the tree is RFC 6962's Merkle Tree Hash
@@ -120,9 +122,16 @@ impl Commitment {
 /// # Errors
 /// [`CommitmentError::NotAnObject`], [`CommitmentError::Float`] or
 /// [`CommitmentError::IntegerOutOfRange`] naming the item and field.
-pub fn leaf_data(question: &str, evidence: &[Value]) -> Result<Vec<Vec<u8>>, CommitmentError> {
-    let mut data = Vec::with_capacity(evidence.len() + 1);
+pub fn leaf_data(
+    question: &str,
+    clarifications: &[String],
+    evidence: &[Value],
+) -> Result<Vec<Vec<u8>>, CommitmentError> {
+    let mut data = Vec::with_capacity(1 + clarifications.len() + evidence.len());
     data.push(question.as_bytes().to_vec());
+    for (i, text) in clarifications.iter().enumerate() {
+        data.push(clarification_leaf(i + 1, text)?.into_bytes());
+    }
     for (item, value) in evidence.iter().enumerate() {
         if !value.is_object() {
             return Err(CommitmentError::NotAnObject {
@@ -135,12 +144,30 @@ pub fn leaf_data(question: &str, evidence: &[Value]) -> Result<Vec<Vec<u8>>, Com
     Ok(data)
 }
 
-/// Commit a question and its evidence items (JSON objects, in bundle order).
+/// The leaf data of clarification number `index` (from 1): the RFC 8785 form of
+/// `{"clarification": index, "text": text}`. An object with its own key, so it can never be read
+/// as the question (raw text) or as an evidence item (which has an `id`).
+///
+/// # Errors
+/// [`CommitmentError::IntegerOutOfRange`] for an index past 2^53 (the contract allows 4).
+pub fn clarification_leaf(index: usize, text: &str) -> Result<String, CommitmentError> {
+    jcs::canonical_item(
+        &serde_json::json!({ "clarification": index, "text": text }),
+        None,
+    )
+}
+
+/// Commit a question, its clarifications (in order) and its evidence items (JSON objects, in
+/// bundle order).
 ///
 /// # Errors
 /// As [`leaf_data`]: an item that is not an object, holds a float or an unsafe integer.
-pub fn commit(question: &str, evidence: &[Value]) -> Result<Commitment, CommitmentError> {
-    let leaves: Vec<Hash> = leaf_data(question, evidence)?
+pub fn commit(
+    question: &str,
+    clarifications: &[String],
+    evidence: &[Value],
+) -> Result<Commitment, CommitmentError> {
+    let leaves: Vec<Hash> = leaf_data(question, clarifications, evidence)?
         .iter()
         .map(|d| leaf_hash(d))
         .collect();
@@ -165,7 +192,7 @@ pub fn commit_bundle(bundle: &Bundle) -> Result<Commitment, CommitmentError> {
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    commit(&bundle.question, &evidence)
+    commit(&bundle.question, &bundle.clarifications, &evidence)
 }
 
 /// The JSON type name of a value, for error messages.
@@ -201,10 +228,47 @@ mod tests {
         )
     }
 
+    /// Clarifications are leaves 1..=c in order, as `{"clarification":k,"text":…}` in JCS;
+    /// evidence follows; none leaves the commitment exactly as before.
+    #[test]
+    fn clarifications_come_right_after_the_question() {
+        let q = "Will the ferry resume before 1 February 2026?";
+        let ev = vec![json!({"id": 1, "title": "t"})];
+        let texts = vec![
+            "The Calder Line.".to_owned(),
+            "Times are UTC \"strictly\".".to_owned(),
+        ];
+        let data = leaf_data(q, &texts, &ev).unwrap();
+        assert_eq!(data.len(), 4);
+        assert_eq!(data[0], q.as_bytes());
+        assert_eq!(
+            String::from_utf8(data[1].clone()).unwrap(),
+            r#"{"clarification":1,"text":"The Calder Line."}"#
+        );
+        assert_eq!(
+            String::from_utf8(data[2].clone()).unwrap(),
+            r#"{"clarification":2,"text":"Times are UTC \"strictly\"."}"#
+        );
+        assert_eq!(data[3], br#"{"id":1,"title":"t"}"#);
+        let plain = commit(q, &[], &ev).unwrap();
+        let clarified = commit(q, &texts, &ev).unwrap();
+        assert_ne!(
+            clarified.root, plain.root,
+            "a clarification changes the root"
+        );
+        let reordered = commit(q, &[texts[1].clone(), texts[0].clone()], &ev).unwrap();
+        assert_ne!(reordered.root, clarified.root, "and so does their order");
+        assert_eq!(
+            plain.leaves.len(),
+            2,
+            "none: the question and the items, as before"
+        );
+    }
+
     #[test]
     fn readme_worked_example() {
         let (q, ev) = example();
-        let c = commit(&q, &ev).unwrap();
+        let c = commit(&q, &[], &ev).unwrap();
         assert_eq!(
             c.leaves_hex(),
             [
@@ -222,7 +286,7 @@ mod tests {
     #[test]
     fn leaves_are_prefixed_hashes_of_question_and_jcs_items() {
         let (q, ev) = example();
-        let c = commit(&q, &ev).unwrap();
+        let c = commit(&q, &[], &ev).unwrap();
         let sha = |bytes: &[u8]| -> Hash { Sha256::digest(bytes).into() };
         let mut l0 = vec![0u8];
         l0.extend_from_slice(q.as_bytes());
@@ -243,7 +307,7 @@ mod tests {
 
     #[test]
     fn question_only_root_is_its_leaf() {
-        let c = commit("Is water wet?", &[]).unwrap();
+        let c = commit("Is water wet?", &[], &[]).unwrap();
         assert_eq!(c.leaves.len(), 1);
         assert_eq!(c.root, c.leaves[0]);
     }
@@ -253,6 +317,7 @@ mod tests {
         let (q, ev) = example();
         let bundle = Bundle {
             question: q.clone(),
+            clarifications: Vec::new(),
             evidence: vec![
                 EvidenceItem {
                     id: 1,
@@ -274,12 +339,15 @@ mod tests {
                 },
             ],
         };
-        assert_eq!(commit_bundle(&bundle).unwrap(), commit(&q, &ev).unwrap());
+        assert_eq!(
+            commit_bundle(&bundle).unwrap(),
+            commit(&q, &[], &ev).unwrap()
+        );
     }
 
     #[test]
     fn rejects_non_objects_and_floats_naming_item_and_field() {
-        let err = commit("q", &[json!({"a": 1}), json!([1, 2])]).unwrap_err();
+        let err = commit("q", &[], &[json!({"a": 1}), json!([1, 2])]).unwrap_err();
         assert_eq!(
             err,
             CommitmentError::NotAnObject {
@@ -291,7 +359,7 @@ mod tests {
             err.to_string(),
             "evidence[1]: an evidence item must be a JSON object, found an array"
         );
-        let err = commit("q", &[json!({"meta": {"score": 0.5}})]).unwrap_err();
+        let err = commit("q", &[], &[json!({"meta": {"score": 0.5}})]).unwrap_err();
         assert_eq!(
             err.to_string(),
             "evidence[0].meta.score: 0.5 is not an integer; evidence holds strings, integers, booleans and nulls only (no floats)"
@@ -322,7 +390,7 @@ mod tests {
         #[test]
         fn root_ignores_key_order(items in prop::collection::vec(item(), 0..5), q in "\\PC{0,40}", seed: u64) {
             let ev: Vec<Value> = items.iter().cloned().map(Value::Object).collect();
-            let base = commit(&q, &ev).unwrap();
+            let base = commit(&q, &[], &ev).unwrap();
             // The same items with members in a different (seeded) order, re-serialised and re-read.
             let shuffled: Vec<Value> = items.iter().map(|m| {
                 let mut entries: Vec<_> = m.clone().into_iter().collect();
@@ -332,7 +400,7 @@ mod tests {
                 let text = serde_json::to_string_pretty(&Value::Object(entries.into_iter().collect())).unwrap();
                 serde_json::from_str(&text).unwrap()
             }).collect();
-            prop_assert_eq!(commit(&q, &shuffled).unwrap(), base);
+            prop_assert_eq!(commit(&q, &[], &shuffled).unwrap(), base);
         }
 
         #[test]
@@ -344,8 +412,8 @@ mod tests {
             delta in 1u8..=255,
         ) {
             let ev: Vec<Value> = items.iter().cloned().map(Value::Object).collect();
-            let base = commit(&q, &ev).unwrap();
-            let data = leaf_data(&q, &ev).unwrap();
+            let base = commit(&q, &[], &ev).unwrap();
+            let data = leaf_data(&q, &[], &ev).unwrap();
             // Edit one byte of one leaf's committed bytes; a leaf that is no longer valid
             // UTF-8 JSON cannot be committed by `commit`, so compare at the leaf level.
             let l = which.index(data.len());
@@ -359,7 +427,7 @@ mod tests {
             let qp = pos.index(qb.len());
             qb[qp] = if qb[qp] == b'a' { b'b' } else { b'a' };
             let q2 = String::from_utf8(qb).unwrap();
-            prop_assert_ne!(commit(&q2, &ev).unwrap().root, base.root);
+            prop_assert_ne!(commit(&q2, &[], &ev).unwrap().root, base.root);
         }
     }
 }

@@ -126,6 +126,70 @@ pub fn evidence_fee(
     Ok(state.evidence_fee << usize::try_from(doublings).unwrap_or(usize::MAX))
 }
 
+/// A question as `clarify` sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClarifyState {
+    /// `verdictStatus(id)`.
+    pub status: VerdictStatus,
+    /// `getQuestion(id).asker`.
+    pub asker: Address,
+    /// Reports pooled in the current round (`tally(id).reports`).
+    pub reports: u64,
+    /// Commits of a commit-reveal question (`commitPhase(id).commits`).
+    pub commits: u64,
+    /// `deferral(id).count`.
+    pub deferrals: u64,
+    /// `clarificationCount(id)`.
+    pub clarifications: u64,
+}
+
+/// The contract's `MAX_CLARIFICATIONS` and `MAX_CLARIFICATION_LENGTH`.
+pub const CLARIFICATION_LIMITS: (u64, u64) = (4, 1024);
+
+/// Whether `caller` may post a clarification of `length` bytes on `id` now, or the contract's
+/// refusal: only the asker, only while the question has no report, no commit and no deferral
+/// (what jurors read must not change under them), 1 to 1,024 bytes, at most 4.
+///
+/// # Errors
+/// The oracle's error, in the contract's order of checks.
+pub fn clarify(
+    id: U256,
+    caller: Address,
+    state: &ClarifyState,
+    length: usize,
+) -> Result<(), Refusal> {
+    let (max_count, max_length) = CLARIFICATION_LIMITS;
+    if state.status == VerdictStatus::None {
+        return refuse!(VeritasUnknownQuestion { id: id });
+    }
+    if caller != state.asker {
+        return refuse!(VeritasNotAsker {
+            id: id,
+            caller: caller
+        });
+    }
+    if state.status != VerdictStatus::Asked
+        || state.reports != 0
+        || state.commits != 0
+        || state.deferrals != 0
+    {
+        return refuse!(VeritasClarificationClosed { id: id });
+    }
+    if length == 0 || length as u64 > max_length {
+        return refuse!(VeritasClarificationLength {
+            length: U256::from(length),
+            maxLength: U256::from(max_length),
+        });
+    }
+    if state.clarifications >= max_count {
+        return refuse!(VeritasTooManyClarifications {
+            id: id,
+            maxClarifications: U256::from(max_count),
+        });
+    }
+    Ok(())
+}
+
 /// A question as `dispute` sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DisputeState {
@@ -551,6 +615,62 @@ mod tests {
 
     fn sentence(r: Result<impl std::fmt::Debug, Refusal>) -> String {
         r.expect_err("refused").to_string()
+    }
+
+    #[test]
+    fn clarify_follows_the_contracts_order_of_checks() {
+        let asker = Address::repeat_byte(2);
+        let open = ClarifyState {
+            status: VerdictStatus::Asked,
+            asker,
+            reports: 0,
+            commits: 0,
+            deferrals: 0,
+            clarifications: 0,
+        };
+        let id = U256::from(3);
+        assert!(clarify(id, asker, &open, 10).is_ok());
+        let unknown = ClarifyState {
+            status: VerdictStatus::None,
+            ..open.clone()
+        };
+        assert!(sentence(clarify(id, asker, &unknown, 10)).contains("VeritasUnknownQuestion"));
+        assert!(
+            sentence(clarify(id, Address::repeat_byte(9), &open, 10)).contains("VeritasNotAsker")
+        );
+        for closed in [
+            ClarifyState {
+                reports: 1,
+                ..open.clone()
+            },
+            ClarifyState {
+                commits: 1,
+                ..open.clone()
+            },
+            ClarifyState {
+                deferrals: 1,
+                ..open.clone()
+            },
+            ClarifyState {
+                status: VerdictStatus::Resolved,
+                ..open.clone()
+            },
+        ] {
+            assert!(
+                sentence(clarify(id, asker, &closed, 10)).contains("VeritasClarificationClosed")
+            );
+        }
+        for length in [0, 1025] {
+            assert!(
+                sentence(clarify(id, asker, &open, length)).contains("VeritasClarificationLength")
+            );
+        }
+        assert!(clarify(id, asker, &open, 1024).is_ok());
+        let full = ClarifyState {
+            clarifications: 4,
+            ..open
+        };
+        assert!(sentence(clarify(id, asker, &full, 10)).contains("VeritasTooManyClarifications"));
     }
 
     fn limits() -> EvidenceLimits {

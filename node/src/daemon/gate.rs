@@ -12,7 +12,9 @@
 //!    `evidence_settle` has passed since `resolveAfter` with no block (a chain that mines only
 //!    on demand, like anvil's automine: a submission sent now would be mined at a timestamp
 //!    past `resolveAfter` and revert);
-//! 2. the store holds as many submissions as `evidenceCount(id)` at the latest block.
+//! 2. the store holds as many submissions as `evidenceCount(id)` at the latest block, and as
+//!    many of the asker's clarifications as `clarificationCount(id)` (a clarification missing
+//!    from the bundle would change what the jurors read and the root).
 //!
 //! Questions with `resolveAfter = 0` never take evidence and skip the gate (no RPC call).
 
@@ -102,6 +104,18 @@ impl EvidenceGate {
         if U256::from(stored) < count {
             return Ok(wait(format!(
                 "{stored} of {count} submissions stored; waiting for the watcher"
+            )));
+        }
+        let clarified = contract
+            .clarificationCount(q.question_id)
+            .block(latest.into())
+            .call()
+            .await
+            .map_err(ChainError::view("clarificationCount"))?;
+        let kept = store.clarifications(q.question_id)?.len();
+        if U256::from(kept) < clarified {
+            return Ok(wait(format!(
+                "{kept} of {clarified} clarifications stored; waiting for the watcher"
             )));
         }
         Ok(Gate::Ready)

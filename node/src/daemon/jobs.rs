@@ -19,7 +19,11 @@
 //! for a transient reason), the others mark the job failed with the reason. One job's failure never
 //! touches another job.
 
-use crate::pipeline::{QuestionInput, ResolveError, Resolver, submissions};
+use crate::pipeline::{
+    QuestionInput, ResolveError, Resolver,
+    clarifications::{self, ClarificationError},
+    submissions,
+};
 
 use super::gate;
 
@@ -416,6 +420,11 @@ impl JobRunner {
             block_hash: q.block_hash,
             operator: self.poster.address(),
             submissions: submissions::for_question(&self.store, q.question_id)?,
+            clarifications: match clarifications::for_question(&self.store, q.question_id) {
+                Ok(texts) => texts,
+                Err(ClarificationError::Store(e)) => return Err(e.into()),
+                Err(ClarificationError::Unusable(e)) => return Err(JobError::Resolve(e)),
+            },
         };
         // The resolver returns the finished report: its question block names the question
         // on-chain (the report file, `report.rs`) and its `submissions` record each submission's fate.
@@ -610,6 +619,7 @@ mod tests {
                 block_hash: B256::ZERO,
                 operator: Address::ZERO,
                 submissions: Vec::new(),
+                clarifications: Vec::new(),
             })
             .await
             .unwrap();

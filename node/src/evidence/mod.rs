@@ -71,6 +71,7 @@ impl Gathered {
     pub fn to_bundle(&self, question: &str) -> Bundle {
         Bundle {
             question: question.to_owned(),
+            clarifications: Vec::new(),
             evidence: self.bundle.clone(),
         }
     }

@@ -422,6 +422,7 @@ mod tests {
         };
         Bundle {
             question: "q?".into(),
+            clarifications: Vec::new(),
             evidence: vec![item(1), item(2), item(3)],
         }
     }
@@ -557,6 +558,7 @@ mod tests {
     fn an_empty_bundle_gets_empty_lists_not_an_empty_enum() {
         let empty = Bundle {
             question: "q?".into(),
+            clarifications: Vec::new(),
             evidence: vec![],
         };
         let options = SchemaOptions {

@@ -602,6 +602,7 @@ mod tests {
         };
         let bundle = Bundle {
             question: "Is the Arctic warming faster than the global average?".into(),
+            clarifications: Vec::new(),
             evidence: vec![EvidenceItem {
                 id: 1,
                 url: "https://example.org/1".into(),

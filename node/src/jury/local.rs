@@ -86,6 +86,7 @@ fn one_line(text: &str) -> String {
 fn content_free_bundle() -> Bundle {
     Bundle {
         question: "N/A".to_owned(),
+        clarifications: Vec::new(),
         evidence: vec![crate::bundle::EvidenceItem {
             id: 1,
             url: String::new(),

@@ -230,6 +230,7 @@ mod tests {
             block_hash: alloy::primitives::B256::repeat_byte(0x42),
             operator: alloy::primitives::Address::repeat_byte(0x07),
             submissions: Vec::new(),
+            clarifications: Vec::new(),
         }
     }
 

@@ -59,6 +59,10 @@ pub struct QuestionInput {
     /// from the store); they enter the bundle as `source: "submitted"` hits.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub submissions: Vec<ChainSubmission>,
+    /// The asker's clarifications (`QuestionClarified`), in order (the job pipeline fills them
+    /// from the store): shown to every juror after the question, committed right after it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clarifications: Vec<String>,
 }
 
 impl QuestionInput {
@@ -69,6 +73,7 @@ impl QuestionInput {
             id: Some(self.id),
             chain_id: Some(self.chain_id),
             oracle: Some(self.oracle),
+            clarifications: self.clarifications.clone(),
         }
     }
 
@@ -275,6 +280,7 @@ pub async fn resolve(
     };
     let bundle = Bundle {
         question: question.text.clone(),
+        clarifications: question.clarifications.clone(),
         evidence: items,
     };
     let commitment = commit_bundle(&bundle)
@@ -436,6 +442,7 @@ mod tests {
             block_hash: B256::repeat_byte(3),
             operator: Address::repeat_byte(4),
             submissions: Vec::new(),
+            clarifications: Vec::new(),
         }
     }
 

@@ -311,7 +311,9 @@ impl Store {
         questions: &[NewQuestion],
         next_block: u64,
     ) -> Result<usize, StoreError> {
-        Ok(self.record_scan_with(questions, &[], next_block)?.questions)
+        Ok(self
+            .record_scan_with(questions, &[], &[], next_block)?
+            .questions)
     }
 
     /// Announce the questions of a scan that stored at least one new one.

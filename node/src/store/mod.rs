@@ -21,9 +21,11 @@
 //! The module is split by concern: [`schema`] (tables and migrations), [`jobs`] (cursor,
 //! jobs, stages), [`intents`] (post intents), [`commitments`] (commit-reveal salts), [`txs`] (sent transactions), [`lifecycle`]
 //! (the chain's view after the reports: verdict, dispute, ruling, expiry) and [`submissions`]
-//! (evidence submitted on-chain, provisional runs); [`sql`] holds
+//! (evidence submitted on-chain, provisional runs), [`clarifications`] (the asker's
+//! clarifications); [`sql`] holds
 //! the typed column encodings (ids, roots and 1e18 values as `U256`/`B256`/`I256`).
 
+mod clarifications;
 mod commitments;
 mod intents;
 mod jobs;
@@ -43,6 +45,7 @@ use rusqlite::Connection;
 
 use crate::clock::{self, Clock as _, SharedClock};
 
+pub use clarifications::StoredClarification;
 pub use commitments::SavedCommit;
 pub use intents::PostIntent;
 pub use jobs::{Counts, Job, Stage, Wait};

@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Current schema version (`PRAGMA user_version`).
-pub(crate) const SCHEMA_VERSION: i64 = 7;
+pub(crate) const SCHEMA_VERSION: i64 = 8;
 
 /// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
 pub(super) const MIGRATIONS: &[&str] = &[
@@ -186,6 +186,18 @@ ALTER TABLE post_intents DROP COLUMN p_null;
     // transactions does not fire on a wait.
     r#"
 ALTER TABLE jobs ADD COLUMN waiting TEXT;
+"#,
+    // 8: the asker's clarifications (`QuestionClarified`), kept as the event's bytes: the
+    // bundle commits them right after the question.
+    r#"
+CREATE TABLE clarifications (
+    question_id   TEXT NOT NULL,               -- decimal id
+    idx           INTEGER NOT NULL,            -- from 1
+    text          BLOB NOT NULL,               -- the event's bytes (not necessarily UTF-8)
+    block_number  INTEGER NOT NULL,
+    log_index     INTEGER NOT NULL,
+    PRIMARY KEY (question_id, idx)
+);
 "#,
 ];
 

@@ -16,6 +16,7 @@ use crate::watcher::events::NewQuestion;
 
 use super::{
     Job, Store, StoreError,
+    clarifications::{StoredClarification, insert_clarifications},
     jobs::{insert_questions, set_cursor},
     sql::{Dec, Hex, RowReader, collect},
 };
@@ -118,9 +119,9 @@ fn submission_from_row(row: &rusqlite::Row<'_>) -> Result<StoredSubmission, Stor
 }
 
 impl Store {
-    /// Store the questions and submissions found in a scanned range and move the cursor past
-    /// it, in one transaction. Known questions (same id) and known submissions (same question
-    /// and index) are ignored.
+    /// Store the questions, submissions and clarifications found in a scanned range and move
+    /// the cursor past it, in one transaction. Known questions (same id), submissions and
+    /// clarifications (same question and index) are ignored.
     ///
     /// # Errors
     /// [`StoreError::Sqlite`]; nothing is written then.
@@ -128,6 +129,7 @@ impl Store {
         &self,
         questions: &[NewQuestion],
         submissions: &[StoredSubmission],
+        clarifications: &[StoredClarification],
         next_block: u64,
     ) -> Result<ScanStored, StoreError> {
         let mut conn = self.conn();
@@ -159,6 +161,7 @@ impl Store {
                 ])?;
             }
         }
+        insert_clarifications(&tx, clarifications)?;
         set_cursor(&tx, next_block)?;
         tx.commit()?;
         // The connection's lock is not re-entrant: release it before announcing (which reads).
@@ -334,13 +337,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open_in(dir.path()).unwrap();
         let stored = store
-            .record_scan_with(&[question(1)], &[submission(1, 1), submission(1, 2)], 12)
+            .record_scan_with(
+                &[question(1)],
+                &[submission(1, 1), submission(1, 2)],
+                &[],
+                12,
+            )
             .unwrap();
         assert_eq!((stored.questions, stored.submissions), (1, 2));
         assert_eq!(store.cursor().unwrap(), Some(12));
         // A re-read overlap stores nothing twice.
         let again = store
-            .record_scan_with(&[question(1)], &[submission(1, 2), submission(1, 3)], 13)
+            .record_scan_with(
+                &[question(1)],
+                &[submission(1, 2), submission(1, 3)],
+                &[],
+                13,
+            )
             .unwrap();
         assert_eq!((again.questions, again.submissions), (0, 1));
         let all = store.submissions(U256::from(1)).unwrap();
@@ -365,7 +378,7 @@ mod tests {
         );
         assert!(store.provisional_candidates().unwrap().is_empty());
         store
-            .record_scan_with(&[], &[submission(1, 4)], 14)
+            .record_scan_with(&[], &[submission(1, 4)], &[], 14)
             .unwrap();
         assert_eq!(
             store.provisional_candidates().unwrap()[0].last_run_submissions,

@@ -55,6 +55,21 @@ pub struct NewQuestion {
     pub defect: Option<String>,
 }
 
+/// One confirmed `QuestionClarified` log, as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredClarification {
+    /// Question id.
+    pub question_id: U256,
+    /// The clarification's number, from 1 (the contract numbers them in order).
+    pub index: u64,
+    /// The text, as the event's bytes (hostile: not necessarily UTF-8).
+    pub text: Bytes,
+    /// Block of the log.
+    pub block_number: u64,
+    /// Position of the log in its block.
+    pub log_index: u64,
+}
+
 /// One operator's `ReportSubmitted`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OperatorReport {
@@ -188,6 +203,67 @@ pub enum PageDefect {
         /// What is wrong.
         reason: String,
     },
+    /// A `QuestionClarified` that is not what the contract emits (it numbers clarifications
+    /// 1..=`MAX_CLARIFICATIONS` and caps their length).
+    #[error("QuestionClarified in block {block}: {reason}")]
+    ForgedClarification {
+        /// The log's block.
+        block: u64,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The contract's `MAX_CLARIFICATIONS` and `MAX_CLARIFICATION_LENGTH`: an honest
+/// `QuestionClarified` never carries more.
+pub const MAX_CLARIFICATIONS: u64 = 4;
+/// See [`MAX_CLARIFICATIONS`].
+pub const MAX_CLARIFICATION_LENGTH: usize = 1024;
+
+/// Decode checked `QuestionClarified` logs (see [`check_page`]) into clarifications to store,
+/// the text kept as the event's bytes (a text that is not UTF-8 fails its question later, when
+/// the bundle is built, not the page). Removed (reorged) logs are skipped.
+///
+/// # Errors
+/// [`PageDefect::ForgedClarification`] for a log the contract cannot have emitted.
+pub fn decode_clarifications(logs: &[Log]) -> Result<Vec<StoredClarification>, PageDefect> {
+    let mut out = Vec::with_capacity(logs.len());
+    for log in logs.iter().filter(|l| !l.removed) {
+        let block_number = log
+            .block_number
+            .ok_or(PageDefect::Missing("block number"))?;
+        let log_index = log.log_index.ok_or(PageDefect::Missing("log index"))?;
+        let forged = |reason: String| PageDefect::ForgedClarification {
+            block: block_number,
+            reason,
+        };
+        let topics = log.topics();
+        if topics.first() != Some(&IVeritasOracle::QuestionClarified::SIGNATURE_HASH) {
+            return Err(forged("not a QuestionClarified log".into()));
+        }
+        let question_id = topics
+            .get(1)
+            .map(|t| U256::from_be_bytes(t.0))
+            .ok_or_else(|| forged("no question id topic".into()))?;
+        // `string` and `bytes` encode alike: decoding as bytes keeps a text that is not UTF-8.
+        let (index, text) = <(U256, Bytes)>::abi_decode_params(&log.data().data)
+            .map_err(|e| forged(format!("data: {e}")))?;
+        let index = u64::try_from(index)
+            .ok()
+            .filter(|i| (1..=MAX_CLARIFICATIONS).contains(i))
+            .ok_or_else(|| forged(format!("index {index}")))?;
+        if text.is_empty() || text.len() > MAX_CLARIFICATION_LENGTH {
+            return Err(forged(format!("{} bytes of text", text.len())));
+        }
+        out.push(StoredClarification {
+            question_id,
+            index,
+            text,
+            block_number,
+            log_index,
+        });
+    }
+    Ok(out)
 }
 
 /// Why an honestly logged question can never be resolved: stored as its job's failure.

@@ -274,6 +274,7 @@ impl Watcher {
             let mut topics = vec![
                 IVeritasOracle::QuestionAsked::SIGNATURE_HASH,
                 IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
+                IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
             ];
             topics.extend(LIFECYCLE_EVENTS);
             let filter = Filter::new()
@@ -318,9 +319,17 @@ impl Watcher {
         let (evidence, later): (Vec<Log>, Vec<Log>) = later
             .into_iter()
             .partition(|l| l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH));
-        let checked = checked.and_then(|()| events::decode_questions(&asked));
-        let questions = match checked {
-            Ok(questions) => questions,
+        let (clarified, later): (Vec<Log>, Vec<Log>) = later
+            .into_iter()
+            .partition(|l| l.topic0() == Some(&IVeritasOracle::QuestionClarified::SIGNATURE_HASH));
+        let checked = checked.and_then(|()| {
+            Ok((
+                events::decode_questions(&asked)?,
+                events::decode_clarifications(&clarified)?,
+            ))
+        });
+        let (questions, clarifications) = match checked {
+            Ok(decoded) => decoded,
             Err(defect) => {
                 self.state.rejected_pages.fetch_add(1, Ordering::Relaxed);
                 return Err(ChainError::RejectedPage {
@@ -339,7 +348,7 @@ impl Watcher {
         let scanned = match self.chain_evidence(evidence, to).await {
             Ok((submissions, head_after)) => self
                 .store
-                .record_scan_with(&questions, &submissions, to + 1)
+                .record_scan_with(&questions, &submissions, &clarifications, to + 1)
                 .and_then(|stored| {
                     let mut undecodable = 0;
                     let events = events::decode_lifecycle(&later, &mut undecodable);
@@ -365,6 +374,9 @@ impl Watcher {
         debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), submissions = submissions.len(), new_questions, "scanned");
         if stored.submissions > 0 {
             self.announce_submissions(stored.submissions, &submissions);
+        }
+        for c in &clarifications {
+            info!(target: "veritas::watcher", question = %c.question_id, index = c.index, block = c.block_number, "question clarified");
         }
         self.next_block = to + 1;
         self.state.cursor.store(self.next_block, Ordering::Relaxed);

@@ -685,6 +685,20 @@ impl Chain {
         assert!(receipt.status(), "submitEvidence reverted");
     }
 
+    /// `clarify(id, text)` from the asker of [`Chain::ask_paying`] (anvil's account 2).
+    pub async fn clarify(&self, id: U256, text: &str) {
+        let provider = self.wallet(2);
+        let receipt = IVeritasOracle::new(self.oracle, &provider)
+            .clarify(id, text.into())
+            .send()
+            .await
+            .unwrap()
+            .get_receipt()
+            .await
+            .unwrap();
+        assert!(receipt.status(), "clarify reverted");
+    }
+
     /// Send `call` from anvil's account `key` and wait for its receipt; panics when it reverts.
     pub async fn send_ok(
         &self,

@@ -331,7 +331,36 @@ pub async fn question_view(
         S::Arbitrated => arbitrated_event(provider, oracle, id, from_block, block).await?,
         _ => None,
     };
-    let opens = question.resolveAfter.max(question.askedAt);
+    let (deferrals, reports_open_at) = c
+        .deferral(id)
+        .block(at)
+        .call()
+        .await
+        .map(|d| (d.count, d.reportsOpenAt))
+        .map_err(ChainError::view("deferral"))?;
+    let max_deferrals = c
+        .MAX_DEFERRALS()
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("MAX_DEFERRALS"))?;
+    let clarified = question_filter(
+        oracle,
+        IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
+        id,
+    );
+    let mut clarifications = crate::watcher::events::decode_clarifications(
+        &logs(provider, &clarified, from_block, block).await?,
+    )
+    .map_err(|e| bad("QuestionClarified", e.to_string()))?;
+    clarifications.sort_by_key(|c| c.index);
+    // While Asked, the tally's time is when reports open (a deferral moves it); after that it
+    // is the time of the last status change, and the asked time is the one that counted.
+    let opens = if matches!(status, S::Asked) {
+        small("deferral", reports_open_at)?
+    } else {
+        question.resolveAfter.max(question.askedAt)
+    };
     let seconds_to_final = match status {
         S::Arbitrated | S::Expired | S::Defaulted => Some(0),
         S::Resolved => Some(final_at.saturating_sub(now)),
@@ -351,6 +380,13 @@ pub async fn question_view(
         asker: question.asker,
         asked_at: question.askedAt,
         resolve_after: question.resolveAfter,
+        reports_open_at: opens,
+        deferrals: small("deferral", deferrals)?,
+        max_deferrals: small("MAX_DEFERRALS", max_deferrals)?,
+        clarifications: clarifications
+            .iter()
+            .map(|c| String::from_utf8_lossy(&c.text).into_owned())
+            .collect(),
         asked_block_hash,
         report_window_closes_at: opens.saturating_add(u64::from(p.reportWindow)),
         parameters: ParametersView::from(&p),

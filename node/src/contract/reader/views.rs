@@ -200,12 +200,20 @@ pub struct QuestionView {
     pub asker: Address,
     /// Time of the ask.
     pub asked_at: u64,
-    /// Earliest report time.
+    /// Earliest report time, as asked.
     pub resolve_after: u64,
+    /// When reports open: as asked, or after the latest deferral.
+    pub reports_open_at: u64,
+    /// Deferrals so far ("not yet" majorities and too-early rulings).
+    pub deferrals: u64,
+    /// `MAX_DEFERRALS`: the next "not yet" majority after that many escalates.
+    pub max_deferrals: u64,
+    /// The asker's clarifications, in order (text as UTF-8, invalid bytes replaced).
+    pub clarifications: Vec<String>,
     /// Hash of the block holding the question's `QuestionAsked` log (a committee seed input),
     /// when the log is within the scanned range.
     pub asked_block_hash: Option<B256>,
-    /// When the report window closes (max(resolveAfter, askedAt) + reportWindow).
+    /// When the report window closes (`reports_open_at` + reportWindow).
     pub report_window_closes_at: u64,
     /// The question's parameters.
     pub parameters: ParametersView,
