@@ -30,6 +30,7 @@ fn case(ids: &[u32], criteria: &[&str], require_rubric: bool) -> Case {
     };
     let bundle = Bundle {
         question: "Did it rain in Paris on 2026-07-14?".into(),
+        clarifications: Vec::new(),
         evidence: ids.iter().copied().map(item).collect(),
     };
     let rubric = Rubric {

@@ -9,8 +9,8 @@ use veritas::bundle::Bundle;
 use veritas::cli::commit::{BundleInput, commit_line};
 use veritas::cli::jsonl::{map_lines, parse_line};
 use veritas::commitment::{
-    CommitmentError, StrictValue, canonical_json, commit, commit_bundle, leaf_hash, merkle_root,
-    prove, verify_proof,
+    CommitmentError, StrictValue, canonical_json, clarification_leaf, commit, commit_bundle,
+    leaf_hash, merkle_root, prove, verify_proof,
 };
 
 /// RFC 8785 §3.2.3: every object's members in UTF-16 code unit order.
@@ -89,18 +89,29 @@ fn check_line(line: &str) -> Option<String> {
         .iter()
         .map(hex)
         .collect();
-    // Leaf 0 is the question; leaf i the JCS bytes of item i; the root is their tree's.
-    assert_eq!(leaves.len(), bundle.evidence.len() + 1, "a leaf was lost");
+    // Leaf 0 is the question; leaves 1..=c the clarifications; leaf c+i the JCS bytes of item
+    // i; the root is their tree's.
+    let clarifications = bundle.clarifications();
+    let c = clarifications.len();
+    assert_eq!(
+        leaves.len(),
+        1 + c + bundle.evidence.len(),
+        "a leaf was lost"
+    );
     assert_eq!(leaves[0], leaf_hash(bundle.question_text().as_bytes()));
+    for (k, text) in clarifications.iter().enumerate() {
+        let data = clarification_leaf(k + 1, text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(leaves[1 + k], leaf_hash(data.as_bytes()));
+    }
     let mut canonical_items = Vec::new();
-    for (item, leaf) in bundle.evidence.iter().zip(&leaves[1..]) {
+    for (item, leaf) in bundle.evidence.iter().zip(&leaves[1 + c..]) {
         let canon = check_jcs(item).unwrap_or_else(|| panic!("committed item fails JCS"));
         assert_eq!(*leaf, leaf_hash(canon.as_bytes()));
         canonical_items.push(serde_json::from_str::<Value>(&canon).unwrap_or(Value::Null));
     }
     assert_eq!(merkle_root(&leaves), Ok(root));
     // The same items re-read from their canonical form commit to the same root.
-    let again = commit(bundle.question_text(), &canonical_items);
+    let again = commit(bundle.question_text(), clarifications, &canonical_items);
     assert_eq!(
         again.map(|c| c.root),
         Ok(root),

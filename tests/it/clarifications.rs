@@ -105,6 +105,16 @@ async fn clarifications_reach_the_bundle_and_the_audit_and_hostile_ones_fail_one
         ..AnvilOptions::default()
     })
     .await;
+    // The node's copy of the contract's limits is the contract's.
+    let oracle = IVeritasOracle::new(chain.oracle, chain.reader());
+    assert_eq!(
+        oracle.MAX_CLARIFICATIONS().call().await.unwrap(),
+        U256::from(veritas::contract::roles::MAX_CLARIFICATIONS)
+    );
+    assert_eq!(
+        oracle.MAX_CLARIFICATION_LENGTH().call().await.unwrap(),
+        U256::from(veritas::contract::roles::MAX_CLARIFICATION_LENGTH)
+    );
     let mut node = Node::configure_committee(&chain, "{}");
     node.start_in_process().await;
 

@@ -143,8 +143,11 @@ pub struct ClarifyState {
     pub clarifications: u64,
 }
 
-/// The contract's `MAX_CLARIFICATIONS` and `MAX_CLARIFICATION_LENGTH`.
-pub const CLARIFICATION_LIMITS: (u64, u64) = (4, 1024);
+/// The contract's `MAX_CLARIFICATIONS` (checked against the chain by
+/// `tests/it/clarifications.rs`).
+pub const MAX_CLARIFICATIONS: u64 = 4;
+/// The contract's `MAX_CLARIFICATION_LENGTH`, in bytes.
+pub const MAX_CLARIFICATION_LENGTH: usize = 1024;
 
 /// Whether `caller` may post a clarification of `length` bytes on `id` now, or the contract's
 /// refusal: only the asker, only while the question has no report, no commit and no deferral
@@ -158,7 +161,6 @@ pub fn clarify(
     state: &ClarifyState,
     length: usize,
 ) -> Result<(), Refusal> {
-    let (max_count, max_length) = CLARIFICATION_LIMITS;
     if state.status == VerdictStatus::None {
         return refuse!(VeritasUnknownQuestion { id: id });
     }
@@ -175,16 +177,16 @@ pub fn clarify(
     {
         return refuse!(VeritasClarificationClosed { id: id });
     }
-    if length == 0 || length as u64 > max_length {
+    if length == 0 || length > MAX_CLARIFICATION_LENGTH {
         return refuse!(VeritasClarificationLength {
             length: U256::from(length),
-            maxLength: U256::from(max_length),
+            maxLength: U256::from(MAX_CLARIFICATION_LENGTH),
         });
     }
-    if state.clarifications >= max_count {
+    if state.clarifications >= MAX_CLARIFICATIONS {
         return refuse!(VeritasTooManyClarifications {
             id: id,
-            maxClarifications: U256::from(max_count),
+            maxClarifications: U256::from(MAX_CLARIFICATIONS),
         });
     }
     Ok(())

@@ -25,7 +25,10 @@ use alloy::{
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::contract::IVeritasOracle;
+use crate::contract::{
+    IVeritasOracle,
+    roles::{MAX_CLARIFICATION_LENGTH, MAX_CLARIFICATIONS},
+};
 
 /// A question as the watcher saw it in a confirmed `QuestionAsked` log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -204,7 +207,7 @@ pub enum PageDefect {
         reason: String,
     },
     /// A `QuestionClarified` that is not what the contract emits (it numbers clarifications
-    /// 1..=`MAX_CLARIFICATIONS` and caps their length).
+    /// 1..=`MAX_CLARIFICATIONS` and caps their length at `MAX_CLARIFICATION_LENGTH`).
     #[error("QuestionClarified in block {block}: {reason}")]
     ForgedClarification {
         /// The log's block.
@@ -213,12 +216,6 @@ pub enum PageDefect {
         reason: String,
     },
 }
-
-/// The contract's `MAX_CLARIFICATIONS` and `MAX_CLARIFICATION_LENGTH`: an honest
-/// `QuestionClarified` never carries more.
-pub const MAX_CLARIFICATIONS: u64 = 4;
-/// See [`MAX_CLARIFICATIONS`].
-pub const MAX_CLARIFICATION_LENGTH: usize = 1024;
 
 /// Decode checked `QuestionClarified` logs (see [`check_page`]) into clarifications to store,
 /// the text kept as the event's bytes (a text that is not UTF-8 fails its question later, when
