@@ -485,10 +485,14 @@ async fn chain_submissions(
     id: U256,
     from_block: u64,
 ) -> Result<(U256, Vec<evidence_chain::SubmittedLog>), ChainError> {
-    let latest = provider
-        .get_block_number()
-        .await
-        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let (latest, logs) = question_logs(
+        provider,
+        oracle,
+        IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
+        id,
+        from_block,
+    )
+    .await?;
     let contract = IVeritasOracle::new(oracle, provider);
     let on_chain = contract
         .evidenceCount(id)
@@ -496,16 +500,6 @@ async fn chain_submissions(
         .call()
         .await
         .map_err(ChainError::view("evidenceCount"))?;
-    let filter = Filter::new()
-        .address(oracle)
-        .event_signature(IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH)
-        .topic1(id)
-        .from_block(from_block)
-        .to_block(latest);
-    let logs = provider
-        .get_logs(&filter)
-        .await
-        .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
     let mut chain_items = Vec::with_capacity(logs.len());
     for log in logs.iter().filter(|l| !l.removed) {
         let item = evidence_chain::decode(log).map_err(|e| ChainError::Contract {
@@ -515,6 +509,31 @@ async fn chain_submissions(
         chain_items.push(item);
     }
     Ok((on_chain, chain_items))
+}
+
+/// The latest block, and the logs of event `signature` about question `id` from `from_block` to it.
+async fn question_logs(
+    provider: &ChainProvider,
+    oracle: Address,
+    signature: B256,
+    id: U256,
+    from_block: u64,
+) -> Result<(u64, Vec<alloy::rpc::types::Log>), ChainError> {
+    let latest = provider
+        .get_block_number()
+        .await
+        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+    let filter = Filter::new()
+        .address(oracle)
+        .event_signature(signature)
+        .topic1(id)
+        .from_block(from_block)
+        .to_block(latest);
+    let logs = provider
+        .get_logs(&filter)
+        .await
+        .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
+    Ok((latest, logs))
 }
 
 /// Compare the report's `question.clarifications` with the question's `QuestionClarified` logs
@@ -541,20 +560,14 @@ pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
             }]);
         }
     };
-    let latest = provider
-        .get_block_number()
-        .await
-        .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
-    let filter = Filter::new()
-        .address(oracle)
-        .event_signature(IVeritasOracle::QuestionClarified::SIGNATURE_HASH)
-        .topic1(id)
-        .from_block(from_block)
-        .to_block(latest);
-    let logs = provider
-        .get_logs(&filter)
-        .await
-        .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
+    let (_, logs) = question_logs(
+        provider,
+        oracle,
+        IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
+        id,
+        from_block,
+    )
+    .await?;
     let mut on_chain =
         crate::watcher::events::decode_clarifications(&logs).map_err(|e| ChainError::Contract {
             op: "QuestionClarified",

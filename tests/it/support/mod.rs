@@ -687,16 +687,10 @@ impl Chain {
 
     /// `clarify(id, text)` from the asker of [`Chain::ask_paying`] (anvil's account 2).
     pub async fn clarify(&self, id: U256, text: &str) {
-        let provider = self.wallet(2);
-        let receipt = IVeritasOracle::new(self.oracle, &provider)
+        let call = IVeritasOracle::new(self.oracle, self.reader())
             .clarify(id, text.into())
-            .send()
-            .await
-            .unwrap()
-            .get_receipt()
-            .await
-            .unwrap();
-        assert!(receipt.status(), "clarify reverted");
+            .into_transaction_request();
+        self.send_ok(2, call, "clarify").await;
     }
 
     /// Send `call` from anvil's account `key` and wait for its receipt; panics when it reverts.
