@@ -21,6 +21,7 @@
 //!
 //! The posted integers are untouched by all of this: routing only chooses the status.
 
+pub mod not_yet;
 pub mod simulate;
 
 use serde::{Deserialize, Serialize};
