@@ -63,6 +63,7 @@ use crate::evidence::{
     normalize::normalize_url,
     onchain::{Status, SubmissionEntry},
 };
+use crate::policy::not_yet::{self, NotYet};
 use crate::stats::{self, BallotRecord};
 use crate::{
     chain::{ChainError, ChainProvider},
@@ -86,7 +87,7 @@ pub enum AuditError {
 }
 
 /// What the report's own evidence, ballots and policy yield.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Recomputed {
     /// `question.id` when the report names one (a decimal string or number in the JSON).
     pub question_id: Option<U256>,
@@ -113,6 +114,18 @@ pub struct Recomputed {
     pub escalated: bool,
     /// The routing recomputed, the claimed decision, and what differs.
     pub routing: RoutingAudit,
+    /// The report round's clock (`question.clock`), when the report has one.
+    pub clock: Option<not_yet::RoundClock>,
+    /// The "not yet" rule recomputed from `question.clock` (`None` without a clock: an
+    /// off-chain report); its differences from the report's `not_yet` are routing findings.
+    pub not_yet: Option<NotYet>,
+}
+
+impl Recomputed {
+    /// Whether the report says "not yet" (recomputed, never the claim).
+    pub fn defers(&self) -> bool {
+        self.not_yet.as_ref().is_some_and(|n| n.defers)
+    }
 }
 
 /// One value that differs between what was recomputed and what a source claims.
@@ -183,7 +196,8 @@ pub fn recompute<R: AsAuditReport + ?Sized>(report: &R) -> Result<Recomputed, Au
     let claimed = report
         .decision()
         .map_err(|why| shape("routing.decision", why))?;
-    let routing = routing::recompute(&report, question, &summary, claimed);
+    let mut routing = routing::recompute(&report, question, &summary, claimed);
+    let not_yet = recompute_not_yet(&report, question, clarifications, &mut routing);
     Ok(Recomputed {
         question_id,
         question: question.to_owned(),
@@ -197,7 +211,55 @@ pub fn recompute<R: AsAuditReport + ?Sized>(report: &R) -> Result<Recomputed, Au
         counts: summary.counts.as_array(),
         escalated: routing.escalated(),
         routing,
+        clock: report.question.clock.ok().copied(),
+        not_yet,
     })
+}
+
+/// The "not yet" rule on the report's clock and the recomputed routing; what differs from the
+/// report's `not_yet` block goes to the routing findings (a report that defers by a rule it
+/// does not follow does not audit).
+fn recompute_not_yet(
+    report: &AuditReport,
+    question: &str,
+    clarifications: &[String],
+    routing: &mut RoutingAudit,
+) -> Option<NotYet> {
+    let finding = |field: &str, expected: String, found: String| Mismatch {
+        field: format!("report.{field}"),
+        expected,
+        found,
+    };
+    let clock = match &report.question.clock {
+        Claim::Absent => {
+            if !matches!(report.not_yet, Claim::Absent) {
+                routing.findings.push(finding(
+                    "not_yet",
+                    "(absent: no question.clock)".into(),
+                    report.not_yet.shown(),
+                ));
+            }
+            return None;
+        }
+        Claim::Is { value, .. } => *value,
+        Claim::Not { why, .. } => {
+            routing.findings.push(finding(
+                "question.clock",
+                "asked_at, block, now, horizon, round".into(),
+                why.clone(),
+            ));
+            return None;
+        }
+    };
+    let recomputed = not_yet::check(question, clarifications, clock, routing.routing.as_ref()?);
+    if report.not_yet.ok() != Some(&recomputed) {
+        routing.findings.push(finding(
+            "not_yet",
+            serde_json::to_string(&recomputed).unwrap_or_default(),
+            report.not_yet.shown(),
+        ));
+    }
+    Some(recomputed)
 }
 
 /// Compare the recomputed values with the report's own claims (`root`, `leaves`,
@@ -308,6 +370,14 @@ pub async fn compare_with_chain(
         .await
         .map_err(ChainError::view("verdictStatus"))?;
     let mut out = Vec::new();
+    if let Some(n) = &rec.not_yet {
+        out.extend(compare_clock_with_chain(n, rec, provider, oracle, id).await?);
+    }
+    if rec.defers() {
+        // A "not yet" report posts no verdict of its own: the round it answered was deferred
+        // (checked above), whatever the chain shows now.
+        return Ok(out);
+    }
     let mut check = |field: &str, expected: String, found: String| {
         if !expected.eq_ignore_ascii_case(&found) {
             out.push(Mismatch {
@@ -349,6 +419,101 @@ pub async fn compare_with_chain(
             .unwrap_or_default(),
         v.fleissKappa.to_string(),
     );
+    Ok(out)
+}
+
+/// Check the report's clock against the chain (the block's timestamp, the ask time, the
+/// horizon, the round) and, for a "not yet" report, that its round was deferred.
+async fn compare_clock_with_chain(
+    n: &NotYet,
+    rec: &Recomputed,
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+) -> Result<Vec<Mismatch>, ChainError> {
+    let Some(clock) = rec.clock else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let mut check = |field: &str, expected: String, found: String| {
+        if expected != found {
+            out.push(Mismatch {
+                field: format!("chain.{field}"),
+                expected,
+                found,
+            });
+        }
+    };
+    let block = provider
+        .get_block_by_number(clock.block.into())
+        .await
+        .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
+    check(
+        "block timestamp (question.clock.now)",
+        clock.now.to_string(),
+        block.map_or("(no such block)".into(), |b| b.header.timestamp.to_string()),
+    );
+    let at = alloy::eips::BlockId::number(clock.block);
+    let c = IVeritasOracle::new(oracle, provider);
+    let q = c
+        .getQuestion(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("getQuestion"))?;
+    check(
+        "askedAt (question.clock.asked_at)",
+        clock.asked_at.to_string(),
+        q.askedAt.to_string(),
+    );
+    let horizon = c
+        .maxHorizon()
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("maxHorizon"))?;
+    check(
+        "maxHorizon (question.clock.horizon)",
+        clock.horizon.to_string(),
+        horizon.to_string(),
+    );
+    let then = c
+        .deferral(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("deferral"))?;
+    check(
+        "deferral.count (question.clock.round)",
+        clock.round.to_string(),
+        then.count.to_string(),
+    );
+    if n.defers {
+        // The round this report said "not yet" in is over: deferred, or ended otherwise (the
+        // deferrals spent, or a minority "not yet" outvoted).
+        let now = c
+            .deferral(id)
+            .call()
+            .await
+            .map_err(ChainError::view("deferral"))?;
+        let status = c
+            .verdictStatus(id)
+            .call()
+            .await
+            .map_err(ChainError::view("verdictStatus"))?;
+        if now.count <= U256::from(clock.round)
+            && matches!(status, IVeritasOracle::VerdictStatus::Asked)
+        {
+            out.push(Mismatch {
+                field: "chain.deferral.count".into(),
+                expected: format!(
+                    "more than {}, or a verdict (the round this report said \"not yet\" in is over)",
+                    clock.round
+                ),
+                found: format!("{} and still Asked", now.count),
+            });
+        }
+    }
     Ok(out)
 }
 

@@ -107,6 +107,10 @@ pub struct AnvilOptions {
     /// `--chain-id`: pose as another chain (the quickstart's test poses as Sepolia, 11155111);
     /// `None` keeps anvil's 31337.
     pub chain_id: Option<u64>,
+    /// `--timestamp`: the genesis block's time (unix seconds). A chain that starts in the past
+    /// can be moved forward past a question's deadline while the node's own clock, which
+    /// schedules its jobs, is already beyond every round the test opens.
+    pub timestamp: Option<u64>,
 }
 
 /// A running anvil, killed on drop.
@@ -260,6 +264,9 @@ fn start_anvil(
     }
     if let Some(block_time) = options.block_time {
         cmd.arg("--block-time").arg(block_time.to_string());
+    }
+    if let Some(timestamp) = options.timestamp {
+        cmd.arg("--timestamp").arg(timestamp.to_string());
     }
     if let Some(chain_id) = options.chain_id {
         cmd.arg("--chain-id").arg(chain_id.to_string());

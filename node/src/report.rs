@@ -20,7 +20,11 @@ use crate::evidence::{
 };
 use crate::jury::committee::{CommitteeInfo, CommitteeRun};
 use crate::jury::{BallotRow, SeedInputs};
-use crate::policy::{Routing, RoutingInputs, RoutingPolicy, route};
+use crate::policy::{
+    Routing, RoutingInputs, RoutingPolicy,
+    not_yet::{self, NotYet, RoundClock},
+    route,
+};
 use crate::stats::{BallotRecord, Summary, summarize};
 
 /// The question block.
@@ -45,6 +49,10 @@ pub struct QuestionInfo {
     /// after the question. Absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clarifications: Vec<String>,
+    /// The chain's clock of this report round (ask time, the block read, the horizon, the
+    /// deferrals so far), for an on-chain question: what the "not yet" rule read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<RoundClock>,
 }
 
 /// An address in JSON as EIP-55 writes it (alloy's own serde writes lowercase hex); read in
@@ -103,6 +111,10 @@ pub struct Report {
     pub stats: Summary,
     /// Resolve or escalate, and why.
     pub routing: Routing,
+    /// Whether this report says "not yet" (the question's deadline is still ahead and routing
+    /// did not resolve YES), for an on-chain question with a `clock`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_yet: Option<NotYet>,
     /// The committee's parameters and how it stopped.
     pub committee: CommitteeInfo,
     /// How the evidence was found (plan, every collector's raw hits, drops), when the node
@@ -161,6 +173,10 @@ impl Report {
         let mut inputs = RoutingInputs::from_bundle(&bundle.question, &bundle.evidence);
         inputs.planner_kind = parts.search.as_ref().and_then(|s| s.plan.question_kind);
         let routing = route(&stats, &inputs, parts.policy);
+        let not_yet = parts
+            .question
+            .clock
+            .map(|clock| not_yet::check(&bundle.question, &bundle.clarifications, clock, &routing));
         let dropped = parts.search.as_ref().map(|s| s.dropped.as_slice());
         let submissions = parts
             .submissions
@@ -184,6 +200,7 @@ impl Report {
             ballots: run.ballots,
             stats,
             routing,
+            not_yet,
             committee,
             search: parts.search,
             submissions,
@@ -257,6 +274,7 @@ mod tests {
             chain_id: Some(31337),
             oracle: Some(oracle),
             clarifications: Vec::new(),
+            clock: None,
         };
         let written = serde_json::to_value(&question).unwrap();
         assert_eq!(written["oracle"], checksummed);

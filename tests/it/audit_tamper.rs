@@ -93,6 +93,7 @@ async fn committee_report(jurors: Vec<Arc<dyn Juror>>, config: CommitteeConfig) 
     .await
     .unwrap();
     let question = QuestionInfo {
+        clock: None,
         text: b.question.clone(),
         id: None,
         chain_id: None,

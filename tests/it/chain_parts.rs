@@ -165,6 +165,8 @@ fn intent(id: U256, root: u8, dir: &std::path::Path) -> PostIntent {
     )
     .unwrap();
     PostIntent {
+        not_yet: false,
+        round: 0,
         question_id: id,
         merkle_root: B256::repeat_byte(root),
         kappa: I256::try_from(-250_000_000_000_000_000i64).unwrap(),

@@ -55,6 +55,7 @@ async fn the_local_commitment_is_the_contracts() {
     ];
     for (i, (counts, kappa, escalated, salt)) in cases.into_iter().enumerate() {
         let v = Verdict {
+            not_yet: false,
             id: U256::from(i + 1) << 200,
             merkle_root: B256::repeat_byte(0xa0 + i as u8),
             counts,

@@ -65,6 +65,7 @@ async fn run(c: &Committee) -> Report {
     .unwrap();
     Report::build(
         QuestionInfo {
+            clock: None,
             text: b.question.clone(),
             id: None,
             chain_id: None,

@@ -34,6 +34,7 @@ mod load;
 mod local_juror;
 mod multi_node;
 mod node_e2e;
+mod not_yet;
 mod openai_juror;
 mod pooled_e2e;
 mod quickstart;

@@ -554,6 +554,7 @@ async fn an_injected_document_stays_data_from_bundle_to_report() {
     // The report keeps the document byte for byte, and an auditor rebuilds it.
     let report = Report::build(
         QuestionInfo {
+            clock: None,
             text: b.question.clone(),
             id: None,
             chain_id: None,

@@ -166,6 +166,8 @@ pub struct QuestionClaims {
     pub oracle: Claim<Address>,
     /// The asker's clarifications (leaves 1..=c); absent when none.
     pub clarifications: Claim<Vec<String>>,
+    /// The chain's clock of the report round (what the "not yet" rule read); on-chain only.
+    pub clock: Claim<crate::policy::not_yet::RoundClock>,
 }
 
 /// One ballot: what the statistics read ([`BallotRecord`], whose keys are required: the
@@ -366,6 +368,8 @@ pub struct AuditReport {
     pub stats: StatsClaims,
     /// `routing`, as written (compared key by key: see the module docs).
     pub routing: Claim<Map<String, Value>>,
+    /// `not_yet`, present with `question.clock`.
+    pub not_yet: Claim<crate::policy::not_yet::NotYet>,
     /// `committee`.
     #[serde(deserialize_with = "block")]
     pub committee: CommitteeClaims,

@@ -121,6 +121,8 @@ mod tests {
     #[test]
     fn a_changed_count_is_named() {
         let rec = Recomputed {
+            clock: None,
+            not_yet: None,
             question_id: None,
             question: "q".into(),
             question_hash: B256::ZERO,
@@ -133,6 +135,7 @@ mod tests {
             counts: [3, 1, 0],
             escalated: false,
             routing: crate::audit::RoutingAudit {
+                routing: None,
                 claimed: crate::policy::Decision::Resolve,
                 recomputed: Some(crate::policy::Decision::Resolve),
                 reasons: Vec::new(),

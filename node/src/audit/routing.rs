@@ -14,7 +14,7 @@ use crate::question::QuestionKind;
 use crate::stats::Summary;
 
 /// The routing recomputed from a report, and what could not be.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RoutingAudit {
     /// The decision the report claims.
     pub claimed: Decision,
@@ -24,6 +24,8 @@ pub struct RoutingAudit {
     pub reasons: Vec<String>,
     /// Keys that differ from the recomputed block, or that stop the recomputation.
     pub findings: Vec<Mismatch>,
+    /// The routing recomputed, when it could be (the "not yet" rule reads it).
+    pub routing: Option<Routing>,
 }
 
 impl RoutingAudit {
@@ -68,6 +70,7 @@ pub fn recompute(
         recomputed: None,
         reasons: Vec::new(),
         findings: Vec::new(),
+        routing: None,
     };
     let items = report
         .evidence_items()
@@ -87,6 +90,7 @@ pub fn recompute(
     audit.recomputed = Some(routing.decision);
     audit.reasons = routing.reasons.clone();
     audit.findings = report.routing_differences(&routing);
+    audit.routing = Some(routing);
     audit
 }
 

@@ -456,6 +456,7 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<Output> {
                 chain_id: None,
                 oracle: None,
                 clarifications: Vec::new(),
+                clock: None,
             },
             crate::jury::SeedSource::Offline {
                 question_id: alloy::primitives::U256::ZERO,

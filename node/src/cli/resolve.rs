@@ -264,6 +264,7 @@ pub async fn run(args: ResolveArgs, json: bool) -> anyhow::Result<Output> {
             chain_id: None,
             oracle: None,
             clarifications: Vec::new(),
+            clock: None,
         },
         SeedSource::Offline {
             question_id: U256::ZERO,

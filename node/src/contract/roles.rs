@@ -148,6 +148,9 @@ pub struct ClarifyState {
 pub const MAX_CLARIFICATIONS: u64 = 4;
 /// The contract's `MAX_CLARIFICATION_LENGTH`, in bytes.
 pub const MAX_CLARIFICATION_LENGTH: usize = 1024;
+/// The contract's `MAX_DEFERRALS`: a `QuestionDeferred` never counts past it (checked against
+/// the chain by `tests/it/not_yet.rs`).
+pub const MAX_DEFERRALS: u32 = 7;
 
 /// Whether `caller` may post a clarification of `length` bytes on `id` now, or the contract's
 /// refusal: only the asker, only while the question has no report, no commit and no deferral

@@ -65,9 +65,10 @@ pub struct Follower {
     provider: ChainProvider,
     oracle: Address,
     config: FollowConfig,
-    /// Report deadlines (unix s) read once per question: max(resolveAfter, askedAt) +
+    /// Report deadlines (unix s) read once per report round, by the round they were read in:
+    /// the round's opening (max(resolveAfter, askedAt), or a deferral's reopening) +
     /// reportWindow, as the contract computes it.
-    deadlines: HashMap<U256, u64>,
+    deadlines: HashMap<U256, (u32, u64)>,
     /// Commit-reveal questions among them: `finalize` is also due once the reveal deadline
     /// passed (an operator that committed never revealed), which can be before the report
     /// deadline.
@@ -144,7 +145,8 @@ impl Follower {
         for (job, chain) in jobs {
             let qid = job.question.question_id;
             let next = match chain.as_ref().map(|c| c.status) {
-                None => {
+                // A deferred question is asked again: as before its first verdict.
+                None | Some(ChainStatus::Deferred) => {
                     if job.stage == Stage::Reported && self.reveal_lost(qid).await? {
                         // Our reveal was reorged out: the pipeline reveals again (the same
                         // saved commitment and salt; see `poster::commit_reveal`).
@@ -153,7 +155,7 @@ impl Follower {
                         continue;
                     }
                     if job.stage == Stage::Reported && self.config.finalize_expired {
-                        self.finalize_if_due(qid, now).await?;
+                        self.finalize_if_due(qid, job.round, now).await?;
                     }
                     continue;
                 }
@@ -240,10 +242,10 @@ impl Follower {
     }
 
     /// `finalize(id)` once the report window of a question we reported on has closed.
-    async fn finalize_if_due(&mut self, qid: U256, now: u64) -> Result<(), ChainError> {
+    async fn finalize_if_due(&mut self, qid: U256, round: u32, now: u64) -> Result<(), ChainError> {
         let deadline = match self.deadlines.get(&qid) {
-            Some(d) => *d,
-            None => {
+            Some((r, d)) if *r == round => *d,
+            _ => {
                 let contract = self.contract();
                 let q = contract
                     .getQuestion(qid)
@@ -255,11 +257,19 @@ impl Follower {
                     .call()
                     .await
                     .map_err(ChainError::view("questionParameters"))?;
+                // A deferred question's window runs from its round's opening.
+                let opens = contract
+                    .deferral(qid)
+                    .call()
+                    .await
+                    .map_err(ChainError::view("deferral"))?
+                    .reportsOpenAt;
                 let d = q
                     .resolveAfter
                     .max(q.askedAt)
+                    .max(u64::try_from(opens).unwrap_or(u64::MAX))
                     .saturating_add(u64::from(p.reportWindow));
-                self.deadlines.insert(qid, d);
+                self.deadlines.insert(qid, (round, d));
                 if p.revealWindow > 0 && p.quorum > 1 {
                     self.commit_reveal.insert(qid);
                 }

@@ -43,6 +43,7 @@ use crate::{
     chain::ChainError,
     contract::OracleError,
     metrics::{JurorCall, Metrics},
+    policy::not_yet::RoundClock,
     poster::{Posted, Poster},
     report::{Report, TxInfo},
     retry::Backoff,
@@ -143,6 +144,11 @@ pub(super) enum JobError {
     /// (sampling, batching, cache state) even where the draw of personas does not.
     #[error("report refused: no valid ballot: every juror failed, nothing to post")]
     NoValidBallot,
+    /// The chain is in another report round than the store (a deferral not applied yet).
+    #[error(
+        "the chain is in report round {chain}, the store in round {stored}: waiting for the watcher"
+    )]
+    Round { chain: u32, stored: u32 },
     #[error("report file {path}: {error}")]
     Io {
         path: PathBuf,
@@ -157,7 +163,7 @@ impl JobError {
             JobError::Store(e) => e.is_retryable(),
             JobError::Resolve(e) => e.retryable,
             JobError::Report(_) => false,
-            JobError::NoValidBallot | JobError::Io { .. } => true,
+            JobError::NoValidBallot | JobError::Io { .. } | JobError::Round { .. } => true,
         }
     }
 }
@@ -329,7 +335,7 @@ impl JobRunner {
                 // A verdict may already be on-chain (another operator, or a lost data dir):
                 // one cheap call saves a whole committee run.
                 if self.already_on_chain(qid).await? {
-                    self.store.mark_reported(qid)?;
+                    self.store.mark_reported(qid, job.round)?;
                     info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
                     return Ok(JobOutcome::AlreadyOnChain);
                 }
@@ -392,7 +398,7 @@ impl JobRunner {
             }
         };
         crate::crashpoint::hit("report.tx_added");
-        self.store.mark_reported(qid)?;
+        self.store.mark_reported(qid, job.round)?;
         if matches!(outcome, JobOutcome::Posted { .. }) {
             let since_seen = Duration::from_millis(
                 u64::try_from(self.store.now_ms() - job.seen_at).unwrap_or(0),
@@ -405,10 +411,12 @@ impl JobRunner {
 
     /// Resolve a stored question on its current evidence (every stored on-chain submission).
     /// The final run, a provisional run and a second opinion all go through here; the caller
-    /// holds the committee permit. Returns the report and how many submissions it saw.
+    /// holds the committee permit. Returns the report and how many submissions it saw. Only
+    /// the final run passes the round's `clock`, so only its report applies the "not yet" rule.
     pub(super) async fn resolve_current(
         &self,
         q: &NewQuestion,
+        clock: Option<RoundClock>,
     ) -> Result<(Report, usize), JobError> {
         let input = QuestionInput {
             id: q.question_id,
@@ -425,6 +433,7 @@ impl JobRunner {
                 Err(ClarificationError::Store(e)) => return Err(e.into()),
                 Err(ClarificationError::Unusable(e)) => return Err(JobError::Resolve(e)),
             },
+            clock,
         };
         // The resolver returns the finished report: its question block names the question
         // on-chain (the report file, `report.rs`) and its `submissions` record each submission's fate.
@@ -447,7 +456,9 @@ impl JobRunner {
         // The current evidence includes every submission made while the question was open.
         let (report, _) = {
             let _slot = self.resolving.acquire().await.ok();
-            self.resolve_current(q).await.map_err(|e| e.to_string())?
+            self.resolve_current(q, None)
+                .await
+                .map_err(|e| e.to_string())?
         };
         let path = self
             .reports_dir
@@ -477,10 +488,20 @@ impl JobRunner {
                 q.question_hash
             )));
         }
+        // The round's clock, read before the committee: the "not yet" rule's "now" and the
+        // round the report answers. A chain further on than the store (a deferral the watcher
+        // has not applied yet) waits for the watcher.
+        let clock = self.poster.round_clock(q.question_id).await?;
+        if clock.round != job.round {
+            return Err(JobError::Round {
+                chain: clock.round,
+                stored: job.round,
+            });
+        }
         self.store.set_stage(q.question_id, Stage::Resolving)?;
         crate::crashpoint::hit("job.resolving");
         let started = Instant::now();
-        let (report, _) = self.resolve_current(q).await?;
+        let (report, _) = self.resolve_current(q, Some(clock)).await?;
         self.metrics.observe("resolve", started.elapsed());
         for ballot in &report.ballots {
             self.metrics.record_juror_call(JurorCall {
@@ -514,6 +535,7 @@ impl JobRunner {
             return Err(JobError::NoValidBallot);
         }
         let path = report_path(&self.reports_dir, q.question_id);
+        self.keep_deferred_report(job, &path)?;
         write_json_atomic(&path, &report).map_err(|error| JobError::Io {
             path: path.clone(),
             error,
@@ -526,13 +548,52 @@ impl JobRunner {
                 JobError::Report(format!("kappa {} out of range: {e}", rec.kappa_fixed))
             })?,
             counts: Some(rec.counts),
-            escalated: rec.escalated,
+            // "Not yet" is no escalation: a majority of it defers; the contract escalates
+            // once the deferrals are spent.
+            escalated: rec.escalated && !rec.defers(),
+            not_yet: rec.defers(),
+            round: job.round,
             report_path: path.display().to_string(),
         };
         let saved = self.store.save_intent(&intent)?;
         crate::crashpoint::hit("intent.saved");
-        info!(target: "veritas::pipeline", root = %saved.merkle_root, escalated = saved.escalated, "report written");
+        if let Some(n) = report.not_yet.as_ref().filter(|n| n.defers) {
+            info!(target: "veritas::pipeline", root = %saved.merkle_root, round = job.round, reason = %n.reason, "report written: not yet");
+        } else {
+            info!(target: "veritas::pipeline", root = %saved.merkle_root, escalated = saved.escalated, round = job.round, "report written");
+        }
         Ok(saved)
+    }
+
+    /// Before round `r` (>= 1) writes the question's report file, move the deferred round's
+    /// report (still at that path) to `<id>.round-<r - 1>.json` and record it. Idempotent: a
+    /// retry after a crash finds it moved.
+    fn keep_deferred_report(&self, job: &Job, path: &Path) -> Result<(), JobError> {
+        let Some(previous) = job.round.checked_sub(1) else {
+            return Ok(());
+        };
+        let qid = job.question.question_id;
+        let current = path.display().to_string();
+        let Some(deferral) = self
+            .store
+            .deferrals(qid)?
+            .into_iter()
+            .find(|d| d.count == job.round && d.report_path.as_deref() == Some(&current))
+        else {
+            return Ok(());
+        };
+        let kept = self
+            .reports_dir
+            .join(format!("{qid}.round-{previous}.json"));
+        if path.exists() {
+            std::fs::rename(path, &kept).map_err(|error| JobError::Io {
+                path: kept.clone(),
+                error,
+            })?;
+        }
+        self.store
+            .set_deferral_report(qid, deferral.count, &kept.display().to_string())?;
+        Ok(())
     }
 }
 
@@ -620,6 +681,7 @@ mod tests {
                 operator: Address::ZERO,
                 submissions: Vec::new(),
                 clarifications: Vec::new(),
+                clock: None,
             })
             .await
             .unwrap();

@@ -283,6 +283,8 @@ pub struct Daemon {
     new_jobs: Arc<Notify>,
     listener: tokio::net::TcpListener,
     api_state: ApiState,
+    /// The watcher's view of the chain's clock, for the scheduler.
+    chain_clock: Arc<WatchState>,
     live: Arc<LiveEvents>,
     max_in_flight: usize,
     tick: Duration,
@@ -388,6 +390,7 @@ impl Daemon {
             pipeline,
             new_jobs,
             listener,
+            chain_clock: Arc::clone(&api_state.watch),
             api_state,
             live,
             max_in_flight: config.node.max_in_flight,
@@ -449,6 +452,7 @@ impl Daemon {
             store: self.store,
             pipeline: self.pipeline,
             new_jobs: self.new_jobs,
+            chain_clock: self.chain_clock,
             max_in_flight: self.max_in_flight,
             tick: self.tick,
         };

@@ -166,7 +166,7 @@ impl ProvisionalRunner {
         let started = Instant::now();
         let (report, seen) = self
             .pipeline
-            .resolve_current(q)
+            .resolve_current(q, None)
             .await
             .map_err(RunError::Resolve)?;
         let seen = seen as u64;

@@ -1,7 +1,12 @@
 //! The scheduler: due jobs from the store into job tasks, at most `node.max_in_flight` at once,
 //! never two of one question, each task's panic booked against its question.
 
-use std::{collections::HashMap, future::Future, sync::Arc, time::Duration};
+use std::{
+    collections::HashMap,
+    future::Future,
+    sync::{Arc, atomic::Ordering},
+    time::Duration,
+};
 
 use alloy::primitives::U256;
 use tokio::{sync::Notify, task::JoinSet};
@@ -9,12 +14,14 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::jobs::JobRunner;
-use crate::store::Store;
+use crate::{store::Store, watcher::WatchState};
 
 pub(super) struct Scheduler {
     pub(super) store: Arc<Store>,
     pub(super) pipeline: Arc<JobRunner>,
     pub(super) new_jobs: Arc<Notify>,
+    /// The chain's clock as the watcher last saw it.
+    pub(super) chain_clock: Arc<WatchState>,
     /// Jobs in flight at once (`node.max_in_flight`).
     pub(super) max_in_flight: usize,
     pub(super) tick: Duration,
@@ -29,9 +36,12 @@ impl Scheduler {
             }
             let free = self.max_in_flight.saturating_sub(jobs.len());
             if free > 0 {
+                // A round opens by the chain's clock: when the chain runs ahead of ours (a
+                // devnet moved forward), its time is the one that says a job is due.
+                let chain_secs = self.chain_clock.head_time.load(Ordering::Relaxed);
                 match self.store.due_jobs(
                     self.store.now_ms(),
-                    self.store.clock().now_secs(),
+                    self.store.clock().now_secs().max(chain_secs),
                     free + jobs.len(),
                 ) {
                     Ok(due) => {

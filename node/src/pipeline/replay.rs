@@ -221,6 +221,7 @@ mod tests {
 
     fn input(text: &str) -> QuestionInput {
         QuestionInput {
+            clock: None,
             id: alloy::primitives::U256::from(1),
             text: text.into(),
             asker: alloy::primitives::Address::ZERO,

@@ -32,7 +32,7 @@ use crate::{
     },
     live::LiveEvents,
     llm::{ChatModel, openai::OpenAiChat},
-    policy::RoutingPolicy,
+    policy::{RoutingPolicy, not_yet::RoundClock},
     report::{QuestionInfo, Report, ReportParts},
 };
 
@@ -63,6 +63,10 @@ pub struct QuestionInput {
     /// from the store): shown to every juror after the question, committed right after it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub clarifications: Vec<String>,
+    /// The chain's clock of this report round (the job pipeline reads it when the round
+    /// starts): with it the report applies the "not yet" rule ([`crate::policy::not_yet`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<RoundClock>,
 }
 
 impl QuestionInput {
@@ -74,6 +78,7 @@ impl QuestionInput {
             chain_id: Some(self.chain_id),
             oracle: Some(self.oracle),
             clarifications: self.clarifications.clone(),
+            clock: self.clock,
         }
     }
 
@@ -433,6 +438,7 @@ mod tests {
 
     fn question() -> QuestionInput {
         QuestionInput {
+            clock: None,
             id: U256::from(9),
             text: "Did the council approve the lane?".into(),
             asker: Address::repeat_byte(1),

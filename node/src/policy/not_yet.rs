@@ -44,12 +44,11 @@ pub struct RoundClock {
     pub round: u32,
 }
 
-/// The report's `not_yet` block: the clock, the deadline read, and the decision.
+/// The report's `not_yet` block: the deadline read and the decision (the clock it read is the
+/// question block's `clock`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NotYet {
-    /// The clock the rule read.
-    pub clock: RoundClock,
     /// The question's deadline (question text and clarifications), when one was read.
     pub deadline: Option<Deadline>,
     /// Whether the report says "not yet".
@@ -78,7 +77,6 @@ pub fn check(
     let deadline = deadline_of(question, clarifications, clock.asked_at);
     let (defers, reason) = decide(deadline.as_ref(), clock, routing);
     NotYet {
-        clock,
         deadline,
         defers,
         reason,

@@ -102,7 +102,7 @@ impl Poster {
                 nNull: v.counts[2],
                 fleissKappa: v.kappa,
                 escalated: v.escalated,
-                notYet: false,
+                notYet: v.not_yet,
             })
             .collect();
         TransactionRequest::default()

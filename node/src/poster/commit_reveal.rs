@@ -55,8 +55,7 @@ const MAX_ROUNDS: usize = 8;
 
 /// The commitment `reporter` sends for this report on `id`: the contract's
 /// `reportCommitment`, keccak256(abi.encode(id, reporter, merkleRoot, nYes, nNo, nNull,
-/// fleissKappa, escalated, notYet, salt)). The node's routing does not say "not yet" (yet): its
-/// reports carry `notYet = false`.
+/// fleissKappa, escalated, notYet, salt)).
 pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B256) -> B256 {
     keccak256(
         (
@@ -68,7 +67,7 @@ pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B
             verdict.counts[2],
             verdict.kappa,
             verdict.escalated,
-            false,
+            verdict.not_yet,
             salt,
         )
             .abi_encode_params(),
@@ -316,6 +315,7 @@ impl Poster {
                     counts: verdict.counts,
                     kappa: verdict.kappa,
                     escalated: verdict.escalated,
+                    not_yet: verdict.not_yet,
                     salt,
                     commitment: report_commitment(id, self.from, verdict, salt),
                 };
@@ -331,6 +331,7 @@ impl Poster {
             counts: saved.counts,
             kappa: saved.kappa,
             escalated: saved.escalated,
+            not_yet: saved.not_yet,
         } == *verdict;
         if !same
             || saved.operator != self.from
@@ -480,6 +481,7 @@ mod tests {
     #[test]
     fn the_commitment_binds_every_field_and_the_salt() {
         let v = Verdict {
+            not_yet: false,
             id: U256::from(3),
             merkle_root: B256::repeat_byte(0xab),
             counts: [3, 1, 0],

@@ -222,7 +222,7 @@ pub(super) fn reveal_calldata(saved: &SavedCommit) -> Bytes {
         nNull: saved.counts[2],
         fleissKappa: saved.kappa,
         escalated: saved.escalated,
-        notYet: false,
+        notYet: saved.not_yet,
         salt: saved.salt,
     }
     .abi_encode()

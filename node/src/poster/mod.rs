@@ -43,6 +43,7 @@ use tokio::sync::{Mutex, oneshot};
 
 use crate::chain::{ChainError, ChainProvider};
 use crate::contract::IVeritasOracle;
+use crate::policy::not_yet::RoundClock;
 use crate::{
     store::{PostIntent, SentTx, Store},
     watcher::events::NewQuestion,
@@ -162,6 +163,14 @@ impl Poster {
 
     pub(super) fn contract(&self) -> IVeritasOracle::IVeritasOracleInstance<&ChainProvider> {
         IVeritasOracle::new(self.config.oracle, &self.provider)
+    }
+
+    /// The chain's clock for a report round of `id` (see [`crate::contract::reader::round_clock`]).
+    ///
+    /// # Errors
+    /// [`ChainError`] from the calls.
+    pub async fn round_clock(&self, id: U256) -> Result<RoundClock, ChainError> {
+        crate::contract::reader::round_clock(&self.provider, self.config.oracle, id).await
     }
 
     /// The on-chain status of a question.

@@ -22,6 +22,8 @@ pub struct Verdict {
     pub kappa: I256,
     /// Routing escalated it.
     pub escalated: bool,
+    /// The question's deadline is still ahead: the report asks for a deferral.
+    pub not_yet: bool,
 }
 
 impl Verdict {
@@ -49,6 +51,7 @@ impl Verdict {
             counts,
             kappa: intent.kappa,
             escalated: intent.escalated,
+            not_yet: intent.not_yet,
         })
     }
 
@@ -61,7 +64,7 @@ impl Verdict {
             nNull: self.counts[2],
             fleissKappa: self.kappa,
             escalated: self.escalated,
-            notYet: false,
+            notYet: self.not_yet,
         }
         .abi_encode()
         .into()
@@ -94,6 +97,8 @@ mod tests {
 
     fn intent(counts: Option<[u64; 3]>, report_path: &str) -> PostIntent {
         PostIntent {
+            not_yet: false,
+            round: 0,
             question_id: U256::from(7),
             merkle_root: B256::repeat_byte(0xab),
             kappa: I256::try_from(250_000_000_000_000_000i128).unwrap(),

@@ -28,6 +28,8 @@ pub struct SavedCommit {
     pub kappa: I256,
     /// Routing escalated it.
     pub escalated: bool,
+    /// The report says "not yet".
+    pub not_yet: bool,
     /// The secret salt (never logged before the reveal is mined).
     pub salt: B256,
     /// `reportCommitment(question_id, operator, ..., salt)`.
@@ -43,6 +45,7 @@ impl std::fmt::Debug for SavedCommit {
             .field("counts", &self.counts)
             .field("kappa", &self.kappa)
             .field("escalated", &self.escalated)
+            .field("not_yet", &self.not_yet)
             .field("salt", &"<secret>")
             .field("commitment", &self.commitment)
             .finish()
@@ -60,6 +63,7 @@ const COLUMNS: &[&str] = &[
     "escalated",
     "salt",
     "commitment",
+    "not_yet",
 ];
 
 fn from_row(row: &rusqlite::Row<'_>) -> Result<SavedCommit, StoreError> {
@@ -73,6 +77,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> Result<SavedCommit, StoreError> {
         escalated: r.get(7)?,
         salt: r.get::<Hex<B256>>(8)?.0,
         commitment: r.get::<Hex<B256>>(9)?.0,
+        not_yet: r.get(10)?,
     })
 }
 
@@ -87,8 +92,8 @@ impl Store {
         let tx = conn.transaction()?;
         tx.execute(
             "INSERT OR IGNORE INTO commitments (question_id, operator, merkle_root, n_yes, n_no, \
-             n_null, kappa, escalated, salt, commitment, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             n_null, kappa, escalated, salt, commitment, created_at, not_yet) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 Dec(commit.question_id),
                 Hex(commit.operator),
@@ -101,6 +106,7 @@ impl Store {
                 Hex(commit.salt),
                 Hex(commit.commitment),
                 self.now_ms(),
+                commit.not_yet,
             ],
         )?;
         let saved = {
@@ -143,6 +149,7 @@ mod tests {
 
     fn commit(salt: u8) -> SavedCommit {
         SavedCommit {
+            not_yet: false,
             question_id: U256::from(9),
             operator: Address::with_last_byte(7),
             merkle_root: B256::repeat_byte(0xab),

@@ -7,7 +7,7 @@
 //! does whoever displays it (`stats::to_wad`, the contract's rounding).
 
 use alloy::primitives::{B256, I256, U256};
-use rusqlite::params;
+use rusqlite::{OptionalExtension as _, params};
 use serde::Serialize;
 
 use super::{
@@ -31,6 +31,10 @@ pub struct PostIntent {
     pub counts: Option<[u64; 3]>,
     /// Whether routing escalated the verdict.
     pub escalated: bool,
+    /// Whether the report says "not yet" (the question's deadline is still ahead).
+    pub not_yet: bool,
+    /// The report round it answers (the job's `round` when it was resolved).
+    pub round: u32,
     /// Path of the report file.
     pub report_path: String,
 }
@@ -44,6 +48,8 @@ const INTENT_COLUMNS: &[&str] = &[
     "n_yes",
     "n_no",
     "n_null",
+    "not_yet",
+    "round",
 ];
 
 fn intent_from_row(row: &rusqlite::Row<'_>) -> Result<PostIntent, StoreError> {
@@ -71,6 +77,8 @@ fn intent_from_row(row: &rusqlite::Row<'_>) -> Result<PostIntent, StoreError> {
         escalated: r.get(3)?,
         report_path: r.get(4)?,
         counts,
+        not_yet: r.get(8)?,
+        round: r.get(9)?,
     })
 }
 
@@ -86,15 +94,30 @@ impl Store {
     /// wins: a second call for the same question keeps the first one and returns it.
     ///
     /// # Errors
-    /// [`StoreError`].
+    /// [`StoreError::StaleRound`] when the question was deferred after this report's round
+    /// began (its intent would answer a round that is gone); [`StoreError`].
     pub fn save_intent(&self, intent: &PostIntent) -> Result<PostIntent, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
+        let round: Option<u32> = tx
+            .query_row(
+                "SELECT round FROM jobs WHERE question_id = ?1",
+                [Dec(intent.question_id)],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(job) = round.filter(|r| *r != intent.round) {
+            return Err(StoreError::StaleRound {
+                question: intent.question_id,
+                report: intent.round,
+                job,
+            });
+        }
         let [n_yes, n_no, n_null] = intent.counts.map_or([None; 3], |c| c.map(Some));
         tx.execute(
             "INSERT OR IGNORE INTO post_intents (question_id, merkle_root, kappa, escalated, \
-             report_path, created_at, n_yes, n_no, n_null) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+             report_path, created_at, n_yes, n_no, n_null, not_yet, round) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 Dec(intent.question_id),
                 Hex(intent.merkle_root),
@@ -105,6 +128,8 @@ impl Store {
                 n_yes,
                 n_no,
                 n_null,
+                intent.not_yet,
+                intent.round,
             ],
         )?;
         tx.execute(

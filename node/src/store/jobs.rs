@@ -138,6 +138,8 @@ pub struct Job {
     pub seen_at: i64,
     /// Unix ms of the last change.
     pub updated_at: i64,
+    /// The report round the job works on: the question's deferrals seen (`QuestionDeferred`).
+    pub round: u32,
 }
 
 /// Jobs per stage.
@@ -212,6 +214,7 @@ const JOB_COLUMNS: &[&str] = &[
     "next_attempt_at",
     "seen_at",
     "updated_at",
+    "round",
 ];
 
 fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job, StoreError> {
@@ -235,6 +238,7 @@ fn job_from_row(row: &rusqlite::Row<'_>) -> Result<Job, StoreError> {
         next_attempt_at: r.get(12)?,
         seen_at: r.get(13)?,
         updated_at: r.get(14)?,
+        round: r.get(15)?,
     })
 }
 
@@ -479,12 +483,14 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError`].
-    pub fn mark_reported(&self, question_id: U256) -> Result<(), StoreError> {
+    pub fn mark_reported(&self, question_id: U256, round: u32) -> Result<(), StoreError> {
         let now = self.now_ms();
+        // Only the round that was reported: our own report can complete the quorum that
+        // defers the question, and the watcher may have queued the next round already.
         self.conn().execute(
             "UPDATE jobs SET stage = 'reported', last_error = NULL, updated_at = ?2, \
-             reported_at = COALESCE(reported_at, ?2) WHERE question_id = ?1",
-            params![Dec(question_id), now],
+             reported_at = COALESCE(reported_at, ?2) WHERE question_id = ?1 AND round = ?3",
+            params![Dec(question_id), now, round],
         )?;
         self.announce(question_id);
         Ok(())
@@ -627,9 +633,9 @@ mod tests {
         );
         assert!(store.due_jobs(8_999, 0, 10).unwrap().is_empty());
         assert_eq!(store.due_jobs(9_000, 0, 10).unwrap().len(), 1);
-        store.mark_reported(id(1)).unwrap();
+        store.mark_reported(id(1), 0).unwrap();
         clock.advance(std::time::Duration::from_secs(1));
-        store.mark_reported(id(1)).unwrap();
+        store.mark_reported(id(1), 0).unwrap();
         let reported_at: i64 = store
             .conn()
             .query_row("SELECT reported_at FROM jobs", [], |r| r.get(0))

@@ -33,16 +33,19 @@ pub enum ChainStatus {
     Expired,
     /// The court refused or missed its deadline: final, unresolvable triple.
     Defaulted,
+    /// Deferred ("not yet"): back to `Asked`, reports open again at the job's `resolve_after`.
+    Deferred,
 }
 
 impl ChainStatus {
-    const ALL: [ChainStatus; 6] = [
+    const ALL: [ChainStatus; 7] = [
         ChainStatus::Resolved,
         ChainStatus::Escalated,
         ChainStatus::Disputed,
         ChainStatus::Arbitrated,
         ChainStatus::Expired,
         ChainStatus::Defaulted,
+        ChainStatus::Deferred,
     ];
 
     /// The stored name (the contract's enum name).
@@ -54,6 +57,7 @@ impl ChainStatus {
             ChainStatus::Arbitrated => "Arbitrated",
             ChainStatus::Expired => "Expired",
             ChainStatus::Defaulted => "Defaulted",
+            ChainStatus::Deferred => "Deferred",
         }
     }
 }
@@ -357,6 +361,36 @@ fn apply_event(tx: &rusqlite::Transaction<'_>, e: &EventAt, now: i64) -> rusqlit
              WHERE question_id = ?1 AND settled = 0",
             params![id, now],
         )?,
+        LifecycleEvent::Deferred {
+            resolve_after,
+            count,
+        } => {
+            // The verdict of the deferred round (a court's "too early") is gone: clear it.
+            tx.execute(
+                "INSERT INTO lifecycle (question_id, status, event_block, event_log, updated_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (question_id) DO UPDATE SET status = excluded.status, \
+                 event_block = excluded.event_block, event_log = excluded.event_log, \
+                 verdict_block = NULL, final_at = NULL, disputer = NULL, bond = NULL, \
+                 second_opinion = NULL, p_yes = NULL, p_no = NULL, p_null = NULL, \
+                 updated_at = excluded.updated_at \
+                 WHERE (excluded.event_block, excluded.event_log) > (event_block, event_log)",
+                params![
+                    id,
+                    ChainStatus::Deferred.as_str(),
+                    e.block,
+                    e.log_index,
+                    now
+                ],
+            )? + super::deferrals::apply(
+                tx,
+                e.question_id,
+                *resolve_after,
+                *count,
+                (e.block, e.log_index),
+                now,
+            )?
+        }
         LifecycleEvent::Report(r) => tx.execute(
             "INSERT OR IGNORE INTO operator_reports (question_id, operator, merkle_root, \
              n_yes, n_no, n_null, kappa, escalated, block_number, log_index, tx_hash) \

@@ -27,6 +27,7 @@
 
 mod clarifications;
 mod commitments;
+mod deferrals;
 mod intents;
 mod jobs;
 mod lifecycle;
@@ -47,6 +48,7 @@ use crate::clock::{self, Clock as _, SharedClock};
 
 pub use clarifications::StoredClarification;
 pub use commitments::SavedCommit;
+pub use deferrals::Deferral;
 pub use intents::PostIntent;
 pub use jobs::{Counts, Job, Stage, Wait};
 pub use lifecycle::{ChainStatus, Lifecycle};
@@ -84,6 +86,17 @@ pub enum StoreError {
     /// Another node holds the data directory.
     #[error("data directory {0} is in use by another veritas node")]
     Locked(String),
+    /// A report of round `report` reached the store after the question moved on to round
+    /// `job` (a deferral was applied meanwhile): it answers a round that no longer exists.
+    #[error("question {question}: a report of round {report}, but the question is in round {job}")]
+    StaleRound {
+        /// The question.
+        question: alloy::primitives::U256,
+        /// The round the report answered.
+        report: u32,
+        /// The job's round now.
+        job: u32,
+    },
     /// The schema is newer than this binary.
     #[error(
         "database schema version {0} is newer than this node ({SCHEMA_VERSION}); upgrade veritas"
@@ -267,8 +280,10 @@ pub(crate) mod tests {
         }
     }
 
-    fn intent(n: u64, report: &str) -> PostIntent {
+    pub(crate) fn intent(n: u64, report: &str) -> PostIntent {
         PostIntent {
+            not_yet: false,
+            round: 0,
             question_id: id(n),
             merkle_root: B256::from(U256::from(7)),
             kappa: I256::try_from(-1000).unwrap(),
@@ -398,7 +413,7 @@ pub(crate) mod tests {
                 ..tx
             }
         );
-        store.mark_reported(id(1)).unwrap();
+        store.mark_reported(id(1), 0).unwrap();
         let counts = store.counts().unwrap();
         assert_eq!(
             counts,

@@ -81,6 +81,7 @@ impl Store {
         let intent = self.intent(question_id)?;
         let chain = self.lifecycle(question_id)?;
         let status = match (job.stage, chain.as_ref().map(|c| c.status)) {
+            (Stage::Queued, Some(ChainStatus::Deferred)) => "deferred",
             (Stage::Queued, _) => "queued",
             (Stage::Resolving | Stage::Posting, _) => "resolving",
             (Stage::Finalised, Some(ChainStatus::Escalated)) => "escalated",

@@ -5,7 +5,7 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Current schema version (`PRAGMA user_version`).
-pub(crate) const SCHEMA_VERSION: i64 = 8;
+pub(crate) const SCHEMA_VERSION: i64 = 9;
 
 /// Migrations by `user_version`: entry `i` upgrades version `i` to `i + 1`.
 pub(super) const MIGRATIONS: &[&str] = &[
@@ -197,6 +197,29 @@ CREATE TABLE clarifications (
     block_number  INTEGER NOT NULL,
     log_index     INTEGER NOT NULL,
     PRIMARY KEY (question_id, idx)
+);
+"#,
+    // 9: report rounds ("not yet", contract v4). A `QuestionDeferred` starts round `count`:
+    // the job goes back to `queued` with the new `resolve_after`, and the deferred round's
+    // intent and commitment move to `deferrals` (our report of that round and what it said).
+    // Transactions carry the round they were sent in, so a new round never mistakes an old
+    // round's mined report for its own. Intents and commitments record "not yet".
+    r#"
+ALTER TABLE jobs ADD COLUMN round INTEGER NOT NULL DEFAULT 0;      -- deferrals applied
+ALTER TABLE post_intents ADD COLUMN not_yet INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE post_intents ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE commitments ADD COLUMN not_yet INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sent_txs ADD COLUMN round INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE deferrals (
+    question_id   TEXT NOT NULL,               -- decimal id
+    count         INTEGER NOT NULL,            -- the event's count: the round it starts
+    resolve_after INTEGER NOT NULL,            -- unix s: reports open again
+    block_number  INTEGER NOT NULL,
+    log_index     INTEGER NOT NULL,
+    report_path   TEXT,                        -- our report of the deferred round, if any
+    merkle_root   TEXT,                        -- what we reported in it (NULL: nothing)
+    not_yet       INTEGER,
+    PRIMARY KEY (question_id, count)
 );
 "#,
 ];

@@ -141,8 +141,10 @@ impl Store {
         {
             let mut stmt = db.prepare_cached(
                 "INSERT OR REPLACE INTO sent_txs (tx_hash, question_id, nonce, gas_limit, \
-                 max_fee_per_gas, max_priority_fee_per_gas, raw, status, block_number, sent_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                 max_fee_per_gas, max_priority_fee_per_gas, raw, status, block_number, sent_at, \
+                 round) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, \
+                 COALESCE((SELECT round FROM jobs WHERE question_id = ?2), 0))",
             )?;
             for question in questions {
                 stmt.execute(params![
@@ -199,13 +201,16 @@ impl Store {
         Ok(())
     }
 
-    /// Every transaction sent for a question, oldest first.
+    /// Every transaction sent for a question in its current report round, oldest first (an
+    /// earlier round's report was undone by the deferral that ended it).
     ///
     /// # Errors
     /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
     pub fn txs_for(&self, question_id: U256) -> Result<Vec<SentTx>, StoreError> {
         let sql = format!(
-            "SELECT {} FROM sent_txs WHERE question_id = ?1 ORDER BY sent_at, nonce",
+            "SELECT {} FROM sent_txs WHERE question_id = ?1 \
+             AND round = COALESCE((SELECT round FROM jobs WHERE question_id = ?1), 0) \
+             ORDER BY sent_at, nonce",
             TX_COLUMNS.join(", ")
         );
         let conn = self.conn();

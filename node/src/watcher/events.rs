@@ -27,7 +27,7 @@ use sha2::{Digest, Sha256};
 
 use crate::contract::{
     IVeritasOracle,
-    roles::{MAX_CLARIFICATION_LENGTH, MAX_CLARIFICATIONS},
+    roles::{MAX_CLARIFICATION_LENGTH, MAX_CLARIFICATIONS, MAX_DEFERRALS},
 };
 
 /// A question as the watcher saw it in a confirmed `QuestionAsked` log.
@@ -138,6 +138,14 @@ pub enum LifecycleEvent {
     Settled,
     /// `ReportSubmitted`.
     Report(OperatorReport),
+    /// `QuestionDeferred`: a "not yet" majority (or the court's "too early") opened report
+    /// round `count`; reports open again at `resolve_after`.
+    Deferred {
+        /// When reports open again (unix seconds).
+        resolve_after: u64,
+        /// Deferrals so far, from 1 (at most the contract's `MAX_DEFERRALS`).
+        count: u32,
+    },
 }
 
 /// An event and where it sits on the chain.
@@ -455,6 +463,33 @@ fn decode_one(
         Some(&O::QuestionSettled::SIGNATURE_HASH) => log
             .log_decode::<O::QuestionSettled>()
             .map(|d| (d.inner.data.id, LifecycleEvent::Settled)),
+        Some(&O::QuestionDeferred::SIGNATURE_HASH) => {
+            log.log_decode::<O::QuestionDeferred>().and_then(|d| {
+                let e = d.inner.data;
+                let count = u32::try_from(e.count)
+                    .ok()
+                    .filter(|c| (1..=MAX_DEFERRALS).contains(c))
+                    .ok_or_else(|| {
+                        alloy::sol_types::Error::custom(format!("deferral count {}", e.count))
+                    })?;
+                let resolve_after = u64::try_from(e.resolveAfter)
+                    .ok()
+                    .filter(|t| *t <= MAX_RESOLVE_AFTER)
+                    .ok_or_else(|| {
+                        alloy::sol_types::Error::custom(format!(
+                            "deferral resolveAfter {}",
+                            e.resolveAfter
+                        ))
+                    })?;
+                Ok((
+                    e.id,
+                    LifecycleEvent::Deferred {
+                        resolve_after,
+                        count,
+                    },
+                ))
+            })
+        }
         _ => return None,
     };
     Some(decoded)

@@ -64,7 +64,7 @@ use events::NewQuestion;
 use range::LogRange;
 
 /// The lifecycle events a scan reads besides `QuestionAsked`.
-const LIFECYCLE_EVENTS: [alloy::primitives::B256; 8] = [
+const LIFECYCLE_EVENTS: [alloy::primitives::B256; 9] = [
     IVeritasOracle::ReportSubmitted::SIGNATURE_HASH,
     IVeritasOracle::VerdictPosted::SIGNATURE_HASH,
     IVeritasOracle::VerdictDisputed::SIGNATURE_HASH,
@@ -73,6 +73,7 @@ const LIFECYCLE_EVENTS: [alloy::primitives::B256; 8] = [
     IVeritasOracle::VerdictDefaulted::SIGNATURE_HASH,
     IVeritasOracle::QuestionExpired::SIGNATURE_HASH,
     IVeritasOracle::QuestionSettled::SIGNATURE_HASH,
+    IVeritasOracle::QuestionDeferred::SIGNATURE_HASH,
 ];
 
 /// Watcher settings (from `[chain]`).
@@ -97,6 +98,8 @@ pub struct WatcherConfig {
 pub struct WatchState {
     /// Latest head block seen.
     pub head: AtomicU64,
+    /// That block's timestamp (unix seconds): the chain's clock, which opens report rounds.
+    pub head_time: AtomicU64,
     /// Next block to scan.
     pub cursor: AtomicU64,
     /// Questions stored (new ones only).
@@ -256,12 +259,9 @@ impl Watcher {
     /// # Errors
     /// [`ChainError`] from the RPC or the store; the cursor is unchanged then.
     pub async fn poll_once(&mut self) -> Result<Poll, ChainError> {
-        let head = self
-            .provider
-            .get_block_number()
-            .await
-            .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
+        let (head, head_time) = crate::chain::latest_block(&self.provider).await?;
         self.state.head.store(head, Ordering::Relaxed);
+        self.state.head_time.store(head_time, Ordering::Relaxed);
         // A block has `head - b + 1` confirmations; we may read up to `safe`.
         let Some(safe) = (head + 1).checked_sub(self.config.confirmations) else {
             return Ok(self.idle(head));

@@ -102,7 +102,8 @@ fn question_filter(oracle: Address, signature: B256, id: U256) -> Filter {
         .topic1(B256::from(id))
 }
 
-/// The `ReportSubmitted` events of `id` in blocks `from..=to`, in report order.
+/// The `ReportSubmitted` events of `id` in blocks `from..=to` of its current report round, in
+/// report order: a `QuestionDeferred` undoes every report before it (they are not pooled).
 ///
 /// # Errors
 /// [`ChainError`] from the RPC or an undecodable log.
@@ -113,9 +114,19 @@ pub async fn report_events(
     from: u64,
     to: u64,
 ) -> Result<Vec<ReportEvent>, ChainError> {
-    let filter = question_filter(oracle, IVeritasOracle::ReportSubmitted::SIGNATURE_HASH, id);
+    let filter = Filter::new()
+        .address(oracle)
+        .event_signature(vec![
+            IVeritasOracle::ReportSubmitted::SIGNATURE_HASH,
+            IVeritasOracle::QuestionDeferred::SIGNATURE_HASH,
+        ])
+        .topic1(B256::from(id));
     let mut out = Vec::new();
     for log in logs(provider, &filter, from, to).await? {
+        if log.topic0() == Some(&IVeritasOracle::QuestionDeferred::SIGNATURE_HASH) {
+            out.clear();
+            continue;
+        }
         let decoded = log
             .log_decode::<IVeritasOracle::ReportSubmitted>()
             .map_err(|e| bad("ReportSubmitted", e.to_string()))?;
@@ -260,6 +271,47 @@ pub async fn stake(
         slashed,
         slashings,
         unrevealed_commits,
+    })
+}
+
+/// The chain's clock for a report round of question `id`, as of the latest block: that block,
+/// its time, the ask time, `maxHorizon()` and the deferrals so far (every view at that block,
+/// so they agree). The "not yet" rule reads it; the report records it for the audit.
+///
+/// # Errors
+/// [`ChainError::Rpc`]; [`ChainError::Contract`] for a value out of range.
+pub async fn round_clock(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+) -> Result<crate::policy::not_yet::RoundClock, ChainError> {
+    let (block, now) = crate::chain::latest_block(provider).await?;
+    let at = BlockId::number(block);
+    let c = IVeritasOracle::new(oracle, provider);
+    let question = c
+        .getQuestion(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("getQuestion"))?;
+    let horizon = c
+        .maxHorizon()
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("maxHorizon"))?;
+    let deferral = c
+        .deferral(id)
+        .block(at)
+        .call()
+        .await
+        .map_err(ChainError::view("deferral"))?;
+    Ok(crate::policy::not_yet::RoundClock {
+        asked_at: question.askedAt,
+        block,
+        now,
+        horizon: small("maxHorizon", horizon)?,
+        round: small("deferral", deferral.count)?,
     })
 }
 

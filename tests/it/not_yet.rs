@@ -1,0 +1,314 @@
+//! "Not yet", end to end: three real `veritas run` processes (keys 1, 3, 4; quorum 3) on a real
+//! anvil, each with its own store, resolving with the replay resolver (scripted votes, the
+//! product's report and routing path).
+//!
+//! - a question asked before its deadline, whose committee leans NO, is deferred (every node
+//!   says "not yet"), not settled NO and not escalated; with anvil's clock moved past the
+//!   deadline, the nodes resolve it again, and it settles;
+//! - one whose committee finds that the event already happened resolves YES before its
+//!   deadline;
+//! - a deadline far enough ahead keeps every round "not yet": the eighth "not yet" majority
+//!   escalates (the contract's bound), and each node applied each deferral exactly once.
+//!
+//! Every report of every round audits (recomputed from its file, the deferral checked on the
+//! chain); the deferred round's report is kept beside the new one.
+
+use std::{collections::BTreeMap, time::Duration};
+
+use alloy::{
+    primitives::{Address, U256},
+    providers::Provider,
+    rpc::types::Filter,
+    sol_types::SolEvent,
+};
+use chrono::DateTime;
+use serde_json::Value;
+use veritas::{
+    audit,
+    contract::{IVeritasOracle, IVeritasOracle::VerdictStatus as S},
+    devnet::AnvilOptions,
+};
+
+use crate::support::{Chain, Node};
+
+const WAIT: Duration = Duration::from_secs(90);
+const KEYS: [usize; 3] = [1, 3, 4];
+const DAY: u64 = 86_400;
+
+/// The chain's clock (the latest block's timestamp).
+async fn chain_now(chain: &Chain) -> u64 {
+    let block = chain
+        .reader()
+        .get_block_by_number(alloy::eips::BlockNumberOrTag::Latest)
+        .await
+        .unwrap()
+        .unwrap();
+    block.header.timestamp
+}
+
+/// "5 March 2027": the date `days` after the chain's clock, as a question writes it.
+fn date_after(now: u64, days: u64) -> String {
+    DateTime::from_timestamp(i64::try_from(now + days * DAY).unwrap(), 0)
+        .unwrap()
+        .format("%-d %B %Y")
+        .to_string()
+}
+
+/// Start the three nodes with `script` as their committee.
+async fn nodes(chain: &Chain, script: &str) -> Vec<Node> {
+    let mut nodes: Vec<Node> = KEYS
+        .into_iter()
+        .map(|key| Node::configure_as(chain, key, script, ""))
+        .collect();
+    for node in &mut nodes {
+        node.start();
+    }
+    for node in &nodes {
+        node.api_addr(WAIT).await;
+    }
+    nodes
+}
+
+/// Wait until `id` has been deferred `count` times; returns when its reports open again.
+async fn wait_deferrals(chain: &Chain, nodes: &[Node], id: U256, count: u64) -> u64 {
+    let reader = chain.reader();
+    let oracle = IVeritasOracle::new(chain.oracle, &reader);
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let d = oracle.deferral(id).call().await.unwrap();
+        if d.count == U256::from(count) {
+            return u64::try_from(d.reportsOpenAt).unwrap();
+        }
+        assert!(
+            d.count < U256::from(count),
+            "question {id} deferred {} times, expected {count}",
+            d.count
+        );
+        if std::time::Instant::now() >= deadline {
+            let logs: Vec<String> = nodes.iter().map(Node::log_text).collect();
+            panic!(
+                "question {id}: {} deferrals, not {count}, after {WAIT:?}; status {:?}\n{}",
+                d.count,
+                chain.status(id).await,
+                logs.join("\n----\n")
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The operators of every `ReportNotYet` of `id`.
+async fn not_yet_reporters(chain: &Chain, id: U256) -> Vec<Address> {
+    let filter = Filter::new()
+        .address(chain.oracle)
+        .event_signature(IVeritasOracle::ReportNotYet::SIGNATURE_HASH)
+        .topic1(id)
+        .from_block(0u64);
+    chain
+        .reader()
+        .get_logs(&filter)
+        .await
+        .unwrap()
+        .iter()
+        .map(|log| {
+            log.log_decode::<IVeritasOracle::ReportNotYet>()
+                .unwrap()
+                .inner
+                .data
+                .operator
+        })
+        .collect()
+}
+
+/// `report` recomputes to itself and agrees with the chain on its clock, and, when it says
+/// "not yet", on its round having been deferred.
+async fn assert_round_audits(chain: &Chain, report: &Value, id: U256) {
+    let rec = audit::recompute(report).unwrap();
+    assert_eq!(audit::compare_with_report(&rec, report), vec![], "{id}");
+    let chain_checks = audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, id)
+        .await
+        .unwrap();
+    if rec.defers() {
+        assert_eq!(chain_checks, vec![], "{id}");
+    } else {
+        // A pooled verdict is not one report's numbers: only the clock is this report's own.
+        let own: Vec<_> = chain_checks
+            .iter()
+            .filter(|m| m.field.contains("clock") || m.field.contains("deferral"))
+            .collect();
+        assert!(own.is_empty(), "{id}: {own:?}");
+    }
+}
+
+fn read(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() {
+    // A report window of ten days: the round that reopens after the deferral is still open
+    // when the chain's clock jumps past the deadline.
+    let chain = Chain::start_with(AnvilOptions::default(), &KEYS, |p| {
+        p.quorum = 3;
+        p.reportWindow = 10 * 86_400;
+    })
+    .await;
+    let now = chain_now(&chain).await;
+    let deadline = date_after(now, 3);
+    let ferry = format!("Will the Calderwick ferry resume service before {deadline}?");
+    let timetable = format!("Will the Calderwick ferry timetable be published before {deadline}?");
+    // The ferry question's committee finds no resumption (NO leads); the timetable's finds it
+    // published (YES leads).
+    let script = format!(
+        r#"{{"default": {{"votes": ["NO", "NO", "YES"]}},
+            "questions": {{"{timetable}": {{"votes": ["YES", "YES", "NO"]}}}}}}"#
+    );
+    let nodes = nodes(&chain, &script).await;
+    let ids = chain.ask(&[&ferry, &timetable]).await;
+    let (ferry_id, timetable_id) = (ids[0], ids[1]);
+
+    // YES already happened: settled before the deadline.
+    chain.wait_status(timetable_id, S::Resolved, WAIT).await;
+    let reader = chain.reader();
+    let oracle = IVeritasOracle::new(chain.oracle, &reader);
+    let v = oracle.getVerdict(timetable_id).call().await.unwrap();
+    assert!(v.pYes > v.pNo, "timetable: YES leads");
+    assert!(not_yet_reporters(&chain, timetable_id).await.is_empty());
+
+    // NO before the deadline: every node says "not yet", the question is deferred, neither
+    // settled nor escalated.
+    let opens = wait_deferrals(&chain, &nodes, ferry_id, 1).await;
+    assert_eq!(chain.status(ferry_id).await, S::Asked);
+    assert!(opens > chain_now(&chain).await, "reports reopen later");
+    let mut reporters = not_yet_reporters(&chain, ferry_id).await;
+    reporters.sort();
+    let mut keys: Vec<Address> = KEYS.iter().map(|k| crate::support::address(*k)).collect();
+    keys.sort();
+    assert_eq!(reporters, keys);
+    for node in &nodes {
+        node.wait_stage(ferry_id, "queued", WAIT).await;
+    }
+
+    // The chain's clock passes the deadline: the nodes resolve it again, and NO settles.
+    chain.advance(5 * DAY).await;
+    chain.wait_status(ferry_id, S::Resolved, WAIT).await;
+    let v = oracle.getVerdict(ferry_id).call().await.unwrap();
+    assert!(v.pNo > v.pYes, "ferry: NO leads after the deadline");
+    assert_eq!(
+        not_yet_reporters(&chain, ferry_id).await.len(),
+        3,
+        "no new not-yet"
+    );
+    // The chain now runs days ahead of the wall clock and mines only on demand: one more
+    // block lets the verdict's settlement turns pass.
+    chain.advance(3600).await;
+    for node in &nodes {
+        node.wait_stage(ferry_id, "final", WAIT).await;
+        // The deferred round's report is kept; the new one is round 1's.
+        let first = read(
+            &node
+                .data_dir()
+                .join(format!("reports/{ferry_id}.round-0.json")),
+        );
+        assert_eq!(first["not_yet"]["defers"], true, "{first:#}");
+        assert_eq!(first["question"]["clock"]["round"], 0);
+        assert_round_audits(&chain, &first, ferry_id).await;
+        let second = node.report(ferry_id);
+        assert_eq!(second["not_yet"]["defers"], false);
+        assert_eq!(second["question"]["clock"]["round"], 1);
+        assert!(
+            second["not_yet"]["reason"]
+                .as_str()
+                .unwrap()
+                .contains("has passed")
+        );
+        assert_round_audits(&chain, &second, ferry_id).await;
+        let early = node.report(timetable_id);
+        assert_eq!(early["not_yet"]["defers"], false);
+        assert_round_audits(&chain, &early, timetable_id).await;
+        // The store applied the deferral once and remembers what it had reported.
+        let store = node.store().unwrap();
+        let deferrals = store.deferrals(ferry_id).unwrap();
+        assert_eq!(deferrals.len(), 1);
+        assert_eq!(deferrals[0].not_yet, Some(true));
+        assert!(
+            deferrals[0]
+                .report_path
+                .as_deref()
+                .unwrap()
+                .ends_with(".round-0.json")
+        );
+        assert_eq!(store.job(ferry_id).unwrap().unwrap().round, 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deferral_loop_ends_in_escalation_at_the_bound() {
+    let chain = Chain::start_with(AnvilOptions::default(), &KEYS, |p| p.quorum = 3).await;
+    let reader = chain.reader();
+    let oracle = IVeritasOracle::new(chain.oracle, &reader);
+    let bound = u64::try_from(oracle.MAX_DEFERRALS().call().await.unwrap()).unwrap();
+    assert_eq!(
+        bound,
+        u64::from(veritas::contract::roles::MAX_DEFERRALS),
+        "the node's copy of MAX_DEFERRALS"
+    );
+    let now = chain_now(&chain).await;
+    // Every backoff together is about 55 days: the deadline stays ahead of every round.
+    let question = format!(
+        "Will the Harbour Street bike lane open before {}?",
+        date_after(now, 120)
+    );
+    let nodes = nodes(&chain, r#"{"default": {"votes": ["NO", "NO", "YES"]}}"#).await;
+    let id = chain.ask(&[&question]).await[0];
+    for count in 1..=bound {
+        let opens = wait_deferrals(&chain, &nodes, id, count).await;
+        let wait = opens.saturating_sub(chain_now(&chain).await);
+        chain.advance(wait + 1).await;
+    }
+    chain.wait_status(id, S::Escalated, WAIT).await;
+    assert_eq!(
+        oracle.deferral(id).call().await.unwrap().count,
+        U256::from(bound)
+    );
+    // Every node said "not yet" once per round: bound deferred rounds and the last one.
+    let mut per_operator: BTreeMap<Address, u64> = BTreeMap::new();
+    for operator in not_yet_reporters(&chain, id).await {
+        *per_operator.entry(operator).or_default() += 1;
+    }
+    assert_eq!(per_operator.len(), 3);
+    assert!(
+        per_operator.values().all(|n| *n == bound + 1),
+        "{per_operator:?}"
+    );
+    for node in &nodes {
+        node.wait_stage(id, "finalised", WAIT).await;
+        let store = node.store().unwrap();
+        let counts: Vec<u32> = store
+            .deferrals(id)
+            .unwrap()
+            .iter()
+            .map(|d| d.count)
+            .collect();
+        assert_eq!(
+            counts,
+            (1..=u32::try_from(bound).unwrap()).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            u64::from(store.job(id).unwrap().unwrap().round),
+            bound,
+            "each deferral applied exactly once"
+        );
+        let last = node.report(id);
+        assert_eq!(last["not_yet"]["defers"], true);
+        assert_round_audits(&chain, &last, id).await;
+        for round in 0..bound {
+            assert!(
+                node.data_dir()
+                    .join(format!("reports/{id}.round-{round}.json"))
+                    .is_file(),
+                "round {round}'s report is kept"
+            );
+        }
+    }
+}
