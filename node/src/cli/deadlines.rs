@@ -1,5 +1,5 @@
-//! `veritas deadlines FILE [--asked-at T] [--horizon-days N] [--examples N]`: how the deadline
-//! reader ([`crate::question::deadline`]) and the node's "not yet" rule
+//! `veritas deadlines FILE [--asked-at T] [--horizon-days N] [--reports DIR] [--examples N]`:
+//! how the deadline reader ([`crate::question::deadline`]) and the node's "not yet" rule
 //! ([`crate::policy::not_yet`]) do on a set of real questions no one here wrote.
 //!
 //! Reads JSON lines with a `question` (or a `claim`, as in CLIMATE-FEVER) and, when present,
@@ -23,7 +23,10 @@
 //! that finally resolved No, was proposed before its end date and is not deferred: the NOs the
 //! rule would let settle early. It is the rule alone at the proposal's clock, not the committee
 //! replayed through a chain: a committee that resolves YES is never deferred (counted too, 0
-//! by construction), so the real deferrals are at most these.
+//! by construction), so the real deferrals are at most these. With `--reports DIR` (one
+//! `veritas resolve` report per line, `DIR/<line>.json`, e.g. resolved offline with
+//! `--resolve-after` set to the proposal time) the rule runs again with each report's real
+//! routing, and the report says where that differs from the worst case.
 //!
 //! ```sh
 //! veritas deadlines ../shared/data/polymarket-dev.jsonl --asked-at 2026-11-29T00:00:00Z
@@ -61,6 +64,10 @@ pub struct DeadlinesArgs {
     /// later than the ask plus this is not waited for.
     #[arg(long, default_value_t = 365)]
     pub horizon_days: u64,
+    /// A folder of `veritas resolve` reports named by line (`12.json` for line 12): the rule
+    /// is applied again with each report's real routing instead of the worst case.
+    #[arg(long)]
+    pub reports: Option<PathBuf>,
 }
 
 /// One input line (other fields are ignored).
@@ -292,6 +299,32 @@ pub struct BeforeEndReplay {
     pub final_no_not_deferred: Vec<NotDeferred>,
 }
 
+/// The rule with the routing a committee really reached (`--reports`), on the lines that have
+/// a report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CommitteeReplay {
+    /// Lines with a report.
+    pub lines: u64,
+    /// Reports that resolved YES / resolved NO or NULL / escalated.
+    pub resolved_yes: u64,
+    /// See `resolved_yes`.
+    pub resolved_other: u64,
+    /// See `resolved_yes`.
+    pub escalated: u64,
+    /// Deferred with the report's routing.
+    pub defers: u64,
+    /// Lines where that differs from the worst case (a resolved YES before D).
+    pub differs_from_worst_case: u64,
+    /// Of the lines with a report, those first answered before their end date…
+    pub before_end: u64,
+    /// …deferred.
+    pub before_end_defers: u64,
+    /// …whose final outcome is No.
+    pub final_no: u64,
+    /// …and of those, deferred.
+    pub final_no_deferred: u64,
+}
+
 /// The figures of one file.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
@@ -319,6 +352,9 @@ pub struct Report {
     pub after_asked_examples: Vec<Example>,
     /// The "not yet" rule at each line's proposal time.
     pub not_yet: RuleReplay,
+    /// The rule with the committees' real routings (`--reports`), when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committee: Option<CommitteeReplay>,
 }
 
 /// Unix seconds of an RFC 3339 instant.
@@ -418,8 +454,37 @@ fn why_not(n: &not_yet::NotYet) -> Option<Why> {
     })
 }
 
+/// The part of a `veritas resolve` report the rule reads.
+#[derive(Debug, Deserialize)]
+struct ReportRouting {
+    routing: Routing,
+}
+
+/// The routings of the reports in `dir` named `<line>.json` (other files are ignored).
+fn read_routings(dir: &std::path::Path) -> anyhow::Result<BTreeMap<usize, Routing>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let path = entry?.path();
+        let line = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".json"))
+            .and_then(|n| n.parse::<usize>().ok());
+        let Some(line) = line else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let report: ReportRouting = serde_json::from_str(&text)
+            .with_context(|| format!("{}: no report routing", path.display()))?;
+        out.insert(line, report.routing);
+    }
+    Ok(out)
+}
+
 /// Measure the reader on JSON lines; `default_asked` anchors lines without `asked_at`, and
-/// the "not yet" rule reads `horizon` (seconds after the ask).
+/// the "not yet" rule reads `horizon` (seconds after the ask). `routings` (by 1-based line):
+/// committees' real routings, applied besides the worst case (`None`: no committee section).
 ///
 /// # Errors
 /// A line that is not a JSON object of the expected field types (named by its number).
@@ -428,8 +493,12 @@ pub fn measure(
     default_asked: i64,
     horizon: u64,
     examples: usize,
+    routings: Option<&BTreeMap<usize, Routing>>,
 ) -> anyhow::Result<Report> {
     let mut r = Report::default();
+    if routings.is_some() {
+        r.committee = Some(CommitteeReplay::default());
+    }
     r.not_yet.horizon_days = horizon / 86_400;
     // The worst case for deferral: anything but a resolved YES defers before the deadline.
     let worst = routing(Decision::Escalate, None);
@@ -569,9 +638,30 @@ pub fn measure(
                     rr.defers_bot_answered_otherwise += u64::from(n.defers);
                 }
             }
-            if let (Some(end), Some(p)) = (end, proposed)
-                && p < end
+            let before_end = matches!((end, proposed), (Some(end), Some(p)) if p < end);
+            if let (Some(c), Some(routing)) =
+                (r.committee.as_mut(), routings.and_then(|m| m.get(&(i + 1))))
             {
+                let real = not_yet::check(text, &[], clock, routing);
+                c.lines += 1;
+                match (routing.decision, routing.outcome) {
+                    (Decision::Resolve, Some(Outcome::Yes)) => c.resolved_yes += 1,
+                    (Decision::Resolve, _) => c.resolved_other += 1,
+                    (Decision::Escalate, _) => c.escalated += 1,
+                }
+                c.defers += u64::from(real.defers);
+                c.differs_from_worst_case += u64::from(real.defers != n.defers);
+                if before_end {
+                    c.before_end += 1;
+                    c.before_end_defers += u64::from(real.defers);
+                    if final_no {
+                        c.final_no += 1;
+                        c.final_no_deferred += u64::from(real.defers);
+                    }
+                }
+            }
+            let rr = &mut r.not_yet;
+            if let Some(end) = end.filter(|_| before_end) {
                 let b = &mut rr.before_end;
                 b.lines += 1;
                 b.defers += u64::from(n.defers);
@@ -841,6 +931,36 @@ fn human(r: &Report) -> Vec<String> {
             ),
         ]);
     }
+    if let Some(c) = &r.committee {
+        out.extend([
+            String::new(),
+            "the same rule with each committee's real routing (--reports):".to_owned(),
+            format!("{:<58} {:>8}", "  lines with a report", c.lines),
+            format!(
+                "{:<58} {:>8}",
+                "  resolved YES / resolved other / escalated",
+                format!(
+                    "{} / {} / {}",
+                    c.resolved_yes, c.resolved_other, c.escalated
+                )
+            ),
+            format!("{:<58} {:>8}", "  deferred", c.defers),
+            format!(
+                "{:<58} {:>8}",
+                "  differs from the worst case", c.differs_from_worst_case
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "  first answered before the end date / deferred",
+                format!("{} / {}", c.before_end, c.before_end_defers)
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "    final No / deferred",
+                format!("{} / {}", c.final_no, c.final_no_deferred)
+            ),
+        ]);
+    }
     let mut section = |name: &str, list: &[Example]| {
         if list.is_empty() {
             return;
@@ -911,8 +1031,18 @@ pub fn run(args: DeadlinesArgs) -> anyhow::Result<Output> {
     let input = std::fs::read_to_string(&args.input)
         .with_context(|| format!("cannot read {}", args.input.display()))?;
     let horizon = args.horizon_days.saturating_mul(86_400);
-    let report = measure(&input, default_asked, horizon, args.examples)
-        .with_context(|| args.input.display().to_string())?;
+    let routings = match &args.reports {
+        Some(dir) => Some(read_routings(dir)?),
+        None => None,
+    };
+    let report = measure(
+        &input,
+        default_asked,
+        horizon,
+        args.examples,
+        routings.as_ref(),
+    )
+    .with_context(|| args.input.display().to_string())?;
     let json = serde_json::to_value(&report)?;
     Ok(Output::lines(json, &human(&report)))
 }
@@ -968,7 +1098,7 @@ mod tests {
         ]
         .join("\n");
         let asked = instant(Some("2026-01-01T00:00:00Z")).unwrap();
-        let r = measure(&input, asked, HORIZON, 5).unwrap();
+        let r = measure(&input, asked, HORIZON, 5, None).unwrap();
         assert_eq!((r.lines, r.without_text, r.deadline_found), (5, 1, 3));
         assert_eq!(r.deadline_found_pct, 75.0);
         // All three were still open when asked.
@@ -999,7 +1129,7 @@ mod tests {
         assert_eq!(r.misses.len(), 1);
         assert_eq!(r.misses[0].title, "Z?");
         assert!(human(&r).iter().any(|l| l.contains("dangerous")));
-        assert!(measure("{not json", asked, HORIZON, 5).is_err());
+        assert!(measure("{not json", asked, HORIZON, 5, None).is_err());
     }
 
     #[test]
@@ -1050,7 +1180,7 @@ mod tests {
         ]
         .join("\n");
         let asked = instant(Some("2026-11-29T00:00:00Z")).unwrap();
-        let r = measure(&input, asked, HORIZON, 5).unwrap();
+        let r = measure(&input, asked, HORIZON, 5, None).unwrap();
         let y = &r.not_yet;
         assert_eq!((y.horizon_days, y.lines, y.at_proposal), (365, 8, 5));
         assert_eq!(y.defers, 4);
@@ -1085,6 +1215,24 @@ mod tests {
         assert_eq!(why, [(2, Why::Passed, true), (3, Why::NoDeadline, false)]);
         let text = human(&r).join("\n");
         assert!(text.contains("NOT deferred"), "{text}");
+        assert!(r.committee.is_none());
+        // The committees' real routings: line 1 resolved YES (not deferred, unlike the worst
+        // case), line 4 escalated (deferred as in the worst case).
+        let routings = BTreeMap::from([
+            (1, routing(Decision::Resolve, Some(Outcome::Yes))),
+            (4, routing(Decision::Escalate, Some(Outcome::Yes))),
+        ]);
+        let c = measure(&input, asked, HORIZON, 5, Some(&routings))
+            .unwrap()
+            .committee
+            .unwrap();
+        assert_eq!(
+            (c.lines, c.resolved_yes, c.resolved_other, c.escalated),
+            (2, 1, 0, 1)
+        );
+        assert_eq!((c.defers, c.differs_from_worst_case), (1, 1));
+        assert_eq!((c.before_end, c.before_end_defers), (2, 1));
+        assert_eq!((c.final_no, c.final_no_deferred), (1, 0));
         // The JSON carries the same figures.
         let json = serde_json::to_value(&r).unwrap();
         assert_eq!(json["not_yet"]["defers"], 4);
@@ -1092,6 +1240,21 @@ mod tests {
             json["not_yet"]["before_end"]["final_no_not_deferred"][0]["why"],
             "passed"
         );
+    }
+
+    #[test]
+    fn reports_are_read_by_line_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = serde_json::json!({
+            "question": "q", "routing": routing(Decision::Resolve, Some(Outcome::No)),
+        });
+        std::fs::write(dir.path().join("7.json"), report.to_string()).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a report").unwrap();
+        let got = read_routings(dir.path()).unwrap();
+        assert_eq!(got.keys().copied().collect::<Vec<_>>(), [7]);
+        assert_eq!(got[&7].outcome, Some(Outcome::No));
+        std::fs::write(dir.path().join("8.json"), "{}").unwrap();
+        assert!(read_routings(dir.path()).is_err());
     }
 
     #[test]
