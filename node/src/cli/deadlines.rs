@@ -1,19 +1,35 @@
-//! `veritas deadlines FILE [--asked-at T] [--examples N]`: how the deadline reader
-//! ([`crate::question::deadline`]) does on a set of real questions.
+//! `veritas deadlines FILE [--asked-at T] [--horizon-days N] [--reports DIR] [--examples N]`:
+//! how the deadline reader ([`crate::question::deadline`]) and the node's "not yet" rule
+//! ([`crate::policy::not_yet`]) do on a set of real questions no one here wrote.
 //!
 //! Reads JSON lines with a `question` (or a `claim`, as in CLIMATE-FEVER) and, when present,
-//! `asked_at`, `proposal_tx_time`, `market_end_date` (RFC 3339), `outcomes` and
-//! `final_outcome` (the Polymarket set: `"p1"`, whose meaning `outcomes` gives per line, "Where
-//! p1 corresponds to No, p2 to Yes, …"). Lines without `asked_at` are read as if asked at
-//! `--asked-at` (default: now), which only anchors year-less dates. Reports how many texts
-//! get a deadline and, where the market's own end date is known, how far the deadline D lies
-//! from it (D earlier than the end date is the dangerous side: a NO could settle while the
-//! market is still open); for the questions first answered before their end date, how many
-//! the deadline rule would have held back; and how many questions that finally resolved No
+//! `asked_at`, `proposal_tx_time`, `market_end_date` (RFC 3339), `outcomes`, `final_outcome`
+//! (the Polymarket set: `"p1"`, whose meaning `outcomes` gives per line, "Where p1 corresponds
+//! to No, p2 to Yes, …"; in team markets p1 is a team) and `bot_recommendation` (the truth
+//! bot's answer at proposal time, `"p4"` = too early). Lines without `asked_at` are read as if
+//! asked at `--asked-at` (default: now), which anchors year-less dates and the horizon.
+//!
+//! Reports how many texts get a deadline and, where the market's own end date is known, how
+//! far the deadline D lies from it (D earlier than the end date is the dangerous side: a NO
+//! could settle while the market is still open); for the questions first answered before their
+//! end date, how many D would have held back; and how many questions that finally resolved No
 //! were proposed before D.
 //!
+//! Then the rule itself, [`not_yet::check`], at each line's first answer: `now` is the
+//! proposal time (the asking time when there is none, as for CLIMATE-FEVER), the horizon
+//! `--horizon-days` (the contract's default `maxHorizon`, 365 days), and the routing the worst
+//! case for deferral, anything but a resolved YES. It counts the deferrals, why the rest were
+//! not deferred, how they compare with the truth bot's "too early", and lists every question
+//! that finally resolved No, was proposed before its end date and is not deferred: the NOs the
+//! rule would let settle early. It is the rule alone at the proposal's clock, not the committee
+//! replayed through a chain: a committee that resolves YES is never deferred (counted too, 0
+//! by construction), so the real deferrals are at most these. With `--reports DIR` (one
+//! `veritas resolve` report per line, `DIR/<line>.json`, e.g. resolved offline with
+//! `--resolve-after` set to the proposal time) the rule runs again with each report's real
+//! routing, and the report says where that differs from the worst case.
+//!
 //! ```sh
-//! veritas deadlines polymarket-dev.jsonl --asked-at 2026-11-29T00:00:00Z
+//! veritas deadlines ../shared/data/polymarket-dev.jsonl --asked-at 2026-11-29T00:00:00Z
 //! veritas deadlines data/climate-fever-dev.jsonl --asked-at 2026-11-29T00:00:00Z --json
 //! ```
 
@@ -26,7 +42,10 @@ use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use super::output::Output;
+use crate::policy::not_yet::{self, RoundClock};
+use crate::policy::{Decision, Routing, RoutingPolicy};
 use crate::question::deadline::{Deadline, read_deadline};
+use crate::stats::Outcome;
 
 /// Arguments of `veritas deadlines`.
 #[derive(Debug, Args)]
@@ -41,6 +60,14 @@ pub struct DeadlinesArgs {
     /// How many example lines to list under each finding.
     #[arg(long, default_value_t = 5)]
     pub examples: usize,
+    /// The horizon the "not yet" rule reads (the contract's `maxHorizon`), in days: a deadline
+    /// later than the ask plus this is not waited for.
+    #[arg(long, default_value_t = 365)]
+    pub horizon_days: u64,
+    /// A folder of `veritas resolve` reports named by line (`12.json` for line 12): the rule
+    /// is applied again with each report's real routing instead of the worst case.
+    #[arg(long)]
+    pub reports: Option<PathBuf>,
 }
 
 /// One input line (other fields are ignored).
@@ -53,6 +80,7 @@ struct Row {
     market_end_date: Option<String>,
     outcomes: Option<String>,
     final_outcome: Option<String>,
+    bot_recommendation: Option<String>,
 }
 
 /// A line shown as an example.
@@ -141,6 +169,162 @@ pub struct FinalNo {
     pub examples: Vec<Example>,
 }
 
+/// Why the rule did not defer a line (the first condition of [`not_yet::check`] that fails).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Why {
+    /// No cued date in the text.
+    NoDeadline,
+    /// The deadline D had passed at the rule's clock (D ≤ now).
+    Passed,
+    /// D lies beyond the ask plus the horizon: no round opens that late.
+    BeyondHorizon,
+    /// The routing resolved YES (never the case with the worst-case routing).
+    ResolvedYes,
+}
+
+/// A line the rule did not defer, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotDeferred {
+    /// The line.
+    #[serde(flatten)]
+    pub example: Example,
+    /// Which condition let it through.
+    pub why: Why,
+    /// D earlier than the market's end date (by any amount).
+    pub deadline_before_end: bool,
+    /// The rule's own sentence.
+    pub reason: String,
+}
+
+/// The node's "not yet" rule ([`not_yet::check`]) applied to every line at the time the line
+/// was first answered: `now` = `proposal_tx_time` when the line has one, else its asking time
+/// (CLIMATE-FEVER has neither: `--asked-at` is both). The routing is the worst case, anything
+/// but a resolved YES (an escalation, a NO, a NULL), so every line that could defer does: an
+/// upper bound on deferrals and a lower bound on what a deferral protects. This is the rule
+/// alone at the proposal's clock, not a committee replayed through a chain.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RuleReplay {
+    /// The horizon read, days after the ask.
+    pub horizon_days: u64,
+    /// Lines the rule was applied to (every line with text and a representable clock).
+    pub lines: u64,
+    /// Of those, lines whose clock is their proposal time.
+    pub at_proposal: u64,
+    /// Deferred with the worst-case routing.
+    pub defers: u64,
+    /// Median hold D − now of the deferred lines, hours (nearest rank).
+    pub median_hold_hours: Option<f64>,
+    /// 90th percentile of that hold, hours (nearest rank).
+    pub p90_hold_hours: Option<f64>,
+    /// Deferred lines held more than 24 h.
+    pub held_over_24h: u64,
+    /// The lines not deferred, by why.
+    pub not_deferred: WhyCounts,
+    /// Deferred with routing = resolved YES (0 by the rule's construction; computed, not
+    /// assumed).
+    pub defers_if_resolved_yes: u64,
+    /// Lines with a truth-bot answer at proposal time (`bot_recommendation`).
+    pub bot_answered: u64,
+    /// Of those, the bot answered p4 ("too early").
+    pub bot_too_early: u64,
+    /// Both the bot said "too early" and the rule defers.
+    pub bot_too_early_and_defers: u64,
+    /// The bot said "too early" and the rule did not defer, by why.
+    pub bot_too_early_not_deferred: WhyCounts,
+    /// The rule defers where the bot gave an answer other than "too early".
+    pub defers_bot_answered_otherwise: u64,
+    /// The lines first answered before their end date.
+    pub before_end: BeforeEndReplay,
+    /// Some deferred lines.
+    pub deferred_examples: Vec<Example>,
+}
+
+/// Lines the rule did not defer, by the condition that let them through.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WhyCounts {
+    /// No deadline in the text.
+    pub no_deadline: u64,
+    /// The deadline had passed.
+    pub passed: u64,
+    /// The deadline lies beyond the ask plus the horizon.
+    pub beyond_horizon: u64,
+}
+
+impl WhyCounts {
+    fn add(&mut self, why: Why) {
+        match why {
+            Why::NoDeadline => self.no_deadline += 1,
+            Why::Passed => self.passed += 1,
+            Why::BeyondHorizon => self.beyond_horizon += 1,
+            Why::ResolvedYes => {}
+        }
+    }
+
+    fn human(&self) -> String {
+        format!(
+            "{} / {} / {}",
+            self.no_deadline, self.passed, self.beyond_horizon
+        )
+    }
+}
+
+/// The rule on the lines first answered before their market's end date.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct BeforeEndReplay {
+    /// proposal_tx_time < market_end_date.
+    pub lines: u64,
+    /// Deferred with the worst-case routing.
+    pub defers: u64,
+    /// Of those lines, the bot said "too early".
+    pub bot_too_early: u64,
+    /// Both the bot said "too early" and the rule defers.
+    pub bot_too_early_and_defers: u64,
+    /// Lines whose final outcome is Yes (by the line's own mapping).
+    pub final_yes: u64,
+    /// Of those, deferred (a resolved YES would not be: the worst case counts them).
+    pub final_yes_deferred: u64,
+    /// Lines whose final outcome is neither Yes nor No (a team, Up/Down, 50-50, too early):
+    /// not yes/no questions, which the node escalates, so the worst case is theirs.
+    pub final_other: u64,
+    /// Of those, deferred.
+    pub final_other_deferred: u64,
+    /// Lines whose final outcome is No: a NO proposed before the market ended.
+    pub final_no: u64,
+    /// Of those, deferred: the NO could not settle at proposal time.
+    pub final_no_deferred: u64,
+    /// Of the deferred, D is not earlier than the end date: held at least until it.
+    pub final_no_deferred_through_end: u64,
+    /// Every final-No line the rule did not defer, with why (all of them, not `--examples`).
+    pub final_no_not_deferred: Vec<NotDeferred>,
+}
+
+/// The rule with the routing a committee really reached (`--reports`), on the lines that have
+/// a report.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CommitteeReplay {
+    /// Lines with a report.
+    pub lines: u64,
+    /// Reports that resolved YES / resolved NO or NULL / escalated.
+    pub resolved_yes: u64,
+    /// See `resolved_yes`.
+    pub resolved_other: u64,
+    /// See `resolved_yes`.
+    pub escalated: u64,
+    /// Deferred with the report's routing.
+    pub defers: u64,
+    /// Lines where that differs from the worst case (a resolved YES before D).
+    pub differs_from_worst_case: u64,
+    /// Of the lines with a report, those first answered before their end date…
+    pub before_end: u64,
+    /// …deferred.
+    pub before_end_defers: u64,
+    /// …whose final outcome is No.
+    pub final_no: u64,
+    /// …and of those, deferred.
+    pub final_no_deferred: u64,
+}
+
 /// The figures of one file.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Report {
@@ -166,6 +350,11 @@ pub struct Report {
     pub misses: Vec<Example>,
     /// Some lines whose deadline lies after their asking time.
     pub after_asked_examples: Vec<Example>,
+    /// The "not yet" rule at each line's proposal time.
+    pub not_yet: RuleReplay,
+    /// The rule with the committees' real routings (`--reports`), when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub committee: Option<CommitteeReplay>,
 }
 
 /// Unix seconds of an RFC 3339 instant.
@@ -228,14 +417,95 @@ fn pct(part: u64, whole: u64) -> f64 {
     }
 }
 
-/// Measure the reader on JSON lines; `default_asked` anchors lines without `asked_at`.
+/// A routing with this decision and leading outcome (thresholds and inputs irrelevant: the
+/// rule reads only whether it is a resolved YES).
+fn routing(decision: Decision, outcome: Option<Outcome>) -> Routing {
+    Routing {
+        decision,
+        outcome,
+        status: None,
+        reasons: Vec::new(),
+        policy: RoutingPolicy::default(),
+        effective: None,
+        question: None,
+        planner_kind: None,
+        relevance: None,
+    }
+}
+
+/// Why the rule did not defer, in the order [`not_yet::check`] tests its conditions; `None`
+/// when it defers.
+fn why_not(n: &not_yet::NotYet) -> Option<Why> {
+    if n.defers {
+        return None;
+    }
+    let Some(d) = &n.deadline else {
+        return Some(Why::NoDeadline);
+    };
+    let now = i64::try_from(n.clock.now).unwrap_or(i64::MAX);
+    let latest =
+        i64::try_from(n.clock.asked_at.saturating_add(n.clock.horizon)).unwrap_or(i64::MAX);
+    Some(if d.at <= now {
+        Why::Passed
+    } else if d.at > latest {
+        Why::BeyondHorizon
+    } else {
+        Why::ResolvedYes
+    })
+}
+
+/// The part of a `veritas resolve` report the rule reads.
+#[derive(Debug, Deserialize)]
+struct ReportRouting {
+    routing: Routing,
+}
+
+/// The routings of the reports in `dir` named `<line>.json` (other files are ignored).
+fn read_routings(dir: &std::path::Path) -> anyhow::Result<BTreeMap<usize, Routing>> {
+    let mut out = BTreeMap::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let path = entry?.path();
+        let line = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".json"))
+            .and_then(|n| n.parse::<usize>().ok());
+        let Some(line) = line else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let report: ReportRouting = serde_json::from_str(&text)
+            .with_context(|| format!("{}: no report routing", path.display()))?;
+        out.insert(line, report.routing);
+    }
+    Ok(out)
+}
+
+/// Measure the reader on JSON lines; `default_asked` anchors lines without `asked_at`, and
+/// the "not yet" rule reads `horizon` (seconds after the ask). `routings` (by 1-based line):
+/// committees' real routings, applied besides the worst case (`None`: no committee section).
 ///
 /// # Errors
 /// A line that is not a JSON object of the expected field types (named by its number).
-pub fn measure(input: &str, default_asked: i64, examples: usize) -> anyhow::Result<Report> {
+pub fn measure(
+    input: &str,
+    default_asked: i64,
+    horizon: u64,
+    examples: usize,
+    routings: Option<&BTreeMap<usize, Routing>>,
+) -> anyhow::Result<Report> {
     let mut r = Report::default();
+    if routings.is_some() {
+        r.committee = Some(CommitteeReplay::default());
+    }
+    r.not_yet.horizon_days = horizon / 86_400;
+    // The worst case for deferral: anything but a resolved YES defers before the deadline.
+    let worst = routing(Decision::Escalate, None);
+    let yes = routing(Decision::Resolve, Some(Outcome::Yes));
     let mut abs_hours = Vec::new();
     let mut holds = Vec::new();
+    let mut deferred_holds = Vec::new();
     let push = |list: &mut Vec<Example>, ex: Example| {
         if list.len() < examples {
             list.push(ex);
@@ -319,10 +589,116 @@ pub fn measure(input: &str, default_asked: i64, examples: usize) -> anyhow::Resu
                 }
             }
         }
-        if label
+        let final_no = label
             .as_deref()
-            .is_some_and(|l| l.eq_ignore_ascii_case("no"))
-        {
+            .is_some_and(|l| l.eq_ignore_ascii_case("no"));
+        // The rule at the first answer's clock (the asking time when there is none).
+        let now = proposed.unwrap_or(asked);
+        if let (Ok(asked_at), Ok(now)) = (u64::try_from(asked), u64::try_from(now)) {
+            let clock = RoundClock {
+                asked_at,
+                block: 0,
+                now,
+                horizon,
+                round: 0,
+            };
+            let n = not_yet::check(text, &[], clock, &worst);
+            let why = why_not(&n);
+            let rr = &mut r.not_yet;
+            rr.lines += 1;
+            if proposed.is_some() {
+                rr.at_proposal += 1;
+            }
+            if not_yet::check(text, &[], clock, &yes).defers {
+                rr.defers_if_resolved_yes += 1;
+            }
+            match (why, &n.deadline) {
+                (None, Some(d)) => {
+                    rr.defers += 1;
+                    let hold = d.at.saturating_sub(i64::try_from(now).unwrap_or(i64::MAX));
+                    if hold > 24 * 3600 {
+                        rr.held_over_24h += 1;
+                    }
+                    deferred_holds.push(hold as f64 / 3600.0);
+                    push(&mut rr.deferred_examples, example());
+                }
+                (None, None) => rr.defers += 1,
+                (Some(why), _) => rr.not_deferred.add(why),
+            }
+            let too_early = row.bot_recommendation.as_deref().map(|b| b.trim() == "p4");
+            if let Some(too_early) = too_early {
+                rr.bot_answered += 1;
+                if too_early {
+                    rr.bot_too_early += 1;
+                    match why {
+                        None => rr.bot_too_early_and_defers += 1,
+                        Some(why) => rr.bot_too_early_not_deferred.add(why),
+                    }
+                } else {
+                    rr.defers_bot_answered_otherwise += u64::from(n.defers);
+                }
+            }
+            let before_end = matches!((end, proposed), (Some(end), Some(p)) if p < end);
+            if let (Some(c), Some(routing)) =
+                (r.committee.as_mut(), routings.and_then(|m| m.get(&(i + 1))))
+            {
+                let real = not_yet::check(text, &[], clock, routing);
+                c.lines += 1;
+                match (routing.decision, routing.outcome) {
+                    (Decision::Resolve, Some(Outcome::Yes)) => c.resolved_yes += 1,
+                    (Decision::Resolve, _) => c.resolved_other += 1,
+                    (Decision::Escalate, _) => c.escalated += 1,
+                }
+                c.defers += u64::from(real.defers);
+                c.differs_from_worst_case += u64::from(real.defers != n.defers);
+                if before_end {
+                    c.before_end += 1;
+                    c.before_end_defers += u64::from(real.defers);
+                    if final_no {
+                        c.final_no += 1;
+                        c.final_no_deferred += u64::from(real.defers);
+                    }
+                }
+            }
+            let rr = &mut r.not_yet;
+            if let Some(end) = end.filter(|_| before_end) {
+                let b = &mut rr.before_end;
+                b.lines += 1;
+                b.defers += u64::from(n.defers);
+                if too_early == Some(true) {
+                    b.bot_too_early += 1;
+                    b.bot_too_early_and_defers += u64::from(n.defers);
+                }
+                let final_yes = label
+                    .as_deref()
+                    .is_some_and(|l| l.eq_ignore_ascii_case("yes"));
+                if final_yes {
+                    b.final_yes += 1;
+                    b.final_yes_deferred += u64::from(n.defers);
+                } else if !final_no {
+                    b.final_other += 1;
+                    b.final_other_deferred += u64::from(n.defers);
+                }
+                if final_no {
+                    b.final_no += 1;
+                    match why {
+                        None => {
+                            b.final_no_deferred += 1;
+                            if at.is_some_and(|at| at >= end) {
+                                b.final_no_deferred_through_end += 1;
+                            }
+                        }
+                        Some(why) => b.final_no_not_deferred.push(NotDeferred {
+                            example: example(),
+                            why,
+                            deadline_before_end: at.is_some_and(|at| at < end),
+                            reason: n.reason.clone(),
+                        }),
+                    }
+                }
+            }
+        }
+        if final_no {
             let n = &mut r.final_no;
             n.lines += 1;
             if let Some(at) = at {
@@ -347,6 +723,9 @@ pub fn measure(input: &str, default_asked: i64, examples: usize) -> anyhow::Resu
     r.end_date.p90_abs_hours = quantile(&abs_hours, 0.9);
     holds.sort_by(f64::total_cmp);
     r.final_no.median_hold_hours = quantile(&holds, 0.5);
+    deferred_holds.sort_by(f64::total_cmp);
+    r.not_yet.median_hold_hours = quantile(&deferred_holds, 0.5);
+    r.not_yet.p90_hold_hours = quantile(&deferred_holds, 0.9);
     r.deadline_found_pct = pct(r.deadline_found, r.lines - r.without_text);
     Ok(r)
 }
@@ -455,6 +834,133 @@ fn human(r: &Report) -> Vec<String> {
             ),
         ]);
     }
+    let y = &r.not_yet;
+    let b = &y.before_end;
+    out.extend([
+        String::new(),
+        format!(
+            "not yet rule at the first answer (proposal time, else asking time), horizon {} days,",
+            y.horizon_days
+        ),
+        "worst-case routing (anything but a resolved YES):".to_owned(),
+        format!("{:<58} {:>8}", "  lines", y.lines),
+        format!(
+            "{:<58} {:>8}",
+            "    of which at their proposal time", y.at_proposal
+        ),
+        format!(
+            "{:<58} {:>8}  ({:.1} %)",
+            "  deferred",
+            y.defers,
+            pct(y.defers, y.lines)
+        ),
+        format!(
+            "{:<58} {:>8}",
+            "    hold D - now median / p90",
+            format!(
+                "{} / {}",
+                hours(y.median_hold_hours),
+                hours(y.p90_hold_hours)
+            )
+        ),
+        format!("{:<58} {:>8}", "    held > 24 h", y.held_over_24h),
+        format!(
+            "{:<58} {:>8}",
+            "  not deferred: no deadline / passed / beyond horizon",
+            y.not_deferred.human()
+        ),
+        format!(
+            "{:<58} {:>8}",
+            "  deferred if the routing resolved YES", y.defers_if_resolved_yes
+        ),
+    ]);
+    if y.bot_answered > 0 {
+        out.extend([
+            format!("{:<58} {:>8}", "  truth bot answered", y.bot_answered),
+            format!("{:<58} {:>8}", "    \"too early\" (p4)", y.bot_too_early),
+            format!(
+                "{:<58} {:>8}",
+                "    p4 and deferred", y.bot_too_early_and_defers
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "    p4 not deferred: no deadline / passed / beyond",
+                y.bot_too_early_not_deferred.human()
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "    deferred where the bot answered otherwise", y.defers_bot_answered_otherwise
+            ),
+        ]);
+    }
+    if b.lines > 0 {
+        out.extend([
+            format!(
+                "{:<58} {:>8}",
+                "  first answered before the end date", b.lines
+            ),
+            format!("{:<58} {:>8}", "    deferred", b.defers),
+            format!(
+                "{:<58} {:>8}",
+                "    bot p4 / of which deferred",
+                format!("{} / {}", b.bot_too_early, b.bot_too_early_and_defers)
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "    final Yes / of which deferred",
+                format!("{} / {}", b.final_yes, b.final_yes_deferred)
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "    final other (team, Up/Down, ...) / deferred",
+                format!("{} / {}", b.final_other, b.final_other_deferred)
+            ),
+            format!("{:<58} {:>8}", "    final No", b.final_no),
+            format!(
+                "{:<58} {:>8}",
+                "      deferred (no NO at proposal)", b.final_no_deferred
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "        D not before the end date", b.final_no_deferred_through_end
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "      NOT deferred (listed below)",
+                b.final_no_not_deferred.len()
+            ),
+        ]);
+    }
+    if let Some(c) = &r.committee {
+        out.extend([
+            String::new(),
+            "the same rule with each committee's real routing (--reports):".to_owned(),
+            format!("{:<58} {:>8}", "  lines with a report", c.lines),
+            format!(
+                "{:<58} {:>8}",
+                "  resolved YES / resolved other / escalated",
+                format!(
+                    "{} / {} / {}",
+                    c.resolved_yes, c.resolved_other, c.escalated
+                )
+            ),
+            format!("{:<58} {:>8}", "  deferred", c.defers),
+            format!(
+                "{:<58} {:>8}",
+                "  differs from the worst case", c.differs_from_worst_case
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "  first answered before the end date / deferred",
+                format!("{} / {}", c.before_end, c.before_end_defers)
+            ),
+            format!(
+                "{:<58} {:>8}",
+                "    final No / deferred",
+                format!("{} / {}", c.final_no, c.final_no_deferred)
+            ),
+        ]);
+    }
     let mut section = |name: &str, list: &[Example]| {
         if list.is_empty() {
             return;
@@ -483,7 +989,31 @@ fn human(r: &Report) -> Vec<String> {
     section("held back before the end date", &a.examples);
     section("final No proposed before D", &n.examples);
     section("deadline after the asking time", &r.after_asked_examples);
+    section("deferred by the not yet rule", &y.deferred_examples);
     section("no deadline", &r.misses);
+    if !b.final_no_not_deferred.is_empty() {
+        out.push(String::new());
+        out.push("final No proposed before the end date, not deferred:".to_owned());
+        for x in &b.final_no_not_deferred {
+            let e = &x.example;
+            out.push(format!("  line {}: {}", e.line, e.title));
+            out.push(format!(
+                "    {:?}{}: {}",
+                x.why,
+                if x.deadline_before_end {
+                    " (D before the end date)"
+                } else {
+                    ""
+                },
+                x.reason
+            ));
+            out.push(format!(
+                "    end date {}, proposed {}",
+                e.end_date.as_deref().unwrap_or("-"),
+                e.proposed.as_deref().unwrap_or("-")
+            ));
+        }
+    }
     out
 }
 
@@ -500,8 +1030,19 @@ pub fn run(args: DeadlinesArgs) -> anyhow::Result<Output> {
     };
     let input = std::fs::read_to_string(&args.input)
         .with_context(|| format!("cannot read {}", args.input.display()))?;
-    let report = measure(&input, default_asked, args.examples)
-        .with_context(|| args.input.display().to_string())?;
+    let horizon = args.horizon_days.saturating_mul(86_400);
+    let routings = match &args.reports {
+        Some(dir) => Some(read_routings(dir)?),
+        None => None,
+    };
+    let report = measure(
+        &input,
+        default_asked,
+        horizon,
+        args.examples,
+        routings.as_ref(),
+    )
+    .with_context(|| args.input.display().to_string())?;
     let json = serde_json::to_value(&report)?;
     Ok(Output::lines(json, &human(&report)))
 }
@@ -509,6 +1050,8 @@ pub fn run(args: DeadlinesArgs) -> anyhow::Result<Output> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const HORIZON: u64 = 365 * 86_400;
 
     const YES_NO: &str =
         "p1: 0, p2: 1, p3: 0.5. Where p1 corresponds to No, p2 to Yes, p3 to unknown/50-50.";
@@ -555,7 +1098,7 @@ mod tests {
         ]
         .join("\n");
         let asked = instant(Some("2026-01-01T00:00:00Z")).unwrap();
-        let r = measure(&input, asked, 5).unwrap();
+        let r = measure(&input, asked, HORIZON, 5, None).unwrap();
         assert_eq!((r.lines, r.without_text, r.deadline_found), (5, 1, 3));
         assert_eq!(r.deadline_found_pct, 75.0);
         // All three were still open when asked.
@@ -586,7 +1129,132 @@ mod tests {
         assert_eq!(r.misses.len(), 1);
         assert_eq!(r.misses[0].title, "Z?");
         assert!(human(&r).iter().any(|l| l.contains("dangerous")));
-        assert!(measure("{not json", asked, 5).is_err());
+        assert!(measure("{not json", asked, HORIZON, 5, None).is_err());
+    }
+
+    #[test]
+    fn the_not_yet_rule_at_proposal_time() {
+        let with_bot = |q: &str, proposed: &str, outcome: &str, bot: &str| {
+            let mut v: serde_json::Value = serde_json::from_str(&line(
+                q,
+                "2025-05-01T00:00:00Z",
+                proposed,
+                Some("2025-05-31T00:00:00Z"),
+                outcome,
+            ))
+            .unwrap();
+            v["bot_recommendation"] = bot.into();
+            v.to_string()
+        };
+        let input = [
+            // D = end of 31 May AoE, proposed 20 May: deferred, held to the end date.
+            with_bot(
+                "q: title: A?, description: by May 31, 2025.",
+                "2025-05-20T00:00:00Z",
+                "p1",
+                "p4",
+            ),
+            // D = end of 10 May AoE, passed at the proposal (and before the end date).
+            with_bot("q: title: B on May 10?", "2025-05-12T00:00:00Z", "p1", "p1"),
+            // No deadline.
+            with_bot("q: title: C?", "2025-05-12T00:00:00Z", "p1", "p4"),
+            // A final Yes proposed before D: the worst case defers it, a resolved YES never.
+            with_bot(
+                "q: title: D by May 31, 2025?",
+                "2025-05-20T00:00:00Z",
+                "p2",
+                "p2",
+            ),
+            // Proposed after the end date (not in the before-end set), still before D.
+            with_bot(
+                "q: title: E by June 30, 2025?",
+                "2025-06-02T00:00:00Z",
+                "p1",
+                "p1",
+            ),
+            // Claims: asked = now = --asked-at; 2100 is beyond the horizon, a year-less month
+            // in a statement about the past is no deadline, next March is within it.
+            r#"{"claim": "Sea level rise of 2 m by 2100."}"#.to_owned(),
+            r#"{"claim": "A record 51 C was recorded in May."}"#.to_owned(),
+            r#"{"claim": "The treaty takes effect in March."}"#.to_owned(),
+        ]
+        .join("\n");
+        let asked = instant(Some("2026-11-29T00:00:00Z")).unwrap();
+        let r = measure(&input, asked, HORIZON, 5, None).unwrap();
+        let y = &r.not_yet;
+        assert_eq!((y.horizon_days, y.lines, y.at_proposal), (365, 8, 5));
+        assert_eq!(y.defers, 4);
+        assert_eq!(
+            (
+                y.not_deferred.no_deadline,
+                y.not_deferred.passed,
+                y.not_deferred.beyond_horizon
+            ),
+            (2, 1, 1)
+        );
+        assert_eq!(y.defers_if_resolved_yes, 0);
+        assert_eq!((y.bot_answered, y.bot_too_early), (5, 2));
+        assert_eq!(y.bot_too_early_and_defers, 1);
+        assert_eq!(y.bot_too_early_not_deferred.no_deadline, 1);
+        assert_eq!(y.defers_bot_answered_otherwise, 2);
+        assert_eq!(y.held_over_24h, 4);
+        let b = &y.before_end;
+        assert_eq!((b.lines, b.defers), (4, 2));
+        assert_eq!((b.bot_too_early, b.bot_too_early_and_defers), (2, 1));
+        assert_eq!(
+            (b.final_yes, b.final_yes_deferred, b.final_other),
+            (1, 1, 0)
+        );
+        assert_eq!((b.final_no, b.final_no_deferred), (3, 1));
+        assert_eq!(b.final_no_deferred_through_end, 1);
+        let why: Vec<_> = b
+            .final_no_not_deferred
+            .iter()
+            .map(|x| (x.example.line, x.why, x.deadline_before_end))
+            .collect();
+        assert_eq!(why, [(2, Why::Passed, true), (3, Why::NoDeadline, false)]);
+        let text = human(&r).join("\n");
+        assert!(text.contains("NOT deferred"), "{text}");
+        assert!(r.committee.is_none());
+        // The committees' real routings: line 1 resolved YES (not deferred, unlike the worst
+        // case), line 4 escalated (deferred as in the worst case).
+        let routings = BTreeMap::from([
+            (1, routing(Decision::Resolve, Some(Outcome::Yes))),
+            (4, routing(Decision::Escalate, Some(Outcome::Yes))),
+        ]);
+        let c = measure(&input, asked, HORIZON, 5, Some(&routings))
+            .unwrap()
+            .committee
+            .unwrap();
+        assert_eq!(
+            (c.lines, c.resolved_yes, c.resolved_other, c.escalated),
+            (2, 1, 0, 1)
+        );
+        assert_eq!((c.defers, c.differs_from_worst_case), (1, 1));
+        assert_eq!((c.before_end, c.before_end_defers), (2, 1));
+        assert_eq!((c.final_no, c.final_no_deferred), (1, 0));
+        // The JSON carries the same figures.
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["not_yet"]["defers"], 4);
+        assert_eq!(
+            json["not_yet"]["before_end"]["final_no_not_deferred"][0]["why"],
+            "passed"
+        );
+    }
+
+    #[test]
+    fn reports_are_read_by_line_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let report = serde_json::json!({
+            "question": "q", "routing": routing(Decision::Resolve, Some(Outcome::No)),
+        });
+        std::fs::write(dir.path().join("7.json"), report.to_string()).unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "not a report").unwrap();
+        let got = read_routings(dir.path()).unwrap();
+        assert_eq!(got.keys().copied().collect::<Vec<_>>(), [7]);
+        assert_eq!(got[&7].outcome, Some(Outcome::No));
+        std::fs::write(dir.path().join("8.json"), "{}").unwrap();
+        assert!(read_routings(dir.path()).is_err());
     }
 
     #[test]

@@ -146,7 +146,7 @@ pub enum Command {
     /// Example: `veritas eval data/climate-fever-dev.jsonl -n 50 --out eval.jsonl`
     Eval(eval::EvalArgs),
     /// How the deadline reader does on a set of questions: deadlines found, their distance
-    /// from the markets' end dates, the answers the "not yet" rule would hold back.
+    /// from the markets' end dates, and the "not yet" rule at each first answer's time.
     ///
     /// Example: `veritas deadlines polymarket-dev.jsonl --json`
     Deadlines(deadlines::DeadlinesArgs),

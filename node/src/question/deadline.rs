@@ -15,7 +15,8 @@
 //!   `2025-12-31`, `March 2026`, `Q3 2026`, `H1 2026`, `the first quarter of 2026`, `2026`
 //!   (a bare year only after a cue other than `on` or `for`, and never after "the", so "in the 2025
 //!   UEFA final" is not read as "in 2025"), a season `2025-26` reads as its later year, and
-//!   `the end of the year/month` (the asking time's year or month).
+//!   `the end of the year/month` (the asking time's year or month). A number followed by a
+//!   unit of time is a count, not a day: "in April 13 years ago" is not 13 April.
 //! - **When it closes.** `before DATE` closes at the start of DATE (at the stated time if one
 //!   is given); `by`, `on or before`, `no later than`, `through`, `until`, `between … and
 //!   DATE` close at the end of DATE (at the end of the stated minute if a time is given); `on
@@ -31,6 +32,11 @@
 //!   next year when that reading would have closed more than [`YEARLESS_PAST_DAYS`] days
 //!   before the question was asked: a question about a date two weeks ago is about the past
 //!   (its deadline has passed), one about "March" asked in November is about next March.
+//!   Except in a statement told in the past (`was`, `were`, `had`, `did`; no `will`/`shall`,
+//!   no question mark): "a record of 51 °C was recorded in May" names a May of a year the text
+//!   does not give, and the asking time says nothing of when the text was written (a claim
+//!   quoted years later), so such a date is not read. Questions and rules keep their year-less
+//!   dates: "Did it rain on March 3?", "the market will resolve Yes if … by June 30".
 //! - **Several cued dates: the latest wins** — conservative, since the question is open at
 //!   least until its last stated date (an extra date can only defer, never settle earlier).
 //! - **Years outside 2000..=2100 are ignored** (a typo or a historical date, not a deadline).
@@ -135,11 +141,17 @@ pub fn read_deadline(text: &str, asked_at: i64) -> Option<Deadline> {
 /// Every cued date of `text`, in order of appearance (for the measurement and the tests).
 pub fn read_all(text: &str, asked_at: i64) -> Vec<Deadline> {
     let toks = tokenize(text);
+    let past = past_statements(&toks);
     let mut out = Vec::new();
     for i in 0..toks.len() {
         let Some(date) = parse_date(&toks, i) else {
             continue;
         };
+        // A year-less date in a statement about the past names a day of some past year the
+        // text does not give (the asking time is not when it was written): no deadline.
+        if date.year.is_none() && past.get(i).copied().unwrap_or(false) {
+            continue;
+        }
         let Some((cue, first)) = cue_before(&toks, i) else {
             continue;
         };
@@ -275,6 +287,34 @@ fn sentence_ends_after(toks: &[Tok<'_>], i: usize) -> bool {
     t.is_punct('?') || t.is_punct('!') || t.is_punct(';') || (t.is_punct('.') && !adjacent(toks, i))
 }
 
+/// For each token, whether its sentence is a statement told in the past: it has a past
+/// auxiliary (`was`, `were`, `had`, `did`, or their negations `wasn't` …), says neither `will`
+/// nor `shall` (nor `'ll`), and is not a question. "Did it rain on March 3?" is a question
+/// and "it was announced that the vote will be held on June 3" looks ahead: both read as
+/// usual.
+fn past_statements(toks: &[Tok<'_>]) -> Vec<bool> {
+    let mut out = Vec::with_capacity(toks.len());
+    let mut start = 0;
+    for i in 0..toks.len() {
+        if i + 1 < toks.len() && !sentence_ends_after(toks, i) {
+            continue;
+        }
+        let sentence = toks.get(start..=i).unwrap_or_default();
+        let past = sentence.iter().any(|t| {
+            matches!(
+                t.lower.as_str(),
+                "was" | "were" | "had" | "did" | "wasn" | "weren" | "hadn" | "didn"
+            )
+        });
+        let ahead = sentence
+            .iter()
+            .any(|t| t.is_punct('?') || matches!(t.lower.as_str(), "will" | "shall" | "ll"));
+        out.resize(i + 1, past && !ahead);
+        start = i + 1;
+    }
+    out
+}
+
 fn word<'t>(toks: &'t [Tok<'_>], i: usize) -> Option<&'t str> {
     toks.get(i)
         .filter(|t| t.kind == Kind::Word)
@@ -401,6 +441,13 @@ fn day_at(toks: &[Tok<'_>], i: usize) -> Option<(u32, usize)> {
     let mut next = i + 1;
     if adjacent(toks, i) && matches!(word(toks, i + 1), Some("st" | "nd" | "rd" | "th")) {
         next = i + 2;
+    }
+    // "in April 13 years ago": a count of time units, not the 13th.
+    if matches!(
+        word(toks, next),
+        Some("years" | "months" | "weeks" | "days" | "hours" | "minutes" | "decades")
+    ) {
+        return None;
     }
     if next == i + 1 && adjacent(toks, i) {
         let n = toks.get(i + 1)?;
@@ -1243,6 +1290,71 @@ mod tests {
             read_deadline("before June 2026", i64::MIN).map(|d| d.at),
             Some(ts("2026-06-01T12:00:00Z"))
         );
+    }
+
+    #[test]
+    fn a_yearless_date_in_a_statement_about_the_past_is_no_deadline() {
+        // CLIMATE-FEVER claims, asked in November: "May", "July 22" and "April" are of a year
+        // the claim does not give, not next year's.
+        for claim in [
+            "Extreme high temperatures were seen from India — where the city of Phalodi recorded \
+             temperatures of 51 degrees Celsius (123.8 Fahrenheit) in May, a new national record \
+             — to Iran, where a temperature of 53 degrees Celsius (127.4 F) was recorded in \
+             Delhoran on July 22.",
+            "When the Emergency Leaders for Climate Action approached the Federal Government in \
+             April they were drawing on decades of data showing that fire conditions are getting \
+             worse.",
+            "In April the extent of Arctic sea ice was back to where it was in April 13 years ago",
+            "By the end of the year, emissions had fallen.",
+        ] {
+            assert_eq!(read(claim, "2026-11-29T00:00:00Z"), None, "{claim}");
+        }
+        // A dated date in the past is still read (it has passed: no deferral either way).
+        assert_eq!(
+            read("The record was set in May 2017.", ASKED).map(|r| r.0),
+            Some(ts("2017-06-01T12:00:00Z"))
+        );
+        // A question, or a sentence that looks ahead, keeps its year-less dates; the past
+        // tense of another sentence does not reach them.
+        for (text, end) in [
+            ("Did it rain on March 3?", "2026-03-04T12:00:00Z"),
+            (
+                "It was announced that the vote will be held on March 3.",
+                "2026-03-04T12:00:00Z",
+            ),
+            (
+                "The talks were delayed. Resolves Yes if they resume by March 3.",
+                "2026-03-04T12:00:00Z",
+            ),
+            (
+                "It'll pass on March 3, as it did before.",
+                "2026-03-04T12:00:00Z",
+            ),
+        ] {
+            assert_eq!(
+                read(text, "2026-02-20T00:00:00Z").map(|r| r.0),
+                Some(ts(end)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_count_of_time_units_after_a_month_is_not_a_day() {
+        assert_eq!(
+            read(
+                "Will sea ice be back where it stood in April 13 years ago?",
+                "2026-01-20T00:00:00Z"
+            ),
+            None
+        );
+        assert_eq!(at("by April 3 weeks after the vote"), None);
+        // A day with a year, or followed by anything else, still reads.
+        assert_eq!(
+            at("by April 13 2027 years after the vote"),
+            Some(ts("2027-04-14T12:00:00Z"))
+        );
+        assert_eq!(at("by April 13 at noon"), Some(ts("2026-04-14T12:00:00Z")));
     }
 
     #[test]
