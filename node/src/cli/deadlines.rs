@@ -435,16 +435,15 @@ fn routing(decision: Decision, outcome: Option<Outcome>) -> Routing {
 
 /// Why the rule did not defer, in the order [`not_yet::check`] tests its conditions; `None`
 /// when it defers.
-fn why_not(n: &not_yet::NotYet) -> Option<Why> {
+fn why_not(n: &not_yet::NotYet, clock: RoundClock) -> Option<Why> {
     if n.defers {
         return None;
     }
     let Some(d) = &n.deadline else {
         return Some(Why::NoDeadline);
     };
-    let now = i64::try_from(n.clock.now).unwrap_or(i64::MAX);
-    let latest =
-        i64::try_from(n.clock.asked_at.saturating_add(n.clock.horizon)).unwrap_or(i64::MAX);
+    let now = i64::try_from(clock.now).unwrap_or(i64::MAX);
+    let latest = i64::try_from(clock.asked_at.saturating_add(clock.horizon)).unwrap_or(i64::MAX);
     Some(if d.at <= now {
         Why::Passed
     } else if d.at > latest {
@@ -603,7 +602,7 @@ pub fn measure(
                 round: 0,
             };
             let n = not_yet::check(text, &[], clock, &worst);
-            let why = why_not(&n);
+            let why = why_not(&n, clock);
             let rr = &mut r.not_yet;
             rr.lines += 1;
             if proposed.is_some() {
