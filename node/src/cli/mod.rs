@@ -25,6 +25,7 @@ pub mod eval_figures;
 pub mod evidence;
 pub mod finalize;
 pub mod jsonl;
+pub mod not_yet;
 pub mod operator;
 pub mod output;
 pub mod prove;
@@ -150,6 +151,11 @@ pub enum Command {
     ///
     /// Example: `veritas deadlines polymarket-dev.jsonl --json`
     Deadlines(deadlines::DeadlinesArgs),
+    /// The "not yet" rule on one question, offline: its deadline and whether a report at
+    /// `--now` defers it (what `veritas audit` recomputes from a report's `clock`).
+    ///
+    /// Example: `veritas not-yet "Will the ferry resume before 1 February 2026?" --asked-at 2026-01-20T00:00:00Z --now 2026-01-20T06:00:00Z`
+    NotYet(not_yet::NotYetArgs),
     /// Precision and coverage of the old and new routing rule on synthetic juror pools with
     /// correlated errors.
     ///
@@ -202,6 +208,7 @@ impl Cli {
             Command::Resolve(args) => resolve::run(args, json).await,
             Command::Eval(args) => eval::run(args).await,
             Command::Deadlines(args) => deadlines::run(args),
+            Command::NotYet(args) => not_yet::run(args),
             Command::Simulate(args) => simulate::run_command(args),
             Command::Abi(args) => abi::run(&args),
             Command::Config(args) => config::run(args),
