@@ -19,7 +19,7 @@
 pub const ENV: &str = "VERITAS_TEST_CRASH_AT";
 
 /// Every crash point, in pipeline order.
-pub const POINTS: [&str; 10] = [
+pub const POINTS: [&str; 11] = [
     // The watcher committed newly confirmed questions (jobs queued, cursor moved).
     "scan.recorded",
     // A job was marked `resolving`; the committee has not answered yet.
@@ -40,10 +40,16 @@ pub const POINTS: [&str; 10] = [
     "reveal.sent",
     // The report holds its tx key; the job is not marked `posted` yet.
     "report.tx_added",
+    // Deferred questions only: inside the watcher's transaction that starts the next report
+    // round (nothing of it committed).
+    "deferral.applying",
 ];
 
 /// The points only a commit-reveal question reaches.
 pub const COMMIT_REVEAL_POINTS: [&str; 3] = ["commit.saved", "commit.mined", "reveal.sent"];
+
+/// The points only a deferred question reaches (`tests/it/not_yet.rs` kills one there).
+pub const DEFERRAL_POINTS: [&str; 1] = ["deferral.applying"];
 
 /// Mark that execution reached `point`; dies here if this is the armed point's `n`-th hit.
 #[cfg(all(debug_assertions, unix))]

@@ -69,8 +69,12 @@ fn plan(rng: &mut ChaCha8Rng) -> Vec<Kill> {
     let mut kinds: Vec<Option<&'static str>> = crashpoint::POINTS
         .iter()
         .copied()
-        // Plain questions never reach the commit-reveal points (see the second test).
-        .filter(|p| !crashpoint::COMMIT_REVEAL_POINTS.contains(p))
+        // Plain questions never reach the commit-reveal points (see the second test), and
+        // undeferred ones never reach a deferral's (see `not_yet.rs`).
+        .filter(|p| {
+            !crashpoint::COMMIT_REVEAL_POINTS.contains(p)
+                && !crashpoint::DEFERRAL_POINTS.contains(p)
+        })
         .map(Some)
         .chain([None, None]) // in flight, random
         .collect();
@@ -281,6 +285,7 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
 fn plan_commit_reveal(rng: &mut ChaCha8Rng) -> Vec<Kill> {
     let mut kinds: Vec<Kill> = crashpoint::POINTS
         .iter()
+        .filter(|p| !crashpoint::DEFERRAL_POINTS.contains(p))
         .chain(crashpoint::COMMIT_REVEAL_POINTS.iter())
         .map(|p| Kill::Point(p, 0))
         .chain([Kill::InFlightCall(false), Kill::InFlightCall(true)])

@@ -54,13 +54,14 @@ fn date_after(now: u64, days: u64) -> String {
         .to_string()
 }
 
-/// Start the three nodes with `script` as their committee.
-async fn nodes(chain: &Chain, script: &str) -> Vec<Node> {
+/// Start the three nodes with `script` as their committee; the first with `env`.
+async fn nodes(chain: &Chain, script: &str, env: &[(&str, &str)]) -> Vec<Node> {
     let mut nodes: Vec<Node> = KEYS
         .into_iter()
         .map(|key| Node::configure_as(chain, key, script, ""))
         .collect();
-    for node in &mut nodes {
+    nodes[0].start_with_env(env);
+    for node in &mut nodes[1..] {
         node.start();
     }
     for node in &nodes {
@@ -163,7 +164,14 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
         r#"{{"default": {{"votes": ["NO", "NO", "YES"]}},
             "questions": {{"{timetable}": {{"votes": ["YES", "YES", "NO"]}}}}}}"#
     );
-    let nodes = nodes(&chain, &script).await;
+    // The first node dies inside the transaction that applies the deferral; restarted, it
+    // applies it once from the blocks it reads again.
+    let mut nodes = nodes(
+        &chain,
+        &script,
+        &[(veritas::crashpoint::ENV, "deferral.applying:1")],
+    )
+    .await;
     let ids = chain.ask(&[&ferry, &timetable]).await;
     let (ferry_id, timetable_id) = (ids[0], ids[1]);
 
@@ -178,6 +186,27 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
     // NO before the deadline: every node says "not yet", the question is deferred, neither
     // settled nor escalated.
     let opens = wait_deferrals(&chain, &nodes, ferry_id, 1).await;
+    let died = nodes[0]
+        .wait_exit(WAIT)
+        .expect("the armed node dies at the deferral");
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&died),
+        Some(9),
+        "SIGKILLed at the crash point\n{}",
+        nodes[0].log_text()
+    );
+    assert_eq!(
+        nodes[0]
+            .store()
+            .unwrap()
+            .job(ferry_id)
+            .unwrap()
+            .unwrap()
+            .round,
+        0,
+        "nothing of the deferral was committed"
+    );
+    nodes[0].start();
     assert_eq!(chain.status(ferry_id).await, S::Asked);
     assert!(opens > chain_now(&chain).await, "reports reopen later");
     let mut reporters = not_yet_reporters(&chain, ferry_id).await;
@@ -259,7 +288,12 @@ async fn a_deferral_loop_ends_in_escalation_at_the_bound() {
         "Will the Harbour Street bike lane open before {}?",
         date_after(now, 120)
     );
-    let nodes = nodes(&chain, r#"{"default": {"votes": ["NO", "NO", "YES"]}}"#).await;
+    let nodes = nodes(
+        &chain,
+        r#"{"default": {"votes": ["NO", "NO", "YES"]}}"#,
+        &[],
+    )
+    .await;
     let id = chain.ask(&[&question]).await[0];
     for count in 1..=bound {
         let opens = wait_deferrals(&chain, &nodes, id, count).await;
