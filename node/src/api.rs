@@ -349,11 +349,15 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
     let provisional = s.store.provisional_runs(id).unwrap_or_default();
     // Before its court: the case, its deadline and the ruling once given.
     let court = court::court_case(&s, id).await;
+    // "Not yet": each deferral (when reports reopen, our report of the round it ended).
+    let deferrals = s.store.deferrals(id).unwrap_or_default();
     Json(
         json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
                 "report": report, "chain": chain, "lifecycle": lifecycle,
                 "operator_reports": operator_reports, "second_opinion": second_opinion,
-                "submissions": submissions, "provisional": provisional, "court": court}),
+                "submissions": submissions, "provisional": provisional, "court": court,
+                "deferrals": deferrals,
+                "max_deferrals": crate::contract::roles::MAX_DEFERRALS}),
     )
     .into_response()
 }

@@ -196,6 +196,22 @@ function renderCharts(report, ballots) {
   if (kl && report) { kl.innerHTML = ""; kl.appendChild(Charts.divergence(report.committee)); }
 }
 
+// "Not yet": how often the question was deferred and when reports reopen; this node's report
+// saying "not yet", with the rule's reason.
+function notYetHtml(d, rep) {
+  const deferrals = d.deferrals || [];
+  const parts = [];
+  if (deferrals.length) {
+    const last = deferrals[deferrals.length - 1];
+    const until = d.status === "deferred" ? `deferred until ${esc(new Date(last.resolve_after * 1000).toISOString())}` : "deferred";
+    parts.push(`<p id="deferral">not yet: ${until}, ${deferrals.length} of ${esc(d.max_deferrals)} deferrals</p>`);
+  }
+  if (rep && rep.not_yet && rep.not_yet.defers) {
+    parts.push(`<p id="not-yet-reason" class="muted">this node's report says not yet: ${esc(rep.not_yet.reason)}</p>`);
+  }
+  return parts.join("");
+}
+
 async function renderQuestion(id) {
   let d;
   try {
@@ -214,6 +230,7 @@ async function renderQuestion(id) {
   view.innerHTML = `<p><a href="#/">← all questions</a></p>
     <h1 id="question-text">${esc(q.question)}</h1>
     <p>${pill(d.status || q.stage)} · id ${esc(q.question_id)} · resolveAfter ${q.resolve_after ? new Date(q.resolve_after * 1000).toISOString() : "at once"}</p>
+    ${notYetHtml(d, rep)}
     <div id="act-slot"></div>
     <h2>Evidence bundle</h2><div id="merkle" class="card"><p class="muted">${rep ? "checking…" : "no report yet"}</p></div>
     <table id="evidence"><thead><tr><th>#</th><th>item</th><th>source</th><th>leaf hash (recomputed)</th></tr></thead><tbody>

@@ -216,6 +216,17 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
     assert_eq!(reporters, keys);
     for node in &nodes {
         node.wait_stage(ferry_id, "queued", WAIT).await;
+        // The web view's data: deferred, until when, how many times.
+        let addr = node.api_addr(WAIT).await;
+        let page: Value = reqwest::get(format!("http://{addr}/questions/{ferry_id}"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(page["status"], "deferred", "{page:#}");
+        assert_eq!(page["deferrals"][0]["resolve_after"], opens);
+        assert_eq!(page["max_deferrals"], 7);
     }
 
     // The chain's clock passes the deadline: the nodes resolve it again, and NO settles.
