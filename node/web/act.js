@@ -15,6 +15,8 @@ const Act = (() => {
   let pending = null;
 
   const FORMS = `<div class="actions">
+    <form id="form-clarify" data-action="clarify"><h3>Clarify the question</h3><p class="muted">The asker only, before the first report.</p>
+      <textarea name="text" rows="2" placeholder="what the question means"></textarea><button type="submit">Review</button></form>
     <form id="form-evidence" data-action="evidence"><h3>Submit evidence</h3>
       <input name="url" placeholder="https://…" autocomplete="off"><input name="title" placeholder="title" autocomplete="off">
       <textarea name="snippet" rows="2" placeholder="the relevant excerpt"></textarea><button type="submit">Review</button></form>
@@ -28,7 +30,7 @@ const Act = (() => {
   function render(note) {
     panel.innerHTML = `<h2>Act with your wallet</h2>` + (session
       ? `<p id="wallet-account" data-account="${esc(session.account)}">Connected: <span class="mono">${esc(session.account)}</span> on chain ${esc(session.chainId)}. Your wallet signs and sends; this node never sees your key.</p>` + FORMS
-      : `<p class="muted">Submit evidence, dispute, appeal or finalize with your own wallet; it signs and sends, this node never sees your key.</p>
+      : `<p class="muted">Clarify, submit evidence, dispute, appeal or finalize with your own wallet; it signs and sends, this node never sees your key.</p>
          <button type="button" id="connect">Connect wallet</button>`) +
       (note ? `<p class="bad" id="wallet-error">${esc(note)}</p>` : "");
   }

@@ -118,6 +118,17 @@ try {
   const afterConnect = await transferred(page);
   const walletBytes = await page.evaluate(() => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/assets/wallet.js")).map((e) => e.transferSize)[0] || 0);
 
+  // Clarify as the asker: an empty text is refused by the page's checks (nothing sent), then a
+  // clarification is reviewed, simulated, signed here and mined.
+  const sentBeforeClarify = sent;
+  await review(page, "form-clarify", { text: "" });
+  const empty = await refusal(page, "an empty clarification");
+  if (sent !== sentBeforeClarify) fail("a refused clarification sent a transaction");
+  await review(page, "form-clarify", { text: "The lane counts as open once riders may use its whole length." });
+  const clarifyPlan = await page.textContent("#act-plan");
+  if (!/number 1 of 4/.test(clarifyPlan)) fail(`clarification review without its count: ${clarifyPlan}`);
+  await sendPlanned(page, "clarify");
+
   // Submit evidence: reviewed (its fee shown), simulated, signed here, mined; the provisional
   // run it triggers appears without a reload.
   await review(page, "form-evidence", { url: "https://harbour.example/opening", title: "Harbour lane opened", snippet: "The harbour lane opened to riders on 12 March 2026." });
@@ -137,6 +148,9 @@ try {
   // Refused by the page's checks (the CLI's): evidence after resolveAfter.
   await review(page, "form-evidence", { url: "https://late.example/", title: "late", snippet: "too late" });
   const closed = await refusal(page, "late evidence");
+  // Refused by the page's checks: a clarification after the first report.
+  await review(page, "form-clarify", { text: "Too late to say what it means." });
+  const lateClarify = await refusal(page, "clarification after the report");
   // Refused by the contract in the simulation: a dispute crediting the zero address.
   await review(page, "form-dispute", { yes: "10", no: "85", null: "5", beneficiary: "0x0000000000000000000000000000000000000000" });
   if (!(await page.$("#act-plan"))) fail(`zero-beneficiary dispute refused before simulating: ${await page.textContent("#act-result")}`);
@@ -189,7 +203,7 @@ try {
   const ruling = (await page.textContent("#ruling")).trim();
   if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
   if (errors.length) fail(`page errors or CSP violations: ${errors.join("; ")}`);
-  console.log(`RESULT ${JSON.stringify({ sent, provisional, ruling, refused: [closed, zero, appeal, finalize],
+  console.log(`RESULT ${JSON.stringify({ sent, provisional, ruling, refused: [empty, closed, lateClarify, zero, appeal, finalize],
     page_bytes_before_connect: beforeConnect, page_bytes_after_connect: afterConnect, wallet_bytes: walletBytes })}`);
 } catch (e) {
   fail(e.stack || String(e));

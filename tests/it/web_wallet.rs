@@ -77,8 +77,10 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
     let api = format!("http://{addr}");
     let rpc = veritas::chain::connect(&chain.anvil.url, Duration::from_secs(5)).unwrap();
     let now = veritas::chain::latest_block(&rpc).await.unwrap().1;
+    // The wallet's account asks, so that the page can clarify the question.
     let id = chain
-        .ask_paying(
+        .ask_as(
+            WALLET,
             "Did the Harbour Street protected bike lane open before April 2026?",
             U256::ZERO,
             now + OPEN_FOR,
@@ -114,6 +116,11 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         .await
         .unwrap();
     assert_eq!(mine.items, U256::from(1), "the page's evidence is on-chain");
+    assert_eq!(
+        oracle.clarificationCount(id).call().await.unwrap(),
+        U256::from(1),
+        "the page's clarification is on-chain"
+    );
 
     let deadline = std::time::Instant::now() + Duration::from_secs(90);
     while chain.status(id).await != IVeritasOracle::VerdictStatus::Resolved {
@@ -208,7 +215,10 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
     script.send("RULED");
     let result = script.result(|| node.log_text());
     eprintln!("wallet: {result}");
-    assert_eq!(result["sent"], 2, "evidence and the dispute only: {result}");
+    assert_eq!(
+        result["sent"], 3,
+        "the clarification, the evidence and the dispute only: {result}"
+    );
     let refused: Vec<&str> = result["refused"]
         .as_array()
         .unwrap()
@@ -218,14 +228,16 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
     assert_eq!(
         refused,
         [
+            "VeritasClarificationLength",
             "VeritasEvidenceClosed",
+            "VeritasClarificationClosed",
             "VeritasZeroAddress",
             "VeritasNotInCourt",
             "VeritasNotOpen"
         ]
     );
     assert!(
-        result["refused"][0]["sentence"]
+        result["refused"][1]["sentence"]
             .as_str()
             .unwrap()
             .contains("is accepted only before its"),

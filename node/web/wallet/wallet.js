@@ -113,6 +113,26 @@ class Session {
     };
   }
 
+  // The checks of `veritas clarify` (`contract::roles::clarify`), in the contract's order.
+  async plan_clarify(id, form) {
+    const text = form.text || "";
+    const [status, q, tally, phase, deferral, count, max, maxLength] = await Promise.all([
+      this.read("verdictStatus", [id]), this.read("getQuestion", [id]), this.read("tally", [id]),
+      this.read("commitPhase", [id]), this.read("deferral", [id]), this.read("clarificationCount", [id]),
+      this.read("MAX_CLARIFICATIONS"), this.read("MAX_CLARIFICATION_LENGTH")]);
+    if (STATUS[status] === "None") await this.refuse("VeritasUnknownQuestion", [id]);
+    if (getAddress(q.asker) !== getAddress(this.account)) await this.refuse("VeritasNotAsker", [id, getAddress(this.account)]);
+    if (STATUS[status] !== "Asked" || tally[0] > 0n || phase[2] > 0n || deferral[0] > 0n) await this.refuse("VeritasClarificationClosed", [id]);
+    const length = BigInt(new TextEncoder().encode(text).length);
+    if (length === 0n || length > maxLength) await this.refuse("VeritasClarificationLength", [length, maxLength]);
+    if (count >= max) await this.refuse("VeritasTooManyClarifications", [id, max]);
+    return {
+      call: { functionName: "clarify", args: [id, text] }, value: 0n,
+      lines: [["clarification", `${length} bytes, number ${count + 1n} of ${max}`],
+        ["shown to every juror", "after the question, as the asker's words"]],
+    };
+  }
+
   async plan_dispute(id, form) {
     const triple = ["yes", "no", "null"].map((k) => percentToWad(form[k]));
     const beneficiary = (form.beneficiary || "").trim() || this.account;

@@ -773,7 +773,12 @@ impl Chain {
 
     /// Ask `question` from key 2 paying `fee` wei, answerable after `resolve_after`.
     pub async fn ask_paying(&self, question: &str, fee: U256, resolve_after: u64) -> U256 {
-        let asker = self.wallet(2);
+        self.ask_as(2, question, fee, resolve_after).await
+    }
+
+    /// [`Chain::ask_paying`] from `ANVIL_KEYS[key]`.
+    pub async fn ask_as(&self, key: usize, question: &str, fee: U256, resolve_after: u64) -> U256 {
+        let asker = self.wallet(key);
         let oracle = IVeritasOracle::new(self.oracle, &asker);
         let rules = veritas::contract::reader::current_rules(&oracle)
             .await
