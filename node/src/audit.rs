@@ -126,6 +126,12 @@ impl Recomputed {
     pub fn defers(&self) -> bool {
         self.not_yet.as_ref().is_some_and(|n| n.defers)
     }
+
+    /// The `escalated` flag the report posts: its routing's, except that a "not yet" report
+    /// does not escalate (a majority of it defers; the contract escalates at the bound).
+    pub fn posted_escalated(&self) -> bool {
+        self.escalated && !self.defers()
+    }
 }
 
 /// One value that differs between what was recomputed and what a source claims.

@@ -16,7 +16,10 @@
 //!   YES, NO, NULL order, [`leading_outcome`]) with an outcome other than the pooled counts'
 //!   (the minimum weight of a dissent: with three or more reports one dissenting report does not
 //!   escalate alone), or the pooled counts tie for the top, or the verdict was posted by
-//!   `finalize` with fewer reports than the quorum;
+//!   `finalize` with fewer reports than the quorum, or (at the quorum) more than half of the
+//!   reports said "not yet" when the question could not be deferred again (its deferrals
+//!   spent, or its horizon passed): a "not yet" report leads with "not yet", never with the
+//!   pooled outcome, so it is dissent too;
 //! - root: the digest d1 = root1, di = sha256(d(i-1) ‖ rooti) — so one report's root is its own
 //!   bundle root, as in version 1 — and `finalize` posts the digest of the reports it has.
 //!
@@ -41,6 +44,8 @@ pub struct ReportClaim {
     pub kappa: i128,
     /// Its routing escalated.
     pub escalated: bool,
+    /// It said "not yet" (`ReportNotYet`).
+    pub not_yet: bool,
 }
 
 /// Why a pooled verdict is escalated (any number of these; none means resolved).
@@ -54,6 +59,8 @@ pub enum EscalationReason {
     QuorumNotMet,
     /// The pooled counts tie for the top: no outcome leads.
     TopTie,
+    /// More than half of the quorum's reports said "not yet" with no deferral left.
+    DeferralsSpent,
 }
 
 impl std::fmt::Display for EscalationReason {
@@ -63,6 +70,7 @@ impl std::fmt::Display for EscalationReason {
             Self::LeadersDiffer => "leading outcomes differ",
             Self::QuorumNotMet => "quorum not met",
             Self::TopTie => "the pooled counts tie for the top",
+            Self::DeferralsSpent => "not yet, with no deferral left",
         })
     }
 }
@@ -123,13 +131,16 @@ pub fn pool(reports: &[ReportClaim], quorum: u64) -> Option<Pooled> {
     let leader = leading_outcome(counts);
     let dissent = reports
         .iter()
-        .filter(|r| leading_outcome(r.counts) != leader)
+        .filter(|r| r.not_yet || leading_outcome(r.counts) != leader)
         .count();
     if dissent > 0 && dissent * 2 >= n {
         reasons.push(EscalationReason::LeadersDiffer);
     }
     if (reports.len() as u64) < quorum {
         reasons.push(EscalationReason::QuorumNotMet);
+    } else if reports.iter().filter(|r| r.not_yet).count() * 2 > n {
+        // A posted verdict with a "not yet" majority: the question could not be deferred.
+        reasons.push(EscalationReason::DeferralsSpent);
     }
     if top_tie(counts) {
         reasons.push(EscalationReason::TopTie);
@@ -184,6 +195,7 @@ pub fn status_consistent(pooled: &Pooled, status: &str, disputed: bool) -> bool 
 #[cfg(test)]
 pub(crate) fn test_claim(byte: u8, counts: [u64; 3], kappa: i128, escalated: bool) -> ReportClaim {
     ReportClaim {
+        not_yet: false,
         operator: Address::with_last_byte(byte),
         root: B256::with_last_byte(byte),
         counts,
@@ -243,6 +255,38 @@ mod tests {
         assert_eq!(p.kappa, 500);
         assert!(!p.escalated);
         assert!(pool(&[], 1).is_none());
+    }
+
+    #[test]
+    fn not_yet_reports_dissent_and_a_posted_majority_of_them_spent_the_deferrals() {
+        let not_yet = |byte| ReportClaim {
+            not_yet: true,
+            ..claim(byte, [1, 2, 0], 0, false)
+        };
+        // One "not yet" of three agreeing counts: dissent, but not half.
+        let one = pool(
+            &[
+                not_yet(1),
+                claim(2, [1, 2, 0], 0, false),
+                claim(3, [1, 2, 0], 0, false),
+            ],
+            3,
+        )
+        .unwrap();
+        assert!(one.reasons.is_empty(), "{:?}", one.reasons);
+        // Two of three: dissent, and (posted at the quorum) no deferral was left.
+        let two = pool(&[not_yet(1), not_yet(2), claim(3, [1, 2, 0], 0, false)], 3).unwrap();
+        assert_eq!(
+            two.reasons,
+            [
+                EscalationReason::LeadersDiffer,
+                EscalationReason::DeferralsSpent
+            ]
+        );
+        // Below the quorum (posted by `finalize`): the window closed, not the deferrals.
+        let short = pool(&[not_yet(1), not_yet(2)], 3).unwrap();
+        assert!(short.reasons.contains(&EscalationReason::QuorumNotMet));
+        assert!(!short.reasons.contains(&EscalationReason::DeferralsSpent));
     }
 
     #[test]

@@ -141,6 +141,29 @@ async fn assert_round_audits(chain: &Chain, report: &Value, id: U256) {
     }
 }
 
+/// `veritas audit --question ID` with every node's report file: the pooled verdict of the
+/// question's last round rebuilt from its reports and events (earlier rounds' events are not
+/// pooled).
+fn assert_question_audits(chain: &Chain, nodes: &[Node], id: U256) {
+    let mut args = vec![
+        "audit".to_owned(),
+        "--question".to_owned(),
+        id.to_string(),
+        "--rpc".to_owned(),
+        chain.anvil.url.clone(),
+        "--oracle".to_owned(),
+        chain.oracle.to_string(),
+    ];
+    for node in nodes {
+        args.push("--report".to_owned());
+        args.push(node.report_path(id).display().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = crate::support::veritas(&args, &std::env::temp_dir());
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!out.contains("MISMATCH"), "{out}");
+}
+
 fn read(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
@@ -239,6 +262,10 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
         3,
         "no new not-yet"
     );
+    for node in &nodes {
+        node.report_with_tx(ferry_id, WAIT).await;
+    }
+    assert_question_audits(&chain, &nodes, ferry_id);
     // The chain now runs days ahead of the wall clock and mines only on demand: one more
     // block lets the verdict's settlement turns pass.
     chain.advance(3600).await;
@@ -326,6 +353,10 @@ async fn a_deferral_loop_ends_in_escalation_at_the_bound() {
         per_operator.values().all(|n| *n == bound + 1),
         "{per_operator:?}"
     );
+    for node in &nodes {
+        node.report_with_tx(id, WAIT).await;
+    }
+    assert_question_audits(&chain, &nodes, id);
     for node in &nodes {
         node.wait_stage(id, "finalised", WAIT).await;
         let store = node.store().unwrap();

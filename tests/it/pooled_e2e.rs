@@ -178,6 +178,7 @@ async fn submit(chain: &Chain, signer: usize, id: U256, claim: &ReportClaim) {
 fn claim_of(report: &Value) -> ReportClaim {
     let rec = audit::recompute(report).unwrap();
     ReportClaim {
+        not_yet: false,
         operator: Address::ZERO,
         root: rec.root,
         counts: rec.counts,
@@ -488,6 +489,7 @@ async fn contract_pools_like_the_auditor() {
         let yes = rng.random_range(0..=total);
         let no = rng.random_range(0..=total - yes);
         ReportClaim {
+            not_yet: false,
             operator: Address::ZERO,
             root: alloy::primitives::B256::from(rng.random::<[u8; 32]>()),
             counts: [yes, no, total - yes - no],

@@ -65,7 +65,7 @@ pub fn compare_report_with_event(label: &str, rec: &Recomputed, event: &ReportCl
     ));
     out.push(Check::new(
         format!("{label}.escalated"),
-        rec.escalated,
+        rec.posted_escalated(),
         event.escalated,
     ));
     out

@@ -333,6 +333,7 @@ mod tests {
 
     fn event(operator: u8, root: u8, tx: u8) -> ReportEvent {
         ReportEvent {
+            not_yet: false,
             operator: Address::repeat_byte(operator),
             merkle_root: B256::repeat_byte(root),
             n_yes: 1,

@@ -548,9 +548,7 @@ impl JobRunner {
                 JobError::Report(format!("kappa {} out of range: {e}", rec.kappa_fixed))
             })?,
             counts: Some(rec.counts),
-            // "Not yet" is no escalation: a majority of it defers; the contract escalates
-            // once the deferrals are spent.
-            escalated: rec.escalated && !rec.defers(),
+            escalated: rec.posted_escalated(),
             not_yet: rec.defers(),
             round: job.round,
             report_path: path.display().to_string(),

@@ -118,13 +118,29 @@ pub async fn report_events(
         .address(oracle)
         .event_signature(vec![
             IVeritasOracle::ReportSubmitted::SIGNATURE_HASH,
+            IVeritasOracle::ReportNotYet::SIGNATURE_HASH,
             IVeritasOracle::QuestionDeferred::SIGNATURE_HASH,
         ])
         .topic1(B256::from(id));
-    let mut out = Vec::new();
+    let mut out: Vec<ReportEvent> = Vec::new();
     for log in logs(provider, &filter, from, to).await? {
         if log.topic0() == Some(&IVeritasOracle::QuestionDeferred::SIGNATURE_HASH) {
             out.clear();
+            continue;
+        }
+        if log.topic0() == Some(&IVeritasOracle::ReportNotYet::SIGNATURE_HASH) {
+            // Emitted right after its report's `ReportSubmitted`, in the same transaction.
+            let decoded = log
+                .log_decode::<IVeritasOracle::ReportNotYet>()
+                .map_err(|e| bad("ReportNotYet", e.to_string()))?;
+            let tx = log.transaction_hash.unwrap_or_default();
+            if let Some(report) = out
+                .iter_mut()
+                .rev()
+                .find(|r| r.tx == tx && r.operator == decoded.inner.data.operator)
+            {
+                report.not_yet = true;
+            }
             continue;
         }
         let decoded = log
@@ -139,6 +155,7 @@ pub async fn report_events(
             n_null: small("ReportSubmitted.nNull", e.nNull)?,
             fleiss_kappa: signed("ReportSubmitted.fleissKappa", e.fleissKappa)?,
             escalated: e.escalated,
+            not_yet: false,
             block: log.block_number.unwrap_or_default(),
             tx: log.transaction_hash.unwrap_or_default(),
         });

@@ -27,6 +27,8 @@ pub struct ReportEvent {
     pub fleiss_kappa: i128,
     /// The operator's routing escalated.
     pub escalated: bool,
+    /// The report said "not yet" (a `ReportNotYet` in its transaction).
+    pub not_yet: bool,
     /// Block of the report.
     pub block: u64,
     /// Transaction of the report.
@@ -34,12 +36,18 @@ pub struct ReportEvent {
 }
 
 impl ReportEvent {
-    /// "operator 0x…  YES a NO b NULL c  kappa k  escalated e": how `veritas verdict` and the
-    /// pooled audit list a report.
+    /// "operator 0x…  YES a NO b NULL c  kappa k  escalated e" (and "  not yet" when it said
+    /// so): how `veritas verdict` and the pooled audit list a report.
     pub fn summary(&self) -> String {
         format!(
-            "operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}",
-            self.operator, self.n_yes, self.n_no, self.n_null, self.fleiss_kappa, self.escalated
+            "operator {}  YES {} NO {} NULL {}  kappa {}  escalated {}{}",
+            self.operator,
+            self.n_yes,
+            self.n_no,
+            self.n_null,
+            self.fleiss_kappa,
+            self.escalated,
+            if self.not_yet { "  not yet" } else { "" }
         )
     }
 
@@ -51,6 +59,7 @@ impl ReportEvent {
             counts: [self.n_yes, self.n_no, self.n_null],
             kappa: self.fleiss_kappa,
             escalated: self.escalated,
+            not_yet: self.not_yet,
         }
     }
 }
