@@ -459,41 +459,25 @@ async fn compare_clock_with_chain(
         clock.now.to_string(),
         block.map_or("(no such block)".into(), |b| b.header.timestamp.to_string()),
     );
-    let at = alloy::eips::BlockId::number(clock.block);
-    let c = IVeritasOracle::new(oracle, provider);
-    let q = c
-        .getQuestion(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("getQuestion"))?;
+    let then =
+        crate::contract::reader::round_clock_at(provider, oracle, id, clock.block, clock.now)
+            .await?;
     check(
         "askedAt (question.clock.asked_at)",
         clock.asked_at.to_string(),
-        q.askedAt.to_string(),
+        then.asked_at.to_string(),
     );
-    let horizon = c
-        .maxHorizon()
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("maxHorizon"))?;
     check(
         "maxHorizon (question.clock.horizon)",
         clock.horizon.to_string(),
-        horizon.to_string(),
+        then.horizon.to_string(),
     );
-    let then = c
-        .deferral(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("deferral"))?;
     check(
         "deferral.count (question.clock.round)",
         clock.round.to_string(),
-        then.count.to_string(),
+        then.round.to_string(),
     );
+    let c = IVeritasOracle::new(oracle, provider);
     if n.defers {
         // The round this report said "not yet" in is over: deferred, or ended otherwise (the
         // deferrals spent, or a minority "not yet" outvoted).

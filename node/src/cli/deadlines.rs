@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use super::output::Output;
 use crate::policy::not_yet::{self, RoundClock};
-use crate::policy::{Decision, Routing, RoutingPolicy};
+use crate::policy::{Decision, Routing};
 use crate::question::deadline::{Deadline, read_deadline};
 use crate::stats::Outcome;
 
@@ -417,22 +417,6 @@ fn pct(part: u64, whole: u64) -> f64 {
     }
 }
 
-/// A routing with this decision and leading outcome (thresholds and inputs irrelevant: the
-/// rule reads only whether it is a resolved YES).
-fn routing(decision: Decision, outcome: Option<Outcome>) -> Routing {
-    Routing {
-        decision,
-        outcome,
-        status: None,
-        reasons: Vec::new(),
-        policy: RoutingPolicy::default(),
-        effective: None,
-        question: None,
-        planner_kind: None,
-        relevance: None,
-    }
-}
-
 /// Why the rule did not defer, in the order [`not_yet::check`] tests its conditions; `None`
 /// when it defers.
 fn why_not(n: &not_yet::NotYet, clock: RoundClock) -> Option<Why> {
@@ -500,8 +484,6 @@ pub fn measure(
     }
     r.not_yet.horizon_days = horizon / 86_400;
     // The worst case for deferral: anything but a resolved YES defers before the deadline.
-    let worst = routing(Decision::Escalate, None);
-    let yes = routing(Decision::Resolve, Some(Outcome::Yes));
     let mut abs_hours = Vec::new();
     let mut holds = Vec::new();
     let mut deferred_holds = Vec::new();
@@ -601,14 +583,14 @@ pub fn measure(
                 horizon,
                 round: 0,
             };
-            let n = not_yet::check(text, &[], clock, &worst);
+            let n = not_yet::check_resolved(text, &[], clock, false);
             let why = why_not(&n, clock);
             let rr = &mut r.not_yet;
             rr.lines += 1;
             if proposed.is_some() {
                 rr.at_proposal += 1;
             }
-            if not_yet::check(text, &[], clock, &yes).defers {
+            if not_yet::check_resolved(text, &[], clock, true).defers {
                 rr.defers_if_resolved_yes += 1;
             }
             match (why, &n.deadline) {
@@ -1049,6 +1031,7 @@ pub fn run(args: DeadlinesArgs) -> anyhow::Result<Output> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::not_yet::test_routing as routing;
 
     const HORIZON: u64 = 365 * 86_400;
 

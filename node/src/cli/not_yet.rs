@@ -7,8 +7,6 @@ use clap::Args;
 
 use super::output::{Output, Usage};
 use crate::policy::not_yet::{self, RoundClock};
-use crate::policy::{Decision, Routing, RoutingPolicy};
-use crate::stats::Outcome;
 
 /// Arguments of `veritas not-yet`.
 #[derive(Debug, Args)]
@@ -62,23 +60,12 @@ pub fn run(args: NotYetArgs) -> anyhow::Result<Output> {
         horizon: args.horizon,
         round: 0,
     };
-    let (decision, outcome) = if args.resolved_yes {
-        (Decision::Resolve, Some(Outcome::Yes))
-    } else {
-        (Decision::Escalate, None)
-    };
-    let routing = Routing {
-        decision,
-        outcome,
-        status: None,
-        reasons: Vec::new(),
-        policy: RoutingPolicy::default(),
-        effective: None,
-        question: None,
-        planner_kind: None,
-        relevance: None,
-    };
-    let n = not_yet::check(&args.question, &args.clarifications, clock, &routing);
+    let n = not_yet::check_resolved(
+        &args.question,
+        &args.clarifications,
+        clock,
+        args.resolved_yes,
+    );
     let json = serde_json::to_value(&n)?;
     let line = if n.defers {
         n.reason.clone()

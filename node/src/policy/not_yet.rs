@@ -74,8 +74,21 @@ pub fn check(
     clock: RoundClock,
     routing: &Routing,
 ) -> NotYet {
+    let resolved_yes =
+        routing.decision == Decision::Resolve && routing.outcome == Some(Outcome::Yes);
+    check_resolved(question, clarifications, clock, resolved_yes)
+}
+
+/// [`check`] for a caller that has no committee, only the one fact the rule reads from the
+/// routing: whether it resolved YES (`veritas not-yet`, the measurement's worst case).
+pub fn check_resolved(
+    question: &str,
+    clarifications: &[String],
+    clock: RoundClock,
+    resolved_yes: bool,
+) -> NotYet {
     let deadline = deadline_of(question, clarifications, clock.asked_at);
-    let (defers, reason) = decide(deadline.as_ref(), clock, routing);
+    let (defers, reason) = decide(deadline.as_ref(), clock, resolved_yes);
     NotYet {
         deadline,
         defers,
@@ -83,7 +96,7 @@ pub fn check(
     }
 }
 
-fn decide(deadline: Option<&Deadline>, clock: RoundClock, routing: &Routing) -> (bool, String) {
+fn decide(deadline: Option<&Deadline>, clock: RoundClock, resolved_yes: bool) -> (bool, String) {
     let Some(d) = deadline else {
         return (false, "no deadline in the question".to_owned());
     };
@@ -106,7 +119,7 @@ fn decide(deadline: Option<&Deadline>, clock: RoundClock, routing: &Routing) -> 
             ),
         );
     }
-    if routing.decision == Decision::Resolve && routing.outcome == Some(Outcome::Yes) {
+    if resolved_yes {
         return (
             false,
             format!(
@@ -128,6 +141,23 @@ fn decide(deadline: Option<&Deadline>, clock: RoundClock, routing: &Routing) -> 
     )
 }
 
+/// A routing with this decision and leading outcome, for tests (the rule reads only whether it
+/// is a resolved YES).
+#[cfg(test)]
+pub(crate) fn test_routing(decision: Decision, outcome: Option<Outcome>) -> Routing {
+    Routing {
+        decision,
+        outcome,
+        status: None,
+        reasons: Vec::new(),
+        policy: super::RoutingPolicy::default(),
+        effective: None,
+        question: None,
+        planner_kind: None,
+        relevance: None,
+    }
+}
+
 fn stamp(at: i64) -> String {
     chrono::DateTime::from_timestamp(at, 0)
         .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
@@ -139,26 +169,13 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::policy::RoutingPolicy;
 
     const FERRY: &str = "Will the Calderwick ferry resume service before 1 February 2026?";
     /// 2026-01-20T00:00:00Z.
     const JAN_20: u64 = 1_768_867_200;
     const DAY: u64 = 86_400;
 
-    fn routing(decision: Decision, outcome: Option<Outcome>) -> Routing {
-        Routing {
-            decision,
-            outcome,
-            status: None,
-            reasons: Vec::new(),
-            policy: RoutingPolicy::default(),
-            effective: None,
-            question: None,
-            planner_kind: None,
-            relevance: None,
-        }
-    }
+    use super::test_routing as routing;
 
     fn clock(now: u64) -> RoundClock {
         RoundClock {

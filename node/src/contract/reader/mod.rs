@@ -303,6 +303,21 @@ pub async fn round_clock(
     id: U256,
 ) -> Result<crate::policy::not_yet::RoundClock, ChainError> {
     let (block, now) = crate::chain::latest_block(provider).await?;
+    round_clock_at(provider, oracle, id, block, now).await
+}
+
+/// [`round_clock`] as of `block`, whose timestamp is `now` (the audit reads a report's block
+/// back with it).
+///
+/// # Errors
+/// [`ChainError::Rpc`]; [`ChainError::Contract`] for a value out of range.
+pub async fn round_clock_at(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    block: u64,
+    now: u64,
+) -> Result<crate::policy::not_yet::RoundClock, ChainError> {
     let at = BlockId::number(block);
     let c = IVeritasOracle::new(oracle, provider);
     let question = c
