@@ -16,7 +16,7 @@ use std::{collections::BTreeSet, time::Duration};
 
 use veritas::devnet::repo_root;
 
-use crate::support;
+use crate::support::{self, wait};
 
 /// The `veritas_*` metric names a rules (or dashboard) file mentions.
 fn names_in(text: &str) -> BTreeSet<String> {
@@ -80,14 +80,16 @@ async fn every_metric_the_alert_rules_name_is_exported_by_a_running_node() {
         .ask_and_wait(&["Is the sky blue?"], Duration::from_secs(60))
         .await;
     // The verdict is on-chain; the node records its stage timings right after the receipt.
-    let mut page = String::new();
-    for _ in 0..100 {
-        page = node.metrics().await;
-        if page.contains("veritas_stage_seconds_count{stage=\"post\"}") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let page = wait::until(
+        Duration::from_secs(10),
+        || "no post-stage timing on the metrics page".to_owned(),
+        async || {
+            let page = node.metrics().await;
+            page.contains("veritas_stage_seconds_count{stage=\"post\"}")
+                .then_some(page)
+        },
+    )
+    .await;
     node.stop_in_process().await;
     let have = exported(&page);
     let missing: Vec<&String> = wanted.difference(&have).collect();

@@ -32,7 +32,7 @@ use veritas::{
 
 use veritas::devnet::ANVIL_KEYS;
 
-use crate::support::{Chain, Node, veritas, veritas_as};
+use crate::support::{Chain, Node, veritas, veritas_as, wait};
 
 /// Seconds between the ask and `resolveAfter`: room to clarify before the node's final run.
 const OPEN_FOR: u64 = 12;
@@ -88,14 +88,12 @@ fn cli(chain: &Chain, node: &Node, key: usize, args: &[&str]) -> (i32, String, S
 /// Wait until the node's verdict on `id` is on chain (resolved or escalated: the replay
 /// jurors' draws depend on the block hash, so routing may go either way).
 async fn wait_posted(chain: &Chain, id: U256) {
-    let deadline = std::time::Instant::now() + WAIT;
-    while chain.status(id).await == VerdictStatus::Asked {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "question {id} still Asked"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    wait::until(
+        WAIT,
+        || format!("question {id} still Asked"),
+        async || (chain.status(id).await != VerdictStatus::Asked).then_some(()),
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -27,11 +27,13 @@ use veritas::{
     devnet::AnvilOptions,
     poster::report_commitment,
     poster::verdict::Verdict,
+    store::TxStatus,
 };
 
 use crate::support::{
     self, Chain, Node, address,
     commit_reveal::{assert_pooled_audits, commits, saved, slashed},
+    wait,
 };
 
 const YES_MAJORITY: &str = r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#;
@@ -155,23 +157,17 @@ async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
     first.start();
     let id = chain.ask(&["Revealed after a restart?"]).await[0];
     // The first node commits alone: the reveal phase waits for the quorum's second commit.
-    let deadline = std::time::Instant::now() + WAIT;
-    while commits(&chain, id).await.is_empty() {
-        assert!(std::time::Instant::now() < deadline, "{}", first.log_text());
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until("the first commit", &first, async || {
+        !commits(&chain, id).await.is_empty()
+    })
+    .await;
     first.kill();
     let (commitment, salt) = saved(&first)[&id];
     second.start();
-    let deadline = std::time::Instant::now() + WAIT;
-    while commits(&chain, id).await.len() < 2 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{}",
-            second.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until("the second commit", &second, async || {
+        commits(&chain, id).await.len() >= 2
+    })
+    .await;
     // The reveal phase is open; the second node reveals, the verdict waits for the first.
     assert_eq!(chain.status(id).await, S::Asked);
     // A third operator arriving now finds the commit phase over: it runs no committee and
@@ -182,11 +178,11 @@ async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
         !third.report_path(id).exists(),
         "a committee ran too late to commit"
     );
-    let sent: i64 = third
-        .sqlite()
-        .query_row("SELECT count(*) FROM sent_txs", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(sent, 0, "the third node sent a transaction");
+    let sent = third.store().unwrap().all_txs().unwrap();
+    assert!(
+        sent.is_empty(),
+        "the third node sent a transaction: {sent:?}"
+    );
     assert_eq!(chain.status(id).await, S::Asked);
     first.start();
     chain.wait_status(id, S::Resolved, WAIT).await;
@@ -215,24 +211,15 @@ async fn a_reveal_deadline_missed_fails_the_question_and_burns_the_bond() {
     let mut late = Node::configure_as(&chain, 1, YES_MAJORITY, "");
     let mut prompt = Node::configure_as(&chain, 3, YES_MAJORITY, "");
     // The late node dies right after its commit is mined, before any reveal.
-    late.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
+    late.start_crashing_at("commit.mined", 1);
     let id = chain.ask(&["Revealed in time?"]).await[0];
-    let status = late.wait_exit(WAIT).expect("commit.mined reached");
-    assert_eq!(
-        std::os::unix::process::ExitStatusExt::signal(&status),
-        Some(9)
-    );
+    late.wait_crashed("commit.mined:1", WAIT);
     // The prompt node commits (the reveal phase opens) and reveals.
     prompt.start();
-    let deadline = std::time::Instant::now() + WAIT;
-    while !chain.reports(id).await.iter().any(|r| r.0 == address(3)) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{}",
-            prompt.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    until("the prompt node's reveal", &prompt, async || {
+        chain.reports(id).await.iter().any(|r| r.0 == address(3))
+    })
+    .await;
     assert_eq!(commits(&chain, id).await.len(), 2);
     // The reveal window passes with the node down.
     chain.advance(u64::from(REVEAL_WINDOW) + 1).await;
@@ -343,12 +330,12 @@ async fn first_commits_and_dies_then_second_reveals(
     question: &str,
     confirm: bool,
 ) -> (U256, (B256, B256)) {
-    first.start_with_env(&[(veritas::crashpoint::ENV, "commit.mined:1")]);
+    first.start_crashing_at("commit.mined", 1);
     let id = chain.ask(&[question]).await[0];
     if confirm {
         rpc(chain, "anvil_mine", serde_json::json!([1])).await;
     }
-    first.wait_exit(WAIT).expect("commit.mined reached");
+    first.wait_crashed("commit.mined:1", WAIT);
     let saved_commit = saved(first)[&id];
     second.start();
     until("the second reveal", second, || async {
@@ -430,15 +417,10 @@ async fn commitment_of(chain: &Chain, id: U256, who: Address) -> B256 {
         .unwrap()
 }
 
-/// Rows in the node's `commitments` table for `id`.
-fn commitment_rows(node: &Node, id: U256) -> i64 {
-    node.sqlite()
-        .query_row(
-            "SELECT count(*) FROM commitments WHERE question_id = ?1",
-            [id.to_string()],
-            |r| r.get(0),
-        )
-        .unwrap()
+/// The commitments the node saved for `id`.
+fn commitment_rows(node: &Node, id: U256) -> usize {
+    let commits = node.store().unwrap().commits().unwrap();
+    commits.iter().filter(|c| c.question_id == id).count()
 }
 
 /// On the final chain: one verdict, one commit and one reveal per operator in `keys`, each
@@ -464,20 +446,13 @@ async fn assert_once_each(chain: &Chain, id: U256, nodes: &[(&Node, usize)]) {
 }
 
 /// Poll `check` every 50 ms until it holds; panics with `what` (and `log`) after [`WAIT`].
-async fn until<F, Fut>(what: &str, log: &Node, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let deadline = std::time::Instant::now() + WAIT;
-    while !check().await {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for {what}\n{}",
-            log.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+async fn until(what: &str, log: &Node, mut check: impl AsyncFnMut() -> bool) {
+    wait::until(
+        WAIT,
+        || format!("timed out waiting for {what}\n{}", log.log_text()),
+        async || check().await.then_some(()),
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -528,17 +503,25 @@ async fn a_commit_reorged_out_is_sent_again_with_the_saved_salt() {
 /// The node's transactions about `id`: one commit and one reveal mined, at two nonces (a
 /// reorged-out one sent again, or replaced at its nonce), none pending or reverted.
 fn assert_sent_once(node: &Node, id: U256) {
-    let (mined, nonces, other): (i64, i64, i64) = node
-        .sqlite()
-        .query_row(
-            "SELECT count(*) FILTER (WHERE status = 'mined'), count(DISTINCT nonce), \
-             count(*) FILTER (WHERE status IN ('pending', 'reverted', 'skipped')) \
-             FROM sent_txs WHERE question_id = ?1",
-            [id.to_string()],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap();
-    assert_eq!((mined, nonces, other), (2, 2, 0), "{}", node.log_text());
+    let txs: Vec<_> = node.store().unwrap().all_txs().unwrap();
+    let txs: Vec<_> = txs.iter().filter(|t| t.question_id == id).collect();
+    let mined = txs.iter().filter(|t| t.status == TxStatus::Mined).count();
+    let nonces: std::collections::BTreeSet<u64> = txs.iter().map(|t| t.nonce).collect();
+    let other = txs
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.status,
+                TxStatus::Pending | TxStatus::Reverted | TxStatus::Skipped
+            )
+        })
+        .count();
+    assert_eq!(
+        (mined, nonces.len(), other),
+        (2, 2, 0),
+        "{}",
+        node.log_text()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -559,8 +542,8 @@ async fn a_reveal_reorged_out_after_a_crash_is_revealed_again_with_the_saved_sal
     assert_eq!(chain.status(id).await, S::Asked);
 
     // The first reveals (its reveal posts the verdict) and dies right after the broadcast.
-    first.start_with_env(&[(veritas::crashpoint::ENV, "reveal.sent:1")]);
-    first.wait_exit(WAIT).expect("reveal.sent reached");
+    first.start_crashing_at("reveal.sent", 1);
+    first.wait_crashed("reveal.sent:1", WAIT);
     until("the first reveal mined", &first, || async {
         logged_block(&chain, id, a, false).await.is_some()
     })

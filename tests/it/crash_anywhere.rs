@@ -21,10 +21,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::{
-    os::unix::process::ExitStatusExt,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use alloy::{
     primitives::{B256, U256},
@@ -32,9 +29,9 @@ use alloy::{
 };
 use rand::{Rng, SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
-use veritas::{crashpoint, devnet::AnvilOptions};
+use veritas::{crashpoint, devnet::AnvilOptions, store::TxStatus};
 
-use crate::support::{self, Chain, Node, assert_audits};
+use crate::support::{self, Chain, Node, assert_audits, wait};
 
 const KILLS: usize = 20;
 const QUESTIONS_PER_ROUND: usize = 3;
@@ -103,60 +100,34 @@ fn plan(rng: &mut ChaCha8Rng) -> Vec<Kill> {
         .collect()
 }
 
-/// Jobs per stage and pending transactions, read from the node's SQLite.
+/// Jobs per stage, intents and pending transactions, through the node's store.
 fn snapshot(node: &Node) -> String {
-    if !has_store(node) {
+    let Some(store) = node.store() else {
         return "no store yet (killed before it was created)".into();
-    }
-    let conn = node.sqlite();
-    let Ok(mut stmt) =
-        conn.prepare("SELECT stage, count(*) FROM jobs GROUP BY stage ORDER BY stage")
-    else {
+    };
+    let (Ok(jobs), Ok(intents), Ok(txs)) = (store.jobs(), store.intents(), store.all_txs()) else {
         return "schema not created yet".into();
     };
-    let stages: Vec<String> = stmt
-        .query_map([], |r| {
-            Ok(format!(
-                "{} {}",
-                r.get::<_, String>(0)?,
-                r.get::<_, i64>(1)?
-            ))
-        })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let pending: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM sent_txs WHERE status = 'pending'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
-    let intents: i64 = conn
-        .query_row("SELECT count(*) FROM post_intents", [], |r| r.get(0))
-        .unwrap();
+    let mut stages = std::collections::BTreeMap::<&str, usize>::new();
+    for job in &jobs {
+        *stages.entry(job.stage.as_str()).or_default() += 1;
+    }
+    let stages: Vec<String> = stages.iter().map(|(s, n)| format!("{s} {n}")).collect();
+    let pending = txs.iter().filter(|t| t.status == TxStatus::Pending).count();
     format!(
-        "jobs [{}], intents {intents}, pending txs {pending}",
-        stages.join(", ")
+        "jobs [{}], intents {}, pending txs {pending}",
+        stages.join(", "),
+        intents.len()
     )
 }
 
-fn has_store(node: &Node) -> bool {
-    node.data_dir().join("veritas.sqlite").exists()
-}
-
-/// Hashes of the verdict transactions the store records as pending (none before it exists).
-fn pending_txs(node: &Node) -> Vec<String> {
-    if !has_store(node) {
-        return Vec::new();
-    }
-    let conn = node.sqlite();
-    let Ok(mut stmt) = conn.prepare("SELECT tx_hash FROM sent_txs WHERE status = 'pending'") else {
-        return Vec::new(); // the schema is not created yet
-    };
-    stmt.query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
+/// The verdict transactions the store records as pending (none before it exists).
+fn pending_txs(node: &Node) -> Vec<B256> {
+    let txs = node.store().and_then(|store| store.all_txs().ok());
+    txs.unwrap_or_default()
+        .into_iter()
+        .filter(|t| t.status == TxStatus::Pending)
+        .map(|t| t.tx_hash)
         .collect()
 }
 
@@ -172,24 +143,22 @@ async fn rpc(chain: &Chain, method: &'static str, params: serde_json::Value) {
 async fn kill_in_flight(chain: &Chain, node: &mut Node) {
     rpc(chain, "evm_setAutomine", serde_json::json!([false])).await;
     node.start();
-    let deadline = Instant::now() + Duration::from_secs(60);
     let reader = chain.reader();
-    'wait: loop {
-        for hash in pending_txs(node) {
-            let hash: B256 = hash.parse().unwrap();
-            if let Ok(Some(tx)) = reader.get_transaction_by_hash(hash).await
-                && tx.block_number.is_none()
-            {
-                break 'wait;
+    wait::until(
+        Duration::from_secs(60),
+        || format!("no verdict tx in flight: {}", node.log_text()),
+        async || {
+            for hash in pending_txs(node) {
+                if let Ok(Some(tx)) = reader.get_transaction_by_hash(hash).await
+                    && tx.block_number.is_none()
+                {
+                    return Some(());
+                }
             }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no verdict tx in flight: {}",
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+            None
+        },
+    )
+    .await;
     node.kill();
     rpc(chain, "evm_mine", serde_json::json!([])).await;
     rpc(chain, "evm_setAutomine", serde_json::json!([true])).await;
@@ -221,17 +190,9 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
         }
         match kill {
             Kill::Point(point, n) => {
-                node.start_with_env(&[(crashpoint::ENV, &format!("{point}:{n}"))]);
+                node.start_crashing_at(point, *n);
                 ids.extend(chain.ask(&refs).await);
-                let status = node.wait_exit(Duration::from_secs(60)).unwrap_or_else(|| {
-                    panic!("round {round}: {kill} never reached\n{}", node.log_text())
-                });
-                assert_eq!(
-                    status.signal(),
-                    Some(9),
-                    "round {round}: {kill}: {status:?}\n{}",
-                    node.log_text()
-                );
+                node.wait_crashed(&format!("round {round}: {kill}"), Duration::from_secs(60));
             }
             Kill::InFlight => kill_in_flight(&chain, &mut node).await,
             Kill::InFlightCall(_) => unreachable!("commit-reveal only"),
@@ -262,14 +223,12 @@ async fn sigkill_at_twenty_seeded_points_then_exactly_one_verdict_each() {
         assert!(report["tx"]["hash"].is_string(), "report {id} lacks its tx");
         assert_audits(&chain, &report, *id).await;
     }
-    let (txs, dropped): (i64, i64) = node
-        .sqlite()
-        .query_row(
-            "SELECT count(*), count(*) FILTER (WHERE status != 'mined') FROM sent_txs",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .unwrap();
+    let all_txs = node.store().unwrap().all_txs().unwrap();
+    let txs = all_txs.len();
+    let dropped = all_txs
+        .iter()
+        .filter(|t| t.status != TxStatus::Mined)
+        .count();
     println!(
         "crash-anywhere: {} questions, {KILLS} SIGKILLs, {:.1} s: exactly one VerdictPosted each, \
          every job reported, 0 pending txs ({txs} signed, {dropped} not mined), every report audits",
@@ -331,46 +290,47 @@ async fn kill_call_in_flight(chain: &Chain, node: &mut Node, reveal: bool) {
     let ours = format!("{:#x}", support::address(1));
     rpc(chain, "evm_setAutomine", serde_json::json!([false])).await;
     node.start();
-    let deadline = Instant::now() + Duration::from_secs(60);
     let reader = chain.reader();
-    loop {
-        let pool: serde_json::Value = reader
-            .raw_request("txpool_content".into(), serde_json::json!([]))
-            .await
-            .unwrap();
-        let pending = pool["pending"].as_object().cloned().unwrap_or_default();
-        // (from us, calldata) of every pending transaction.
-        let txs: Vec<(bool, String)> = pending
-            .iter()
-            .flat_map(|(from, txs)| {
-                let mine = from.eq_ignore_ascii_case(&ours);
-                txs.as_object()
-                    .cloned()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(move |(_, tx)| (mine, tx["input"].as_str().unwrap_or("").to_owned()))
-            })
-            .collect();
-        if txs
-            .iter()
-            .any(|(mine, input)| *mine && input.starts_with(&prefix))
-        {
-            break;
-        }
-        let needed = txs
-            .iter()
-            .any(|(mine, input)| *mine || (reveal && input.starts_with(&commit_prefix)));
-        if needed {
-            rpc(chain, "evm_mine", serde_json::json!([])).await;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no {} in flight: {}",
-            if reveal { "reveal" } else { "commit" },
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait::until(
+        Duration::from_secs(60),
+        || {
+            let call = if reveal { "reveal" } else { "commit" };
+            format!("no {call} in flight: {}", node.log_text())
+        },
+        async || {
+            let pool: serde_json::Value = reader
+                .raw_request("txpool_content".into(), serde_json::json!([]))
+                .await
+                .unwrap();
+            let pending = pool["pending"].as_object().cloned().unwrap_or_default();
+            // (from us, calldata) of every pending transaction.
+            let txs: Vec<(bool, String)> = pending
+                .iter()
+                .flat_map(|(from, txs)| {
+                    let mine = from.eq_ignore_ascii_case(&ours);
+                    txs.as_object()
+                        .cloned()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(move |(_, tx)| (mine, tx["input"].as_str().unwrap_or("").to_owned()))
+                })
+                .collect();
+            if txs
+                .iter()
+                .any(|(mine, input)| *mine && input.starts_with(&prefix))
+            {
+                return Some(());
+            }
+            let needed = txs
+                .iter()
+                .any(|(mine, input)| *mine || (reveal && input.starts_with(&commit_prefix)));
+            if needed {
+                rpc(chain, "evm_mine", serde_json::json!([])).await;
+            }
+            None
+        },
+    )
+    .await;
     node.kill();
     rpc(chain, "evm_mine", serde_json::json!([])).await;
     rpc(chain, "evm_setAutomine", serde_json::json!([true])).await;
@@ -413,17 +373,9 @@ async fn commit_reveal_sigkill_at_seeded_points_then_every_commit_revealed_once(
         let refs: Vec<&str> = questions.iter().map(String::as_str).collect();
         match kill {
             Kill::Point(point, n) => {
-                node.start_with_env(&[(crashpoint::ENV, &format!("{point}:{n}"))]);
+                node.start_crashing_at(point, *n);
                 ids.extend(chain.ask(&refs).await);
-                let status = node.wait_exit(Duration::from_secs(60)).unwrap_or_else(|| {
-                    panic!("round {round}: {kill} never reached\n{}", node.log_text())
-                });
-                assert_eq!(
-                    status.signal(),
-                    Some(9),
-                    "round {round}: {kill}: {status:?}\n{}",
-                    node.log_text()
-                );
+                node.wait_crashed(&format!("round {round}: {kill}"), Duration::from_secs(60));
             }
             Kill::InFlight => unreachable!("not planned here"),
             Kill::InFlightCall(reveal) => {
@@ -463,16 +415,25 @@ async fn commit_reveal_sigkill_at_seeded_points_then_every_commit_revealed_once(
         let ours = commits.iter().find(|c| c.0 == address(1)).unwrap().1;
         assert_eq!(saved.get(id).map(|s| s.0), Some(ours), "question {id}");
         // One commit and one reveal sent, both mined: nothing sent twice, nothing reverted.
-        let (mined, other_status): (i64, i64) = node
-            .sqlite()
-            .query_row(
-                "SELECT count(*) FILTER (WHERE status = 'mined'), \
-                 count(*) FILTER (WHERE status IN ('reverted', 'pending', 'skipped')) \
-                 FROM sent_txs WHERE question_id = ?1",
-                [id.to_string()],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .unwrap();
+        let txs: Vec<TxStatus> = node
+            .store()
+            .unwrap()
+            .all_txs()
+            .unwrap()
+            .into_iter()
+            .filter(|t| t.question_id == *id)
+            .map(|t| t.status)
+            .collect();
+        let mined = txs.iter().filter(|s| **s == TxStatus::Mined).count();
+        let other_status = txs
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s,
+                    TxStatus::Reverted | TxStatus::Pending | TxStatus::Skipped
+                )
+            })
+            .count();
         assert_eq!((mined, other_status), (2, 0), "question {id}: txs of A");
         commit_reveal::assert_pooled_audits(&chain, *id, &[&node, &other]).await;
     }
@@ -496,26 +457,19 @@ async fn commit_reveal_sigkill_at_seeded_points_then_every_commit_revealed_once(
 
 /// Wait until every job of `node` is reported and none of its transactions is pending.
 async fn wait_settled(node: &Node, timeout: Duration) {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let unsettled: i64 = node
-            .sqlite()
-            .query_row(
-                "SELECT (SELECT count(*) FROM jobs WHERE reported_at IS NULL) + \
-                 (SELECT count(*) FROM sent_txs WHERE status = 'pending')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        if unsettled == 0 {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "stuck: {}\n{}",
-            snapshot(node),
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait::until(
+        timeout,
+        || format!("stuck: {}\n{}", snapshot(node), node.log_text()),
+        async || {
+            let store = node.store()?;
+            let reported = store.jobs().ok()?.iter().all(|j| j.stage.is_reported());
+            let pending = store
+                .all_txs()
+                .ok()?
+                .iter()
+                .any(|t| t.status == TxStatus::Pending);
+            (reported && !pending).then_some(())
+        },
+    )
+    .await;
 }

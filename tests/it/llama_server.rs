@@ -13,13 +13,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use veritas::devnet::{AnvilOptions, repo_root};
 
 use crate::support::{
     self, Chain, Node, assert_audits,
     llama::{Server, llama_server, tail},
+    wait,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -60,17 +61,22 @@ async fn openai_jurors_and_the_planner_on_a_real_llama_server_post_an_audited_ve
     // scores numbered 1, 2, 3…) is retried by the node like any transient failure, as in
     // production; the support config retries every second, 50 times.
     // Poll rather than `wait_verdicts`, to fail fast with both logs when the node dies.
-    let deadline = Instant::now() + Duration::from_secs(600);
-    while !veritas::contract::has_verdict(&chain.status(ids[0]).await) {
-        let exited = node.wait_exit(Duration::ZERO);
-        assert!(
-            exited.is_none() && Instant::now() < deadline,
-            "no verdict (node exit: {exited:?})\n--- node\n{}\n--- server\n{}",
-            tail(&node.log_text()),
-            tail(&server.log_text())
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let node_log = node.log.clone();
+    let logs = || {
+        let node = tail(&std::fs::read_to_string(&node_log).unwrap_or_default());
+        format!("--- node\n{node}\n--- server\n{}", tail(&server.log_text()))
+    };
+    wait::until(
+        Duration::from_secs(600),
+        || format!("no verdict\n{}", logs()),
+        async || {
+            if let Some(exited) = node.wait_exit(Duration::ZERO) {
+                panic!("the node exited ({exited:?}) before a verdict\n{}", logs());
+            }
+            veritas::contract::has_verdict(&chain.status(ids[0]).await).then_some(())
+        },
+    )
+    .await;
     let report = node.report_with_tx(ids[0], Duration::from_secs(30)).await;
     let context = || format!("{report}\n--- node\n{}", tail(&node.log_text()));
 

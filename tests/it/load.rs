@@ -55,7 +55,7 @@ use veritas::{
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
 
-use crate::support::{self, Chain, Node};
+use crate::support::{self, Chain, Node, wait};
 
 fn env_or(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -413,19 +413,11 @@ async fn burst_once(keys: &[usize], quorum: u8, reveal_window: u32) -> Figures {
     // Reports in flight, per node (a node whose reports all lost their race has none).
     let mut peak_in_flight = 0;
     for node in &nodes {
-        let sent: Vec<(String, i64)> = node
-            .sqlite()
-            .prepare("SELECT question_id, sent_at FROM sent_txs WHERE question_id != '1'")
-            .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let sent = node.store().unwrap().all_txs().unwrap();
         let mut events: Vec<(i64, i32)> = Vec::new();
-        for (qid, sent_at) in &sent {
-            let id: U256 = qid.parse().unwrap();
-            events.push((*sent_at, 1));
-            events.push((seen.verdicts[&id][0].0, -1));
+        for tx in sent.iter().filter(|t| t.question_id != U256::from(1)) {
+            events.push((tx.sent_at, 1));
+            events.push((seen.verdicts[&tx.question_id][0].0, -1));
         }
         events.sort_unstable();
         let mut in_flight = 0;
@@ -583,47 +575,45 @@ async fn burst_once(keys: &[usize], quorum: u8, reveal_window: u32) -> Figures {
 /// question has a `reported_at` somewhere: the test sees a verdict on-chain before the nodes
 /// that posted it have recorded their receipts.
 async fn nodes_first_report_ms(nodes: &[Node], seen: &Seen) -> Vec<i64> {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        // question -> (earliest seen_at, earliest reported_at), over every node's store.
-        let mut first: HashMap<U256, (i64, Option<i64>)> = HashMap::new();
-        for node in nodes {
-            let rows: Vec<(String, i64, Option<i64>)> = node
-                .sqlite()
-                .prepare("SELECT question_id, seen_at, reported_at FROM jobs")
-                .unwrap()
-                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .unwrap()
-                .map(Result::unwrap)
-                .collect();
-            for (qid, seen_at, reported_at) in rows {
-                let entry = first
-                    .entry(qid.parse().unwrap())
-                    .or_insert((seen_at, reported_at));
-                entry.0 = entry.0.min(seen_at);
-                entry.1 = match (entry.1, reported_at) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
+    let missing = std::cell::Cell::new(0);
+    wait::until(
+        Duration::from_secs(60),
+        || {
+            format!(
+                "{} of {} questions reported by no node's store",
+                missing.get(),
+                seen.asked.len()
+            )
+        },
+        async || {
+            // question -> (earliest seen_at, earliest reported_at), over every node's store.
+            let mut first: HashMap<U256, (i64, Option<i64>)> = HashMap::new();
+            for node in nodes {
+                let store = node.store().unwrap();
+                let reported: HashMap<U256, Option<i64>> =
+                    store.reported_times().unwrap().into_iter().collect();
+                for job in store.jobs().unwrap() {
+                    let id = job.question.question_id;
+                    let reported_at = reported.get(&id).copied().flatten();
+                    let entry = first.entry(id).or_insert((job.seen_at, reported_at));
+                    entry.0 = entry.0.min(job.seen_at);
+                    entry.1 = match (entry.1, reported_at) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                }
             }
-        }
-        let samples: Vec<i64> = seen
-            .asked
-            .keys()
-            .filter_map(|id| match first.get(id) {
-                Some((seen_at, Some(reported_at))) => Some(reported_at - seen_at),
-                _ => None,
-            })
-            .collect();
-        if samples.len() == seen.asked.len() {
-            return samples;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{} of {} questions reported by no node's store after 60 s",
-            seen.asked.len() - samples.len(),
-            seen.asked.len()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+            let samples: Vec<i64> = seen
+                .asked
+                .keys()
+                .filter_map(|id| match first.get(id) {
+                    Some((seen_at, Some(reported_at))) => Some(reported_at - seen_at),
+                    _ => None,
+                })
+                .collect();
+            missing.set(seen.asked.len() - samples.len());
+            (samples.len() == seen.asked.len()).then_some(samples)
+        },
+    )
+    .await
 }

@@ -24,7 +24,7 @@ use veritas::{
     devnet::AnvilOptions,
 };
 
-use crate::support::{Chain, Node, address};
+use crate::support::{Chain, Node, address, wait};
 
 const YES_MAJORITY: &str = r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#;
 const NO_MAJORITY: &str = r#"{"default": {"votes": ["NO", "NO", "YES"]}}"#;
@@ -86,11 +86,11 @@ async fn three_nodes_quorum_two_finalise_without_the_killed_one() {
         assert_eq!(chain.reports(id).await.len(), 2, "a stale report for {id}");
         assert_eq!(chain.verdict_events(id).await, 1);
     }
-    let sent: i64 = nodes[2]
-        .sqlite()
-        .query_row("SELECT count(*) FROM sent_txs", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(sent, 0, "the restarted node sent transactions");
+    let sent = nodes[2].store().unwrap().all_txs().unwrap();
+    assert!(
+        sent.is_empty(),
+        "the restarted node sent transactions: {sent:?}"
+    );
     for node in &mut nodes {
         node.stop();
     }
@@ -298,33 +298,30 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
     let addr = node.api_addr(WAIT).await;
     for id in [upheld, overturned] {
         node.wait_stage(id, "disputed", WAIT).await;
-        let deadline = std::time::Instant::now() + WAIT;
-        loop {
-            let body: serde_json::Value = reqwest::get(format!("http://{addr}/questions/{id}"))
-                .await
+        let body = wait::until(
+            WAIT,
+            || format!("no second opinion for {id}"),
+            async || {
+                let body: serde_json::Value = reqwest::get(format!("http://{addr}/questions/{id}"))
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                body["second_opinion"]["root"].is_string().then_some(body)
+            },
+        )
+        .await;
+        assert_eq!(body["lifecycle"]["status"], "Disputed");
+        assert_eq!(
+            body["lifecycle"]["disputer"]
+                .as_str()
                 .unwrap()
-                .json()
-                .await
-                .unwrap();
-            if body["second_opinion"]["root"].is_string() {
-                assert_eq!(body["lifecycle"]["status"], "Disputed");
-                assert_eq!(
-                    body["lifecycle"]["disputer"]
-                        .as_str()
-                        .unwrap()
-                        .to_lowercase(),
-                    address(5).to_string().to_lowercase()
-                );
-                assert_eq!(body["lifecycle"]["bond"], bond.to_string());
-                assert_eq!(body["operator_reports"].as_array().unwrap().len(), 1);
-                break;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "no second opinion: {body}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+                .to_lowercase(),
+            address(5).to_string().to_lowercase()
+        );
+        assert_eq!(body["lifecycle"]["bond"], bond.to_string());
+        assert_eq!(body["operator_reports"].as_array().unwrap().len(), 1);
     }
 
     // The court (the devnet's VeritasCourt, judge key 0) keeps the verdict on one and takes the

@@ -17,7 +17,7 @@ use std::time::Duration;
 use alloy::primitives::U256;
 use veritas::{audit, contract::IVeritasOracle, devnet::AnvilOptions};
 
-use crate::support::{self, Chain, Node, assert_audits, veritas};
+use crate::support::{self, Chain, Node, assert_audits, veritas, wait};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -92,19 +92,25 @@ async fn three_questions_three_audited_verdicts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
     let chain = Chain::start(AnvilOptions::default()).await;
-    // Each resolution takes 1.2 s, so the kills land while questions are being resolved.
-    let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 1200}}"#;
+    let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 200}}"#;
     let mut node = Node::configure(&chain, replay, "");
-    node.start();
     let ids = chain
         .ask(&["Q one?", "Q two?", "Q three?", "Q four?", "Q five?"])
         .await;
-    // Kill at several points: while resolving, around the first posts, and after some.
-    for wait_ms in [700u64, 1_500, 400, 2_000] {
-        tokio::time::sleep(Duration::from_millis(wait_ms)).await;
-        node.kill();
-        node.start();
+    // Each run dies by SIGKILL at a named point of the pipeline (`veritas::crashpoint`), so
+    // every kill lands where it claims: while a question is resolving, with its report on disk
+    // but no intent, with a signed transaction not yet broadcast, and with one mined that the
+    // store does not know of. A kill that never lands fails the test.
+    for (point, n) in [
+        ("job.resolving", 1),
+        ("report.written", 2),
+        ("tx.recorded", 1),
+        ("tx.mined", 1),
+    ] {
+        node.start_crashing_at(point, n);
+        node.wait_crashed(&format!("{point}:{n}"), Duration::from_secs(60));
     }
+    node.start();
     chain.wait_verdicts(&ids, Duration::from_secs(90)).await;
     // Even a verdict mined just before a SIGKILL gets its tx key on the next run.
     for id in &ids {
@@ -148,17 +154,14 @@ async fn rpc_outage_recovers_and_misses_nothing() {
     let during = chain.ask(&["Right before the outage?"]).await;
     let mut chain = chain;
     chain.anvil.stop();
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    // The outage lasts until the node has noticed it, however slow the machine.
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !node.log_text().contains("poll failed") {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the outage was never noticed: {}",
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // The outage lasts until the node has noticed it (a failed watcher poll, counted on its
+    // metrics page), however slow the machine.
+    wait::until(
+        Duration::from_secs(60),
+        || format!("the outage was never noticed: {}", node.log_text()),
+        async || (node.metric("veritas_rpc_errors_total").await? >= 1.0).then_some(()),
+    )
+    .await;
     chain.anvil.restart().await.unwrap();
     let after = chain.ask(&["After the outage?", "And another?"]).await;
 
@@ -185,24 +188,9 @@ async fn a_juror_failing_every_call_is_never_posted() {
         .wait_verdicts(&ids[1..], Duration::from_secs(30))
         .await;
     // Give the failing one time to be tried and refused.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let client = reqwest::Client::new();
-    let addr = loop {
-        let log = node.log_text();
-        if let Some(addr) = log
-            .split("HTTP API listening addr=")
-            .nth(1)
-            .and_then(|s| s.split_whitespace().next())
-        {
-            break addr.to_string();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no API address in log"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
-    let job = wait_until_failed(&client, &addr, ids[0], deadline).await;
+    let addr = node.api_addr(Duration::from_secs(20)).await;
+    let job = wait_until_failed(&client, &addr, ids[0]).await;
     assert!(
         job["job"]["last_error"]
             .as_str()
@@ -212,7 +200,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
     );
     assert_eq!(job["job"]["attempts"], 3, "retried, then failed: {job}");
     // A question that is not valid UTF-8 is kept, failed with a clear reason, never posted.
-    let body = wait_until_failed(&client, &addr, invalid_utf8, deadline).await;
+    let body = wait_until_failed(&client, &addr, invalid_utf8).await;
     assert_eq!(body["job"]["stage"], "failed", "{body}");
     assert!(
         body["job"]["last_error"]
@@ -227,7 +215,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         IVeritasOracle::VerdictStatus::Asked
     );
     assert_eq!(chain.verdict_events(ids[0]).await, 0);
-    let reported = wait_until_stage(&client, &addr, ids[1], REPORTED, deadline).await;
+    let reported = wait_until_stage(&client, &addr, ids[1], REPORTED).await;
     let stage = reported["job"]["stage"].as_str().unwrap().to_owned();
     // Metrics and health answer.
     let metrics = client
@@ -288,12 +276,8 @@ async fn sigterm_drains_in_flight_questions_and_exits_zero() {
     let replay = r#"{"default": {"votes": ["YES", "NO", "YES"], "delay_ms": 1500}}"#;
     let mut node = Node::configure(&chain, replay, "");
     node.start();
-    // Wait until the node is up (its API line is logged) before asking.
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while !node.log_text().contains("HTTP API listening") {
-        assert!(std::time::Instant::now() < deadline, "node did not start");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // Wait until the node is up (its API answers) before asking.
+    node.metrics().await;
     let ids = chain.ask(&["In flight at SIGTERM?"]).await;
     // Picked up and resolving (for 1.5 s): the signal lands while it is in flight.
     node.wait_stage(ids[0], "resolving", Duration::from_secs(20))
@@ -370,24 +354,22 @@ async fn a_faulty_rpc_loses_nothing_and_duplicates_nothing() {
         .collect();
     let refs: Vec<&str> = questions.iter().map(String::as_str).collect();
     let ids = chain.ask(&refs).await;
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let mut done = 0;
-        for id in &ids {
-            if chain.status(*id).await != IVeritasOracle::VerdictStatus::Asked {
-                done += 1;
+    let done = std::cell::Cell::new(0);
+    wait::until(
+        Duration::from_secs(60),
+        || format!("{} verdicts only: {}", done.get(), node.log_text()),
+        async || {
+            let mut answered = 0;
+            for id in &ids {
+                if chain.status(*id).await != IVeritasOracle::VerdictStatus::Asked {
+                    answered += 1;
+                }
             }
-        }
-        if done == ids.len() {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{done} verdicts only: {}",
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+            done.set(answered);
+            (answered == ids.len()).then_some(())
+        },
+    )
+    .await;
     for id in &ids {
         assert_eq!(
             chain.verdict_events(*id).await,
@@ -419,14 +401,13 @@ async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict(
     node.stop_in_process().await;
 }
 
-/// Poll the node's `/questions/{id}` until its job is `failed`; panics at `deadline`.
+/// Poll the node's `/questions/{id}` until its job is `failed`; panics after 20 s.
 async fn wait_until_failed(
     client: &reqwest::Client,
     addr: &impl std::fmt::Display,
     id: impl std::fmt::Display,
-    deadline: std::time::Instant,
 ) -> serde_json::Value {
-    wait_until_stage(client, addr, id, &["failed"], deadline).await
+    wait_until_stage(client, addr, id, &["failed"]).await
 }
 
 /// The stages of a job whose report is on-chain (the follower moves it on from `reported`).
@@ -446,26 +427,26 @@ async fn wait_until_stage(
     addr: &impl std::fmt::Display,
     id: impl std::fmt::Display,
     stages: &[&str],
-    deadline: std::time::Instant,
 ) -> serde_json::Value {
-    loop {
-        let body: serde_json::Value = client
-            .get(format!("http://{addr}/questions/{id}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if stages.iter().any(|s| body["job"]["stage"] == *s) {
-            return body;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never reached stage {stages:?}: {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let last = std::cell::RefCell::new(serde_json::Value::Null);
+    wait::until(
+        Duration::from_secs(20),
+        || format!("never reached stage {stages:?}: {}", last.borrow()),
+        async || {
+            let body: serde_json::Value = client
+                .get(format!("http://{addr}/questions/{id}"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let reached = stages.iter().any(|s| body["job"]["stage"] == *s);
+            *last.borrow_mut() = body.clone();
+            reached.then_some(body)
+        },
+    )
+    .await
 }
 
 /// The planner's answer the chat-completions double gives (queries and rubric).
@@ -586,15 +567,7 @@ async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_lim
         );
     }
     // 1 ETH staked + the 1 ETH shortfall fits the 3 ETH limit: topped up, then reported.
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !veritas::contract::has_verdict(&chain.status(id).await) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no verdict after the top-up\n{}",
-            node.question(id).await
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
     // The chain's state shows the top-up: the operator's stake grew by exactly the shortfall.
     assert_eq!(
         stake().await,
@@ -607,20 +580,24 @@ async fn a_report_bond_above_the_free_stake_waits_or_is_topped_up_within_the_lim
 /// The job of `id`'s attempts and last error (from the in-process node's API), once that
 /// error contains `needle`; panics after 30 s.
 async fn wait_job_error(node: &Node, id: U256, needle: &str) -> (i64, String) {
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let body = node.question(id).await;
-        if let (Some(attempts), Some(error)) = (
-            body["job"]["attempts"].as_i64(),
-            body["job"]["last_error"].as_str(),
-        ) && error.contains(needle)
-        {
-            return (attempts, error.to_owned());
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "job {id} never failed with {needle:?}\n{body}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let last = std::cell::RefCell::new(serde_json::Value::Null);
+    wait::until(
+        Duration::from_secs(30),
+        || format!("job {id} never failed with {needle:?}\n{}", last.borrow()),
+        async || {
+            let body = node.question(id).await;
+            let found = match (
+                body["job"]["attempts"].as_i64(),
+                body["job"]["last_error"].as_str(),
+            ) {
+                (Some(attempts), Some(error)) if error.contains(needle) => {
+                    Some((attempts, error.to_owned()))
+                }
+                _ => None,
+            };
+            *last.borrow_mut() = body;
+            found
+        },
+    )
+    .await
 }

@@ -29,7 +29,7 @@ use veritas::{
     devnet::AnvilOptions,
 };
 
-use crate::support::{Chain, Node};
+use crate::support::{Chain, Node, wait};
 
 const WAIT: Duration = Duration::from_secs(90);
 const KEYS: [usize; 3] = [1, 3, 4];
@@ -74,28 +74,29 @@ async fn nodes(chain: &Chain, script: &str, env: &[(&str, &str)]) -> Vec<Node> {
 async fn wait_deferrals(chain: &Chain, nodes: &[Node], id: U256, count: u64) -> u64 {
     let reader = chain.reader();
     let oracle = IVeritasOracle::new(chain.oracle, &reader);
-    let deadline = std::time::Instant::now() + WAIT;
-    loop {
-        let d = oracle.deferral(id).call().await.unwrap();
-        if d.count == U256::from(count) {
-            return u64::try_from(d.reportsOpenAt).unwrap();
-        }
-        assert!(
-            d.count < U256::from(count),
-            "question {id} deferred {} times, expected {count}",
-            d.count
-        );
-        if std::time::Instant::now() >= deadline {
+    let seen = std::cell::Cell::new(U256::ZERO);
+    wait::until(
+        WAIT,
+        || {
             let logs: Vec<String> = nodes.iter().map(Node::log_text).collect();
-            panic!(
-                "question {id}: {} deferrals, not {count}, after {WAIT:?}; status {:?}\n{}",
-                d.count,
-                chain.status(id).await,
-                logs.join("\n----\n")
+            let logs = logs.join("\n----\n");
+            format!(
+                "question {id}: {} deferrals, not {count}\n{logs}",
+                seen.get()
+            )
+        },
+        async || {
+            let d = oracle.deferral(id).call().await.unwrap();
+            assert!(
+                d.count <= U256::from(count),
+                "question {id} deferred {} times, expected {count}",
+                d.count
             );
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+            seen.set(d.count);
+            (d.count == U256::from(count)).then(|| u64::try_from(d.reportsOpenAt).unwrap())
+        },
+    )
+    .await
 }
 
 /// The operators of every `ReportNotYet` of `id`.

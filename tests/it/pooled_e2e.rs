@@ -8,11 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::{
-    path::Path,
-    process::Command,
-    time::{Duration, Instant},
-};
+use std::{path::Path, process::Command, time::Duration};
 
 use alloy::{
     network::EthereumWallet,
@@ -39,7 +35,7 @@ use veritas::{
     stats::{self, BallotRecord},
 };
 
-use crate::support::{Chain, Node, operator};
+use crate::support::{Chain, Node, operator, wait};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 const QUESTION: &str = "Did the committee of two agree?";
@@ -215,13 +211,21 @@ async fn advance(chain: &Chain, seconds: u64) {
 }
 
 async fn wait_reported(chain: &Chain, id: U256, who: Address) {
-    let deadline = Instant::now() + Duration::from_secs(60);
     let p = chain.reader();
     let oracle = IVeritasOracle::new(chain.oracle, &p);
-    while !oracle.hasReported(id, who).call().await.unwrap() {
-        assert!(Instant::now() < deadline, "no report from {who}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait::until(
+        Duration::from_secs(60),
+        || format!("no report from {who}"),
+        async || {
+            oracle
+                .hasReported(id, who)
+                .call()
+                .await
+                .unwrap()
+                .then_some(())
+        },
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -416,13 +420,17 @@ async fn two_reports_pool_audit_show_and_pay() {
         .send()
         .await;
     let credited = U256::from(FEE / 2 + FEE % 2);
-    let deadline = Instant::now() + Duration::from_secs(20);
     let reader = chain.reader();
     let view = IVeritasOracle::new(chain.oracle, &reader);
-    while view.credits(operator().address()).call().await.unwrap() != credited {
-        assert!(Instant::now() < deadline, "fee never credited");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait::until(
+        Duration::from_secs(20),
+        || "fee never credited".to_owned(),
+        async || {
+            let credits = view.credits(operator().address()).call().await.unwrap();
+            (credits == credited).then_some(())
+        },
+    )
+    .await;
     let (_, out, _) = run(on(&["verdict", &id.to_string()]), None);
     assert!(out.contains("(isFinal true): final"), "{out}");
 

@@ -21,7 +21,7 @@ use std::{
     collections::{BTreeMap, BTreeSet},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use alloy::{
@@ -33,7 +33,7 @@ use veritas::{
     devnet::{ANVIL_KEYS, Anvil, AnvilOptions, repo_root, tool},
 };
 
-use crate::support::address;
+use crate::support::{address, wait};
 
 const PAGE: &str = "book/src/quickstart-operator.md";
 /// The page's executed blocks, in the order the test runs them.
@@ -225,11 +225,11 @@ fn terminate(child: &mut Child) {
     unsafe {
         libc::kill(-pgid, libc::SIGTERM);
     }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "a node ignored SIGTERM");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait::until_blocking(
+        Duration::from_secs(30),
+        || "a node ignored SIGTERM".to_owned(),
+        || child.try_wait().unwrap(),
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -336,23 +336,23 @@ async fn the_operator_quickstart_runs_as_written() {
         .trim()
         .parse()
         .unwrap_or_else(|e| panic!("the ask block printed no id ({e}): {printed:?}"));
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let status = view.verdictStatus(id).call().await.unwrap();
-        if status == VerdictStatus::Resolved {
-            break;
-        }
-        if Instant::now() > deadline {
+    wait::until(
+        WAIT,
+        || {
             let logs: Vec<String> = (1..=3)
                 .map(|i| {
                     std::fs::read_to_string(nodes.path().join(format!("node{i}.log")))
                         .unwrap_or_default()
                 })
                 .collect();
-            panic!("question {id} is {status:?} after {WAIT:?}; node logs:\n{logs:#?}");
-        }
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+            format!("question {id} is not Resolved; node logs:\n{logs:#?}")
+        },
+        async || {
+            let status = view.verdictStatus(id).call().await.unwrap();
+            (status == VerdictStatus::Resolved).then_some(())
+        },
+    )
+    .await;
     let verdict = view.getVerdict(id).call().await.unwrap();
     assert!(
         verdict.pYes > verdict.pNo,

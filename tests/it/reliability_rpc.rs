@@ -33,6 +33,7 @@ use veritas::{
 use crate::support::{
     self, Chain, Node, operator,
     proxy::{Fault, FaultPlan, start_faulty_proxy},
+    wait,
 };
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
@@ -53,20 +54,9 @@ async fn api(addr: &str, path: &str) -> (u16, Value) {
     (status, resp.json().await.unwrap_or(Value::Null))
 }
 
-/// Poll `check` every 100 ms until it returns `Some`; panics with `what` after `timeout`.
-async fn until<T, F, Fut>(timeout: Duration, what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Option<T>>,
-{
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+/// [`wait::until`] with a fixed description.
+async fn until<T>(timeout: Duration, what: &str, check: impl AsyncFnMut() -> Option<T>) -> T {
+    wait::until(timeout, || format!("timed out waiting for {what}"), check).await
 }
 
 fn hex_u128(v: &Value) -> u128 {
@@ -203,25 +193,28 @@ async fn a_faulty_rpc_with_every_fault_kind_misses_nothing_and_duplicates_nothin
         ids.extend(chain.ask(&[&format!("Faulty RPC question {i}?")]).await);
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        let mut pending = 0;
-        for id in &ids {
-            if chain.status(*id).await == VerdictStatus::Asked {
-                pending += 1;
+    let pending = std::cell::Cell::new(ids.len());
+    wait::until(
+        Duration::from_secs(180),
+        || {
+            let (n, all) = (pending.get(), ids.len());
+            format!(
+                "{n} of {all} questions without a verdict (seed {seed}): {}",
+                node.log_text()
+            )
+        },
+        async || {
+            let mut left = 0;
+            for id in &ids {
+                if chain.status(*id).await == VerdictStatus::Asked {
+                    left += 1;
+                }
             }
-        }
-        if pending == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{pending} of {} questions without a verdict (seed {seed}): {}",
-            ids.len(),
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+            pending.set(left);
+            (left == 0).then_some(())
+        },
+    )
+    .await;
     let all_verdicts = started.elapsed();
     let mut duplicates = 0;
     let mut missed = 0;

@@ -13,14 +13,14 @@
 
 use std::{
     sync::atomic::{AtomicUsize, Ordering},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
 use veritas::devnet::{ANVIL_KEYS, AnvilOptions};
 
-use crate::support::{Chain, Node, chat_double, veritas};
+use crate::support::{Chain, Node, chat_double, veritas, wait};
 
 /// The juror API key the node is given (made up; it is a secret for this test only).
 const API_KEY: &str = "sk-veritas-test-4f1d0c9b7e2a58366a1b";
@@ -137,29 +137,30 @@ dir = "{}"
     let client = reqwest::Client::new();
     let addr = node.api_addr(Duration::from_secs(30)).await;
     // The failing two end `failed` with a reason.
-    let deadline = Instant::now() + Duration::from_secs(60);
     let mut bodies = Vec::new();
     for id in &ids {
         // Settled: the verdict posted and the chain's lifecycle read (nothing moves after that).
-        let want: &[&str] = if bodies.len() < 2 {
-            &["finalised", "final"]
-        } else {
+        let failing = bodies.len() >= 2;
+        let want: &[&str] = if failing {
             &["failed"]
+        } else {
+            &["finalised", "final"]
         };
-        loop {
-            let (_, text) = get(&client, format!("http://{addr}/questions/{id}")).await;
-            let body: Value = serde_json::from_str(&text).unwrap();
-            let settled = bodies.len() >= 2 || body["lifecycle"].is_object();
-            if settled && want.iter().any(|w| body["job"]["stage"] == *w) {
-                bodies.push((text, body));
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "question {id} never {want:?}: {body}"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        let last = std::cell::RefCell::new(Value::Null);
+        let settled = wait::until(
+            Duration::from_secs(60),
+            || format!("question {id} never {want:?}: {}", last.borrow()),
+            async || {
+                let (_, text) = get(&client, format!("http://{addr}/questions/{id}")).await;
+                let body: Value = serde_json::from_str(&text).unwrap();
+                let settled = failing || body["lifecycle"].is_object();
+                let done = settled && want.iter().any(|w| body["job"]["stage"] == *w);
+                *last.borrow_mut() = body.clone();
+                done.then_some((text, body))
+            },
+        )
+        .await;
+        bodies.push(settled);
     }
     // The key was really used, and the double really echoed it (else this test proves nothing).
     let requests = double.requests.lock().unwrap().clone();
@@ -372,20 +373,18 @@ async fn the_http_api_binds_localhost_by_default() {
     assert!(!config.contains("http_addr"));
     std::fs::write(&node.config, config).unwrap();
     node.start();
-    let deadline = Instant::now() + Duration::from_secs(30);
     let expected = format!("{default}");
-    loop {
-        let log = node.log_text();
-        if log.contains(&format!("HTTP API listening addr={expected}"))
-            || log.contains(&format!("HTTP API on {expected}"))
-        {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no bind line for {expected}: {log}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // The log line is the subject here: it is how an operator learns the address.
+    wait::until(
+        Duration::from_secs(30),
+        || format!("no bind line for {expected}: {}", node.log_text()),
+        async || {
+            let log = node.log_text();
+            (log.contains(&format!("HTTP API listening addr={expected}"))
+                || log.contains(&format!("HTTP API on {expected}")))
+            .then_some(())
+        },
+    )
+    .await;
     node.stop();
 }

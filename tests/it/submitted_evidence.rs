@@ -28,7 +28,7 @@ use veritas::{
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
 
-use crate::support::{self, Chain, Node, veritas};
+use crate::support::{self, Chain, Node, veritas, wait};
 
 /// The submitters: anvil's development accounts 3 and 4 (`ANVIL_KEYS` indices).
 const SUBMITTERS: [usize; 2] = [3, 4];
@@ -128,19 +128,15 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
         "The harbor street bike lane opened to riders on 12 March 2026.",
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let first = loop {
-        let v = get_json(&format!("{api}/questions/{id}/provisional")).await;
-        if let Some(run) = v["runs"].as_array().and_then(|r| r.first()) {
-            break run.clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no provisional run: {v}\n{}",
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let first = wait::until(
+        Duration::from_secs(20),
+        || format!("no provisional run\n{}", node.log_text()),
+        async || {
+            let v = get_json(&format!("{api}/questions/{id}/provisional")).await;
+            v["runs"].as_array().and_then(|r| r.first()).cloned()
+        },
+    )
+    .await;
     assert_eq!(first["submissions"], 1, "{first}");
     assert_eq!(first["summary"]["included"], serde_json::json!([1]));
     assert!(first["summary"]["p_fixed"].is_array(), "{first}");
@@ -170,16 +166,16 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
         "A photo of cyclists on the new harbor street lane.",
     )
     .await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let runs = loop {
-        let v = get_json(&format!("{api}/questions/{id}/provisional")).await;
-        let runs = v["runs"].as_array().cloned().unwrap_or_default();
-        if runs.len() >= 2 {
-            break runs;
-        }
-        assert!(Instant::now() < deadline, "no second provisional run: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let runs = wait::until(
+        Duration::from_secs(30),
+        || "no second provisional run".to_owned(),
+        async || {
+            let v = get_json(&format!("{api}/questions/{id}/provisional")).await;
+            let runs = v["runs"].as_array().cloned().unwrap_or_default();
+            (runs.len() >= 2).then_some(runs)
+        },
+    )
+    .await;
     assert_eq!(runs[1]["submissions"], 3, "coalesced: {runs:?}");
     let gap = runs[1]["created_at"].as_i64().unwrap() - runs[0]["created_at"].as_i64().unwrap();
     assert!(gap >= 6_000, "rate limited to one run per 6 s: {gap} ms");
@@ -434,9 +430,12 @@ async fn a_last_minute_submission_confirmed_after_resolve_after_is_not_missed() 
     let id = chain
         .ask_paying("Did the lane open?", U256::ZERO, resolve_after)
         .await;
-    while chain_time(&chain).await + 3 < resolve_after {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait::until(
+        Duration::from_secs(30),
+        || "the chain's clock never reached resolveAfter - 3 s".to_owned(),
+        async || (chain_time(&chain).await + 3 >= resolve_after).then_some(()),
+    )
+    .await;
     submit(
         &chain,
         0,
@@ -509,15 +508,9 @@ async fn every_node_of_a_quorum_bundles_the_submissions() {
             .unwrap();
         assert!(receipt.status(), "submitEvidence reverted");
     }
-    let deadline = Instant::now() + Duration::from_secs(OPEN_FOR + 60);
-    while !veritas::contract::has_verdict(&chain.status(id).await) {
-        assert!(
-            Instant::now() < deadline,
-            "no verdict\n{}",
-            nodes[0].log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    chain
+        .wait_verdicts(&[id], Duration::from_secs(OPEN_FOR + 60))
+        .await;
     let mut args = vec![
         "audit".to_string(),
         "--question".into(),

@@ -35,7 +35,7 @@ use alloy::{
 };
 use veritas::{contract::IVeritasOracle, devnet::AnvilOptions};
 
-use crate::support::{self, Chain, Node};
+use crate::support::{self, Chain, Node, wait};
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -289,19 +289,25 @@ async fn hostile_evidence_neither_runs_nor_links_in_the_browser() {
     node.start();
     let addr = node.api_addr(Duration::from_secs(30)).await;
     // Posted: `finalised`, or `final` at once (no challenge window by default).
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    while !matches!(
-        node.stages().get(&id).map(String::as_str),
-        Some("finalised" | "final")
-    ) {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no verdict for {id}: {:?}\n{}",
-            node.stages(),
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait::until(
+        Duration::from_secs(60),
+        || {
+            format!(
+                "no verdict for {id}: {:?}\n{}",
+                node.stages(),
+                node.log_text()
+            )
+        },
+        async || {
+            let stages = node.stages();
+            matches!(
+                stages.get(&id).map(String::as_str),
+                Some("finalised" | "final")
+            )
+            .then_some(())
+        },
+    )
+    .await;
     let report = node.report_with_tx(id, Duration::from_secs(30)).await;
 
     // The node kept the web URL and dropped the others with the scheme as the reason.

@@ -131,6 +131,23 @@ impl Store {
         let rows = stmt.query([Dec(question_id)])?;
         Ok(collect(rows, from_row)?.into_iter().next())
     }
+
+    /// Every saved commitment, oldest first (tests read a node's state through this; see
+    /// [`Store::open_read_only`]).
+    ///
+    /// # Errors
+    /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
+    #[cfg(any(test, feature = "test-utils"))]
+    pub fn commits(&self) -> Result<Vec<SavedCommit>, StoreError> {
+        let sql = format!(
+            "SELECT {} FROM commitments ORDER BY created_at",
+            COLUMNS.join(", ")
+        );
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query([])?;
+        collect(rows, from_row)
+    }
 }
 
 fn select() -> String {

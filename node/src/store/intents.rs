@@ -172,4 +172,17 @@ impl Store {
         let rows = stmt.query([Hex(merkle_root)])?;
         collect(rows, intent_from_row)
     }
+
+    /// Every saved intent, oldest first (tests read a node's state through this; see
+    /// [`Store::open_read_only`]).
+    ///
+    /// # Errors
+    /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
+    #[cfg(any(test, feature = "test-utils"))]
+    pub fn intents(&self) -> Result<Vec<PostIntent>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&select("1 ORDER BY created_at"))?;
+        let rows = stmt.query([])?;
+        collect(rows, intent_from_row)
+    }
 }

@@ -362,6 +362,22 @@ impl Store {
         collect(rows, job_from_row)
     }
 
+    /// When each job was first reported (unix ms; `None` before), by question id: the load
+    /// tests time the nodes' own latency from `seen_at` to this.
+    ///
+    /// # Errors
+    /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
+    #[cfg(any(test, feature = "test-utils"))]
+    pub fn reported_times(&self) -> Result<Vec<(U256, Option<i64>)>, StoreError> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT question_id, reported_at FROM jobs")?;
+        let rows = stmt.query([])?;
+        collect(rows, |row| {
+            let r = RowReader::new(row, "jobs", &["question_id", "reported_at"]);
+            Ok((r.get::<Dec<U256>>(0)?.0, r.get(1)?))
+        })
+    }
+
     /// Jobs that may run now: not posted or failed, retry time reached, `resolve_after` reached
     /// (`now_secs`, the chain's idea of time), oldest first, at most `limit`.
     ///

@@ -218,4 +218,21 @@ impl Store {
         let rows = stmt.query([Dec(question_id)])?;
         collect(rows, tx_from_row)
     }
+
+    /// Every transaction the node recorded, of every round, oldest first (tests read a node's
+    /// state through this; see [`Store::open_read_only`]).
+    ///
+    /// # Errors
+    /// [`StoreError`]; [`StoreError::Corrupt`] naming the row and column that does not parse.
+    #[cfg(any(test, feature = "test-utils"))]
+    pub fn all_txs(&self) -> Result<Vec<SentTx>, StoreError> {
+        let sql = format!(
+            "SELECT {} FROM sent_txs ORDER BY sent_at, nonce",
+            TX_COLUMNS.join(", ")
+        );
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&sql)?;
+        let rows = stmt.query([])?;
+        collect(rows, tx_from_row)
+    }
 }

@@ -33,15 +33,15 @@ fn hostile_text() -> String {
     text
 }
 
-/// The job's stage and last error, read from the node's SQLite file.
+/// The job's stage and last error, through the node's store.
 fn job(node: &Node, id: U256) -> (String, Option<String>) {
-    node.sqlite()
-        .query_row(
-            "SELECT stage, last_error FROM jobs WHERE question_id = ?1",
-            [id.to_string()],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+    let job = node
+        .store()
         .unwrap()
+        .job(id)
+        .unwrap()
+        .expect("the job is stored");
+    (job.stage.as_str().to_owned(), job.last_error)
 }
 
 fn assert_running(node: &mut Node) {

@@ -6,9 +6,9 @@
 //! counted in `veritas_rejected_log_pages_total`); nothing forged reaches the store, the node
 //! stays up, and once the provider tells the truth the question is answered with its true text.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::support::{Chain, Node, proxy::start_proxy};
+use crate::support::{Chain, Node, proxy::start_proxy, wait};
 use serde_json::{Value, json};
 use veritas::devnet::AnvilOptions;
 
@@ -89,15 +89,12 @@ async fn a_lying_get_logs_is_refused_page_by_page_and_nothing_forged_is_stored()
         proxy.set_lie(Some(lie));
         let before = rejected_pages(&node.metrics().await);
         // Polls back off while they fail (up to 6.4 s apart), hence one refusal per lie.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while rejected_pages(&node.metrics().await) <= before {
-            assert!(
-                Instant::now() < deadline,
-                "lie {name:?} was not refused\n{}",
-                node.log_text()
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
+        wait::until(
+            Duration::from_secs(30),
+            || format!("lie {name:?} was not refused\n{}", node.log_text()),
+            async || (rejected_pages(&node.metrics().await) > before).then_some(()),
+        )
+        .await;
         assert!(
             node.stages().is_empty(),
             "lie {name:?} reached the store: {:?}",

@@ -12,14 +12,15 @@ use veritas::devnet::AnvilOptions;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
+/// The job's stage, attempts and last error, through the node's store.
 fn job(node: &Node, id: U256) -> (String, u32, Option<String>) {
-    node.sqlite()
-        .query_row(
-            "SELECT stage, attempts, last_error FROM jobs WHERE question_id = ?1",
-            [id.to_string()],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
+    let job = node
+        .store()
         .unwrap()
+        .job(id)
+        .unwrap()
+        .expect("the job is stored");
+    (job.stage.as_str().to_owned(), job.attempts, job.last_error)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -95,24 +95,9 @@ pub async fn assert_pooled_audits(chain: &Chain, id: U256, reports: &[&Node]) {
 
 /// The node's saved (commitment, salt) per question.
 pub fn saved(node: &Node) -> BTreeMap<U256, (B256, B256)> {
-    let conn = node.sqlite();
-    let mut stmt = conn
-        .prepare("SELECT question_id, commitment, salt FROM commitments")
-        .unwrap();
-    stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-        ))
-    })
-    .unwrap()
-    .map(|r| {
-        let (id, c, s) = r.unwrap();
-        (
-            id.parse().unwrap(),
-            (c.parse().unwrap(), s.parse().unwrap()),
-        )
-    })
-    .collect()
+    let commits = node.store().unwrap().commits().unwrap();
+    commits
+        .into_iter()
+        .map(|c| (c.question_id, (c.commitment, c.salt)))
+        .collect()
 }

@@ -5,7 +5,7 @@
 use std::{
     path::PathBuf,
     process::{Child, Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use veritas::devnet::repo_root;
@@ -53,40 +53,41 @@ impl Server {
             url: String::new(),
         };
         let client = reqwest::Client::new();
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            if server.url.is_empty() {
-                // "srv  llama_server: listening on http://127.0.0.1:46339", once the line is
-                // whole (it ends with its newline).
-                if let Some((url, _)) = server
-                    .log_text()
-                    .split("listening on ")
-                    .nth(1)
-                    .and_then(|rest| rest.split_once('\n'))
-                {
-                    server.url = url.trim().to_owned();
+        let log = server.log.clone();
+        super::wait::until(
+            Duration::from_secs(120),
+            || {
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                format!("llama-server not ready\n{text}")
+            },
+            async || {
+                if server.url.is_empty() {
+                    // "srv  llama_server: listening on http://127.0.0.1:46339", once the line is
+                    // whole (it ends with its newline).
+                    if let Some((url, _)) = server
+                        .log_text()
+                        .split("listening on ")
+                        .nth(1)
+                        .and_then(|rest| rest.split_once('\n'))
+                    {
+                        server.url = url.trim().to_owned();
+                    }
                 }
-            }
-            if let Some(status) = server.child.try_wait().unwrap() {
-                panic!("llama-server exited with {status}\n{}", server.log_text());
-            }
-            // 503 while the model loads, 200 once it serves.
-            let ok = !server.url.is_empty()
-                && client
-                    .get(format!("{}/health", server.url))
-                    .send()
-                    .await
-                    .is_ok_and(|r| r.status().is_success());
-            if ok {
-                return server;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "llama-server not ready in 120 s\n{}",
-                server.log_text()
-            );
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+                if let Some(status) = server.child.try_wait().unwrap() {
+                    panic!("llama-server exited with {status}\n{}", server.log_text());
+                }
+                // 503 while the model loads, 200 once it serves.
+                let ok = !server.url.is_empty()
+                    && client
+                        .get(format!("{}/health", server.url))
+                        .send()
+                        .await
+                        .is_ok_and(|r| r.status().is_success());
+                ok.then_some(())
+            },
+        )
+        .await;
+        server
     }
 
     pub fn log_text(&self) -> String {

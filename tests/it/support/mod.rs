@@ -6,7 +6,7 @@
 use std::{
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use alloy::{
@@ -26,6 +26,7 @@ pub mod chat_double;
 pub mod commit_reveal;
 pub mod llama;
 pub mod proxy;
+pub mod wait;
 
 /// The long tests that time something or load both cores (`#[ignore]`d, run together by
 /// `cargo test -- --ignored`) hold this for their whole run, one at a time: they share one
@@ -126,26 +127,27 @@ impl Chain {
             .unwrap()
     }
 
-    /// Wait until every id has a verdict; panics after `timeout`.
+    /// Wait until every id has a verdict; panics after `timeout`, naming one without.
     pub async fn wait_verdicts(&self, ids: &[U256], timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        for id in ids {
-            loop {
-                if let Ok(status) = IVeritasOracle::new(self.oracle, &self.reader())
-                    .verdictStatus(*id)
-                    .call()
-                    .await
-                    && veritas::contract::has_verdict(&status)
-                {
-                    break;
+        let missing = std::cell::Cell::new(None);
+        wait::until(
+            timeout,
+            || format!("no verdict for question {:?}", missing.get()),
+            async || {
+                for id in ids {
+                    let status = IVeritasOracle::new(self.oracle, &self.reader())
+                        .verdictStatus(*id)
+                        .call()
+                        .await;
+                    if !status.is_ok_and(|s| veritas::contract::has_verdict(&s)) {
+                        missing.set(Some(*id));
+                        return None;
+                    }
                 }
-                assert!(
-                    Instant::now() < deadline,
-                    "no verdict for question {id} within {timeout:?}"
-                );
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
+                Some(())
+            },
+        )
+        .await;
     }
 
     /// Ask `questions` (as [`Chain::ask`]) and wait until each has a verdict (as
@@ -378,14 +380,11 @@ evidence_settle = "1s"
             .arg(c.id().to_string())
             .status()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = c.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(Instant::now() < deadline, "node did not stop on SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait::until_blocking(
+            Duration::from_secs(20),
+            || "node did not stop on SIGTERM".to_owned(),
+            || c.try_wait().unwrap().map(|status| status.code()),
+        )
     }
 
     /// Replace `from` by `to` in the config file (e.g. another `[chain]` setting).
@@ -415,15 +414,12 @@ evidence_settle = "1s"
     /// The report once it records its transaction (the tx key is added right after the
     /// receipt, a moment after the verdict is visible on-chain); panics after `timeout`.
     pub async fn report_with_tx(&self, id: U256, timeout: Duration) -> serde_json::Value {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let report = self.report(id);
-            if report["tx"]["hash"].is_string() {
-                return report;
-            }
-            assert!(Instant::now() < deadline, "report {id} never got its tx");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait::until(
+            timeout,
+            || format!("report {id} never got its tx"),
+            async || Some(self.report(id)).filter(|report| report["tx"]["hash"].is_string()),
+        )
+        .await
     }
 
     /// Like [`Node::configure`], with the committee resolver: the jury's replay juror voting
@@ -533,20 +529,36 @@ impl Node {
         self.child = Some(child);
     }
 
+    /// Start `veritas run` armed to SIGKILL itself the `n`-th time it reaches the crash point
+    /// `point` (`veritas::crashpoint`); [`Node::wait_crashed`] then checks that it did.
+    pub fn start_crashing_at(&mut self, point: &str, n: u64) {
+        self.start_with_env(&[(veritas::crashpoint::ENV, &format!("{point}:{n}"))]);
+    }
+
+    /// Wait until the armed node has died at its crash point: killed by its own SIGKILL within
+    /// `timeout`. Nothing else kills it, so a node still running, or one that exited another
+    /// way, fails the test naming `what`: a kill that did not land where it claims.
+    pub fn wait_crashed(&mut self, what: &str, timeout: Duration) {
+        let Some(status) = self.wait_exit(timeout) else {
+            panic!(
+                "{what}: never reached within {timeout:?}\n{}",
+                self.log_text()
+            );
+        };
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9),
+            "{what}: not the crash point's SIGKILL but {status:?}\n{}",
+            self.log_text()
+        );
+    }
+
     /// Wait until the node exits by itself; `None` if it still runs after `timeout`.
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let child = self.child.as_mut()?;
-            if let Some(status) = child.try_wait().unwrap() {
-                self.child = None;
-                return Some(status);
-            }
-            if Instant::now() >= deadline {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let child = self.child.as_mut()?;
+        let status = wait::try_until_blocking(timeout, || child.try_wait().unwrap())?;
+        self.child = None;
+        Some(status)
     }
 
     /// The node's `/metrics` page, at the API address it logged.
@@ -560,25 +572,32 @@ impl Node {
             .unwrap()
     }
 
+    /// One sample of the node's `/metrics` page (its name and labels as printed, e.g.
+    /// `veritas_rpc_errors_total`); `None` when the page has no such sample.
+    pub async fn metric(&self, sample: &str) -> Option<f64> {
+        let page = self.metrics().await;
+        page.lines()
+            .find_map(|line| line.strip_prefix(sample)?.strip_prefix(' ')?.parse().ok())
+    }
+
     /// The HTTP API address: the in-process node's bound address, or for the child process
     /// the one its last "HTTP API listening" log line names.
     pub async fn api_addr(&self, timeout: Duration) -> String {
         if let Some(node) = &self.in_process {
             return node.api.to_string();
         }
-        let deadline = Instant::now() + timeout;
-        loop {
-            const MARK: &str = "HTTP API listening addr=";
-            let log = self.log_text();
-            if let Some(addr) = log
-                .rfind(MARK)
-                .and_then(|i| log[i + MARK.len()..].split_whitespace().next())
-            {
-                return addr.to_string();
-            }
-            assert!(Instant::now() < deadline, "no API address in log: {log}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        const MARK: &str = "HTTP API listening addr=";
+        wait::until(
+            timeout,
+            || format!("no API address in log: {}", self.log_text()),
+            async || {
+                let log = self.log_text();
+                log.rfind(MARK)
+                    .and_then(|i| log[i + MARK.len()..].split_whitespace().next())
+                    .map(str::to_owned)
+            },
+        )
+        .await
     }
 
     /// A read-only handle on the node's store (`Store::open_read_only`, the store's test
@@ -589,13 +608,6 @@ impl Node {
             return None;
         }
         veritas::store::Store::open_read_only(&dir).ok()
-    }
-
-    /// A connection to the node's SQLite store (WAL: safe to read while the node runs).
-    pub fn sqlite(&self) -> rusqlite::Connection {
-        let conn = rusqlite::Connection::open(self.data_dir().join("veritas.sqlite")).unwrap();
-        conn.busy_timeout(Duration::from_secs(5)).unwrap();
-        conn
     }
 }
 
@@ -803,18 +815,17 @@ impl Chain {
         status: IVeritasOracle::VerdictStatus,
         timeout: Duration,
     ) {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let now = self.status(id).await;
-            if now == status {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "question {id} is {now:?}, not {status:?}, after {timeout:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let seen = std::cell::Cell::new(None);
+        wait::until(
+            timeout,
+            || format!("question {id} is {:?}, not {status:?}", seen.get()),
+            async || {
+                let now = self.status(id).await;
+                seen.set(Some(now));
+                (now == status).then_some(())
+            },
+        )
+        .await;
     }
 
     /// Every `ReportSubmitted` of `id`: (operator, nYes, nNo, nNull, escalated).
@@ -912,18 +923,14 @@ impl Node {
 
     /// Wait until the job of `id` is at `stage`; panics after `timeout`.
     pub async fn wait_stage(&self, id: U256, stage: &str, timeout: Duration) {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let now = self.stages().get(&id).cloned();
-            if now.as_deref() == Some(stage) {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "job {id} is {now:?}, not {stage}, after {timeout:?}\n{}",
-                self.log_text()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        wait::until(
+            timeout,
+            || {
+                let now = self.stages().get(&id).cloned();
+                format!("job {id} is {now:?}, not {stage}\n{}", self.log_text())
+            },
+            async || (self.stages().get(&id).map(String::as_str) == Some(stage)).then_some(()),
+        )
+        .await;
     }
 }
