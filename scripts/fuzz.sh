@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz every cargo-fuzz target in fuzz/ (ballot, commit, proof, config, stats) for
-# FUZZ_SECONDS each (default 60), one after the other, and fail if any target finds a crash,
-# printing the command that reproduces it. Part of `make test-long`; needs `make setup`
-# (cargo-fuzz in tools/cargo).
+# FUZZ_SECONDS each (default 60), FUZZ_JOBS at a time (default: one per core), and fail if any
+# target finds a crash, printing the command that reproduces it. Part of `make test-long`;
+# needs `make setup` (cargo-fuzz in tools/cargo).
 #
 #   FUZZ_SECONDS=300 scripts/fuzz.sh          # longer runs
 #   FUZZ_TARGETS="commit proof" scripts/fuzz.sh
@@ -40,17 +40,47 @@ start=$(date +%s)
 "$cargo_fuzz" build "${flags[@]}"
 echo "fuzz: build took $(($(date +%s) - start)) s"
 
-failed=()
-for target in $targets; do
-    scratch=${FUZZ_SCRATCH:-$root/fuzz/target/corpus}/$target
+# One target per core at a time: each libFuzzer run is single-threaded, so two side by side on
+# two cores take the wall time of one while each still gets its FUZZ_SECONDS of a core.
+jobs=${FUZZ_JOBS:-$(nproc)}
+
+# fuzz_one TARGET: run it; its outcome in fuzz/target/TARGET.result ("ok N" or "failed").
+fuzz_one() {
+    local target=$1
+    local scratch=${FUZZ_SCRATCH:-$root/fuzz/target/corpus}/$target
     mkdir -p "$scratch" "$root/fuzz/artifacts/$target"
-    log=$root/fuzz/target/$target.log
+    local log=$root/fuzz/target/$target.log result=$root/fuzz/target/$target.result
+    local t0
     t0=$(date +%s)
     # -timeout: an input that takes 30 s is a hang, reported like a crash.
     if "$cargo_fuzz" run "${flags[@]}" "$target" "$scratch" "$root/fuzz/corpus/$target" -- \
         -max_total_time="$seconds" -timeout=30 -print_final_stats=1 >"$log" 2>&1; then
+        local runs
         runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-        echo "fuzz: $target ok: $runs executions in $(($(date +%s) - t0)) s"
+        echo "ok $runs $(($(date +%s) - t0))" >"$result"
+    else
+        echo failed >"$result"
+    fi
+}
+
+running=0
+for target in $targets; do
+    rm -f "$root/fuzz/target/$target.result"
+    fuzz_one "$target" &
+    running=$((running + 1))
+    if ((running >= jobs)); then
+        wait -n || true
+        running=$((running - 1))
+    fi
+done
+wait
+
+failed=()
+for target in $targets; do
+    log=$root/fuzz/target/$target.log
+    read -r outcome runs took <"$root/fuzz/target/$target.result" || outcome=failed
+    if [[ $outcome == ok ]]; then
+        echo "fuzz: $target ok: $runs executions in $took s"
     else
         failed+=("$target")
         # The panic's own message first: libFuzzer's report and the backtrace after it can
