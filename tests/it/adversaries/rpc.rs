@@ -1,6 +1,6 @@
-//! The RPC endpoint as an adversary, end to end: the real `veritas run` binary reads anvil
-//! through a proxy (`support::proxy`, real HTTP on loopback) that rewrites `eth_getLogs`
-//! answers the way a lying or broken provider could.
+//! The RPC endpoint as an adversary, end to end: the node's daemon (run in this process, as
+//! `veritas run` runs it) reads anvil through a proxy (`support::proxy`, real HTTP on
+//! loopback) that rewrites `eth_getLogs` answers the way a lying or broken provider could.
 //!
 //! Each lie must be refused as a page (the watcher keeps its cursor and reads the range again,
 //! counted in `veritas_rejected_log_pages_total`); nothing forged reaches the store, the node
@@ -60,12 +60,10 @@ fn out_of_range(result: &mut Value) {
     each_log(result, |log| log["blockNumber"] = json!("0x0"));
 }
 
-fn rejected_pages(metrics: &str) -> u64 {
-    metrics
-        .lines()
-        .find_map(|l| l.strip_prefix("veritas_rejected_log_pages_total "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0)
+/// Log pages the node refused so far (its metrics page).
+async fn rejected_pages(node: &Node) -> f64 {
+    let sample = node.metric("veritas_rejected_log_pages_total").await;
+    sample.unwrap_or(0.0)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -82,17 +80,17 @@ async fn a_lying_get_logs_is_refused_page_by_page_and_nothing_forged_is_stored()
         ("out of range", out_of_range),
     ];
     proxy.set_lie(Some(lies[0].1));
-    node.start();
+    node.start_in_process().await;
     let question = "Does the provider tell the truth?";
     let id = chain.ask(&[question]).await[0];
     for (name, lie) in lies {
         proxy.set_lie(Some(lie));
-        let before = rejected_pages(&node.metrics().await);
+        let before = rejected_pages(&node).await;
         // Polls back off while they fail (up to 6.4 s apart), hence one refusal per lie.
         wait::until(
             Duration::from_secs(30),
-            || format!("lie {name:?} was not refused\n{}", node.log_text()),
-            async || (rejected_pages(&node.metrics().await) > before).then_some(()),
+            || format!("lie {name:?} was not refused"),
+            async || (rejected_pages(&node).await > before).then_some(()),
         )
         .await;
         assert!(
@@ -100,11 +98,7 @@ async fn a_lying_get_logs_is_refused_page_by_page_and_nothing_forged_is_stored()
             "lie {name:?} reached the store: {:?}",
             node.stages()
         );
-        assert!(
-            node.child.as_mut().unwrap().try_wait().unwrap().is_none(),
-            "the node died on lie {name:?}\n{}",
-            node.log_text()
-        );
+        assert!(node.is_running(), "the node died on lie {name:?}");
     }
     assert!(proxy.lies_told() >= 5);
 
@@ -113,5 +107,5 @@ async fn a_lying_get_logs_is_refused_page_by_page_and_nothing_forged_is_stored()
     chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
     let report = node.report_with_tx(id, Duration::from_secs(10)).await;
     assert_eq!(report["question"]["text"], question);
-    node.stop();
+    node.stop_in_process().await;
 }

@@ -326,6 +326,17 @@ evidence_settle = "1s"
         });
     }
 
+    /// Whether the node still runs: the child has not exited, or the in-process daemon's task
+    /// has not ended.
+    pub fn is_running(&mut self) -> bool {
+        if let Some(node) = &self.in_process {
+            return !node.task.is_finished();
+        }
+        self.child
+            .as_mut()
+            .is_some_and(|c| c.try_wait().unwrap().is_none())
+    }
+
     /// Stop the in-process daemon as SIGTERM stops `veritas run` (cancel, drain) and require
     /// a clean end: a daemon that fails while shutting down fails the test.
     pub async fn stop_in_process(&mut self) {
