@@ -353,8 +353,9 @@ async fn evidence(
         evidence_fee: U256::ZERO,
     };
     if status != VerdictStatus::None {
-        let q = view!(at, getQuestion(id))?;
-        state.reports_open_at = q.resolveAfter.max(q.askedAt);
+        // The contract's own clock of the question (`Tally.time`): when reports open while it
+        // is Asked (a deferral moves it), the time of its last status change after.
+        state.reports_open_at = small(view!(at, deferral(id))?.reportsOpenAt);
         state.count = small(view!(at, evidenceCount(id))?);
         state.mine = small(view!(at, evidenceOf(id, from))?.items);
         state.evidence_fee = U256::from(view!(at, questionParameters(id))?.evidenceFee);

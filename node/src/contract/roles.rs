@@ -83,7 +83,9 @@ pub struct EvidenceLimits {
 pub struct EvidenceState {
     /// `verdictStatus(id)`.
     pub status: VerdictStatus,
-    /// When reports open: the later of `resolveAfter` and the ask (evidence is taken before).
+    /// `deferral(id).reportsOpenAt`, the contract's `Tally.time`: while Asked, when reports
+    /// open (the later of `resolveAfter` and the ask, or a deferral's reopening); evidence is
+    /// taken before it. After a verdict, the time of the last status change.
     pub reports_open_at: u64,
     /// `evidenceCount(id)`.
     pub count: u64,
