@@ -16,6 +16,9 @@
 #  11. a metric the node does not export named by the rules
 #                                      -> make test-rust    (the armed alert_metrics test)
 #  12. a file setup left in the tree   -> clean-tree.sh check   (scratch clone, CI=true)
+#  13. one rule moved in contract::roles (evidence closes a day late)
+#                                      -> make test-rust twice: the CLI's refusal test and the
+#                                         web view's browser test (CI=true, chromium) both red
 #
 # The forge gates run in a scratch copy of the contracts (the repository is never edited);
 # the Rust and fuzz gates reuse the built test and fuzz binaries: a canary test and a canary
@@ -162,6 +165,18 @@ expect_fail "crashing fuzz input -> make test-fuzz" "gate canary: a crashing inp
 rm -f "$root/fuzz/artifacts/stats/crash-$(printf 'VERITAS_GATE_CANARY' | sha1sum | cut -d' ' -f1)"
 expect_fail "alert rule naming an unexported metric -> make test-rust" "veritas_gate_canary_not_exported" \
     make --no-print-directory test-rust TEST_FILTER="every_metric_the_alert_rules_name_is_exported_by_a_running_node"
+# One rule, two tools: `VERITAS_GATE_CANARY=rules` moves one rule of `contract::roles` in the
+# debug build the tests run (evidence closes a day after the contract closes it). The CLI and
+# the web view's check endpoint both run that code, so the CLI's test (its local check no
+# longer refuses late evidence: the simulation does) and the browser test (the page's review of
+# late evidence is no longer refused) must both go red on it.
+export VERITAS_GATE_CANARY=rules
+expect_fail "one rule moved -> the CLI's refusal test" "submitEvidence would revert: VeritasEvidenceClosed" \
+    make --no-print-directory test-rust \
+    TEST_FILTER="roles_cli::a_refused_action_says_the_contracts_sentence_and_sends_nothing --exact"
+expect_fail "one rule moved -> the web view's browser test" "late evidence: not refused" \
+    env CI=true make --no-print-directory test-rust \
+    TEST_FILTER="web_wallet::a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_view --exact"
 unset VERITAS_GATE_CANARY
 expect_pass "make test-rust (canary unarmed)" \
     make --no-print-directory test-rust TEST_FILTER="gate_canary::gate_canary --exact"
@@ -204,5 +219,5 @@ echo gate >"$clone/tools/stray-file"
 expect_fail "a file left in the tree -> clean-tree.sh check" "tools/stray-file" \
     env CI=true "$clone/scripts/clean-tree.sh" check
 
-echo "gates: $((12 - failures)) of 12 gates fail when broken; $(($(date +%s) - start)) s"
+echo "gates: $((13 - failures)) of 13 gates fail when broken; $(($(date +%s) - start)) s"
 ((failures == 0))

@@ -12,13 +12,15 @@
 //! | `GET /reports/{id}` | the node's report file for a question, byte for byte (`veritas audit --question --report URL`) |
 //! | `GET /abi` | the oracle's address, chain id, JSON ABI and error sentences, for the web view's wallet ([`wallet`]) |
 //! | `POST /explain` | `{data}` revert data → `{error, args, sentence}`, the contract's own sentence ([`wallet`]) |
+//! | `GET /questions/{id}/check/{action}?from=0x…&…` | what `evidence`, `clarify`, `dispute`, `appeal` or `finalize` from that account would do by the contract's rules: 200 the plan (call, value, lines), 409 the contract's refusal `{refused, error, args, sentence}`, 400 malformed input, 404 unknown action ([`check`]) |
 //! | `GET /cases` | every disputed, escalated or ruled question with what its court needs ([`court`]) |
 //! | `GET /cases/{id}/evidence.json` | the case as an ERC-1497 case file, a download ([`court`]) |
 //!
 //! It binds 127.0.0.1 by default and has no write route (`POST /explain` only decodes what it
-//! is sent): it is safe to expose to a local Prometheus, and needs a reverse proxy (with its own
+//! is sent; a check only reads the chain): it is safe to expose to a local Prometheus, and needs a reverse proxy (with its own
 //! auth) to go further. It never holds a user's key: the web view's wallet signs in the browser.
 
+pub mod check;
 pub mod court;
 pub mod wallet;
 
@@ -88,6 +90,7 @@ pub fn router(state: ApiState) -> Router {
             .route("/questions", get(questions))
             .route("/questions/{id}", get(question))
             .route("/questions/{id}/provisional", get(provisional))
+            .route("/questions/{id}/check/{action}", get(check::check))
             .route("/bundles/{root}", get(bundle))
             .route("/reports/{id}", get(report_file))
             .route("/abi", get(wallet::abi))

@@ -74,7 +74,7 @@
 //! | 1 | `bundle`, `devnet`, `retry`, `stats`, `watcher::events` |
 //! | 2 | `commitment`, `llm`, `question`, `store`, `verdict` |
 //! | 3 | `chain`, `evidence`, `jury`, `policy` |
-//! | 4 | `config`, `contract::reader`, `overview`, `report`, `watcher` |
+//! | 4 | `config`, `contract::plan`, `contract::reader`, `overview`, `report`, `watcher` |
 //! | 5 | `audit`, `poster` |
 //! | 6 | `pipeline`, `web` |
 //! | 7 | `api` |

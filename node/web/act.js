@@ -1,8 +1,9 @@
 // Acting on a question with the user's own wallet: the "Act with your wallet" card of the
 // question page. The wallet module (/assets/wallet.js: viem, bundled at build time) is loaded
 // only when the user clicks "Connect wallet", so the read-only page stays small. Each action is
-// reviewed first (the checks the CLI makes, then what it costs), then simulated and sent by the
-// wallet; a refusal shows the contract's own sentence and sends nothing. The node holds no key.
+// reviewed first: the node checks it by the contract's rules (`GET /questions/{id}/check/…`,
+// the code `veritas` runs) and answers what it costs, or the contract's own sentence; then the
+// wallet simulates and sends it. A refusal sends nothing. The node holds no key.
 "use strict";
 
 const Act = (() => {

@@ -8,7 +8,7 @@
 //   (--question <id>: open for evidence; --rpc: anvil; --key: the wallet's key)
 //   script -> test   EVIDENCE               evidence submitted from the page, provisional run shown
 //   test -> script   RESOLVED               the verdict is posted (Resolved, in its window)
-//   script -> test   DISPUTED               two refusals sent nothing; the dispute was sent
+//   script -> test   DISPUTED               every refusal sent nothing; the dispute was sent
 //   test -> script   RULED                  the court ruled (NO) and the ruling was executed
 //   script -> test   RESULT {json}          every check passed
 //
@@ -118,7 +118,7 @@ try {
   const afterConnect = await transferred(page);
   const walletBytes = await page.evaluate(() => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/assets/wallet.js")).map((e) => e.transferSize)[0] || 0);
 
-  // Clarify as the asker: an empty text is refused by the page's checks (nothing sent), then a
+  // Clarify as the asker: an empty text is refused by the node's check (nothing sent), then a
   // clarification is reviewed, simulated, signed here and mined.
   const sentBeforeClarify = sent;
   await review(page, "form-clarify", { text: "" });
@@ -135,6 +135,10 @@ try {
   const evidencePlan = await page.textContent("#act-plan");
   if (!/evidence fee/.test(evidencePlan)) fail(`evidence review without its fee: ${evidencePlan}`);
   await sendPlanned(page, "submitEvidence");
+  // A second item reviewed while the question is open, sent only after it closed (below): the
+  // simulation refuses it.
+  await review(page, "form-evidence", { url: "https://harbour.example/later", title: "Later", snippet: "Reviewed in time, sent too late." });
+  if (!(await page.$("#act-plan"))) fail(`second evidence item not planned: ${await page.textContent("#act-result")}`);
   await page.waitForSelector("#submissions tbody tr", { timeout: 30000 }).catch(() => fail("the submission never showed"));
   await page.waitForSelector("#provisional tbody tr", { timeout: 60000 }).catch(() => fail("no provisional run showed"));
   const provisional = (await page.textContent("#provisional tbody tr")).trim();
@@ -145,19 +149,25 @@ try {
   await page.waitForSelector('[data-status="finalised"], [data-status="resolved"]', { timeout: 30000 })
     .catch(async () => fail(`the verdict never showed: ${await page.getAttribute("[data-status]", "data-status")}`));
   const sentBefore = sent;
-  // Refused by the page's checks (the CLI's): evidence after resolveAfter.
+  // Refused by the contract in the simulation: the item planned while open, sent after.
+  if (!(await page.$("#act-plan"))) fail(`the pending evidence plan is gone: ${await page.textContent("#act-result")}`);
+  await page.click("#act-send");
+  await page.waitForSelector("#act-done, #act-refused", { timeout: 15000 }).catch(() => fail("late send: no answer"));
+  const simulated = await refusal(page, "evidence sent after the window");
+  // Refused by the node's check (the CLI's rules): evidence after resolveAfter.
   await review(page, "form-evidence", { url: "https://late.example/", title: "late", snippet: "too late" });
   const closed = await refusal(page, "late evidence");
-  // Refused by the page's checks: a clarification after the first report.
+  // Refused by the node's check: a clarification after the first report.
   await review(page, "form-clarify", { text: "Too late to say what it means." });
   const lateClarify = await refusal(page, "clarification after the report");
-  // Refused by the contract in the simulation: a dispute crediting the zero address.
+  // Refused by the node's check, in the contract's order: a dispute crediting the zero address.
   await review(page, "form-dispute", { yes: "10", no: "85", null: "5", beneficiary: "0x0000000000000000000000000000000000000000" });
-  if (!(await page.$("#act-plan"))) fail(`zero-beneficiary dispute refused before simulating: ${await page.textContent("#act-result")}`);
-  await page.click("#act-send");
-  await page.waitForSelector("#act-done, #act-refused", { timeout: 15000 }).catch(() => fail("zero-beneficiary dispute: no answer"));
   const zero = await refusal(page, "zero-beneficiary dispute");
-  // The page's checks for the other two actions: no appeal before a court, no finalize of a
+  // Malformed input: the node's message, no contract error.
+  await review(page, "form-dispute", { yes: "ten", no: "85", null: "5", beneficiary: "" });
+  const malformed = await refusal(page, "a percentage that is none");
+  if (!/is not a percentage/.test(malformed.sentence)) fail(`malformed percentage: ${malformed.sentence}`);
+  // The node's checks for the other two actions: no appeal before a court, no finalize of a
   // posted verdict.
   await review(page, "form-appeal", {});
   const appeal = await refusal(page, "appeal before a court");
@@ -168,7 +178,7 @@ try {
   // The dispute: bond, court fee and deadline shown before sending.
   await review(page, "form-dispute", { yes: "10", no: "85", null: "5", beneficiary: "" });
   const disputePlan = await page.textContent("#act-plan");
-  for (const needle of ["dispute bond", "court fee", "dispute before", "to rule"]) {
+  for (const needle of ["lost if the verdict stands", "the court's fee, never returned", "total", "end of the challenge window"]) {
     if (!disputePlan.includes(needle)) fail(`dispute review without "${needle}": ${disputePlan}`);
   }
   // The book's picture of the question page with the wallet connected (docs/web-wallet.png).
@@ -203,7 +213,7 @@ try {
   const ruling = (await page.textContent("#ruling")).trim();
   if (!(await page.evaluate(() => window.__noReload === true))) fail("the page reloaded");
   if (errors.length) fail(`page errors or CSP violations: ${errors.join("; ")}`);
-  console.log(`RESULT ${JSON.stringify({ sent, provisional, ruling, refused: [empty, closed, lateClarify, zero, appeal, finalize],
+  console.log(`RESULT ${JSON.stringify({ sent, provisional, ruling, refused: [empty, simulated, closed, lateClarify, zero, appeal, finalize], malformed,
     page_bytes_before_connect: beforeConnect, page_bytes_after_connect: afterConnect, wallet_bytes: walletBytes })}`);
 } catch (e) {
   fail(e.stack || String(e));

@@ -2,11 +2,13 @@
 //! headless Chromium driven by `tests/browser/wallet.mjs` with an injected EIP-1193 provider
 //! that signs with a test key (viem's local account) and sends raw transactions to the anvil.
 //!
-//! From the question page: connect, submit evidence (the provisional posterior appears without a
-//! reload), four refused actions that send nothing (late evidence, an appeal before a court and
-//! a finalize after the verdict refused by the page's checks, a zero beneficiary by the
-//! contract's simulation; each with the contract's sentence from `POST /explain`), a dispute
-//! with its bond, court fee and deadline shown first; the court's page lists the case with both
+//! From the question page: connect, clarify, submit evidence (the provisional posterior appears
+//! without a reload), refused actions that send nothing (late evidence, a late clarification,
+//! a zero beneficiary, an appeal before a court and a finalize after the verdict refused by the
+//! node's check, `GET /questions/{id}/check/{action}`, with the contract's sentence; an item
+//! reviewed while open and sent after by the contract's simulation, explained by `POST
+//! /explain`; a malformed percentage by the node's message), a dispute with its bond, court fee
+//! and deadline shown first; the court's page lists the case with both
 //! sides and its ERC-1497 case file; the judge (this test) rules and the page shows the ruling.
 //! The node's court and wallet routes (`/cases`, `/cases/{id}/evidence.json`, `/abi`,
 //! `/explain`) are checked here as JSON.
@@ -230,6 +232,7 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         [
             "VeritasClarificationLength",
             "VeritasEvidenceClosed",
+            "VeritasEvidenceClosed",
             "VeritasClarificationClosed",
             "VeritasZeroAddress",
             "VeritasNotInCourt",
@@ -243,6 +246,14 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
             .contains("is accepted only before its"),
         "{result}"
     );
+    assert_eq!(
+        result["refused"][1], result["refused"][2],
+        "the simulation and the node's check refuse late evidence alike: {result}"
+    );
+    assert!(
+        result["malformed"]["error"] == "",
+        "a malformed percentage is the node's message, not a contract error: {result}"
+    );
     assert!(
         !node
             .log_text()
@@ -254,3 +265,131 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
     }
     node.stop();
 }
+
+/// `GET /questions/{id}/check/{action}` against a real chain, and the CLI beside it: an
+/// accepted plan (the call, its value, the lines), a refusal with the contract's sentence
+/// (409), malformed input (400), an unknown action (404); and for the same chain state the
+/// page's endpoint and `veritas evidence submit` refuse with the same sentence (one rule in
+/// `contract::roles`, two tools).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_check_endpoint_plans_refuses_as_the_contract_and_agrees_with_the_cli() {
+    let (chain, node) = support::chain_and_node_in_process(REPLAY, "").await;
+    let api = format!("http://{}", node.api_addr(Duration::from_secs(30)).await);
+    let rpc = veritas::chain::connect(&chain.anvil.url, Duration::from_secs(5)).unwrap();
+    let now = veritas::chain::latest_block(&rpc).await.unwrap().1;
+    let id = chain
+        .ask_as(WALLET, "Is the ferry running?", U256::ZERO, now + 3600)
+        .await;
+    let from = support::address(WALLET).to_string();
+    let check = |action: &str, query: &[(&str, &str)]| {
+        let url =
+            reqwest::Url::parse_with_params(&format!("{api}/questions/{id}/check/{action}"), query)
+                .unwrap();
+        async move {
+            let r = reqwest::get(url).await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap())
+        }
+    };
+    let evidence = [
+        ("from", from.as_str()),
+        ("url", "https://ferry.example/timetable"),
+        ("title", "Timetable"),
+        ("snippet", "Sailings resume on Monday."),
+    ];
+
+    // Accepted: the call the page encodes, the fee it pays, the lines it shows.
+    let (status, plan) = check("evidence", &evidence).await;
+    assert_eq!(status, 200, "{plan}");
+    assert_eq!(plan["call"]["function"], "submitEvidence", "{plan}");
+    assert_eq!(plan["call"]["args"][0], id.to_string());
+    assert_eq!(plan["call"]["args"][1], "https://ferry.example/timetable");
+    let reader = chain.reader();
+    let oracle = IVeritasOracle::new(chain.oracle, &reader);
+    let fee = oracle.nextEvidenceFee(id).call().await.unwrap();
+    assert_eq!(plan["value"], fee.to_string(), "a decimal string: {plan}");
+    assert_eq!(plan["lines"][0][0], "evidence fee", "{plan}");
+    let (status, plan) = check("clarify", &[("from", &from), ("text", "Any sailing.")]).await;
+    assert_eq!(status, 200, "{plan}");
+    assert_eq!(plan["value"], "0");
+
+    // Refused by the contract's rules: its error, arguments and sentence.
+    let stranger = support::address(SUBMITTER_KEY).to_string();
+    let (status, refused) = check("clarify", &[("from", &stranger), ("text", "Mine.")]).await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["error"], "VeritasNotAsker");
+    assert_eq!(refused["args"][1]["value"], stranger, "{refused}");
+    let (status, refused) = check("appeal", &[("from", &from)]).await;
+    assert_eq!(
+        (status, refused["error"].as_str()),
+        (409, Some("VeritasNotInCourt"))
+    );
+
+    // Malformed input: 400 with a message; an unknown action: 404.
+    let (status, bad) = check("appeal", &[("from", "0x12")]).await;
+    assert_eq!(status, 400, "{bad}");
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .contains("from is not an address"),
+        "{bad}"
+    );
+    let dispute = [
+        ("from", from.as_str()),
+        ("yes", "ten"),
+        ("no", "85"),
+        ("null", "5"),
+    ];
+    let (status, bad) = check("dispute", &dispute).await;
+    assert_eq!(status, 400, "{bad}");
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .contains("is not a percentage"),
+        "{bad}"
+    );
+    let (status, bad) = check("appeal", &[("from", from.as_str()), ("amount", "1")]).await;
+    assert_eq!(status, 400, "an unknown field: {bad}");
+    let (status, bad) = check("withdraw", &[("from", &from)]).await;
+    assert_eq!(status, 404, "{bad}");
+
+    // The same chain state, the page's endpoint and the CLI: the same refusal sentence.
+    chain.advance(3601).await;
+    let (status, refused) = check("evidence", &evidence).await;
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["error"], "VeritasEvidenceClosed");
+    let sentence = refused["sentence"].as_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let oracle_address = chain.oracle.to_string();
+    let id_text = id.to_string();
+    let (code, _, err) = support::veritas_as(
+        &[
+            "evidence",
+            "submit",
+            &id_text,
+            "--url",
+            evidence[1].1,
+            "--title",
+            evidence[2].1,
+            "--snippet",
+            evidence[3].1,
+            "--rpc-url",
+            &chain.anvil.url,
+            "--oracle",
+            &oracle_address,
+        ],
+        dir.path(),
+        Some(ANVIL_KEYS[WALLET]),
+    );
+    assert_eq!(code, 2, "a refusal exits 2: {err}");
+    assert!(
+        err.contains(&format!("VeritasEvidenceClosed: {sentence}"))
+            && err.contains("checked before sending"),
+        "the CLI and the page refuse alike:\nCLI: {err}\npage: {sentence}"
+    );
+}
+
+/// An account that is neither operator, judge nor the wallet's.
+const SUBMITTER_KEY: usize = 8;

@@ -14,11 +14,8 @@ use clap::Args;
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{Common, Session, refused, small, view_error, with_tx};
-use crate::contract::{
-    IVeritasOracle,
-    roles::{self, ClarifyState},
-};
+use super::session::{Common, Session, with_tx};
+use crate::contract::{IVeritasOracle, plan::Action};
 
 /// `veritas clarify` arguments.
 #[derive(Debug, Args)]
@@ -37,61 +34,12 @@ pub struct ClarifyArgs {
 /// Configuration, key, RPC; the contract's refusal (checked locally, then simulated).
 pub async fn run(args: ClarifyArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
-    let oracle = session.view();
     let id = args.id;
-    let status = session.status(id).await?;
-    let mut state = ClarifyState {
-        status,
-        asker: alloy::primitives::Address::ZERO,
-        reports: 0,
-        commits: 0,
-        deferrals: 0,
-        clarifications: 0,
+    let action = Action::Clarify {
+        text: args.text.clone(),
     };
-    if status != IVeritasOracle::VerdictStatus::None {
-        state.asker = oracle
-            .getQuestion(id)
-            .call()
-            .await
-            .map_err(view_error("getQuestion"))?
-            .asker;
-        state.reports = small(
-            oracle
-                .tally(id)
-                .call()
-                .await
-                .map_err(view_error("tally"))?
-                .reports,
-        );
-        state.commits = small(
-            oracle
-                .commitPhase(id)
-                .call()
-                .await
-                .map_err(view_error("commitPhase"))?
-                .commits,
-        );
-        state.deferrals = small(
-            oracle
-                .deferral(id)
-                .call()
-                .await
-                .map_err(view_error("deferral"))?
-                .count,
-        );
-        state.clarifications = small(
-            oracle
-                .clarificationCount(id)
-                .call()
-                .await
-                .map_err(view_error("clarificationCount"))?,
-        );
-    }
-    roles::clarify(id, session.address(), &state, args.text.len()).map_err(refused)?;
-    let call = oracle
-        .clarify(id, args.text.clone())
-        .into_transaction_request();
-    let sent = session.send("clarify", call).await?;
+    let plan = session.plan(id, &action).await?;
+    let sent = session.send_plan(&plan).await?;
     let event = sent.expect_event::<IVeritasOracle::QuestionClarified>()?;
     let value = json!({"id": id.to_string(), "index": event.index.to_string(),
         "bytes": args.text.len()});

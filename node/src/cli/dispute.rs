@@ -18,13 +18,10 @@ use clap::Args;
 use serde_json::json;
 
 use super::output::{Output, Usage};
-use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
-use crate::{
-    contract,
-    contract::{
-        IVeritasOracle,
-        roles::{self, DisputeState},
-    },
+use super::session::{Common, Session, with_tx};
+use crate::contract::{
+    IVeritasOracle,
+    plan::{Action, Detail},
 };
 
 /// `veritas dispute` arguments.
@@ -67,35 +64,23 @@ pub async fn run(args: DisputeArgs, json: bool) -> anyhow::Result<Output> {
         .try_into()
         .map_err(|_| anyhow::anyhow!("--claim takes three probabilities"))?;
     let session = Session::open(&args.common.config).await?;
-    let oracle = session.view();
     let id = args.id;
-    let state = dispute_state(&session, id).await?;
-    let now = session.now().await?;
-    let beneficiary = args.beneficiary.unwrap_or(session.address());
-    let cost = roles::dispute_cost(
-        id,
-        session.address(),
-        beneficiary,
-        &state,
-        now,
+    let action = Action::Dispute {
         claim,
-        args.bond,
-    )
-    .map_err(refused)?;
-    let stakes = [
-        format!("question {id}: posted {}", triple(state.posted)),
-        format!("claim    {}", triple(claim)),
-        format!("bond     {} (lost if the verdict stands)", wei(cost.bond)),
-        format!(
-            "court    {} (the court's fee, never returned)",
-            wei(cost.court)
-        ),
-        format!("total    {}", wei(cost.total)),
-        format!(
-            "deadline {} (end of the challenge window)",
-            utc(cost.deadline)
-        ),
-    ];
+        bond: args.bond,
+        beneficiary: args.beneficiary,
+    };
+    let plan = session.plan(id, &action).await?;
+    let Detail::Dispute { cost, .. } = plan.detail else {
+        bail!("the dispute's plan has no cost");
+    };
+    let beneficiary = args.beneficiary.unwrap_or(session.address());
+    // The plan's lines, as `veritas dispute` has always printed them.
+    let stakes: Vec<String> = plan
+        .lines
+        .iter()
+        .map(|(label, text)| format!("{label:<8} {text}"))
+        .collect();
     if !json {
         for line in &stakes {
             println!("{line}");
@@ -104,11 +89,7 @@ pub async fn run(args: DisputeArgs, json: bool) -> anyhow::Result<Output> {
     if !args.yes && !confirm()? {
         bail!("not confirmed: no transaction sent");
     }
-    let call = oracle
-        .dispute(id, claim[0], claim[1], claim[2], beneficiary)
-        .value(cost.total)
-        .into_transaction_request();
-    let sent = session.send("dispute", call).await?;
+    let sent = session.send_plan(&plan).await?;
     let disputed = sent.expect_event::<IVeritasOracle::VerdictDisputed>()?;
     let value = json!({"id": id.to_string(), "dispute_id": disputed.disputeId.to_string(),
         "arbitrator": disputed.arbitrator, "bond": cost.bond.to_string(),
@@ -127,51 +108,6 @@ pub async fn run(args: DisputeArgs, json: bool) -> anyhow::Result<Output> {
     ))
 }
 
-/// What the contract's dispute rules read of question `id`: its status and, once it has a
-/// verdict, the posted triple, its court, bond, challenge deadline and the court's cost.
-async fn dispute_state(session: &Session, id: U256) -> anyhow::Result<DisputeState> {
-    let oracle = session.view();
-    let status = session.status(id).await?;
-    let mut state = DisputeState {
-        status,
-        challenge_ends: 0,
-        arbitrator: Address::ZERO,
-        posted: [U256::ZERO; 3],
-        min_bond: U256::ZERO,
-        court_cost: U256::ZERO,
-    };
-    if contract::has_verdict(&status) {
-        let v = oracle
-            .getVerdict(id)
-            .call()
-            .await
-            .map_err(view_error("getVerdict"))?;
-        let p = oracle
-            .questionParameters(id)
-            .call()
-            .await
-            .map_err(view_error("questionParameters"))?;
-        state.posted = [v.pYes, v.pNo, v.pNull];
-        state.arbitrator = p.arbitrator;
-        state.min_bond = U256::from(p.disputeBond);
-        state.challenge_ends = small(
-            oracle
-                .finalAt(id)
-                .call()
-                .await
-                .map_err(view_error("finalAt"))?,
-        );
-        if p.arbitrator != Address::ZERO {
-            state.court_cost = oracle
-                .courtCost(id)
-                .call()
-                .await
-                .map_err(view_error("courtCost"))?;
-        }
-    }
-    Ok(state)
-}
-
 /// Ask `Send? [y/N]` on stderr and read the answer from stdin.
 fn confirm() -> anyhow::Result<bool> {
     eprint!("Send the dispute? [y/N] ");
@@ -181,12 +117,6 @@ fn confirm() -> anyhow::Result<bool> {
         .read_line(&mut answer)
         .context("reading the confirmation")?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes"))
-}
-
-/// A triple as decimal probabilities.
-fn triple(t: [U256; 3]) -> String {
-    let p = |v: U256| alloy::primitives::utils::format_ether(v);
-    format!("YES {}, NO {}, NULL {}", p(t[0]), p(t[1]), p(t[2]))
 }
 
 /// A probability: `0.85` (at most 18 decimals) or WAD wei `850000000000000000`.

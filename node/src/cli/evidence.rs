@@ -15,10 +15,10 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
+use super::session::{Common, Session, utc, view_error, wei, with_tx};
 use crate::contract::{
     IVeritasOracle, evidence_chain,
-    roles::{self, EvidenceLimits, EvidenceState},
+    plan::{self, Detail},
 };
 
 /// `veritas evidence` arguments.
@@ -66,67 +66,25 @@ pub async fn run(args: EvidenceArgs) -> anyhow::Result<Output> {
 
 async fn submit(args: SubmitArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
-    let oracle = session.view();
     let id = args.id;
-    let status = session.status(id).await?;
-    let limits = limits(&oracle).await?;
-    let mut state = EvidenceState {
-        status,
-        reports_open_at: 0,
-        count: 0,
-        mine: 0,
-        evidence_fee: U256::ZERO,
+    let action = plan::Action::Evidence {
+        url: args.url.clone(),
+        title: args.title.clone(),
+        snippet: args.snippet.clone(),
     };
-    if status != IVeritasOracle::VerdictStatus::None {
-        let q = oracle
-            .getQuestion(id)
-            .call()
-            .await
-            .map_err(view_error("getQuestion"))?;
-        state.reports_open_at = q.resolveAfter.max(q.askedAt);
-        state.count = small(
-            oracle
-                .evidenceCount(id)
-                .call()
-                .await
-                .map_err(view_error("evidenceCount"))?,
-        );
-        state.mine = small(
-            oracle
-                .evidenceOf(id, session.address())
-                .call()
-                .await
-                .map_err(view_error("evidenceOf"))?
-                .items,
-        );
-        state.evidence_fee = U256::from(
-            oracle
-                .questionParameters(id)
-                .call()
-                .await
-                .map_err(view_error("questionParameters"))?
-                .evidenceFee,
-        );
-    }
-    let now = session.now().await?;
-    let lengths = [args.url.len(), args.title.len(), args.snippet.len()];
-    let fee = roles::evidence_fee(id, session.address(), &state, &limits, now, lengths)
-        .map_err(refused)?;
-    let before = oracle
+    let plan = session.plan(id, &action).await?;
+    let closes = match plan.detail {
+        Detail::Evidence { closes } => closes,
+        _ => 0,
+    };
+    let fee = plan.value;
+    let before = session
+        .view()
         .evidenceHead()
         .call()
         .await
         .map_err(view_error("evidenceHead"))?;
-    let call = oracle
-        .submitEvidence(
-            id,
-            args.url.clone(),
-            args.title.clone(),
-            args.snippet.clone(),
-        )
-        .value(fee)
-        .into_transaction_request();
-    let sent = session.send("submitEvidence", call).await?;
+    let sent = session.send_plan(&plan).await?;
     let item = sent.expect_event::<IVeritasOracle::EvidenceSubmitted>()?;
     // Our link from the head read before sending; another submission mined first moves it.
     let link = evidence_chain::link(
@@ -141,7 +99,7 @@ async fn submit(args: SubmitArgs) -> anyhow::Result<Output> {
     let value = json!({"id": id.to_string(), "index": item.index.to_string(),
         "evidence_head": item.evidenceHead, "previous_head": previous,
         "fee": fee.to_string(), "submitter": session.address(),
-        "evidence_closes": state.reports_open_at});
+        "evidence_closes": closes});
     let chain_line = match previous {
         Some(prev) => format!("chain    {} -> {}", prev, item.evidenceHead),
         None => format!(
@@ -155,60 +113,8 @@ async fn submit(args: SubmitArgs) -> anyhow::Result<Output> {
             format!("item     {} of question {id}", item.index),
             format!("paid     {}", wei(fee)),
             chain_line,
-            format!("closes   {}", utc(state.reports_open_at)),
+            format!("closes   {}", utc(closes)),
             sent.line(),
         ],
     ))
-}
-
-/// The oracle's evidence constants.
-async fn limits(
-    oracle: &IVeritasOracle::IVeritasOracleInstance<&crate::chain::ChainProvider>,
-) -> anyhow::Result<EvidenceLimits> {
-    Ok(EvidenceLimits {
-        per_question: small(
-            oracle
-                .MAX_EVIDENCE_PER_QUESTION()
-                .call()
-                .await
-                .map_err(view_error("MAX_EVIDENCE_PER_QUESTION"))?,
-        ),
-        per_submitter: small(
-            oracle
-                .MAX_EVIDENCE_PER_SUBMITTER()
-                .call()
-                .await
-                .map_err(view_error("MAX_EVIDENCE_PER_SUBMITTER"))?,
-        ),
-        price_step: small(
-            oracle
-                .EVIDENCE_PRICE_STEP()
-                .call()
-                .await
-                .map_err(view_error("EVIDENCE_PRICE_STEP"))?,
-        ),
-        field_lengths: [
-            small(
-                oracle
-                    .MAX_URL_LENGTH()
-                    .call()
-                    .await
-                    .map_err(view_error("MAX_URL_LENGTH"))?,
-            ),
-            small(
-                oracle
-                    .MAX_TITLE_LENGTH()
-                    .call()
-                    .await
-                    .map_err(view_error("MAX_TITLE_LENGTH"))?,
-            ),
-            small(
-                oracle
-                    .MAX_SNIPPET_LENGTH()
-                    .call()
-                    .await
-                    .map_err(view_error("MAX_SNIPPET_LENGTH"))?,
-            ),
-        ],
-    })
 }

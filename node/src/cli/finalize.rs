@@ -9,8 +9,8 @@
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{QuestionArgs, Session, refused, view_error, with_tx};
-use crate::contract::{IVeritasOracle, roles};
+use super::session::{QuestionArgs, Session, with_tx};
+use crate::contract::plan::Action;
 
 /// Close the question and print its new status.
 ///
@@ -18,37 +18,10 @@ use crate::contract::{IVeritasOracle, roles};
 /// Configuration, key, RPC; the contract's refusal.
 pub async fn run(args: QuestionArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
-    let oracle = session.view();
     let id = args.id;
-    let status = session.status(id).await?;
-    if status == IVeritasOracle::VerdictStatus::Asked {
-        let q = oracle
-            .getQuestion(id)
-            .call()
-            .await
-            .map_err(view_error("getQuestion"))?;
-        let p = oracle
-            .questionParameters(id)
-            .call()
-            .await
-            .map_err(view_error("questionParameters"))?;
-        // A commit-reveal question's deadline moves with its reveal phase: the simulation
-        // checks it.
-        if p.revealWindow == 0 {
-            let ends = q.resolveAfter.max(q.askedAt) + u64::from(p.reportWindow);
-            roles::can_finalize(id, status, ends, session.now().await?).map_err(refused)?;
-        }
-    } else {
-        roles::can_finalize(id, status, 0, 0).map_err(refused)?;
-    }
-    let sent = session
-        .send("finalize", oracle.finalize(id).into_transaction_request())
-        .await?;
-    let after = oracle
-        .verdictStatus(id)
-        .call()
-        .await
-        .map_err(view_error("verdictStatus"))?;
+    let plan = session.plan(id, &Action::Finalize).await?;
+    let sent = session.send_plan(&plan).await?;
+    let after = session.status(id).await?;
     let value = json!({"id": id.to_string(), "status": format!("{after:?}")});
     Ok(Output::lines(
         with_tx(value, &sent),

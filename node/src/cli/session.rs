@@ -6,7 +6,7 @@
 use alloy::{
     eips::BlockId,
     network::{EthereumWallet, TransactionBuilder},
-    primitives::{Address, B256, U256, utils::format_ether},
+    primitives::{Address, B256, U256},
     providers::{DynProvider, Provider, ProviderBuilder},
     rpc::types::{TransactionReceipt, TransactionRequest},
     sol_types::SolEvent,
@@ -19,8 +19,15 @@ use super::{output::Refused, run::ConfigArgs};
 use crate::{
     chain::{self, ChainError, ChainProvider},
     config::{self, Config},
-    contract::{IVeritasOracle, explain, reader, roles::Refusal},
+    contract::{
+        IVeritasOracle, explain,
+        plan::{self, Action, Plan, PlanError},
+        reader,
+        roles::Refusal,
+    },
 };
+
+pub use crate::contract::plan::{small, utc, wei};
 
 /// The options every role's command takes (`--json` is global: [`super::Cli`]).
 #[derive(Debug, Clone, Args)]
@@ -125,6 +132,31 @@ impl Session {
             .get_balance(self.address())
             .await
             .map_err(|e| ChainError::rpc("eth_getBalance", e))
+    }
+
+    /// Plan `action` on question `id` from this account ([`plan::plan`]: the views at one
+    /// block, then the contract's rule).
+    ///
+    /// # Errors
+    /// The contract's refusal (exit 2, nothing sent), RPC.
+    pub async fn plan(&self, id: U256, action: &Action) -> anyhow::Result<Plan> {
+        match plan::plan(&self.provider, self.oracle, id, self.address(), action).await {
+            Ok(plan) => Ok(plan),
+            Err(PlanError::Refused(refusal)) => Err(refused(refusal)),
+            Err(PlanError::Chain(e)) => Err(e.into()),
+        }
+    }
+
+    /// Simulate and send what `plan` planned (its call to the oracle, its value).
+    ///
+    /// # Errors
+    /// As [`Self::send`].
+    pub async fn send_plan(&self, plan: &Plan) -> anyhow::Result<Sent> {
+        let tx = TransactionRequest::default()
+            .with_to(self.oracle)
+            .with_input(plan.call.calldata())
+            .with_value(plan.value);
+        self.send(plan.call.function(), tx).await
     }
 
     /// Simulate `tx` from this account (`eth_call` on the latest block) and send it only when
@@ -243,19 +275,6 @@ pub fn refused(refusal: Refusal) -> anyhow::Error {
     .into()
 }
 
-/// `v` wei, and in ETH without trailing zeros.
-pub fn wei(v: U256) -> String {
-    let ether = format_ether(v);
-    let ether = ether.trim_end_matches('0').trim_end_matches('.');
-    format!("{v} wei ({ether} ETH)")
-}
-
-/// A unix time as the UTC date it is.
-pub fn utc(secs: u64) -> String {
-    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs);
-    format!("{secs} ({})", humantime::format_rfc3339_seconds(at))
-}
-
 /// `Value` with `sent`'s transaction fields merged in.
 pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
     if let (Some(map), Value::Object(tx)) = (value.as_object_mut(), sent.json()) {
@@ -267,9 +286,4 @@ pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
 /// A contract view's error, with the view's name (the chain's one mapping, [`ChainError::view`]).
 pub fn view_error(op: &'static str) -> impl Fn(alloy::contract::Error) -> ChainError {
     ChainError::view(op)
-}
-
-/// A count or time the contract bounds far below `u64::MAX` (saturates).
-pub fn small(v: U256) -> u64 {
-    u64::try_from(v).unwrap_or(u64::MAX)
 }

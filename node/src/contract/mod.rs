@@ -11,10 +11,15 @@
 //!   audit --question`), and an account's unpaid credits. It calls the chain, so it sits above
 //!   [`crate::chain`] in the layer table (row `contract::reader`); the rest is pure and sits
 //!   at the bottom, where the chain's error and the decoded events use it.
+//! - [`plan`]: one planner per action on a question (evidence, clarify, dispute, appeal,
+//!   finalize): the views its rule needs at one block, then the [`roles`] check; the CLI's
+//!   commands and the API's `GET /questions/{id}/check/{action}` both call it. It reads the
+//!   chain too, so it has its own row (`contract::plan`) beside `contract::reader`.
 
 pub mod court;
 pub mod evidence_chain;
 pub mod explain;
+pub mod plan;
 pub mod reader;
 pub mod roles;
 

@@ -29,6 +29,23 @@ pub enum Refusal {
     Court(Box<CourtError>),
 }
 
+impl Refusal {
+    /// The error's name, arguments and sentence, as `POST /explain` gives them for revert data.
+    pub fn explained(&self) -> explain::Explained {
+        use alloy::sol_types::SolInterface;
+        let (abi, data) = match self {
+            Refusal::Oracle(e) => (explain::oracle_abi(), e.abi_encode()),
+            Refusal::Court(e) => (explain::court_abi(), e.abi_encode()),
+        };
+        // Every error of the bindings is in its ABI: the fallback is unreachable.
+        explain::explain(abi, &data).unwrap_or_else(|| explain::Explained {
+            error: format!("{self:?}"),
+            args: Vec::new(),
+            sentence: self.to_string(),
+        })
+    }
+}
+
 impl From<OracleError> for Refusal {
     fn from(e: OracleError) -> Self {
         Refusal::Oracle(Box::new(e))
@@ -66,7 +83,9 @@ pub struct EvidenceLimits {
 pub struct EvidenceState {
     /// `verdictStatus(id)`.
     pub status: VerdictStatus,
-    /// When reports open: the later of `resolveAfter` and the ask (evidence is taken before).
+    /// `deferral(id).reportsOpenAt`, the contract's `Tally.time`: while Asked, when reports
+    /// open (the later of `resolveAfter` and the ask, or a deferral's reopening); evidence is
+    /// taken before it. After a verdict, the time of the last status change.
     pub reports_open_at: u64,
     /// `evidenceCount(id)`.
     pub count: u64,
@@ -102,7 +121,7 @@ pub fn evidence_fee(
     if state.status == VerdictStatus::None {
         return refuse!(VeritasUnknownQuestion { id: id });
     }
-    if now >= state.reports_open_at {
+    if now >= gate_canary_shift(state.reports_open_at) {
         return refuse!(VeritasEvidenceClosed {
             id: id,
             resolveAfter: state.reports_open_at,
@@ -124,6 +143,20 @@ pub fn evidence_fee(
     }
     let doublings = state.count / limits.price_step.max(1);
     Ok(state.evidence_fee << usize::try_from(doublings).unwrap_or(usize::MAX))
+}
+
+/// The gates' self-test (`scripts/test-gates.sh`, "one rule, two tools") moves this one rule
+/// (evidence closes a day late) with `VERITAS_GATE_CANARY=rules` in a debug build, and expects
+/// both the CLI's test and the web view's browser test to go red: both tools run this code.
+/// Unarmed, or in a release build, it is the contract's rule.
+fn gate_canary_shift(reports_open_at: u64) -> u64 {
+    let armed = cfg!(debug_assertions)
+        && std::env::var_os("VERITAS_GATE_CANARY").is_some_and(|v| v == "rules");
+    if armed {
+        reports_open_at.saturating_add(86_400)
+    } else {
+        reports_open_at
+    }
 }
 
 /// A question as `clarify` sees it.
