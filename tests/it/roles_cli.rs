@@ -247,15 +247,7 @@ async fn a_questions_whole_life_through_the_cli_every_wei_accounted_for() {
 
     // Reports open (the nodes wait for their clocks to pass resolveAfter): the three nodes
     // report and the verdict posts (YES leads).
-    let deadline = std::time::Instant::now() + WAIT;
-    while chain.status(id).await != S::Resolved {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no verdict:\n{}",
-            nodes[0].log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    chain.wait_status(id, S::Resolved, WAIT).await;
     let reports = chain.reports(id).await;
     assert_eq!(reports.len(), 3);
 

@@ -124,16 +124,13 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         "the page's clarification is on-chain"
     );
 
-    let deadline = std::time::Instant::now() + Duration::from_secs(90);
-    while chain.status(id).await != IVeritasOracle::VerdictStatus::Resolved {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "question {id} is {:?}, not Resolved\n{}",
-            chain.status(id).await,
-            node.log_text()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    chain
+        .wait_status(
+            id,
+            IVeritasOracle::VerdictStatus::Resolved,
+            Duration::from_secs(90),
+        )
+        .await;
     node.wait_stage(id, "finalised", Duration::from_secs(30))
         .await;
     script.send("RESOLVED");
