@@ -210,15 +210,7 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
     // NO before the deadline: every node says "not yet", the question is deferred, neither
     // settled nor escalated.
     let opens = wait_deferrals(&chain, &nodes, ferry_id, 1).await;
-    let died = nodes[0]
-        .wait_exit(WAIT)
-        .expect("the armed node dies at the deferral");
-    assert_eq!(
-        std::os::unix::process::ExitStatusExt::signal(&died),
-        Some(9),
-        "SIGKILLed at the crash point\n{}",
-        nodes[0].log_text()
-    );
+    nodes[0].wait_crashed("deferral.applying:1", WAIT);
     assert_eq!(
         nodes[0]
             .store()
@@ -252,6 +244,20 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
         assert_eq!(page["deferrals"][0]["resolve_after"], opens);
         assert_eq!(page["max_deferrals"], 7);
     }
+    // The report window runs again from the reopening: `finalize` is refused until it ends,
+    // by the node's check as by the contract.
+    let addr = nodes[1].api_addr(WAIT).await;
+    let from = crate::support::address(5);
+    let check = format!("http://{addr}/questions/{ferry_id}/check/finalize?from={from}");
+    let refused = reqwest::get(check).await.unwrap();
+    assert_eq!(refused.status(), 409);
+    let refused: Value = refused.json().await.unwrap();
+    assert_eq!(refused["error"], "VeritasReportWindowOpen", "{refused}");
+    let deadline = refused["args"][1]["value"].as_str().unwrap_or_default();
+    assert!(
+        deadline.starts_with(&format!("{} (", opens + 10 * DAY)),
+        "the window runs from the reopening at {opens}: {refused}"
+    );
 
     // The chain's clock passes the deadline: the nodes resolve it again, and NO settles.
     chain.advance(5 * DAY).await;

@@ -554,12 +554,14 @@ async fn finalize(at: &At<'_>, id: U256, now: u64) -> Result<Parts, PlanError> {
     let status = view!(at, verdictStatus(id))?;
     let mut lines = Vec::new();
     if status == VerdictStatus::Asked {
-        let q = view!(at, getQuestion(id))?;
         let p = view!(at, questionParameters(id))?;
         // A commit-reveal question's deadline moves with its reveal phase: the simulation
         // checks it.
         if p.revealWindow == 0 {
-            let ends = q.resolveAfter.max(q.askedAt) + u64::from(p.reportWindow);
+            // The window runs from the contract's own clock of the question (`Tally.time`),
+            // which a deferral moves: not from the asked `resolveAfter`.
+            let opens = small(view!(at, deferral(id))?.reportsOpenAt);
+            let ends = opens.saturating_add(u64::from(p.reportWindow));
             roles::can_finalize(id, status, ends, now)?;
             lines.push(line("report window closed", utc(ends)));
         } else {
