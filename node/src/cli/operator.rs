@@ -13,6 +13,7 @@
 //! The key comes from where `veritas run` takes it (`VERITAS_PRIVATE_KEY`, or `keys.keystore`),
 //! so the account is the node's own operator address.
 
+use crate::chain::ViewCall;
 use alloy::primitives::{Address, U256};
 use anyhow::bail;
 use clap::{Args, Subcommand};
@@ -194,9 +195,8 @@ async fn stake_of(account: &Session, operator: Address) -> anyhow::Result<(U256,
     let view = account
         .view()
         .operatorStake(operator)
-        .call()
-        .await
-        .map_err(super::session::view_error("operatorStake"))?;
+        .view("operatorStake")
+        .await?;
     Ok((view.staked, view.locked))
 }
 

@@ -3,6 +3,7 @@
 //! transaction leaves: refused locally with the contract's sentence, simulated (`eth_call` of
 //! the very transaction, a revert explained), then sent and its receipt summarised.
 
+use crate::chain::ViewCall;
 use alloy::{
     eips::BlockId,
     network::{EthereumWallet, TransactionBuilder},
@@ -101,11 +102,7 @@ impl Session {
     /// # Errors
     /// RPC.
     pub async fn status(&self, id: U256) -> Result<IVeritasOracle::VerdictStatus, ChainError> {
-        self.view()
-            .verdictStatus(id)
-            .call()
-            .await
-            .map_err(view_error("verdictStatus"))
+        self.view().verdictStatus(id).view("verdictStatus").await
     }
 
     /// The chain's clock: the latest block's timestamp (what the contract compares with).
@@ -264,9 +261,10 @@ pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
     value
 }
 
-/// A contract view's error, with the view's name (the chain's one mapping, [`ChainError::view`]).
+/// A contract view's error, with the view's name. Superseded by [`crate::chain::ViewCall`]
+/// (`.view("name").await`); kept only until the commands still calling it switch over.
 pub fn view_error(op: &'static str) -> impl Fn(alloy::contract::Error) -> ChainError {
-    ChainError::view(op)
+    move |e| ChainError::contract(op, e)
 }
 
 /// A count or time the contract bounds far below `u64::MAX` (saturates).

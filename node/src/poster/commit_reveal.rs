@@ -22,6 +22,7 @@
 //! The salt is a secret until the reveal is mined: it is never logged. The transactions
 //! themselves (sending, resuming, reading receipts) are in `cr_txs`.
 
+use crate::chain::ViewCall;
 use std::time::Duration;
 
 use alloy::{
@@ -133,16 +134,16 @@ impl Poster {
     /// # Errors
     /// [`ChainError`] from the call ([`ChainError::UnknownQuestion`] for an id never asked).
     pub async fn is_commit_reveal(&self, id: U256) -> Result<bool, ChainError> {
-        match self.contract().questionParameters(id).call().await {
+        let c = self.contract();
+        let call = c.questionParameters(id);
+        match call.view("questionParameters").await {
             Ok(p) => Ok(p.revealWindow > 0 && p.quorum > 1),
-            Err(e) => Err(match ChainError::contract("questionParameters", e) {
-                ChainError::Revert { error, .. }
-                    if matches!(*error, OracleError::VeritasUnknownQuestion(_)) =>
-                {
-                    ChainError::UnknownQuestion(id)
-                }
-                other => other,
-            }),
+            Err(ChainError::Revert { error, .. })
+                if matches!(*error, OracleError::VeritasUnknownQuestion(_)) =>
+            {
+                Err(ChainError::UnknownQuestion(id))
+            }
+            Err(other) => Err(other),
         }
     }
 
@@ -356,36 +357,20 @@ impl Poster {
                 .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
         );
         let c = self.contract();
-        let status = c
-            .verdictStatus(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("verdictStatus"))?;
+        let status = c.verdictStatus(id).view_at(block, "verdictStatus").await?;
         let reported = c
             .hasReported(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("hasReported"))?;
+            .view_at(block, "hasReported")
+            .await?;
         let can_report = c
             .canReport(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("canReport"))?;
+            .view_at(block, "canReport")
+            .await?;
         let on_chain = c
             .commitmentOf(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("commitmentOf"))?;
-        let phase = c
-            .commitPhase(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("commitPhase"))?;
+            .view_at(block, "commitmentOf")
+            .await?;
+        let phase = c.commitPhase(id).view_at(block, "commitPhase").await?;
         if status == IVeritasOracle::VerdictStatus::None {
             return Err(ChainError::UnknownQuestion(id));
         }

@@ -30,6 +30,7 @@
 //! of a commit-reveal question (`revealWindow` > 0, quorum > 1) as a commitment, then its reveal,
 //! with the same records, nonces and receipts.
 
+use crate::chain::ViewCall;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -180,9 +181,8 @@ impl Poster {
     pub async fn status(&self, id: U256) -> Result<IVeritasOracle::VerdictStatus, ChainError> {
         self.contract()
             .verdictStatus(id)
-            .call()
+            .view("verdictStatus")
             .await
-            .map_err(ChainError::view("verdictStatus"))
     }
 
     /// Post `intent` for `question` exactly once (see the module docs).
@@ -301,10 +301,8 @@ impl Poster {
                     let phase = self
                         .contract()
                         .commitPhase(id)
-                        .block(standing.block)
-                        .call()
-                        .await
-                        .map_err(ChainError::view("commitPhase"))?;
+                        .view_at(standing.block, "commitPhase")
+                        .await?;
                     return Ok(phase.phase >= 2);
                 }
                 // No also means a free stake below the report bond, which passes (or is
@@ -339,22 +337,16 @@ impl Poster {
         let contract = self.contract();
         let status = contract
             .verdictStatus(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("verdictStatus"))?;
+            .view_at(block, "verdictStatus")
+            .await?;
         let reported = contract
             .hasReported(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("hasReported"))?;
+            .view_at(block, "hasReported")
+            .await?;
         let can_report = contract
             .canReport(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("canReport"))?;
+            .view_at(block, "canReport")
+            .await?;
         Ok(Standing {
             block,
             status,
@@ -364,12 +356,7 @@ impl Poster {
     }
 
     async fn check_question(&self, question: &NewQuestion, id: U256) -> Result<(), ChainError> {
-        let stored = self
-            .contract()
-            .getQuestion(id)
-            .call()
-            .await
-            .map_err(ChainError::view("getQuestion"))?;
+        let stored = self.contract().getQuestion(id).view("getQuestion").await?;
         let actual = stored.questionHash;
         if actual != question.question_hash {
             return Err(ChainError::QuestionMismatch {

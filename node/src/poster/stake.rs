@@ -5,6 +5,7 @@
 //! wait (settled questions free their bonds, anyone may stake for the operator), never a
 //! question failed for good.
 
+use crate::chain::ViewCall;
 use alloy::{eips::BlockId, primitives::U256, providers::Provider, sol_types::SolCall};
 use tracing::info;
 
@@ -47,21 +48,13 @@ impl Poster {
         let (block, c) = (standing.block, self.contract());
         let stake = c
             .operatorStake(self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("operatorStake"))?;
+            .view_at(block, "operatorStake")
+            .await?;
         let params = c
             .questionParameters(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("questionParameters"))?;
-        let unit = c
-            .BOND_UNIT()
-            .call()
-            .await
-            .map_err(ChainError::view("BOND_UNIT"))?;
+            .view_at(block, "questionParameters")
+            .await?;
+        let unit = c.BOND_UNIT().view("BOND_UNIT").await?;
         let bond = reader::report_bond(&params, unit);
         let free = stake.staked.saturating_sub(stake.locked);
         if free >= bond {
