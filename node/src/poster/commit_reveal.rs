@@ -26,24 +26,20 @@ use crate::chain::ViewCall;
 use std::time::Duration;
 
 use alloy::{
-    eips::BlockId,
     primitives::{Address, B256, U256, keccak256},
-    providers::Provider,
     signers::k256::elliptic_curve::rand_core::{OsRng, RngCore},
     sol_types::{SolCall, SolValue},
 };
 use tracing::{debug, info, warn};
 
-use super::cr_txs::{Facts, Logged, mined, reveal_calldata};
+use super::cr_txs::{Logged, mined, reveal_calldata};
+use super::facts::Facts;
 use super::{Posted, Poster, Verdict};
 use crate::{
     chain::ChainError,
     contract::{IVeritasOracle, OracleError},
 };
-use crate::{
-    store::{SavedCommit, TxStatus},
-    watcher::events::NewQuestion,
-};
+use crate::{store::SavedCommit, watcher::events::NewQuestion};
 
 /// How long a commitment waiting for the reveal phase (the other operators' commits, or the
 /// end of the report window) waits between looks.
@@ -158,13 +154,7 @@ impl Poster {
         let saved = self.saved_commit(verdict)?;
         for round in 0..MAX_ROUNDS {
             let facts = self.facts(id).await?;
-            if let Some(tx) = self
-                .store
-                .txs_for(id)?
-                .into_iter()
-                .rev()
-                .find(|t| t.status == TxStatus::Pending)
-            {
+            if let Some(tx) = self.pending_tx(id)? {
                 self.resume(id, &tx, &facts, &saved).await?;
                 continue;
             }
@@ -347,42 +337,6 @@ impl Poster {
         }
         Ok(saved)
     }
-
-    /// The question's commit-reveal facts, read at one block.
-    async fn facts(&self, id: U256) -> Result<Facts, ChainError> {
-        let block = BlockId::number(
-            self.provider
-                .get_block_number()
-                .await
-                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
-        );
-        let c = self.contract();
-        let status = c.verdictStatus(id).view_at(block, "verdictStatus").await?;
-        let reported = c
-            .hasReported(id, self.from)
-            .view_at(block, "hasReported")
-            .await?;
-        let can_report = c
-            .canReport(id, self.from)
-            .view_at(block, "canReport")
-            .await?;
-        let on_chain = c
-            .commitmentOf(id, self.from)
-            .view_at(block, "commitmentOf")
-            .await?;
-        let phase = c.commitPhase(id).view_at(block, "commitPhase").await?;
-        if status == IVeritasOracle::VerdictStatus::None {
-            return Err(ChainError::UnknownQuestion(id));
-        }
-        Ok(Facts {
-            open: status == IVeritasOracle::VerdictStatus::Asked,
-            reported,
-            can_report,
-            on_chain,
-            phase: phase.phase,
-            deadline: phase.deadline,
-        })
-    }
 }
 
 /// The error of a step that cannot send now: wait (for a reopened slot, for the reveal phase)
@@ -422,10 +376,11 @@ fn not_now(id: U256, step: Step, facts: &Facts, saved: &SavedCommit) -> ChainErr
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use alloy::primitives::I256;
+    use alloy::{eips::BlockId, primitives::I256};
 
     fn facts(phase: u8, on_chain: B256) -> Facts {
         Facts {
+            block: BlockId::latest(),
             open: true,
             reported: false,
             can_report: on_chain == B256::ZERO,

@@ -38,14 +38,11 @@ impl Poster {
     ) -> Result<CannotReport, ChainError> {
         // One top-up at a time: two questions short of stake together must not both pay.
         let _one = self.top_up.lock().await;
-        let standing = self.standing(id).await?;
-        if standing.can_report
-            || standing.reported
-            || standing.status != IVeritasOracle::VerdictStatus::Asked
-        {
+        let facts = self.facts(id).await?;
+        if facts.can_report || facts.reported || !facts.open {
             return Ok(CannotReport::AskAgain);
         }
-        let (block, c) = (standing.block, self.contract());
+        let (block, c) = (facts.block, self.contract());
         let stake = c
             .operatorStake(self.from)
             .view_at(block, "operatorStake")
