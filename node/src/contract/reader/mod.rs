@@ -350,44 +350,17 @@ pub async fn question_view(
     let (is_final, final_at) = finality(&c, id, at).await?;
     let pending_fee = c.pendingFee(id).view_at(at, "pendingFee").await?;
     let dispute = dispute_view(&c, id, at).await?;
-    let verdict = if matches!(
-        status,
-        S::Resolved | S::Escalated | S::Arbitrated | S::Disputed | S::Defaulted
-    ) {
-        Some(verdict_view(&c, id, at).await?)
-    } else {
-        None
+    let verdict = match has_verdict(status) {
+        true => Some(verdict_view(&c, id, at).await?),
+        false => None,
     };
-    let reports = report_events(provider, oracle, id, from_block, block).await?;
-    let asked = question_filter(oracle, IVeritasOracle::QuestionAsked::SIGNATURE_HASH, id);
-    let asked_block_hash = logs(provider, &asked, from_block, block)
-        .await?
-        .first()
-        .and_then(|l| l.block_hash);
-    let posted = match verdict {
-        Some(_) => posted_event(provider, oracle, id, from_block, block).await?,
-        None => None,
-    };
-    let arbitrated = match status {
-        S::Arbitrated => arbitrated_event(provider, oracle, id, from_block, block).await?,
-        _ => None,
-    };
+    let events = Events::read(provider, oracle, id, (from_block, block), status).await?;
     let (deferrals, reports_open_at) = c
         .deferral(id)
         .view_at(at, "deferral")
         .await
         .map(|d| (d.count, d.reportsOpenAt))?;
     let max_deferrals = c.MAX_DEFERRALS().view_at(at, "MAX_DEFERRALS").await?;
-    let clarified = question_filter(
-        oracle,
-        IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
-        id,
-    );
-    let mut clarifications = crate::watcher::events::decode_clarifications(
-        &logs(provider, &clarified, from_block, block).await?,
-    )
-    .map_err(|e| bad("QuestionClarified", e.to_string()))?;
-    clarifications.sort_by_key(|c| c.index);
     // While Asked, the tally's time is when reports open (a deferral moves it); after that it
     // is the time of the last status change, and the asked time is the one that counted.
     let opens = if matches!(status, S::Asked) {
@@ -417,20 +390,84 @@ pub async fn question_view(
         reports_open_at: opens,
         deferrals: small("deferral", deferrals)?,
         max_deferrals: small("MAX_DEFERRALS", max_deferrals)?,
-        clarifications: clarifications
-            .iter()
-            .map(|c| String::from_utf8_lossy(&c.text).into_owned())
-            .collect(),
-        asked_block_hash,
+        clarifications: events.clarifications,
+        asked_block_hash: events.asked_block_hash,
         report_window_closes_at: opens.saturating_add(u64::from(p.reportWindow)),
         parameters: ParametersView::from(&p),
         pending_fee,
         verdict,
-        posted,
-        arbitrated,
+        posted: events.posted,
+        arbitrated: events.arbitrated,
         dispute,
-        reports,
+        reports: events.reports,
     })
+}
+
+/// The events of one question that [`question_view`] shows.
+struct Events {
+    reports: Vec<ReportEvent>,
+    asked_block_hash: Option<B256>,
+    posted: Option<PostedEvent>,
+    arbitrated: Option<[u128; 3]>,
+    /// The clarifications' texts, in their order.
+    clarifications: Vec<String>,
+}
+
+impl Events {
+    /// The events of `id` in blocks `from..=to` (a `VerdictPosted` once `status` has a
+    /// verdict, a `VerdictArbitrated` once arbitrated).
+    async fn read(
+        provider: &ChainProvider,
+        oracle: Address,
+        id: U256,
+        (from, to): (u64, u64),
+        status: IVeritasOracle::VerdictStatus,
+    ) -> Result<Self, ChainError> {
+        use IVeritasOracle::VerdictStatus as S;
+        let reports = report_events(provider, oracle, id, from, to).await?;
+        let asked = question_filter(oracle, IVeritasOracle::QuestionAsked::SIGNATURE_HASH, id);
+        let asked_block_hash = logs(provider, &asked, from, to)
+            .await?
+            .first()
+            .and_then(|l| l.block_hash);
+        let posted = match has_verdict(status) {
+            true => posted_event(provider, oracle, id, from, to).await?,
+            false => None,
+        };
+        let arbitrated = match status {
+            S::Arbitrated => arbitrated_event(provider, oracle, id, from, to).await?,
+            _ => None,
+        };
+        let clarified = question_filter(
+            oracle,
+            IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
+            id,
+        );
+        let mut clarifications = crate::watcher::events::decode_clarifications(
+            &logs(provider, &clarified, from, to).await?,
+        )
+        .map_err(|e| bad("QuestionClarified", e.to_string()))?;
+        clarifications.sort_by_key(|c| c.index);
+        Ok(Self {
+            reports,
+            asked_block_hash,
+            posted,
+            arbitrated,
+            clarifications: clarifications
+                .iter()
+                .map(|c| String::from_utf8_lossy(&c.text).into_owned())
+                .collect(),
+        })
+    }
+}
+
+/// Whether a question in `status` has a verdict (`getVerdict`, a `VerdictPosted`).
+fn has_verdict(status: IVeritasOracle::VerdictStatus) -> bool {
+    use IVeritasOracle::VerdictStatus as S;
+    matches!(
+        status,
+        S::Resolved | S::Escalated | S::Arbitrated | S::Disputed | S::Defaulted
+    )
 }
 
 /// The latest block and its timestamp.
