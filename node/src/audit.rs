@@ -36,7 +36,6 @@
 //! the root (leaves 1..=c, from `question.clarifications`); with the chain, the report must hold
 //! every `QuestionClarified` text of the question, in order, and nothing else.
 
-use crate::chain::ViewCall;
 use alloy::{
     primitives::{Address, B256, I256, U256},
     providers::Provider,
@@ -59,6 +58,7 @@ pub use file::{MAX_REPORT_BYTES, ReportFileError, read_report};
 pub use input::{AsAuditReport, AuditReport, Claim};
 pub use routing::RoutingAudit;
 
+use crate::chain::ViewCall;
 use crate::commitment;
 use crate::evidence::{
     normalize::normalize_url,

@@ -11,7 +11,6 @@
 //! binding the question to rules its asker never saw. It pays the pinned set's ask fee (or
 //! `--fee`, at least that).
 
-use crate::chain::ViewCall;
 use std::time::Duration;
 
 use alloy::primitives::{Address, U256};
@@ -20,6 +19,7 @@ use serde_json::json;
 
 use super::output::Output;
 use super::session::{Common, Sent, Session, refused, utc, wei, with_tx};
+use crate::chain::ViewCall;
 use crate::{
     chain, contract,
     contract::{

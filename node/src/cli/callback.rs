@@ -5,13 +5,13 @@
 //! veritas callback retry 7 [--json]
 //! ```
 
-use crate::chain::ViewCall;
 use anyhow::bail;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::output::Output;
 use super::session::{QuestionArgs, Session, refused, with_tx};
+use crate::chain::ViewCall;
 use crate::contract::{IVeritasOracle, roles};
 
 /// `veritas callback` arguments.

@@ -11,7 +11,6 @@
 //! force. Rulings for the oracle: 0 refuse (the question defaults), 1 the verdict stands, 2 YES,
 //! 3 NO, 4 unresolvable, 5 the disputer's triple (disputes only).
 
-use crate::chain::ViewCall;
 use alloy::primitives::{Address, U256};
 use anyhow::bail;
 use clap::{Args, Subcommand};
@@ -19,6 +18,7 @@ use serde_json::json;
 
 use super::output::Output;
 use super::session::{Common, Session, refused, small, utc, wei, with_tx};
+use crate::chain::ViewCall;
 use crate::{
     chain::{ChainError, ChainProvider},
     contract::{

@@ -13,7 +13,6 @@
 //! The key comes from where `veritas run` takes it (`VERITAS_PRIVATE_KEY`, or `keys.keystore`),
 //! so the account is the node's own operator address.
 
-use crate::chain::ViewCall;
 use alloy::primitives::{Address, U256};
 use anyhow::bail;
 use clap::{Args, Subcommand};
@@ -21,6 +20,7 @@ use serde_json::json;
 
 use super::output::{Output, Refused};
 use super::session::{Common, Session, refused, wei, with_tx};
+use crate::chain::ViewCall;
 use crate::{
     chain::ChainError,
     contract::{reader, roles},

@@ -3,7 +3,6 @@
 //! transaction leaves: refused locally with the contract's sentence, simulated (`eth_call` of
 //! the very transaction, a revert explained), then sent and its receipt summarised.
 
-use crate::chain::ViewCall;
 use alloy::{
     eips::BlockId,
     network::{EthereumWallet, TransactionBuilder},
@@ -17,6 +16,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::{output::Refused, run::ConfigArgs};
+use crate::chain::ViewCall;
 use crate::{
     chain::{self, ChainError, ChainProvider},
     config::{self, Config},

@@ -21,7 +21,6 @@
 //! pipeline still owns (not yet reported) are left alone, except that an expired question
 //! ends as `expired` whatever its stage.
 
-use crate::chain::ViewCall;
 use std::{
     collections::{HashMap, HashSet},
     sync::Arc,
@@ -37,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::jobs::JobRunner;
+use crate::chain::ViewCall;
 use crate::{
     chain::{ChainError, ChainProvider},
     contract::IVeritasOracle,

@@ -18,11 +18,11 @@
 //!
 //! Questions with `resolveAfter = 0` never take evidence and skip the gate (no RPC call).
 
-use crate::chain::ViewCall;
 use std::time::Duration;
 
 use alloy::primitives::{Address, U256};
 
+use crate::chain::ViewCall;
 use crate::{
     chain::{ChainError, ChainProvider},
     contract::IVeritasOracle,

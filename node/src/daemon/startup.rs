@@ -1,7 +1,6 @@
 //! Start-up checks (chain id, operator key): retried through an RPC's hiccups, never through a
 //! definite answer.
 
-use crate::chain::ViewCall;
 use std::time::Duration;
 
 use alloy::primitives::Address;
@@ -9,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
 use super::{DaemonError, jobs::RetryPolicy};
+use crate::chain::ViewCall;
 use crate::{chain::ChainProvider, contract::IVeritasOracle};
 
 /// Waits between two tries of a start-up check: 200 ms, doubling, at most 10 s.

@@ -22,7 +22,6 @@
 //! The salt is a secret until the reveal is mined: it is never logged. The transactions
 //! themselves (sending, resuming, reading receipts) are in `cr_txs`.
 
-use crate::chain::ViewCall;
 use std::time::Duration;
 
 use alloy::{
@@ -35,6 +34,7 @@ use tracing::{debug, info, warn};
 use super::cr_txs::{Logged, mined, reveal_calldata};
 use super::facts::Facts;
 use super::{Posted, Poster, Verdict};
+use crate::chain::ViewCall;
 use crate::{
     chain::ChainError,
     contract::{IVeritasOracle, OracleError},

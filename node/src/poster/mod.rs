@@ -31,7 +31,6 @@
 //! of a commit-reveal question (`revealWindow` > 0, quorum > 1) as a commitment, then its reveal,
 //! with the same records, nonces and receipts.
 
-use crate::chain::ViewCall;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,6 +42,7 @@ use alloy::{
 };
 use tokio::sync::{Mutex, oneshot};
 
+use crate::chain::ViewCall;
 use crate::chain::{ChainError, ChainProvider};
 use crate::contract::IVeritasOracle;
 use crate::policy::not_yet::RoundClock;

@@ -18,7 +18,6 @@
 //! veritas demo --replay        # scripted instant votes instead of the committee (smoke test)
 //! ```
 
-use crate::chain::ViewCall;
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use alloy::{
@@ -36,6 +35,7 @@ mod print;
 
 use print::{print_block, print_pooled};
 
+use crate::chain::ViewCall;
 use crate::{
     audit, chain,
     config::{Config, ResolverKind},

@@ -9,7 +9,6 @@
 //! The types serialise for `veritas verdict --json`: keys in camelCase as the contract names
 //! them (`pYes`, `isFinal`, `pendingFee`), every 1e18 integer and wei amount a decimal string.
 
-use crate::chain::ViewCall;
 use alloy::{
     eips::BlockId,
     primitives::{Address, B256, I256, U256},
@@ -23,6 +22,7 @@ mod views;
 pub use views::{DisputeView, ParametersView, PostedEvent, QuestionView, ReportEvent, VerdictView};
 
 use super::IVeritasOracle;
+use crate::chain::ViewCall;
 use crate::chain::{ChainError, ChainProvider};
 
 fn bad(op: &'static str, reason: impl Into<String>) -> ChainError {
