@@ -58,6 +58,7 @@ pub use file::{MAX_REPORT_BYTES, ReportFileError, read_report};
 pub use input::{AsAuditReport, AuditReport, Claim};
 pub use routing::RoutingAudit;
 
+use crate::chain::ViewCall;
 use crate::commitment;
 use crate::evidence::{
     normalize::normalize_url,
@@ -370,11 +371,7 @@ pub async fn compare_with_chain(
 ) -> Result<Vec<Mismatch>, ChainError> {
     use IVeritasOracle::VerdictStatus as S;
     let contract = IVeritasOracle::new(oracle, provider);
-    let status = contract
-        .verdictStatus(id)
-        .call()
-        .await
-        .map_err(ChainError::view("verdictStatus"))?;
+    let status = contract.verdictStatus(id).view("verdictStatus").await?;
     let mut out = Vec::new();
     if let Some(n) = &rec.not_yet {
         out.extend(compare_clock_with_chain(n, rec, provider, oracle, id).await?);
@@ -404,11 +401,7 @@ pub async fn compare_with_chain(
     if !matches!(status, S::Resolved | S::Escalated) {
         return Ok(out);
     }
-    let v = contract
-        .getVerdict(id)
-        .call()
-        .await
-        .map_err(ChainError::view("getVerdict"))?;
+    let v = contract.getVerdict(id).view("getVerdict").await?;
     check(
         "questionHash",
         rec.question_hash.to_string(),
@@ -481,16 +474,8 @@ async fn compare_clock_with_chain(
     if n.defers {
         // The round this report said "not yet" in is over: deferred, or ended otherwise (the
         // deferrals spent, or a minority "not yet" outvoted).
-        let now = c
-            .deferral(id)
-            .call()
-            .await
-            .map_err(ChainError::view("deferral"))?;
-        let status = c
-            .verdictStatus(id)
-            .call()
-            .await
-            .map_err(ChainError::view("verdictStatus"))?;
+        let now = c.deferral(id).view("deferral").await?;
+        let status = c.verdictStatus(id).view("verdictStatus").await?;
         if now.count <= U256::from(clock.round)
             && matches!(status, IVeritasOracle::VerdictStatus::Asked)
         {
@@ -651,10 +636,8 @@ async fn chain_submissions(
     let contract = IVeritasOracle::new(oracle, provider);
     let on_chain = contract
         .evidenceCount(id)
-        .block(latest.into())
-        .call()
-        .await
-        .map_err(ChainError::view("evidenceCount"))?;
+        .view_at(latest.into(), "evidenceCount")
+        .await?;
     let mut chain_items = Vec::with_capacity(logs.len());
     for log in logs.iter().filter(|l| !l.removed) {
         let item = evidence_chain::decode(log).map_err(|e| ChainError::Contract {

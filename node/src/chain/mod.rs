@@ -11,6 +11,9 @@
 //! retry policy lives in one place (the daemon's scheduler) instead of in every call site.
 
 pub mod rpc_http;
+mod view;
+
+pub use view::{ViewCall, Viewing};
 
 use std::time::Duration;
 
@@ -296,13 +299,8 @@ impl ChainError {
         ChainError::Rpc { op, error: source }
     }
 
-    /// The one error mapping of an oracle view's call (`.call().await.map_err(view("name"))`
-    /// wherever a view is read: the reader, the poster, the CLI), naming the view.
-    pub fn view(op: &'static str) -> impl Fn(alloy::contract::Error) -> Self {
-        move |e| Self::contract(op, e)
-    }
-
-    /// Wrap a contract-call error, decoding the oracle's custom error when there is one.
+    /// Wrap a contract-call error, decoding the oracle's custom error when there is one (a
+    /// view's call maps through it in [`ViewCall`]; a sent call's error maps here).
     pub fn contract(op: &'static str, source: alloy::contract::Error) -> Self {
         if let Some(error) = source.as_decoded_interface_error::<OracleError>() {
             return ChainError::Revert {

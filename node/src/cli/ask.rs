@@ -18,7 +18,8 @@ use clap::Args;
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{Common, Sent, Session, refused, utc, view_error, wei, with_tx};
+use super::session::{Common, Sent, Session, refused, utc, wei, with_tx};
+use crate::chain::ViewCall;
 use crate::{
     chain, contract,
     contract::{
@@ -74,15 +75,10 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
     };
     let parameters = oracle
         .parameterSet(rules.parametersId)
-        .call()
-        .await
-        .map_err(view_error("parameterSet"))?;
+        .view("parameterSet")
+        .await?;
     let now = session.now().await?;
-    let horizon = oracle
-        .maxHorizon()
-        .call()
-        .await
-        .map_err(view_error("maxHorizon"))?;
+    let horizon = oracle.maxHorizon().view("maxHorizon").await?;
     // What only a callback needs (its contract's code, the gas limits, the price its gas is
     // prepaid at: the node's suggestion), read only when the ask names one.
     let callback = match args.callback {
@@ -93,9 +89,8 @@ pub async fn run(args: AskArgs) -> anyhow::Result<Output> {
         callback.unwrap_or((false, 0, 0, 0));
     let max_question_length = oracle
         .MAX_QUESTION_LENGTH()
-        .call()
-        .await
-        .map_err(view_error("MAX_QUESTION_LENGTH"))?;
+        .view("MAX_QUESTION_LENGTH")
+        .await?;
     let state = AskState {
         max_question_length: capped(max_question_length),
         max_callback_gas,
@@ -145,16 +140,11 @@ async fn callback_reads(
     let gas_price = alloy::providers::Provider::get_gas_price(provider)
         .await
         .map_err(|e| chain::ChainError::rpc("eth_gasPrice", e))?;
-    let max_gas = oracle
-        .MAX_CALLBACK_GAS()
-        .call()
-        .await
-        .map_err(view_error("MAX_CALLBACK_GAS"))?;
+    let max_gas = oracle.MAX_CALLBACK_GAS().view("MAX_CALLBACK_GAS").await?;
     let overhead = oracle
         .CALLBACK_GAS_OVERHEAD()
-        .call()
-        .await
-        .map_err(view_error("CALLBACK_GAS_OVERHEAD"))?;
+        .view("CALLBACK_GAS_OVERHEAD")
+        .await?;
     Ok((has_code, gas_price, capped(max_gas), capped(overhead)))
 }
 

@@ -10,7 +10,8 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{QuestionArgs, Session, refused, view_error, with_tx};
+use super::session::{QuestionArgs, Session, refused, with_tx};
+use crate::chain::ViewCall;
 use crate::contract::{IVeritasOracle, roles};
 
 /// `veritas callback` arguments.
@@ -37,11 +38,7 @@ pub async fn run(args: CallbackArgs) -> anyhow::Result<Output> {
     let session = Session::open(&args.common.config).await?;
     let oracle = session.view();
     let id = args.id;
-    let owed = oracle
-        .callbackOwed(id)
-        .call()
-        .await
-        .map_err(view_error("callbackOwed"))?;
+    let owed = oracle.callbackOwed(id).view("callbackOwed").await?;
     roles::can_retry_callback(id, owed).map_err(refused)?;
     let sent = session
         .send(

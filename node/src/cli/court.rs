@@ -17,7 +17,8 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{Common, Session, refused, small, utc, view_error, wei, with_tx};
+use super::session::{Common, Session, refused, small, utc, wei, with_tx};
+use crate::chain::ViewCall;
 use crate::{
     chain::{ChainError, ChainProvider},
     contract::{
@@ -97,9 +98,8 @@ async fn open(options: &CourtOptions) -> anyhow::Result<(Session, Address)> {
             session
                 .view()
                 .parameters()
-                .call()
-                .await
-                .map_err(view_error("parameters"))?
+                .view("parameters")
+                .await?
                 .arbitrator
         }
     };
@@ -152,10 +152,9 @@ async fn rule(args: RuleArgs) -> anyhow::Result<Output> {
     let (question, disputer) = session
         .view()
         .caseOf(court_address, dispute)
-        .call()
+        .view("caseOf")
         .await
-        .map(|c| (c.id, c.disputer))
-        .map_err(view_error("caseOf"))?;
+        .map(|c| (c.id, c.disputer))?;
     let choices = if disputer == Address::ZERO { 4 } else { 5 };
     let state = RulingState {
         status,

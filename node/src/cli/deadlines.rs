@@ -478,470 +478,581 @@ pub fn measure(
     examples: usize,
     routings: Option<&BTreeMap<usize, Routing>>,
 ) -> anyhow::Result<Report> {
-    let mut r = Report::default();
-    if routings.is_some() {
-        r.committee = Some(CommitteeReplay::default());
-    }
-    r.not_yet.horizon_days = horizon / 86_400;
-    // The worst case for deferral: anything but a resolved YES defers before the deadline.
-    let mut abs_hours = Vec::new();
-    let mut holds = Vec::new();
-    let mut deferred_holds = Vec::new();
-    let push = |list: &mut Vec<Example>, ex: Example| {
-        if list.len() < examples {
-            list.push(ex);
-        }
+    let mut t = Tally {
+        r: Report::default(),
+        samples: Samples::default(),
+        examples,
     };
-    for (i, line) in input.lines().enumerate() {
-        if line.trim().is_empty() {
+    if routings.is_some() {
+        t.r.committee = Some(CommitteeReplay::default());
+    }
+    t.r.not_yet.horizon_days = horizon / 86_400;
+    for (i, text) in input.lines().enumerate() {
+        if text.trim().is_empty() {
             continue;
         }
-        r.lines += 1;
-        let row: Row = serde_json::from_str(line).with_context(|| format!("line {}", i + 1))?;
-        let Some(text) = row.question.as_deref().or(row.claim.as_deref()) else {
-            r.without_text += 1;
+        t.r.lines += 1;
+        let row: Row = serde_json::from_str(text).with_context(|| format!("line {}", i + 1))?;
+        let Some(line) = Line::read(&row, i + 1, default_asked) else {
+            t.r.without_text += 1;
             continue;
         };
+        t.deadline(&line);
+        if let Some(end) = line.end {
+            t.end_date(&line, end);
+        }
+        if let Some(clock) = line.clock(horizon) {
+            let routing = routings.and_then(|m| m.get(&line.number));
+            t.not_yet(&line, clock, routing);
+        }
+        if line.final_is("no") {
+            t.final_no(&line);
+        }
+    }
+    Ok(t.finish())
+}
+
+/// One input line as the figures read it.
+struct Line<'a> {
+    /// 1-based.
+    number: usize,
+    text: &'a str,
+    asked: i64,
+    end: Option<i64>,
+    proposed: Option<i64>,
+    /// The final outcome's label, by the line's own `outcomes` mapping.
+    label: Option<String>,
+    deadline: Option<Deadline>,
+    /// The truth bot's recommendation was "too early" (p4); `None`: it did not answer.
+    too_early: Option<bool>,
+}
+
+impl<'a> Line<'a> {
+    /// `None` for a line without a question or a claim.
+    fn read(row: &'a Row, number: usize, default_asked: i64) -> Option<Self> {
+        let text = row.question.as_deref().or(row.claim.as_deref())?;
         let asked = instant(row.asked_at.as_deref()).unwrap_or(default_asked);
-        let end = instant(row.market_end_date.as_deref());
-        let proposed = instant(row.proposal_tx_time.as_deref());
         let label = match (&row.outcomes, &row.final_outcome) {
             (Some(o), Some(f)) => final_label(o, f),
             _ => None,
         };
-        let d: Option<Deadline> = read_deadline(text, asked);
-        let at = d.as_ref().map(|d| d.at);
-        let example = || Example {
-            line: i + 1,
-            title: title(text),
-            phrase: d.as_ref().map(|d| d.phrase.clone()),
-            deadline: at.map(rfc3339),
-            end_date: end.map(rfc3339),
-            proposed: proposed.map(rfc3339),
-        };
-        match &d {
-            Some(d) => {
-                r.deadline_found += 1;
-                *r.by_cue.entry(d.cue.to_string()).or_default() += 1;
-                if d.at > asked {
-                    r.deadline_after_asked += 1;
-                    push(&mut r.after_asked_examples, example());
-                }
-            }
-            None => push(&mut r.misses, example()),
-        }
-        if let Some(end) = end {
-            let e = &mut r.end_date;
-            e.lines += 1;
-            if let Some(at) = at {
-                e.with_deadline += 1;
-                let diff = at - end;
-                abs_hours.push(diff.unsigned_abs() as f64 / 3600.0);
-                if (-14 * 3600..=36 * 3600).contains(&diff) {
-                    e.on_end_day += 1;
-                }
-                if diff.abs() <= 24 * 3600 {
-                    e.within_24h += 1;
-                } else if diff < 0 {
-                    e.earlier_by_over_24h += 1;
-                    push(&mut e.earlier_examples, example());
-                } else {
-                    e.later_by_over_24h += 1;
-                    push(&mut e.later_examples, example());
-                }
-            }
-            if let Some(p) = proposed.filter(|p| *p < end) {
-                let a = &mut r.answered_before_end;
-                a.lines += 1;
-                if let Some(at) = at {
-                    a.with_deadline += 1;
-                    if at > p {
-                        a.held_back += 1;
-                        if at > end + 36 * 3600 {
-                            a.held_past_end_day += 1;
-                        }
-                        match label.as_deref().map(str::to_ascii_lowercase).as_deref() {
-                            Some("yes") => a.held_back_final_yes += 1,
-                            Some("no") => a.held_back_final_no += 1,
-                            _ => a.held_back_final_other += 1,
-                        }
-                        push(&mut a.examples, example());
-                    }
-                }
-            }
-        }
-        let final_no = label
+        Some(Self {
+            number,
+            text,
+            asked,
+            end: instant(row.market_end_date.as_deref()),
+            proposed: instant(row.proposal_tx_time.as_deref()),
+            label,
+            deadline: read_deadline(text, asked),
+            too_early: row.bot_recommendation.as_deref().map(|b| b.trim() == "p4"),
+        })
+    }
+
+    fn at(&self) -> Option<i64> {
+        self.deadline.as_ref().map(|d| d.at)
+    }
+
+    fn final_is(&self, label: &str) -> bool {
+        self.label
             .as_deref()
-            .is_some_and(|l| l.eq_ignore_ascii_case("no"));
-        // The rule at the first answer's clock (the asking time when there is none).
-        let now = proposed.unwrap_or(asked);
-        if let (Ok(asked_at), Ok(now)) = (u64::try_from(asked), u64::try_from(now)) {
-            let clock = RoundClock {
-                asked_at,
-                block: 0,
-                now,
-                horizon,
-                round: 0,
-            };
-            let n = not_yet::check_resolved(text, &[], clock, false);
-            let why = why_not(&n, clock);
-            let rr = &mut r.not_yet;
-            rr.lines += 1;
-            if proposed.is_some() {
-                rr.at_proposal += 1;
-            }
-            if not_yet::check_resolved(text, &[], clock, true).defers {
-                rr.defers_if_resolved_yes += 1;
-            }
-            match (why, &n.deadline) {
-                (None, Some(d)) => {
-                    rr.defers += 1;
-                    let hold = d.at.saturating_sub(i64::try_from(now).unwrap_or(i64::MAX));
-                    if hold > 24 * 3600 {
-                        rr.held_over_24h += 1;
-                    }
-                    deferred_holds.push(hold as f64 / 3600.0);
-                    push(&mut rr.deferred_examples, example());
-                }
-                (None, None) => rr.defers += 1,
-                (Some(why), _) => rr.not_deferred.add(why),
-            }
-            let too_early = row.bot_recommendation.as_deref().map(|b| b.trim() == "p4");
-            if let Some(too_early) = too_early {
-                rr.bot_answered += 1;
-                if too_early {
-                    rr.bot_too_early += 1;
-                    match why {
-                        None => rr.bot_too_early_and_defers += 1,
-                        Some(why) => rr.bot_too_early_not_deferred.add(why),
-                    }
-                } else {
-                    rr.defers_bot_answered_otherwise += u64::from(n.defers);
-                }
-            }
-            let before_end = matches!((end, proposed), (Some(end), Some(p)) if p < end);
-            if let (Some(c), Some(routing)) =
-                (r.committee.as_mut(), routings.and_then(|m| m.get(&(i + 1))))
-            {
-                let real = not_yet::check(text, &[], clock, routing);
-                c.lines += 1;
-                match (routing.decision, routing.outcome) {
-                    (Decision::Resolve, Some(Outcome::Yes)) => c.resolved_yes += 1,
-                    (Decision::Resolve, _) => c.resolved_other += 1,
-                    (Decision::Escalate, _) => c.escalated += 1,
-                }
-                c.defers += u64::from(real.defers);
-                c.differs_from_worst_case += u64::from(real.defers != n.defers);
-                if before_end {
-                    c.before_end += 1;
-                    c.before_end_defers += u64::from(real.defers);
-                    if final_no {
-                        c.final_no += 1;
-                        c.final_no_deferred += u64::from(real.defers);
-                    }
-                }
-            }
-            let rr = &mut r.not_yet;
-            if let Some(end) = end.filter(|_| before_end) {
-                let b = &mut rr.before_end;
-                b.lines += 1;
-                b.defers += u64::from(n.defers);
-                if too_early == Some(true) {
-                    b.bot_too_early += 1;
-                    b.bot_too_early_and_defers += u64::from(n.defers);
-                }
-                let final_yes = label
-                    .as_deref()
-                    .is_some_and(|l| l.eq_ignore_ascii_case("yes"));
-                if final_yes {
-                    b.final_yes += 1;
-                    b.final_yes_deferred += u64::from(n.defers);
-                } else if !final_no {
-                    b.final_other += 1;
-                    b.final_other_deferred += u64::from(n.defers);
-                }
-                if final_no {
-                    b.final_no += 1;
-                    match why {
-                        None => {
-                            b.final_no_deferred += 1;
-                            if at.is_some_and(|at| at >= end) {
-                                b.final_no_deferred_through_end += 1;
-                            }
-                        }
-                        Some(why) => b.final_no_not_deferred.push(NotDeferred {
-                            example: example(),
-                            why,
-                            deadline_before_end: at.is_some_and(|at| at < end),
-                            reason: n.reason.clone(),
-                        }),
-                    }
-                }
-            }
-        }
-        if final_no {
-            let n = &mut r.final_no;
-            n.lines += 1;
-            if let Some(at) = at {
-                n.with_deadline += 1;
-                if let Some(p) = proposed.filter(|p| *p < at) {
-                    n.proposed_before_deadline += 1;
-                    let hold = at - p;
-                    if hold <= 6 * 3600 {
-                        n.held_up_to_6h += 1;
-                    }
-                    if hold > 24 * 3600 {
-                        n.held_over_24h += 1;
-                    }
-                    holds.push(hold as f64 / 3600.0);
-                    push(&mut n.examples, example());
-                }
-            }
+            .is_some_and(|l| l.eq_ignore_ascii_case(label))
+    }
+
+    /// First answered (proposed) before its market's end date.
+    fn before_end(&self) -> bool {
+        matches!((self.end, self.proposed), (Some(end), Some(p)) if p < end)
+    }
+
+    /// The round's clock at the first answer (the asking time when there is none).
+    fn clock(&self, horizon: u64) -> Option<RoundClock> {
+        let now = self.proposed.unwrap_or(self.asked);
+        Some(RoundClock {
+            asked_at: u64::try_from(self.asked).ok()?,
+            block: 0,
+            now: u64::try_from(now).ok()?,
+            horizon,
+            round: 0,
+        })
+    }
+
+    fn example(&self) -> Example {
+        Example {
+            line: self.number,
+            title: title(self.text),
+            phrase: self.deadline.as_ref().map(|d| d.phrase.clone()),
+            deadline: self.at().map(rfc3339),
+            end_date: self.end.map(rfc3339),
+            proposed: self.proposed.map(rfc3339),
         }
     }
-    abs_hours.sort_by(f64::total_cmp);
-    r.end_date.median_abs_hours = quantile(&abs_hours, 0.5);
-    r.end_date.p90_abs_hours = quantile(&abs_hours, 0.9);
-    holds.sort_by(f64::total_cmp);
-    r.final_no.median_hold_hours = quantile(&holds, 0.5);
-    deferred_holds.sort_by(f64::total_cmp);
-    r.not_yet.median_hold_hours = quantile(&deferred_holds, 0.5);
-    r.not_yet.p90_hold_hours = quantile(&deferred_holds, 0.9);
-    r.deadline_found_pct = pct(r.deadline_found, r.lines - r.without_text);
-    Ok(r)
+}
+
+/// The hours the quantiles are taken of.
+#[derive(Default)]
+struct Samples {
+    /// |D − end date|.
+    abs_hours: Vec<f64>,
+    /// D − proposal of the final-No lines proposed before D.
+    holds: Vec<f64>,
+    /// D − now of the deferred lines.
+    deferred_holds: Vec<f64>,
+}
+
+/// The report being counted, line by line.
+struct Tally {
+    r: Report,
+    samples: Samples,
+    /// Most examples listed under each finding.
+    examples: usize,
+}
+
+/// Add `line` to `list` unless it holds `limit` examples already.
+fn push(list: &mut Vec<Example>, limit: usize, line: &Line) {
+    if list.len() < limit {
+        list.push(line.example());
+    }
+}
+
+impl Tally {
+    /// Whether a deadline was found, by which cue, and whether it is after the asking time.
+    fn deadline(&mut self, line: &Line) {
+        let r = &mut self.r;
+        let Some(d) = &line.deadline else {
+            push(&mut r.misses, self.examples, line);
+            return;
+        };
+        r.deadline_found += 1;
+        *r.by_cue.entry(d.cue.to_string()).or_default() += 1;
+        if d.at > line.asked {
+            r.deadline_after_asked += 1;
+            push(&mut r.after_asked_examples, self.examples, line);
+        }
+    }
+
+    /// The deadline against the market's `end` date; the lines answered before it.
+    fn end_date(&mut self, line: &Line, end: i64) {
+        let e = &mut self.r.end_date;
+        e.lines += 1;
+        if let Some(at) = line.at() {
+            e.with_deadline += 1;
+            let diff = at - end;
+            self.samples
+                .abs_hours
+                .push(diff.unsigned_abs() as f64 / 3600.0);
+            if (-14 * 3600..=36 * 3600).contains(&diff) {
+                e.on_end_day += 1;
+            }
+            if diff.abs() <= 24 * 3600 {
+                e.within_24h += 1;
+            } else if diff < 0 {
+                e.earlier_by_over_24h += 1;
+                push(&mut e.earlier_examples, self.examples, line);
+            } else {
+                e.later_by_over_24h += 1;
+                push(&mut e.later_examples, self.examples, line);
+            }
+        }
+        let Some(p) = line.proposed.filter(|p| *p < end) else {
+            return;
+        };
+        let a = &mut self.r.answered_before_end;
+        a.lines += 1;
+        let Some(at) = line.at() else {
+            return;
+        };
+        a.with_deadline += 1;
+        if at > p {
+            a.held_back += 1;
+            if at > end + 36 * 3600 {
+                a.held_past_end_day += 1;
+            }
+            match line
+                .label
+                .as_deref()
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                Some("yes") => a.held_back_final_yes += 1,
+                Some("no") => a.held_back_final_no += 1,
+                _ => a.held_back_final_other += 1,
+            }
+            push(&mut a.examples, self.examples, line);
+        }
+    }
+
+    /// The "not yet" rule at `clock` with the worst-case routing (and with the committee's
+    /// real `routing` when there is one).
+    fn not_yet(&mut self, line: &Line, clock: RoundClock, routing: Option<&Routing>) {
+        let n = not_yet::check_resolved(line.text, &[], clock, false);
+        let why = why_not(&n, clock);
+        let rr = &mut self.r.not_yet;
+        rr.lines += 1;
+        if line.proposed.is_some() {
+            rr.at_proposal += 1;
+        }
+        if not_yet::check_resolved(line.text, &[], clock, true).defers {
+            rr.defers_if_resolved_yes += 1;
+        }
+        match (why, &n.deadline) {
+            (None, Some(d)) => {
+                rr.defers += 1;
+                let hold =
+                    d.at.saturating_sub(i64::try_from(clock.now).unwrap_or(i64::MAX));
+                if hold > 24 * 3600 {
+                    rr.held_over_24h += 1;
+                }
+                self.samples.deferred_holds.push(hold as f64 / 3600.0);
+                push(&mut rr.deferred_examples, self.examples, line);
+            }
+            (None, None) => rr.defers += 1,
+            (Some(why), _) => rr.not_deferred.add(why),
+        }
+        if let Some(too_early) = line.too_early {
+            rr.bot_answered += 1;
+            if too_early {
+                rr.bot_too_early += 1;
+                match why {
+                    None => rr.bot_too_early_and_defers += 1,
+                    Some(why) => rr.bot_too_early_not_deferred.add(why),
+                }
+            } else {
+                rr.defers_bot_answered_otherwise += u64::from(n.defers);
+            }
+        }
+        if let (Some(c), Some(routing)) = (self.r.committee.as_mut(), routing) {
+            committee(c, line, clock, routing, n.defers);
+        }
+        if let Some(end) = line.end.filter(|_| line.before_end()) {
+            before_end(&mut self.r.not_yet.before_end, line, end, &n, why);
+        }
+    }
+
+    /// The final-No lines: how long a NO proposed before D waited for it.
+    fn final_no(&mut self, line: &Line) {
+        let n = &mut self.r.final_no;
+        n.lines += 1;
+        let Some(at) = line.at() else {
+            return;
+        };
+        n.with_deadline += 1;
+        if let Some(p) = line.proposed.filter(|p| *p < at) {
+            n.proposed_before_deadline += 1;
+            let hold = at - p;
+            if hold <= 6 * 3600 {
+                n.held_up_to_6h += 1;
+            }
+            if hold > 24 * 3600 {
+                n.held_over_24h += 1;
+            }
+            self.samples.holds.push(hold as f64 / 3600.0);
+            push(&mut n.examples, self.examples, line);
+        }
+    }
+
+    /// The quantiles and shares, once every line is counted.
+    fn finish(self) -> Report {
+        let (mut r, mut s) = (self.r, self.samples);
+        s.abs_hours.sort_by(f64::total_cmp);
+        r.end_date.median_abs_hours = quantile(&s.abs_hours, 0.5);
+        r.end_date.p90_abs_hours = quantile(&s.abs_hours, 0.9);
+        s.holds.sort_by(f64::total_cmp);
+        r.final_no.median_hold_hours = quantile(&s.holds, 0.5);
+        s.deferred_holds.sort_by(f64::total_cmp);
+        r.not_yet.median_hold_hours = quantile(&s.deferred_holds, 0.5);
+        r.not_yet.p90_hold_hours = quantile(&s.deferred_holds, 0.9);
+        r.deadline_found_pct = pct(r.deadline_found, r.lines - r.without_text);
+        r
+    }
+}
+
+/// The rule with a committee's real `routing`, against the worst case (`worst_defers`).
+fn committee(
+    c: &mut CommitteeReplay,
+    line: &Line,
+    clock: RoundClock,
+    routing: &Routing,
+    worst_defers: bool,
+) {
+    let real = not_yet::check(line.text, &[], clock, routing);
+    c.lines += 1;
+    match (routing.decision, routing.outcome) {
+        (Decision::Resolve, Some(Outcome::Yes)) => c.resolved_yes += 1,
+        (Decision::Resolve, _) => c.resolved_other += 1,
+        (Decision::Escalate, _) => c.escalated += 1,
+    }
+    c.defers += u64::from(real.defers);
+    c.differs_from_worst_case += u64::from(real.defers != worst_defers);
+    if line.before_end() {
+        c.before_end += 1;
+        c.before_end_defers += u64::from(real.defers);
+        if line.final_is("no") {
+            c.final_no += 1;
+            c.final_no_deferred += u64::from(real.defers);
+        }
+    }
+}
+
+/// The worst-case rule `n` (`why` it did not defer) on a line first answered before its
+/// market's `end`, by the line's final outcome.
+fn before_end(
+    b: &mut BeforeEndReplay,
+    line: &Line,
+    end: i64,
+    n: &not_yet::NotYet,
+    why: Option<Why>,
+) {
+    b.lines += 1;
+    b.defers += u64::from(n.defers);
+    if line.too_early == Some(true) {
+        b.bot_too_early += 1;
+        b.bot_too_early_and_defers += u64::from(n.defers);
+    }
+    let final_no = line.final_is("no");
+    if line.final_is("yes") {
+        b.final_yes += 1;
+        b.final_yes_deferred += u64::from(n.defers);
+    } else if !final_no {
+        b.final_other += 1;
+        b.final_other_deferred += u64::from(n.defers);
+    }
+    if !final_no {
+        return;
+    }
+    b.final_no += 1;
+    let at = line.at();
+    match why {
+        None => {
+            b.final_no_deferred += 1;
+            if at.is_some_and(|at| at >= end) {
+                b.final_no_deferred_through_end += 1;
+            }
+        }
+        Some(why) => b.final_no_not_deferred.push(NotDeferred {
+            example: line.example(),
+            why,
+            deadline_before_end: at.is_some_and(|at| at < end),
+            reason: n.reason.clone(),
+        }),
+    }
+}
+
+/// One figure of the text form: the label, then the value right-aligned.
+fn row(label: &str, value: impl std::fmt::Display) -> String {
+    format!("{label:<58} {value:>8}")
+}
+
+/// [`row`] with the share it is, in percent.
+fn row_pct(label: &str, value: u64, pct: f64) -> String {
+    format!("{label:<58} {value:>8}  ({pct:.1} %)")
+}
+
+/// Two or three counts in one figure (`a / b`, `a / b / c`).
+fn pair(a: u64, b: u64) -> String {
+    format!("{a} / {b}")
+}
+
+fn hours(h: Option<f64>) -> String {
+    h.map_or("-".to_owned(), |h| format!("{h:.1} h"))
 }
 
 /// The text form: a table of the figures, then the examples.
 fn human(r: &Report) -> Vec<String> {
-    let read = r.lines - r.without_text;
-    let hours = |h: Option<f64>| h.map_or("-".to_owned(), |h| format!("{h:.1} h"));
-    let e = &r.end_date;
-    let a = &r.answered_before_end;
-    let n = &r.final_no;
+    let mut out = deadline_rows(r);
+    if r.end_date.lines > 0 {
+        out.extend(end_date_rows(&r.end_date, &r.answered_before_end));
+    }
+    if r.final_no.lines > 0 {
+        out.extend(final_no_rows(&r.final_no));
+    }
+    out.extend(not_yet_rows(&r.not_yet));
+    if let Some(c) = &r.committee {
+        out.extend(committee_rows(c));
+    }
+    out.extend(example_sections(r));
+    out
+}
+
+/// How many lines, and where a deadline was found.
+fn deadline_rows(r: &Report) -> Vec<String> {
+    let by_cue = r
+        .by_cue
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut out = vec![
-        format!("{:<58} {:>8}", "lines", r.lines),
-        format!(
-            "{:<58} {:>8}  ({:.1} %)",
-            "deadline found", r.deadline_found, r.deadline_found_pct
-        ),
-        format!(
-            "{:<58} {:>8}",
-            "  of which after the asking time", r.deadline_after_asked
-        ),
-        format!(
-            "{:<58} {:>8}",
-            "  by cue",
-            r.by_cue
-                .iter()
-                .map(|(k, v)| format!("{k} {v}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        row("lines", r.lines),
+        row_pct("deadline found", r.deadline_found, r.deadline_found_pct),
+        row("  of which after the asking time", r.deadline_after_asked),
+        row("  by cue", by_cue),
     ];
-    if read != r.lines {
-        out.push(format!(
-            "{:<58} {:>8}",
-            "lines without text (skipped)", r.without_text
-        ));
+    if r.without_text > 0 {
+        out.push(row("lines without text (skipped)", r.without_text));
     }
-    if e.lines > 0 {
-        out.extend([
-            format!("{:<58} {:>8}", "with a market end date", e.lines),
-            format!("{:<58} {:>8}", "  with a deadline", e.with_deadline),
+    out
+}
+
+/// The deadline against the market's end date, and the lines answered before it.
+fn end_date_rows(e: &AgainstEndDate, a: &AnsweredEarly) -> Vec<String> {
+    vec![
+        row("with a market end date", e.lines),
+        row("  with a deadline", e.with_deadline),
+        row("  |D - end date| median", hours(e.median_abs_hours)),
+        row("  |D - end date| p90", hours(e.p90_abs_hours)),
+        row_pct(
+            "  within 24 h",
+            e.within_24h,
+            pct(e.within_24h, e.with_deadline),
+        ),
+        row_pct(
+            "  on the end date's day somewhere (end -14 h .. +36 h)",
+            e.on_end_day,
+            pct(e.on_end_day, e.with_deadline),
+        ),
+        row("  D later by > 24 h", e.later_by_over_24h),
+        row("  D EARLIER by > 24 h (dangerous)", e.earlier_by_over_24h),
+        row("first answered before the end date", a.lines),
+        row("  with a deadline", a.with_deadline),
+        row(
+            "  held back (D > proposal: a NO could not settle)",
+            a.held_back,
+        ),
+        row("    of which past the end date's day", a.held_past_end_day),
+        row(
+            "    final Yes / No / other",
             format!(
-                "{:<58} {:>8}",
-                "  |D - end date| median",
-                hours(e.median_abs_hours)
+                "{} / {} / {}",
+                a.held_back_final_yes, a.held_back_final_no, a.held_back_final_other
             ),
-            format!(
-                "{:<58} {:>8}",
-                "  |D - end date| p90",
-                hours(e.p90_abs_hours)
-            ),
-            format!(
-                "{:<58} {:>8}  ({:.1} %)",
-                "  within 24 h",
-                e.within_24h,
-                pct(e.within_24h, e.with_deadline)
-            ),
-            format!(
-                "{:<58} {:>8}  ({:.1} %)",
-                "  on the end date's day somewhere (end -14 h .. +36 h)",
-                e.on_end_day,
-                pct(e.on_end_day, e.with_deadline)
-            ),
-            format!("{:<58} {:>8}", "  D later by > 24 h", e.later_by_over_24h),
-            format!(
-                "{:<58} {:>8}",
-                "  D EARLIER by > 24 h (dangerous)", e.earlier_by_over_24h
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "first answered before the end date", a.lines
-            ),
-            format!("{:<58} {:>8}", "  with a deadline", a.with_deadline),
-            format!(
-                "{:<58} {:>8}",
-                "  held back (D > proposal: a NO could not settle)", a.held_back
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "    of which past the end date's day", a.held_past_end_day
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "    final Yes / No / other",
-                format!(
-                    "{} / {} / {}",
-                    a.held_back_final_yes, a.held_back_final_no, a.held_back_final_other
-                )
-            ),
-        ]);
-    }
-    if n.lines > 0 {
-        out.extend([
-            format!("{:<58} {:>8}", "final outcome No", n.lines),
-            format!("{:<58} {:>8}", "  with a deadline", n.with_deadline),
-            format!(
-                "{:<58} {:>8}",
-                "  proposed before D (held until D)", n.proposed_before_deadline
-            ),
-            format!("{:<58} {:>8}", "    held <= 6 h", n.held_up_to_6h),
-            format!("{:<58} {:>8}", "    held > 24 h", n.held_over_24h),
-            format!(
-                "{:<58} {:>8}",
-                "    median hold",
-                hours(n.median_hold_hours)
-            ),
-        ]);
-    }
-    let y = &r.not_yet;
-    let b = &y.before_end;
-    out.extend([
+        ),
+    ]
+}
+
+/// The lines whose final outcome is No, and how long a NO waited for the deadline.
+fn final_no_rows(n: &FinalNo) -> Vec<String> {
+    vec![
+        row("final outcome No", n.lines),
+        row("  with a deadline", n.with_deadline),
+        row(
+            "  proposed before D (held until D)",
+            n.proposed_before_deadline,
+        ),
+        row("    held <= 6 h", n.held_up_to_6h),
+        row("    held > 24 h", n.held_over_24h),
+        row("    median hold", hours(n.median_hold_hours)),
+    ]
+}
+
+/// The "not yet" rule with the worst-case routing.
+fn not_yet_rows(y: &RuleReplay) -> Vec<String> {
+    let mut out = vec![
         String::new(),
         format!(
             "not yet rule at the first answer (proposal time, else asking time), horizon {} days,",
             y.horizon_days
         ),
         "worst-case routing (anything but a resolved YES):".to_owned(),
-        format!("{:<58} {:>8}", "  lines", y.lines),
-        format!(
-            "{:<58} {:>8}",
-            "    of which at their proposal time", y.at_proposal
-        ),
-        format!(
-            "{:<58} {:>8}  ({:.1} %)",
-            "  deferred",
-            y.defers,
-            pct(y.defers, y.lines)
-        ),
-        format!(
-            "{:<58} {:>8}",
+        row("  lines", y.lines),
+        row("    of which at their proposal time", y.at_proposal),
+        row_pct("  deferred", y.defers, pct(y.defers, y.lines)),
+        row(
             "    hold D - now median / p90",
             format!(
                 "{} / {}",
                 hours(y.median_hold_hours),
                 hours(y.p90_hold_hours)
-            )
+            ),
         ),
-        format!("{:<58} {:>8}", "    held > 24 h", y.held_over_24h),
-        format!(
-            "{:<58} {:>8}",
+        row("    held > 24 h", y.held_over_24h),
+        row(
             "  not deferred: no deadline / passed / beyond horizon",
-            y.not_deferred.human()
+            y.not_deferred.human(),
         ),
-        format!(
-            "{:<58} {:>8}",
-            "  deferred if the routing resolved YES", y.defers_if_resolved_yes
+        row(
+            "  deferred if the routing resolved YES",
+            y.defers_if_resolved_yes,
         ),
-    ]);
+    ];
     if y.bot_answered > 0 {
         out.extend([
-            format!("{:<58} {:>8}", "  truth bot answered", y.bot_answered),
-            format!("{:<58} {:>8}", "    \"too early\" (p4)", y.bot_too_early),
-            format!(
-                "{:<58} {:>8}",
-                "    p4 and deferred", y.bot_too_early_and_defers
-            ),
-            format!(
-                "{:<58} {:>8}",
+            row("  truth bot answered", y.bot_answered),
+            row("    \"too early\" (p4)", y.bot_too_early),
+            row("    p4 and deferred", y.bot_too_early_and_defers),
+            row(
                 "    p4 not deferred: no deadline / passed / beyond",
-                y.bot_too_early_not_deferred.human()
+                y.bot_too_early_not_deferred.human(),
             ),
-            format!(
-                "{:<58} {:>8}",
-                "    deferred where the bot answered otherwise", y.defers_bot_answered_otherwise
-            ),
-        ]);
-    }
-    if b.lines > 0 {
-        out.extend([
-            format!(
-                "{:<58} {:>8}",
-                "  first answered before the end date", b.lines
-            ),
-            format!("{:<58} {:>8}", "    deferred", b.defers),
-            format!(
-                "{:<58} {:>8}",
-                "    bot p4 / of which deferred",
-                format!("{} / {}", b.bot_too_early, b.bot_too_early_and_defers)
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "    final Yes / of which deferred",
-                format!("{} / {}", b.final_yes, b.final_yes_deferred)
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "    final other (team, Up/Down, ...) / deferred",
-                format!("{} / {}", b.final_other, b.final_other_deferred)
-            ),
-            format!("{:<58} {:>8}", "    final No", b.final_no),
-            format!(
-                "{:<58} {:>8}",
-                "      deferred (no NO at proposal)", b.final_no_deferred
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "        D not before the end date", b.final_no_deferred_through_end
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "      NOT deferred (listed below)",
-                b.final_no_not_deferred.len()
+            row(
+                "    deferred where the bot answered otherwise",
+                y.defers_bot_answered_otherwise,
             ),
         ]);
     }
-    if let Some(c) = &r.committee {
-        out.extend([
-            String::new(),
-            "the same rule with each committee's real routing (--reports):".to_owned(),
-            format!("{:<58} {:>8}", "  lines with a report", c.lines),
-            format!(
-                "{:<58} {:>8}",
-                "  resolved YES / resolved other / escalated",
-                format!(
-                    "{} / {} / {}",
-                    c.resolved_yes, c.resolved_other, c.escalated
-                )
-            ),
-            format!("{:<58} {:>8}", "  deferred", c.defers),
-            format!(
-                "{:<58} {:>8}",
-                "  differs from the worst case", c.differs_from_worst_case
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "  first answered before the end date / deferred",
-                format!("{} / {}", c.before_end, c.before_end_defers)
-            ),
-            format!(
-                "{:<58} {:>8}",
-                "    final No / deferred",
-                format!("{} / {}", c.final_no, c.final_no_deferred)
-            ),
-        ]);
+    if y.before_end.lines > 0 {
+        out.extend(before_end_rows(&y.before_end));
     }
+    out
+}
+
+/// The rule on the lines first answered before their end date.
+fn before_end_rows(b: &BeforeEndReplay) -> Vec<String> {
+    vec![
+        row("  first answered before the end date", b.lines),
+        row("    deferred", b.defers),
+        row(
+            "    bot p4 / of which deferred",
+            pair(b.bot_too_early, b.bot_too_early_and_defers),
+        ),
+        row(
+            "    final Yes / of which deferred",
+            pair(b.final_yes, b.final_yes_deferred),
+        ),
+        row(
+            "    final other (team, Up/Down, ...) / deferred",
+            pair(b.final_other, b.final_other_deferred),
+        ),
+        row("    final No", b.final_no),
+        row("      deferred (no NO at proposal)", b.final_no_deferred),
+        row(
+            "        D not before the end date",
+            b.final_no_deferred_through_end,
+        ),
+        row(
+            "      NOT deferred (listed below)",
+            b.final_no_not_deferred.len(),
+        ),
+    ]
+}
+
+/// The rule with the committees' real routings (`--reports`).
+fn committee_rows(c: &CommitteeReplay) -> Vec<String> {
+    vec![
+        String::new(),
+        "the same rule with each committee's real routing (--reports):".to_owned(),
+        row("  lines with a report", c.lines),
+        row(
+            "  resolved YES / resolved other / escalated",
+            format!(
+                "{} / {} / {}",
+                c.resolved_yes, c.resolved_other, c.escalated
+            ),
+        ),
+        row("  deferred", c.defers),
+        row("  differs from the worst case", c.differs_from_worst_case),
+        row(
+            "  first answered before the end date / deferred",
+            pair(c.before_end, c.before_end_defers),
+        ),
+        row(
+            "    final No / deferred",
+            pair(c.final_no, c.final_no_deferred),
+        ),
+    ]
+}
+
+/// The example lines under each finding.
+fn example_sections(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
     let mut section = |name: &str, list: &[Example]| {
         if list.is_empty() {
             return;
@@ -965,35 +1076,54 @@ fn human(r: &Report) -> Vec<String> {
             }
         }
     };
-    section("D earlier than the end date by > 24 h", &e.earlier_examples);
-    section("D later than the end date by > 24 h", &e.later_examples);
-    section("held back before the end date", &a.examples);
-    section("final No proposed before D", &n.examples);
+    section(
+        "D earlier than the end date by > 24 h",
+        &r.end_date.earlier_examples,
+    );
+    section(
+        "D later than the end date by > 24 h",
+        &r.end_date.later_examples,
+    );
+    section(
+        "held back before the end date",
+        &r.answered_before_end.examples,
+    );
+    section("final No proposed before D", &r.final_no.examples);
     section("deadline after the asking time", &r.after_asked_examples);
-    section("deferred by the not yet rule", &y.deferred_examples);
+    section("deferred by the not yet rule", &r.not_yet.deferred_examples);
     section("no deadline", &r.misses);
-    if !b.final_no_not_deferred.is_empty() {
-        out.push(String::new());
-        out.push("final No proposed before the end date, not deferred:".to_owned());
-        for x in &b.final_no_not_deferred {
-            let e = &x.example;
-            out.push(format!("  line {}: {}", e.line, e.title));
-            out.push(format!(
-                "    {:?}{}: {}",
-                x.why,
-                if x.deadline_before_end {
-                    " (D before the end date)"
-                } else {
-                    ""
-                },
-                x.reason
-            ));
-            out.push(format!(
-                "    end date {}, proposed {}",
-                e.end_date.as_deref().unwrap_or("-"),
-                e.proposed.as_deref().unwrap_or("-")
-            ));
-        }
+    out.extend(not_deferred_section(
+        &r.not_yet.before_end.final_no_not_deferred,
+    ));
+    out
+}
+
+/// The final-No lines proposed before their end date that the rule did not defer, and why.
+fn not_deferred_section(list: &[NotDeferred]) -> Vec<String> {
+    let mut out = Vec::new();
+    if list.is_empty() {
+        return out;
+    }
+    out.push(String::new());
+    out.push("final No proposed before the end date, not deferred:".to_owned());
+    for x in list {
+        let e = &x.example;
+        out.push(format!("  line {}: {}", e.line, e.title));
+        out.push(format!(
+            "    {:?}{}: {}",
+            x.why,
+            if x.deadline_before_end {
+                " (D before the end date)"
+            } else {
+                ""
+            },
+            x.reason
+        ));
+        out.push(format!(
+            "    end date {}, proposed {}",
+            e.end_date.as_deref().unwrap_or("-"),
+            e.proposed.as_deref().unwrap_or("-")
+        ));
     }
     out
 }

@@ -20,6 +20,7 @@ use serde_json::json;
 
 use super::output::{Output, Refused};
 use super::session::{Common, Session, refused, wei, with_tx};
+use crate::chain::ViewCall;
 use crate::{
     chain::ChainError,
     contract::{reader, roles},
@@ -194,9 +195,8 @@ async fn stake_of(account: &Session, operator: Address) -> anyhow::Result<(U256,
     let view = account
         .view()
         .operatorStake(operator)
-        .call()
-        .await
-        .map_err(super::session::view_error("operatorStake"))?;
+        .view("operatorStake")
+        .await?;
     Ok((view.staked, view.locked))
 }
 

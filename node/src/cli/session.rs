@@ -16,6 +16,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::{output::Refused, run::ConfigArgs};
+use crate::chain::ViewCall;
 use crate::{
     chain::{self, ChainError, ChainProvider},
     config::{self, Config},
@@ -108,11 +109,7 @@ impl Session {
     /// # Errors
     /// RPC.
     pub async fn status(&self, id: U256) -> Result<IVeritasOracle::VerdictStatus, ChainError> {
-        self.view()
-            .verdictStatus(id)
-            .call()
-            .await
-            .map_err(view_error("verdictStatus"))
+        self.view().verdictStatus(id).view("verdictStatus").await
     }
 
     /// The chain's clock: the latest block's timestamp (what the contract compares with).
@@ -283,7 +280,8 @@ pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
     value
 }
 
-/// A contract view's error, with the view's name (the chain's one mapping, [`ChainError::view`]).
+/// A contract view's error, with the view's name. Superseded by [`crate::chain::ViewCall`]
+/// (`.view("name").await`); kept only until the commands still calling it switch over.
 pub fn view_error(op: &'static str) -> impl Fn(alloy::contract::Error) -> ChainError {
-    ChainError::view(op)
+    move |e| ChainError::contract(op, e)
 }

@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::{info, warn};
 
 use super::jobs::JobRunner;
+use crate::chain::ViewCall;
 use crate::{
     chain::{ChainError, ChainProvider},
     contract::IVeritasOracle,
@@ -201,12 +202,7 @@ impl Follower {
         let final_at = match c.final_at {
             Some(t) => t,
             None => {
-                let t = self
-                    .contract()
-                    .finalAt(qid)
-                    .call()
-                    .await
-                    .map_err(ChainError::view("finalAt"))?;
+                let t = self.contract().finalAt(qid).view("finalAt").await?;
                 let t = u64::try_from(t).unwrap_or(u64::MAX);
                 self.store.set_final_at(qid, t)?;
                 t
@@ -228,12 +224,7 @@ impl Follower {
             // An earlier reporter's turn; ours comes if it does not settle.
             return Ok(Stage::Finalised);
         }
-        let pending = self
-            .contract()
-            .pendingFee(qid)
-            .call()
-            .await
-            .map_err(ChainError::view("pendingFee"))?;
+        let pending = self.contract().pendingFee(qid).view("pendingFee").await?;
         if !pending.is_zero() {
             let call = IVeritasOracle::settleCall { id: qid }.abi_encode();
             self.poster.send_call(qid, "settle", call.into()).await?;
@@ -247,23 +238,13 @@ impl Follower {
             Some((r, d)) if *r == round => *d,
             _ => {
                 let contract = self.contract();
-                let q = contract
-                    .getQuestion(qid)
-                    .call()
-                    .await
-                    .map_err(ChainError::view("getQuestion"))?;
+                let q = contract.getQuestion(qid).view("getQuestion").await?;
                 let p = contract
                     .questionParameters(qid)
-                    .call()
-                    .await
-                    .map_err(ChainError::view("questionParameters"))?;
+                    .view("questionParameters")
+                    .await?;
                 // A deferred question's window runs from its round's opening.
-                let opens = contract
-                    .deferral(qid)
-                    .call()
-                    .await
-                    .map_err(ChainError::view("deferral"))?
-                    .reportsOpenAt;
+                let opens = contract.deferral(qid).view("deferral").await?.reportsOpenAt;
                 let d = q
                     .resolveAfter
                     .max(q.askedAt)
@@ -281,12 +262,7 @@ impl Follower {
                 return Ok(());
             }
             // Commit-reveal: due once the reveal phase is over with a commit unrevealed.
-            let phase = self
-                .contract()
-                .commitPhase(qid)
-                .call()
-                .await
-                .map_err(ChainError::view("commitPhase"))?;
+            let phase = self.contract().commitPhase(qid).view("commitPhase").await?;
             if phase.phase != 3 {
                 return Ok(());
             }
@@ -326,17 +302,12 @@ impl Follower {
         let contract = self.contract();
         let ours = contract
             .commitmentOf(qid, self.poster.address())
-            .call()
-            .await
-            .map_err(ChainError::view("commitmentOf"))?;
+            .view("commitmentOf")
+            .await?;
         if ours.is_zero() {
             return Ok(false);
         }
-        let phase = contract
-            .commitPhase(qid)
-            .call()
-            .await
-            .map_err(ChainError::view("commitPhase"))?;
+        let phase = contract.commitPhase(qid).view("commitPhase").await?;
         Ok(phase.phase == 2)
     }
 

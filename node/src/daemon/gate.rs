@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use alloy::primitives::{Address, U256};
 
+use crate::chain::ViewCall;
 use crate::{
     chain::{ChainError, ChainProvider},
     contract::IVeritasOracle,
@@ -96,10 +97,8 @@ impl EvidenceGate {
         let contract = IVeritasOracle::new(self.oracle, &self.provider);
         let count = contract
             .evidenceCount(q.question_id)
-            .block(latest.into())
-            .call()
-            .await
-            .map_err(ChainError::view("evidenceCount"))?;
+            .view_at(latest.into(), "evidenceCount")
+            .await?;
         let stored = store.submissions(q.question_id)?.len();
         if U256::from(stored) < count {
             return Ok(wait(format!(
@@ -108,10 +107,8 @@ impl EvidenceGate {
         }
         let clarified = contract
             .clarificationCount(q.question_id)
-            .block(latest.into())
-            .call()
-            .await
-            .map_err(ChainError::view("clarificationCount"))?;
+            .view_at(latest.into(), "clarificationCount")
+            .await?;
         let kept = store.clarifications(q.question_id)?.len();
         if U256::from(kept) < clarified {
             return Ok(wait(format!(

@@ -236,6 +236,35 @@ fn watcher_config(config: &Config, oracle: Address, chain_id: u64) -> WatcherCon
 
 /// The poster's settings from the configuration: receipts polled at a quarter of the chain's
 /// poll interval, between 50 ms and 2 s.
+/// The job runner: resolves a question, writes its report and posts it through `poster`,
+/// once submitted evidence has settled (its gate).
+fn job_runner(
+    config: &Config,
+    (store, poster, metrics): (&Arc<Store>, &Arc<Poster>, &Arc<Metrics>),
+    resolver: Arc<dyn Resolver>,
+    provider: &chain::ChainProvider,
+    (chain_id, oracle): (u64, Address),
+    tick: Duration,
+) -> JobRunner {
+    JobRunner::new(
+        Arc::clone(store),
+        Arc::clone(poster),
+        resolver,
+        Arc::clone(metrics),
+        config.node.data_dir.join("reports"),
+        chain_id,
+        oracle,
+        retry_policy(config),
+        config.node.concurrency,
+    )
+    .with_evidence_gate(EvidenceGate::new(
+        provider.clone(),
+        oracle,
+        config.node.evidence_settle,
+        tick,
+    ))
+}
+
 fn poster_config(config: &Config, oracle: Address, chain_id: u64) -> PosterConfig {
     PosterConfig {
         oracle,
@@ -330,25 +359,14 @@ impl Daemon {
             poster_config(config, oracle, chain_id),
         ));
         let metrics = Arc::new(Metrics::default());
-        let pipeline = Arc::new(
-            JobRunner::new(
-                Arc::clone(&store),
-                Arc::clone(&poster),
-                resolver,
-                Arc::clone(&metrics),
-                config.node.data_dir.join("reports"),
-                chain_id,
-                oracle,
-                retry_policy(config),
-                config.node.concurrency,
-            )
-            .with_evidence_gate(EvidenceGate::new(
-                provider.clone(),
-                oracle,
-                config.node.evidence_settle,
-                tick,
-            )),
-        );
+        let pipeline = Arc::new(job_runner(
+            config,
+            (&store, &poster, &metrics),
+            resolver,
+            &provider,
+            (chain_id, oracle),
+            tick,
+        ));
         // Submitted evidence re-runs questions provisionally, unless switched off (interval 0).
         let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
             let (pipeline, live) = (Arc::clone(&pipeline), Arc::clone(&live));

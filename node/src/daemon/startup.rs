@@ -8,10 +8,8 @@ use tokio_util::sync::CancellationToken;
 use tracing::warn;
 
 use super::{DaemonError, jobs::RetryPolicy};
-use crate::{
-    chain::{ChainError, ChainProvider},
-    contract::IVeritasOracle,
-};
+use crate::chain::ViewCall;
+use crate::{chain::ChainProvider, contract::IVeritasOracle};
 
 /// Waits between two tries of a start-up check: 200 ms, doubling, at most 10 s.
 const START_BACKOFF: RetryPolicy = RetryPolicy {
@@ -63,11 +61,7 @@ pub(super) async fn check_operator(
     operator: Address,
 ) -> Result<(), DaemonError> {
     let contract = IVeritasOracle::new(oracle, provider);
-    let allowed = contract
-        .isOperator(operator)
-        .call()
-        .await
-        .map_err(ChainError::view("isOperator"))?;
+    let allowed = contract.isOperator(operator).view("isOperator").await?;
     if !allowed {
         return Err(DaemonError::NotOperator { operator, oracle });
     }
@@ -81,6 +75,7 @@ mod tests {
     use alloy::primitives::U256;
 
     use super::*;
+    use crate::chain::ChainError;
 
     /// A transient RPC failure (retryable) and a definite answer (not).
     fn transient() -> DaemonError {

@@ -25,24 +25,21 @@
 use std::time::Duration;
 
 use alloy::{
-    eips::BlockId,
     primitives::{Address, B256, U256, keccak256},
-    providers::Provider,
     signers::k256::elliptic_curve::rand_core::{OsRng, RngCore},
     sol_types::{SolCall, SolValue},
 };
 use tracing::{debug, info, warn};
 
-use super::cr_txs::{Facts, Logged, mined, reveal_calldata};
+use super::cr_txs::{Logged, mined, reveal_calldata};
+use super::facts::Facts;
 use super::{Posted, Poster, Verdict};
+use crate::chain::ViewCall;
 use crate::{
     chain::ChainError,
     contract::{IVeritasOracle, OracleError},
 };
-use crate::{
-    store::{SavedCommit, TxStatus},
-    watcher::events::NewQuestion,
-};
+use crate::{store::SavedCommit, watcher::events::NewQuestion};
 
 /// How long a commitment waiting for the reveal phase (the other operators' commits, or the
 /// end of the report window) waits between looks.
@@ -133,16 +130,16 @@ impl Poster {
     /// # Errors
     /// [`ChainError`] from the call ([`ChainError::UnknownQuestion`] for an id never asked).
     pub async fn is_commit_reveal(&self, id: U256) -> Result<bool, ChainError> {
-        match self.contract().questionParameters(id).call().await {
+        let c = self.contract();
+        let call = c.questionParameters(id);
+        match call.view("questionParameters").await {
             Ok(p) => Ok(p.revealWindow > 0 && p.quorum > 1),
-            Err(e) => Err(match ChainError::contract("questionParameters", e) {
-                ChainError::Revert { error, .. }
-                    if matches!(*error, OracleError::VeritasUnknownQuestion(_)) =>
-                {
-                    ChainError::UnknownQuestion(id)
-                }
-                other => other,
-            }),
+            Err(ChainError::Revert { error, .. })
+                if matches!(*error, OracleError::VeritasUnknownQuestion(_)) =>
+            {
+                Err(ChainError::UnknownQuestion(id))
+            }
+            Err(other) => Err(other),
         }
     }
 
@@ -157,13 +154,7 @@ impl Poster {
         let saved = self.saved_commit(verdict)?;
         for round in 0..MAX_ROUNDS {
             let facts = self.facts(id).await?;
-            if let Some(tx) = self
-                .store
-                .txs_for(id)?
-                .into_iter()
-                .rev()
-                .find(|t| t.status == TxStatus::Pending)
-            {
+            if let Some(tx) = self.pending_tx(id)? {
                 self.resume(id, &tx, &facts, &saved).await?;
                 continue;
             }
@@ -346,58 +337,6 @@ impl Poster {
         }
         Ok(saved)
     }
-
-    /// The question's commit-reveal facts, read at one block.
-    async fn facts(&self, id: U256) -> Result<Facts, ChainError> {
-        let block = BlockId::number(
-            self.provider
-                .get_block_number()
-                .await
-                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
-        );
-        let c = self.contract();
-        let status = c
-            .verdictStatus(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("verdictStatus"))?;
-        let reported = c
-            .hasReported(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("hasReported"))?;
-        let can_report = c
-            .canReport(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("canReport"))?;
-        let on_chain = c
-            .commitmentOf(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("commitmentOf"))?;
-        let phase = c
-            .commitPhase(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("commitPhase"))?;
-        if status == IVeritasOracle::VerdictStatus::None {
-            return Err(ChainError::UnknownQuestion(id));
-        }
-        Ok(Facts {
-            open: status == IVeritasOracle::VerdictStatus::Asked,
-            reported,
-            can_report,
-            on_chain,
-            phase: phase.phase,
-            deadline: phase.deadline,
-        })
-    }
 }
 
 /// The error of a step that cannot send now: wait (for a reopened slot, for the reveal phase)
@@ -437,10 +376,11 @@ fn not_now(id: U256, step: Step, facts: &Facts, saved: &SavedCommit) -> ChainErr
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use alloy::primitives::I256;
+    use alloy::{eips::BlockId, primitives::I256};
 
     fn facts(phase: u8, on_chain: B256) -> Facts {
         Facts {
+            block: BlockId::latest(),
             open: true,
             reported: false,
             can_report: on_chain == B256::ZERO,

@@ -1,20 +1,20 @@
 //! The transactions of commit-reveal reporting (see [`super::commit_reveal`]): one call sent
 //! alone (estimate, sign, record, broadcast), a recorded transaction resumed after a crash
-//! (receipt, rebroadcast of the same bytes, or a fee-bumped replacement at its nonce), receipts
-//! read for our `ReportCommitted` / `ReportSubmitted`, and the chain's logs of them.
-
-use std::time::Duration;
+//! (the poster's one resume, `receipts`, with the commit or the reveal as replacement), a
+//! mined one reorged out, and receipts read for our `ReportCommitted` / `ReportSubmitted`.
 
 use alloy::{
     network::TransactionBuilder,
-    primitives::{Address, B256, Bytes, U256},
+    primitives::{Address, Bytes, U256},
     providers::Provider,
     rpc::types::{TransactionReceipt, TransactionRequest},
-    sol_types::{SolCall, SolEvent},
+    sol_types::SolCall,
 };
-use tracing::{debug, info, warn};
+use tracing::{info, warn};
 
+use super::facts::Facts;
 use super::nonce::GAS_HEADROOM_PERCENT;
+use super::receipts::Resumed;
 use super::{Posted, Poster};
 use crate::store::{SavedCommit, SentTx, TxStatus};
 use crate::{chain::ChainError, contract::IVeritasOracle};
@@ -59,8 +59,8 @@ impl Poster {
     }
 
     /// Settle a transaction recorded pending (before a crash, or an attempt whose receipt did
-    /// not come): its receipt, or a rebroadcast of the same bytes, or once stuck a replacement
-    /// at its nonce with bumped fees (the commit or the reveal, as the chain now needs).
+    /// not come), as [`Self::resume_tx`] does; a replacement sends the commit or the reveal,
+    /// as the chain now needs.
     pub(super) async fn resume(
         &self,
         id: U256,
@@ -68,26 +68,8 @@ impl Poster {
         facts: &Facts,
         saved: &SavedCommit,
     ) -> Result<(), ChainError> {
-        if let Some(receipt) = self.receipt_now(tx.tx_hash).await? {
-            self.record_receipt(id, tx, &receipt)?;
-            return Ok(());
-        }
-        let mined_nonce = self
-            .provider
-            .get_transaction_count(self.from)
-            .latest()
-            .await
-            .map_err(|e| ChainError::rpc("eth_getTransactionCount", e))?;
-        if mined_nonce > tx.nonce {
-            info!(target: "veritas::post", question = %id, tx = %tx.tx_hash, nonce = tx.nonce, "recorded transaction dropped");
-            self.store
-                .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
-            return Ok(());
-        }
-        let age =
-            Duration::from_millis(u64::try_from(self.store.now_ms() - tx.sent_at).unwrap_or(0));
-        let current = if age >= self.config.receipt_timeout {
-            let calldata = if facts.on_chain == saved.commitment {
+        let replacement = || {
+            self.call_request(if facts.on_chain == saved.commitment {
                 reveal_calldata(saved)
             } else {
                 IVeritasOracle::commitReportCall {
@@ -96,17 +78,11 @@ impl Poster {
                 }
                 .abi_encode()
                 .into()
-            };
-            self.replace_stuck(id, tx, self.call_request(calldata))
-                .await?
-        } else {
-            if let Err(e) = self.provider.send_raw_transaction(&tx.raw).await {
-                debug!(target: "veritas::post", question = %id, tx = %tx.tx_hash, error = %e, "rebroadcast refused");
-            }
-            tx.clone()
+            })
         };
-        let receipt = self.receipt(id, current.tx_hash).await?;
-        self.record_receipt(id, &current, &receipt)?;
+        if let Resumed::Landed(sent, receipt) = self.resume_tx(id, tx, replacement).await? {
+            self.record_receipt(id, &sent, &receipt)?;
+        }
         Ok(())
     }
 
@@ -164,22 +140,6 @@ impl Poster {
             None => Posted::AlreadyOnChain,
         })
     }
-
-    /// Whether we committed on `id` (a `ReportCommitted` of ours from `from_block`).
-    pub(super) async fn committed(&self, id: U256, from_block: u64) -> Result<bool, ChainError> {
-        let filter = alloy::rpc::types::Filter::new()
-            .address(self.config.oracle)
-            .event_signature(IVeritasOracle::ReportCommitted::SIGNATURE_HASH)
-            .topic1(id)
-            .topic2(self.from.into_word())
-            .from_block(from_block);
-        let logs = self
-            .provider
-            .get_logs(&filter)
-            .await
-            .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
-        Ok(!logs.is_empty())
-    }
 }
 
 /// Which of our events a receipt holds.
@@ -227,21 +187,4 @@ pub(super) fn reveal_calldata(saved: &SavedCommit) -> Bytes {
     }
     .abi_encode()
     .into()
-}
-
-/// A question's commit-reveal standing, read at one block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Facts {
-    /// `verdictStatus` is `Asked`.
-    pub(super) open: bool,
-    /// `hasReported`: our report (the reveal) is pooled.
-    pub(super) reported: bool,
-    /// `canReport`: we may commit.
-    pub(super) can_report: bool,
-    /// `commitmentOf(id, us)`: zero when none, or once revealed or slashed.
-    pub(super) on_chain: B256,
-    /// `commitPhase`: 0 none, 1 commit, 2 reveal, 3 over.
-    pub(super) phase: u8,
-    /// `commitPhase`'s deadline.
-    pub(super) deadline: U256,
 }

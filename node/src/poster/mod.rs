@@ -26,7 +26,8 @@
 //!
 //! The parts: [`verdict`] (what one report sends), `batch` (reports ready together share a
 //! transaction), `nonce` (nonces, fees, signing and the record before broadcast) and
-//! `receipts` (waiting, resuming after a crash, settling); `commit_reveal` posts the report
+//! `receipts` (waiting, resuming after a crash, settling), `facts` (the question's standing
+//! read at one block, our own events); `commit_reveal` posts the report
 //! of a commit-reveal question (`revealWindow` > 0, quorum > 1) as a commitment, then its reveal,
 //! with the same records, nonces and receipts.
 
@@ -41,6 +42,7 @@ use alloy::{
 };
 use tokio::sync::{Mutex, oneshot};
 
+use crate::chain::ViewCall;
 use crate::chain::{ChainError, ChainProvider};
 use crate::contract::IVeritasOracle;
 use crate::policy::not_yet::RoundClock;
@@ -52,6 +54,7 @@ use crate::{
 mod batch;
 mod commit_reveal;
 mod cr_txs;
+mod facts;
 mod nonce;
 mod receipts;
 mod stake;
@@ -99,14 +102,6 @@ pub enum Posted {
 
 /// A report waiting for the next batch, and where its transaction goes.
 type Queued = (Verdict, oneshot::Sender<Result<Option<SentTx>, ChainError>>);
-
-/// Where we stand on a question, at one block.
-struct Standing {
-    block: alloy::eips::BlockId,
-    status: IVeritasOracle::VerdictStatus,
-    reported: bool,
-    can_report: bool,
-}
 
 /// Sends verdicts.
 #[derive(Debug)]
@@ -180,9 +175,8 @@ impl Poster {
     pub async fn status(&self, id: U256) -> Result<IVeritasOracle::VerdictStatus, ChainError> {
         self.contract()
             .verdictStatus(id)
-            .call()
+            .view("verdictStatus")
             .await
-            .map_err(ChainError::view("verdictStatus"))
     }
 
     /// Post `intent` for `question` exactly once (see the module docs).
@@ -244,33 +238,6 @@ impl Poster {
         }
     }
 
-    /// The transaction and block of our `ReportSubmitted` for `id`, searched from `from_block`
-    /// (the question's block): `None` when we never reported on it.
-    ///
-    /// # Errors
-    /// [`ChainError::Rpc`].
-    pub async fn report_tx(
-        &self,
-        id: U256,
-        from_block: u64,
-    ) -> Result<Option<(B256, u64)>, ChainError> {
-        use alloy::{rpc::types::Filter, sol_types::SolEvent};
-        let filter = Filter::new()
-            .address(self.config.oracle)
-            .event_signature(IVeritasOracle::ReportSubmitted::SIGNATURE_HASH)
-            .topic1(id)
-            .topic2(self.from.into_word())
-            .from_block(from_block);
-        let logs = self
-            .provider
-            .get_logs(&filter)
-            .await
-            .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
-        Ok(logs
-            .first()
-            .and_then(|l| Some((l.transaction_hash?, l.block_number?))))
-    }
-
     /// Whether there is nothing (more) to send for `id`: our report is on-chain, or the question
     /// no longer takes reports (verdict posted by the quorum, disputed, arbitrated, expired), or
     /// a commit-reveal question's commit phase ended without a commitment of ours.
@@ -285,91 +252,34 @@ impl Poster {
     /// after a `canReport` that said no for a reason that changed meanwhile (our top-up, our
     /// report landing). Only the first round may top the stake up.
     async fn on_chain_asking(&self, id: U256, rounds: u8) -> Result<bool, ChainError> {
-        use IVeritasOracle::VerdictStatus as S;
-        let standing = self.standing(id).await?;
-        match standing.status {
-            S::Asked => {
-                if standing.reported {
-                    return Ok(true);
-                }
-                // Contract v3 binds a question to the operators of its ask's epoch: a key
-                // added later (or removed) must not spend a committee on it.
-                if standing.can_report {
-                    // A commit-reveal question whose commit phase is over without a commitment
-                    // of ours (the quorum committed, or the report window closed) takes
-                    // nothing more from us: no committee runs for it (plain questions: 0).
-                    let phase = self
-                        .contract()
-                        .commitPhase(id)
-                        .block(standing.block)
-                        .call()
-                        .await
-                        .map_err(ChainError::view("commitPhase"))?;
-                    return Ok(phase.phase >= 2);
-                }
-                // No also means a free stake below the report bond, which passes (or is
-                // topped up here): only an operator outside the epoch fails the question.
-                match self.why_not(id, rounds == 2).await? {
-                    stake::CannotReport::AskAgain if rounds > 0 => {
-                        Box::pin(self.on_chain_asking(id, rounds - 1)).await
-                    }
-                    _ => Err(ChainError::NotQuestionOperator {
-                        id,
-                        operator: self.from,
-                    }),
-                }
+        let facts = self.facts(id).await?;
+        // Every status after Asked is past the reports (the enum only grows after Asked).
+        if !facts.open || facts.reported {
+            return Ok(true);
+        }
+        // Contract v3 binds a question to the operators of its ask's epoch: a key added later
+        // (or removed) must not spend a committee on it.
+        if facts.can_report {
+            // A commit-reveal question whose commit phase is over without a commitment of
+            // ours (the quorum committed, or the report window closed) takes nothing more
+            // from us: no committee runs for it (plain questions: phase 0).
+            return Ok(facts.phase >= 2);
+        }
+        // No also means a free stake below the report bond, which passes (or is topped up
+        // here): only an operator outside the epoch fails the question.
+        match self.why_not(id, rounds == 2).await? {
+            stake::CannotReport::AskAgain if rounds > 0 => {
+                Box::pin(self.on_chain_asking(id, rounds - 1)).await
             }
-            S::None => Err(ChainError::UnknownQuestion(id)),
-            // Every later status is past the reports (the enum only grows after Asked).
-            _ => Ok(true),
+            _ => Err(ChainError::NotQuestionOperator {
+                id,
+                operator: self.from,
+            }),
         }
     }
 
-    /// The question's status and whether we reported or may report, read at one block: a
-    /// report of ours mined between the reads (a batch sent before a crash, rebroadcast at
-    /// restart) would read "not reported", then "cannot report", and fail the question for
-    /// good.
-    async fn standing(&self, id: U256) -> Result<Standing, ChainError> {
-        let block = alloy::eips::BlockId::number(
-            self.provider
-                .get_block_number()
-                .await
-                .map_err(|e| ChainError::rpc("eth_blockNumber", e))?,
-        );
-        let contract = self.contract();
-        let status = contract
-            .verdictStatus(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("verdictStatus"))?;
-        let reported = contract
-            .hasReported(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("hasReported"))?;
-        let can_report = contract
-            .canReport(id, self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("canReport"))?;
-        Ok(Standing {
-            block,
-            status,
-            reported,
-            can_report,
-        })
-    }
-
     async fn check_question(&self, question: &NewQuestion, id: U256) -> Result<(), ChainError> {
-        let stored = self
-            .contract()
-            .getQuestion(id)
-            .call()
-            .await
-            .map_err(ChainError::view("getQuestion"))?;
+        let stored = self.contract().getQuestion(id).view("getQuestion").await?;
         let actual = stored.questionHash;
         if actual != question.question_hash {
             return Err(ChainError::QuestionMismatch {

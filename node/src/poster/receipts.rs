@@ -8,7 +8,7 @@ use alloy::{
     network::TransactionBuilder,
     primitives::{B256, Bytes, U256},
     providers::Provider,
-    rpc::types::TransactionRequest,
+    rpc::types::{TransactionReceipt, TransactionRequest},
 };
 use tracing::{debug, info};
 
@@ -123,24 +123,43 @@ impl Poster {
         Ok(())
     }
 
-    /// Pick up a pending transaction of an earlier attempt: its receipt, a rebroadcast of the
-    /// same bytes, or a fee-bumped replacement at the same nonce once it is stuck.
+    /// The latest transaction about `qid` still recorded pending, if any.
+    pub(super) fn pending_tx(&self, qid: U256) -> Result<Option<SentTx>, ChainError> {
+        Ok(self
+            .store
+            .txs_for(qid)?
+            .into_iter()
+            .rev()
+            .find(|t| t.status == TxStatus::Pending))
+    }
+
+    /// Pick up the pending report transaction of an earlier attempt (see [`Self::resume_tx`]).
     pub(super) async fn resume_pending(
         &self,
         qid: U256,
         verdict: &Verdict,
     ) -> Result<Option<Posted>, ChainError> {
-        let Some(tx) = self
-            .store
-            .txs_for(qid)?
-            .into_iter()
-            .rev()
-            .find(|t| t.status == TxStatus::Pending)
-        else {
+        let Some(tx) = self.pending_tx(qid)? else {
             return Ok(None);
         };
+        match self.resume_tx(qid, &tx, || self.request(verdict)).await? {
+            Resumed::Landed(sent, receipt) => self.settle(qid, &sent, *receipt).await.map(Some),
+            Resumed::Dropped => Ok(None),
+        }
+    }
+
+    /// Resume `tx`, recorded pending by an earlier attempt or before a crash (a report, a
+    /// commit, a reveal): its receipt if it was mined; dropped if its nonce went to another
+    /// transaction; once stuck past `receipt_timeout`, a replacement (`replacement()`) at its
+    /// nonce with bumped fees; else the same bytes broadcast again. Waits for the receipt.
+    pub(super) async fn resume_tx(
+        &self,
+        qid: U256,
+        tx: &SentTx,
+        replacement: impl FnOnce() -> TransactionRequest,
+    ) -> Result<Resumed, ChainError> {
         if let Some(receipt) = self.receipt_now(tx.tx_hash).await? {
-            return self.settle(qid, &tx, receipt).await.map(Some);
+            return Ok(Resumed::Landed(tx.clone(), Box::new(receipt)));
         }
         let mined_nonce = self
             .provider
@@ -153,20 +172,22 @@ impl Poster {
             info!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, nonce = tx.nonce, "recorded transaction dropped");
             self.store
                 .set_tx_status(tx.tx_hash, TxStatus::Dropped, None)?;
-            return Ok(None);
+            return Ok(Resumed::Dropped);
         }
         let age =
             Duration::from_millis(u64::try_from(self.store.now_ms() - tx.sent_at).unwrap_or(0));
-        if age >= self.config.receipt_timeout {
+        let current = if age >= self.config.receipt_timeout {
             // Stuck: replace at the same nonce with bumped fees.
-            let replacement = self.replace_stuck(qid, &tx, self.request(verdict)).await?;
-            return self.wait(qid, &replacement).await.map(Some);
-        }
-        // Rebroadcast the same bytes (harmless if the node already has them).
-        if let Err(e) = self.provider.send_raw_transaction(&tx.raw).await {
-            debug!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, error = %e, "rebroadcast refused");
-        }
-        self.wait(qid, &tx).await.map(Some)
+            self.replace_stuck(qid, tx, replacement()).await?
+        } else {
+            // Rebroadcast the same bytes (harmless if the node already has them).
+            if let Err(e) = self.provider.send_raw_transaction(&tx.raw).await {
+                debug!(target: "veritas::post", question = %qid, tx = %tx.tx_hash, error = %e, "rebroadcast refused");
+            }
+            tx.clone()
+        };
+        let receipt = self.receipt(qid, current.tx_hash).await?;
+        Ok(Resumed::Landed(current, Box::new(receipt)))
     }
 
     pub(super) async fn wait(&self, qid: U256, tx: &SentTx) -> Result<Posted, ChainError> {
@@ -241,4 +262,13 @@ impl Poster {
             tx_hash: tx.tx_hash,
         })
     }
+}
+
+/// How a resumed transaction ended.
+pub(super) enum Resumed {
+    /// Mined (maybe reverted): the transaction that landed (the one recorded, or its
+    /// replacement) and its receipt.
+    Landed(SentTx, Box<TransactionReceipt>),
+    /// Its nonce went to another transaction: recorded dropped.
+    Dropped,
 }

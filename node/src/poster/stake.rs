@@ -9,6 +9,7 @@ use alloy::{eips::BlockId, primitives::U256, providers::Provider, sol_types::Sol
 use tracing::info;
 
 use super::Poster;
+use crate::chain::ViewCall;
 use crate::{
     chain::{ChainError, StakeShortfall},
     contract::{IVeritasOracle, reader},
@@ -37,31 +38,20 @@ impl Poster {
     ) -> Result<CannotReport, ChainError> {
         // One top-up at a time: two questions short of stake together must not both pay.
         let _one = self.top_up.lock().await;
-        let standing = self.standing(id).await?;
-        if standing.can_report
-            || standing.reported
-            || standing.status != IVeritasOracle::VerdictStatus::Asked
-        {
+        let facts = self.facts(id).await?;
+        if facts.can_report || facts.reported || !facts.open {
             return Ok(CannotReport::AskAgain);
         }
-        let (block, c) = (standing.block, self.contract());
+        let (block, c) = (facts.block, self.contract());
         let stake = c
             .operatorStake(self.from)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("operatorStake"))?;
+            .view_at(block, "operatorStake")
+            .await?;
         let params = c
             .questionParameters(id)
-            .block(block)
-            .call()
-            .await
-            .map_err(ChainError::view("questionParameters"))?;
-        let unit = c
-            .BOND_UNIT()
-            .call()
-            .await
-            .map_err(ChainError::view("BOND_UNIT"))?;
+            .view_at(block, "questionParameters")
+            .await?;
+        let unit = c.BOND_UNIT().view("BOND_UNIT").await?;
         let bond = reader::report_bond(&params, unit);
         let free = stake.staked.saturating_sub(stake.locked);
         if free >= bond {
@@ -77,15 +67,29 @@ impl Poster {
                 why,
             }))
         };
-        let need = bond - free;
-        let limit = self.config.stake_top_up_limit;
         if !may_top_up {
             return Err(short(
                 "still short after a top-up (another report of ours locked it)".into(),
             ));
         }
-        if stake.staked.saturating_add(need) > limit {
-            return Err(short(format!(
+        match self.top_up(id, stake.staked, bond - free).await? {
+            None => Ok(CannotReport::AskAgain),
+            Some(why) => Err(short(why)),
+        }
+    }
+
+    /// Stake `need` more wei (the stake is `staked` now) for a report on `id`, within
+    /// `chain.stake_top_up_limit` and with no transaction of ours in flight. `Some`: why the
+    /// stake was not topped up.
+    async fn top_up(
+        &self,
+        id: U256,
+        staked: U256,
+        need: U256,
+    ) -> Result<Option<String>, ChainError> {
+        let limit = self.config.stake_top_up_limit;
+        if staked.saturating_add(need) > limit {
+            return Ok(Some(format!(
                 "topping up {need} wei would take the stake above chain.stake_top_up_limit ({limit} wei); stake({}) with the difference",
                 self.from
             )));
@@ -104,7 +108,7 @@ impl Poster {
             count(BlockId::latest()).await?,
         );
         if pending > mined {
-            return Err(short(format!(
+            return Ok(Some(format!(
                 "{} transaction(s) of ours still in flight; the top-up waits for them",
                 pending - mined
             )));
@@ -113,15 +117,15 @@ impl Poster {
             operator: self.from,
         }
         .abi_encode();
-        match self.send_call_paying(&[], "stake", call.into(), need).await {
-            Ok(Some(tx)) => {
-                info!(target: "veritas::post", question = %id, wei = %need, %tx, "stake topped up for the report bond");
-                Ok(CannotReport::AskAgain)
-            }
-            Ok(None) => Err(short(
-                "the contract refused the top-up (estimateGas reverted)".into(),
-            )),
-            Err(e) => Err(short(format!("the top-up failed: {e}"))),
-        }
+        Ok(
+            match self.send_call_paying(&[], "stake", call.into(), need).await {
+                Ok(Some(tx)) => {
+                    info!(target: "veritas::post", question = %id, wei = %need, %tx, "stake topped up for the report bond");
+                    None
+                }
+                Ok(None) => Some("the contract refused the top-up (estimateGas reverted)".into()),
+                Err(e) => Some(format!("the top-up failed: {e}")),
+            },
+        )
     }
 }

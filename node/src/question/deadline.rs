@@ -536,139 +536,163 @@ fn parse_date(toks: &[Tok<'_>], i: usize) -> Option<DateExpr> {
     Some(date)
 }
 
-/// The calendar part: unit, year, month, day, and the token after it.
-#[allow(clippy::type_complexity)]
-fn parse_calendar(toks: &[Tok<'_>], i: usize) -> Option<(Unit, Option<i32>, u32, u32, usize)> {
+/// The token after an optional "the" at `i`.
+fn after_the(toks: &[Tok<'_>], i: usize) -> usize {
+    if word(toks, i) == Some("the") {
+        i + 1
+    } else {
+        i
+    }
+}
+
+/// A calendar part: unit, year, month, day, and the token after it.
+type Calendar = (Unit, Option<i32>, u32, u32, usize);
+
+/// A form of calendar part at a token: `None` when the text there is not of that form, else
+/// what it reads (`Some(None)`: of that form but no date, which ends the reading).
+type Form = Option<Option<Calendar>>;
+
+/// The calendar part at token `i`, trying each form in turn; a bare year last.
+fn parse_calendar(toks: &[Tok<'_>], i: usize) -> Option<Calendar> {
+    toks.get(i)?;
+    iso_date(toks, i)
+        .or_else(|| quarter_code(toks, i))
+        .or_else(|| ordinal_part(toks, i))
+        .or_else(|| day_first(toks, i))
+        .or_else(|| month_first(toks, i))
+        .or_else(|| this_year_or_month(toks, i))
+        .unwrap_or_else(|| bare_year(toks, i))
+}
+
+/// ISO "2025-12-31".
+fn iso_date(toks: &[Tok<'_>], i: usize) -> Form {
     let t = toks.get(i)?;
-    // ISO 2025-12-31.
-    if t.kind == Kind::Num && t.text.len() == 4 && adjacent(toks, i) {
-        let dash = |k: usize| toks.get(k).is_some_and(|t| t.is_punct('-')) && adjacent(toks, k);
-        let two = |k: usize| {
-            toks.get(k)
-                .filter(|t| t.kind == Kind::Num && (1..=2).contains(&t.text.len()))
-                .and_then(Tok::num)
-        };
-        if dash(i + 1)
-            && adjacent(toks, i + 2)
-            && dash(i + 3)
-            && let (Some(m), Some(d)) = (two(i + 2), two(i + 4))
-        {
-            let y = i32::try_from(t.num()?).ok().filter(|y| YEARS.contains(y))?;
-            if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-                return None;
-            }
-            return Some((Unit::Day, Some(y), m, d, i + 5));
-        }
+    if !(t.kind == Kind::Num && t.text.len() == 4 && adjacent(toks, i)) {
+        return None;
     }
-    // Quarter "Q3 2026", half "H1 2026".
-    if let Some(w) = word(toks, i) {
-        let glued_word = adjacent(toks, i + 1) && word(toks, i + 2).is_some();
-        if (w == "q" || w == "h") && adjacent(toks, i) && !glued_word {
-            let n = toks.get(i + 1).and_then(Tok::num);
-            let unit = match (w, n) {
-                ("q", Some(q @ 1..=4)) => Unit::Quarter(q),
-                ("h", Some(h @ 1..=2)) => Unit::Half(h),
-                _ => return None,
-            };
-            let mut k = i + 2;
-            if word(toks, k) == Some("of") {
-                k += 1;
-            }
-            let (year, next) = optional_year(toks, k)?;
-            return Some((unit, year, 1, 1, if year.is_some() { next } else { i + 2 }));
-        }
+    let dash = |k: usize| toks.get(k).is_some_and(|t| t.is_punct('-')) && adjacent(toks, k);
+    let two = |k: usize| {
+        toks.get(k)
+            .filter(|t| t.kind == Kind::Num && (1..=2).contains(&t.text.len()))
+            .and_then(Tok::num)
+    };
+    if !(dash(i + 1) && adjacent(toks, i + 2) && dash(i + 3)) {
+        return None;
     }
-    // "(the) first quarter (of) 2026", "(the) second half of 2026".
-    {
-        let k = if word(toks, i) == Some("the") {
-            i + 1
-        } else {
-            i
-        };
-        let n = match word(toks, k) {
-            Some("first") => Some(1),
-            Some("second") => Some(2),
-            Some("third") => Some(3),
-            Some("fourth" | "last" | "final") => Some(4),
-            _ => None,
-        };
-        if let Some(n) = n {
-            let unit = match word(toks, k + 1) {
-                Some("quarter") => Some(Unit::Quarter(n)),
-                Some("half") if n <= 2 => Some(Unit::Half(n)),
-                Some("half") if n == 4 => Some(Unit::Half(2)),
-                _ => None,
-            };
-            if let Some(unit) = unit {
-                let mut j = k + 2;
-                if word(toks, j) == Some("of") {
-                    j += 1;
-                }
-                if let Some((Ok(y), next)) = year_at(toks, j) {
-                    return Some((unit, Some(y), 1, 1, next));
-                }
-                return None;
-            }
-        }
+    let (m, d) = (two(i + 2)?, two(i + 4)?);
+    let y = t
+        .num()
+        .and_then(|y| i32::try_from(y).ok())
+        .filter(|y| YEARS.contains(y));
+    let valid = (1..=12).contains(&m) && (1..=31).contains(&d);
+    Some(
+        y.filter(|_| valid)
+            .map(|y| (Unit::Day, Some(y), m, d, i + 5)),
+    )
+}
+
+/// Quarter "Q3 2026", half "H1 2026".
+fn quarter_code(toks: &[Tok<'_>], i: usize) -> Form {
+    let w = word(toks, i)?;
+    let glued_word = adjacent(toks, i + 1) && word(toks, i + 2).is_some();
+    if !((w == "q" || w == "h") && adjacent(toks, i) && !glued_word) {
+        return None;
     }
-    // Day first: "(the) 1(st) (of) April(.) (,) (2026)".
-    {
-        let k = if word(toks, i) == Some("the") {
-            i + 1
-        } else {
-            i
-        };
-        if let Some((d, mut j)) = day_at(toks, k) {
-            if word(toks, j) == Some("of") {
-                j += 1;
-            }
-            if let Some(m) = month_at(toks, j) {
-                let (year, next) = optional_year(toks, after_month(toks, j))?;
-                return Some((Unit::Day, year, m, d, next));
-            }
-        }
+    let n = toks.get(i + 1).and_then(Tok::num);
+    let unit = match (w, n) {
+        ("q", Some(q @ 1..=4)) => Unit::Quarter(q),
+        ("h", Some(h @ 1..=2)) => Unit::Half(h),
+        _ => return Some(None),
+    };
+    let mut k = i + 2;
+    if word(toks, k) == Some("of") {
+        k += 1;
     }
-    // Month first: "(the) April(.) (the) 1(st)(,) (2026)", "March 2026", "March".
+    Some(
+        optional_year(toks, k)
+            .map(|(year, next)| (unit, year, 1, 1, if year.is_some() { next } else { i + 2 })),
+    )
+}
+
+/// "(the) first quarter (of) 2026", "(the) second half of 2026".
+fn ordinal_part(toks: &[Tok<'_>], i: usize) -> Form {
+    let k = after_the(toks, i);
+    let n = match word(toks, k)? {
+        "first" => 1,
+        "second" => 2,
+        "third" => 3,
+        "fourth" | "last" | "final" => 4,
+        _ => return None,
+    };
+    let unit = match word(toks, k + 1)? {
+        "quarter" => Unit::Quarter(n),
+        "half" if n <= 2 => Unit::Half(n),
+        "half" if n == 4 => Unit::Half(2),
+        _ => return None,
+    };
+    let mut j = k + 2;
+    if word(toks, j) == Some("of") {
+        j += 1;
+    }
+    Some(match year_at(toks, j) {
+        Some((Ok(y), next)) => Some((unit, Some(y), 1, 1, next)),
+        _ => None,
+    })
+}
+
+/// Day first: "(the) 1(st) (of) April(.) (,) (2026)".
+fn day_first(toks: &[Tok<'_>], i: usize) -> Form {
+    let (d, mut j) = day_at(toks, after_the(toks, i))?;
+    if word(toks, j) == Some("of") {
+        j += 1;
+    }
+    let m = month_at(toks, j)?;
+    Some(
+        optional_year(toks, after_month(toks, j)).map(|(year, next)| (Unit::Day, year, m, d, next)),
+    )
+}
+
+/// Month first: "(the) April(.) (the) 1(st)(,) (2026)", "March 2026", "March".
+fn month_first(toks: &[Tok<'_>], i: usize) -> Form {
     let i = if word(toks, i) == Some("the") && month_at(toks, i + 1).is_some() {
         i + 1
     } else {
         i
     };
-    if let Some(m) = month_at(toks, i) {
-        let j = after_month(toks, i);
-        let k = if word(toks, j) == Some("the") {
-            j + 1
-        } else {
-            j
-        };
-        if let Some((d, after)) = day_at(toks, k) {
-            let (year, next) = optional_year(toks, after)?;
-            return Some((Unit::Day, year, m, d, next));
-        }
-        // "January 32, 2026": no such day, and not "January" either.
-        if toks.get(k).is_some_and(|t| t.kind == Kind::Num) && year_at(toks, k).is_none() {
-            return None;
-        }
-        return match optional_year(toks, j)? {
-            (Some(y), next) => Some((Unit::Month, Some(y), m, 1, next)),
-            (None, _) => Some((Unit::Month, list_year(toks, j), m, 1, j)),
-        };
+    let m = month_at(toks, i)?;
+    let j = after_month(toks, i);
+    let k = after_the(toks, j);
+    if let Some((d, after)) = day_at(toks, k) {
+        return Some(optional_year(toks, after).map(|(year, next)| (Unit::Day, year, m, d, next)));
     }
-    // The end of "the year" / "this month": the asking time's (only after an end-of cue).
-    if matches!(word(toks, i), Some("the" | "this")) {
-        match word(toks, i + 1) {
-            Some("year") => {
-                // "the year 2100".
-                if let Some((y, next)) = year_at(toks, i + 2) {
-                    return Some((Unit::Year, Some(y.ok()?), 1, 1, next));
-                }
-                return Some((Unit::Year, None, 1, 1, i + 2));
-            }
-            Some("month") => return Some((Unit::Month, None, 0, 1, i + 2)),
-            _ => return None,
-        }
+    // "January 32, 2026": no such day, and not "January" either.
+    if toks.get(k).is_some_and(|t| t.kind == Kind::Num) && year_at(toks, k).is_none() {
+        return Some(None);
     }
-    // A bare year "2026"; a season "2025-26" / "2025/2026" reads as its later year.
+    Some(optional_year(toks, j).map(|found| match found {
+        (Some(y), next) => (Unit::Month, Some(y), m, 1, next),
+        (None, _) => (Unit::Month, list_year(toks, j), m, 1, j),
+    }))
+}
+
+/// The end of "the year" / "this month": the asking time's (only after an end-of cue).
+fn this_year_or_month(toks: &[Tok<'_>], i: usize) -> Form {
+    if !matches!(word(toks, i), Some("the" | "this")) {
+        return None;
+    }
+    Some(match word(toks, i + 1) {
+        // "the year 2100".
+        Some("year") => match year_at(toks, i + 2) {
+            Some((y, next)) => y.ok().map(|y| (Unit::Year, Some(y), 1, 1, next)),
+            None => Some((Unit::Year, None, 1, 1, i + 2)),
+        },
+        Some("month") => Some((Unit::Month, None, 0, 1, i + 2)),
+        _ => None,
+    })
+}
+
+/// A bare year "2026"; a season "2025-26" / "2025/2026" reads as its later year.
+fn bare_year(toks: &[Tok<'_>], i: usize) -> Option<Calendar> {
     if toks.get(i.wrapping_sub(1)).is_some_and(|p| p.is_punct('$')) {
         return None;
     }

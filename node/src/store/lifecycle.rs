@@ -297,14 +297,76 @@ impl Store {
 /// Applies one lifecycle event to `tx`; returns the rows it changed (0 when the row already
 /// holds this event or a later one).
 fn apply_event(tx: &rusqlite::Transaction<'_>, e: &EventAt, now: i64) -> rusqlite::Result<usize> {
-    let id = Dec(e.question_id);
-    let status = |status: ChainStatus,
-                  verdict_block: Option<u64>,
-                  disputer: Option<Address>,
-                  bond: Option<U256>,
-                  p: Option<&[U256; 3]>|
-     -> rusqlite::Result<usize> {
-        let p = |k: usize| p.map(|p| Dec(p[k]));
+    let change = match &e.event {
+        LifecycleEvent::Posted { escalated, p } => Change {
+            verdict_block: Some(e.block),
+            p: Some(p),
+            ..Change::to(if *escalated {
+                ChainStatus::Escalated
+            } else {
+                ChainStatus::Resolved
+            })
+        },
+        LifecycleEvent::Disputed { disputer, bond } => Change {
+            disputer: Some(*disputer),
+            bond: Some(*bond),
+            ..Change::to(ChainStatus::Disputed)
+        },
+        LifecycleEvent::CourtRequested => Change::to(ChainStatus::Disputed),
+        LifecycleEvent::Arbitrated { p } => Change {
+            p: Some(p),
+            ..Change::to(ChainStatus::Arbitrated)
+        },
+        LifecycleEvent::Defaulted { p } => Change {
+            p: Some(p),
+            ..Change::to(ChainStatus::Defaulted)
+        },
+        LifecycleEvent::Expired => Change::to(ChainStatus::Expired),
+        LifecycleEvent::Settled => {
+            return tx.execute(
+                "UPDATE lifecycle SET settled = 1, updated_at = ?2 \
+                 WHERE question_id = ?1 AND settled = 0",
+                params![Dec(e.question_id), now],
+            );
+        }
+        LifecycleEvent::Deferred {
+            resolve_after,
+            count,
+        } => return defer(tx, e, now, *resolve_after, *count),
+        LifecycleEvent::Report(r) => return insert_report(tx, e.question_id, r),
+    };
+    change.apply(tx, e, now)
+}
+
+/// A status an event moves a question to, with the fields it sets (`None`: kept as they are).
+struct Change<'a> {
+    status: ChainStatus,
+    verdict_block: Option<u64>,
+    disputer: Option<Address>,
+    bond: Option<U256>,
+    p: Option<&'a [U256; 3]>,
+}
+
+impl Change<'_> {
+    /// To `status`, setting nothing else.
+    fn to(status: ChainStatus) -> Self {
+        Self {
+            status,
+            verdict_block: None,
+            disputer: None,
+            bond: None,
+            p: None,
+        }
+    }
+
+    /// Write the change of event `e` unless a later event is already applied.
+    fn apply(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        e: &EventAt,
+        now: i64,
+    ) -> rusqlite::Result<usize> {
+        let p = |k: usize| self.p.map(|p| Dec(p[k]));
         tx.execute(
             "INSERT INTO lifecycle (question_id, status, event_block, event_log, \
              verdict_block, disputer, bond, p_yes, p_no, p_null, updated_at) \
@@ -318,98 +380,83 @@ fn apply_event(tx: &rusqlite::Transaction<'_>, e: &EventAt, now: i64) -> rusqlit
              updated_at = excluded.updated_at \
              WHERE (excluded.event_block, excluded.event_log) > (event_block, event_log)",
             params![
-                id,
-                status.as_str(),
+                Dec(e.question_id),
+                self.status.as_str(),
                 e.block,
                 e.log_index,
-                verdict_block,
-                disputer.map(Hex),
-                bond.map(Dec),
+                self.verdict_block,
+                self.disputer.map(Hex),
+                self.bond.map(Dec),
                 p(0),
                 p(1),
                 p(2),
                 now
             ],
         )
-    };
-    Ok(match &e.event {
-        LifecycleEvent::Posted { escalated, p } => {
-            let s = if *escalated {
-                ChainStatus::Escalated
-            } else {
-                ChainStatus::Resolved
-            };
-            status(s, Some(e.block), None, None, Some(p))?
-        }
-        LifecycleEvent::Disputed { disputer, bond } => status(
-            ChainStatus::Disputed,
-            None,
-            Some(*disputer),
-            Some(*bond),
-            None,
-        )?,
-        LifecycleEvent::CourtRequested => status(ChainStatus::Disputed, None, None, None, None)?,
-        LifecycleEvent::Arbitrated { p } => {
-            status(ChainStatus::Arbitrated, None, None, None, Some(p))?
-        }
-        LifecycleEvent::Defaulted { p } => {
-            status(ChainStatus::Defaulted, None, None, None, Some(p))?
-        }
-        LifecycleEvent::Expired => status(ChainStatus::Expired, None, None, None, None)?,
-        LifecycleEvent::Settled => tx.execute(
-            "UPDATE lifecycle SET settled = 1, updated_at = ?2 \
-             WHERE question_id = ?1 AND settled = 0",
-            params![id, now],
-        )?,
-        LifecycleEvent::Deferred {
+    }
+}
+
+/// A `QuestionDeferred`: the lifecycle row back to Deferred, the deferred round's verdict
+/// (a court's "too early") cleared, and the round moved on ([`super::deferrals::apply`]).
+fn defer(
+    tx: &rusqlite::Transaction<'_>,
+    e: &EventAt,
+    now: i64,
+    resolve_after: u64,
+    count: u32,
+) -> rusqlite::Result<usize> {
+    let row = tx.execute(
+        "INSERT INTO lifecycle (question_id, status, event_block, event_log, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5) \
+         ON CONFLICT (question_id) DO UPDATE SET status = excluded.status, \
+         event_block = excluded.event_block, event_log = excluded.event_log, \
+         verdict_block = NULL, final_at = NULL, disputer = NULL, bond = NULL, \
+         second_opinion = NULL, p_yes = NULL, p_no = NULL, p_null = NULL, \
+         updated_at = excluded.updated_at \
+         WHERE (excluded.event_block, excluded.event_log) > (event_block, event_log)",
+        params![
+            Dec(e.question_id),
+            ChainStatus::Deferred.as_str(),
+            e.block,
+            e.log_index,
+            now
+        ],
+    )?;
+    Ok(row
+        + super::deferrals::apply(
+            tx,
+            e.question_id,
             resolve_after,
             count,
-        } => {
-            // The verdict of the deferred round (a court's "too early") is gone: clear it.
-            tx.execute(
-                "INSERT INTO lifecycle (question_id, status, event_block, event_log, updated_at) \
-                 VALUES (?1, ?2, ?3, ?4, ?5) \
-                 ON CONFLICT (question_id) DO UPDATE SET status = excluded.status, \
-                 event_block = excluded.event_block, event_log = excluded.event_log, \
-                 verdict_block = NULL, final_at = NULL, disputer = NULL, bond = NULL, \
-                 second_opinion = NULL, p_yes = NULL, p_no = NULL, p_null = NULL, \
-                 updated_at = excluded.updated_at \
-                 WHERE (excluded.event_block, excluded.event_log) > (event_block, event_log)",
-                params![
-                    id,
-                    ChainStatus::Deferred.as_str(),
-                    e.block,
-                    e.log_index,
-                    now
-                ],
-            )? + super::deferrals::apply(
-                tx,
-                e.question_id,
-                *resolve_after,
-                *count,
-                (e.block, e.log_index),
-                now,
-            )?
-        }
-        LifecycleEvent::Report(r) => tx.execute(
-            "INSERT OR IGNORE INTO operator_reports (question_id, operator, merkle_root, \
-             n_yes, n_no, n_null, kappa, escalated, block_number, log_index, tx_hash) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            params![
-                id,
-                Hex(r.operator),
-                Hex(r.merkle_root),
-                r.counts[0],
-                r.counts[1],
-                r.counts[2],
-                Dec(r.kappa),
-                r.escalated,
-                r.block_number,
-                r.log_index,
-                Hex(r.tx_hash)
-            ],
-        )?,
-    })
+            (e.block, e.log_index),
+            now,
+        )?)
+}
+
+/// An operator's `ReportSubmitted`, recorded once.
+fn insert_report(
+    tx: &rusqlite::Transaction<'_>,
+    id: U256,
+    r: &OperatorReport,
+) -> rusqlite::Result<usize> {
+    tx.execute(
+        "INSERT OR IGNORE INTO operator_reports (question_id, operator, merkle_root, \
+         n_yes, n_no, n_null, kappa, escalated, block_number, log_index, tx_hash) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            Dec(id),
+            Hex(r.operator),
+            Hex(r.merkle_root),
+            r.counts[0],
+            r.counts[1],
+            r.counts[2],
+            Dec(r.kappa),
+            r.escalated,
+            r.block_number,
+            r.log_index,
+            Hex(r.tx_hash)
+        ],
+    )
 }
 
 #[cfg(test)]

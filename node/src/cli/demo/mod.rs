@@ -35,6 +35,7 @@ mod print;
 
 use print::{print_block, print_pooled};
 
+use crate::chain::ViewCall;
 use crate::{
     audit, chain,
     config::{Config, ResolverKind},
@@ -331,21 +332,13 @@ async fn set_parameters(
         .wallet(EthereumWallet::from(owner))
         .connect_http(anvil.url.parse()?);
     let contract = IVeritasOracle::new(oracle, &provider);
-    let mut parameters = contract
-        .parameters()
-        .call()
-        .await
-        .map_err(chain::ChainError::view("parameters"))?;
+    let mut parameters = contract.parameters().view("parameters").await?;
     parameters.quorum = quorum;
     parameters.revealWindow = reveal_window;
     if reveal_window > 0 {
         // A commit-reveal set bonds its reports (`VeritasBondRequired` below one `BOND_UNIT`):
         // the least bond, so the devnet's stakes back every open commit.
-        let unit = contract
-            .BOND_UNIT()
-            .call()
-            .await
-            .map_err(chain::ChainError::view("BOND_UNIT"))?;
+        let unit = contract.BOND_UNIT().view("BOND_UNIT").await?;
         let least = alloy::primitives::aliases::U96::saturating_from(unit);
         parameters.disputeBond = parameters.disputeBond.max(least);
     }
@@ -403,11 +396,7 @@ async fn wait_and_print(
     let mut failures = 0;
     for (id, (question, _)) in ids.iter().zip(questions) {
         loop {
-            let status = contract
-                .verdictStatus(*id)
-                .call()
-                .await
-                .map_err(chain::ChainError::view("verdictStatus"))?;
+            let status = contract.verdictStatus(*id).view("verdictStatus").await?;
             if contract::has_verdict(&status) {
                 break;
             }
@@ -416,11 +405,7 @@ async fn wait_and_print(
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
-        let status = contract
-            .verdictStatus(*id)
-            .call()
-            .await
-            .map_err(chain::ChainError::view("verdictStatus"))?;
+        let status = contract.verdictStatus(*id).view("verdictStatus").await?;
         if let [node] = nodes {
             // The on-chain integers are compared with the report's by the audit below.
             let path = report_path(&node.reports, *id);

@@ -22,6 +22,7 @@ mod views;
 pub use views::{DisputeView, ParametersView, PostedEvent, QuestionView, ReportEvent, VerdictView};
 
 use super::IVeritasOracle;
+use crate::chain::ViewCall;
 use crate::chain::{ChainError, ChainProvider};
 
 fn bad(op: &'static str, reason: impl Into<String>) -> ChainError {
@@ -174,9 +175,8 @@ pub async fn credits(
 ) -> Result<U256, ChainError> {
     IVeritasOracle::new(oracle, provider)
         .credits(account)
-        .call()
+        .view("credits")
         .await
-        .map_err(ChainError::view("credits"))
 }
 
 /// An operator's stake on the oracle and what was taken from it: by the court (a verdict
@@ -221,19 +221,10 @@ pub async fn free_stake_and_bond(
     let contract = IVeritasOracle::new(oracle, provider);
     let view = contract
         .operatorStake(account)
-        .call()
-        .await
-        .map_err(ChainError::view("operatorStake"))?;
-    let params = contract
-        .parameters()
-        .call()
-        .await
-        .map_err(ChainError::view("parameters"))?;
-    let unit = contract
-        .BOND_UNIT()
-        .call()
-        .await
-        .map_err(ChainError::view("BOND_UNIT"))?;
+        .view("operatorStake")
+        .await?;
+    let params = contract.parameters().view("parameters").await?;
+    let unit = contract.BOND_UNIT().view("BOND_UNIT").await?;
     Ok((
         view.staked.saturating_sub(view.locked),
         report_bond(&params, unit),
@@ -257,10 +248,8 @@ pub async fn stake(
         .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
     let view = IVeritasOracle::new(oracle, provider)
         .operatorStake(account)
-        .block(latest.into())
-        .call()
-        .await
-        .map_err(ChainError::view("operatorStake"))?;
+        .view_at(latest.into(), "operatorStake")
+        .await?;
     // Both events are (uint256 indexed id, address indexed operator, uint256 amount).
     let filter = Filter::new()
         .address(oracle)
@@ -320,24 +309,9 @@ pub async fn round_clock_at(
 ) -> Result<crate::policy::not_yet::RoundClock, ChainError> {
     let at = BlockId::number(block);
     let c = IVeritasOracle::new(oracle, provider);
-    let question = c
-        .getQuestion(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("getQuestion"))?;
-    let horizon = c
-        .maxHorizon()
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("maxHorizon"))?;
-    let deferral = c
-        .deferral(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("deferral"))?;
+    let question = c.getQuestion(id).view_at(at, "getQuestion").await?;
+    let horizon = c.maxHorizon().view_at(at, "maxHorizon").await?;
+    let deferral = c.deferral(id).view_at(at, "deferral").await?;
     Ok(crate::policy::not_yet::RoundClock {
         asked_at: question.askedAt,
         block,
@@ -363,81 +337,30 @@ pub async fn question_view(
     let at = BlockId::number(block);
     ensure_contract(provider, oracle, at).await?;
     let c = IVeritasOracle::new(oracle, provider);
-    let status = c
-        .verdictStatus(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("verdictStatus"))?;
+    let status = c.verdictStatus(id).view_at(at, "verdictStatus").await?;
     use IVeritasOracle::VerdictStatus as S;
     if matches!(status, S::None) {
         return Err(ChainError::UnknownQuestion(id));
     }
-    let question = c
-        .getQuestion(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("getQuestion"))?;
+    let question = c.getQuestion(id).view_at(at, "getQuestion").await?;
     let p = c
         .questionParameters(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("questionParameters"))?;
+        .view_at(at, "questionParameters")
+        .await?;
     let (is_final, final_at) = finality(&c, id, at).await?;
-    let pending_fee = c
-        .pendingFee(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("pendingFee"))?;
+    let pending_fee = c.pendingFee(id).view_at(at, "pendingFee").await?;
     let dispute = dispute_view(&c, id, at).await?;
-    let verdict = if matches!(
-        status,
-        S::Resolved | S::Escalated | S::Arbitrated | S::Disputed | S::Defaulted
-    ) {
-        Some(verdict_view(&c, id, at).await?)
-    } else {
-        None
+    let verdict = match has_verdict(status) {
+        true => Some(verdict_view(&c, id, at).await?),
+        false => None,
     };
-    let reports = report_events(provider, oracle, id, from_block, block).await?;
-    let asked = question_filter(oracle, IVeritasOracle::QuestionAsked::SIGNATURE_HASH, id);
-    let asked_block_hash = logs(provider, &asked, from_block, block)
-        .await?
-        .first()
-        .and_then(|l| l.block_hash);
-    let posted = match verdict {
-        Some(_) => posted_event(provider, oracle, id, from_block, block).await?,
-        None => None,
-    };
-    let arbitrated = match status {
-        S::Arbitrated => arbitrated_event(provider, oracle, id, from_block, block).await?,
-        _ => None,
-    };
+    let events = Events::read(provider, oracle, id, (from_block, block), status).await?;
     let (deferrals, reports_open_at) = c
         .deferral(id)
-        .block(at)
-        .call()
+        .view_at(at, "deferral")
         .await
-        .map(|d| (d.count, d.reportsOpenAt))
-        .map_err(ChainError::view("deferral"))?;
-    let max_deferrals = c
-        .MAX_DEFERRALS()
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("MAX_DEFERRALS"))?;
-    let clarified = question_filter(
-        oracle,
-        IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
-        id,
-    );
-    let mut clarifications = crate::watcher::events::decode_clarifications(
-        &logs(provider, &clarified, from_block, block).await?,
-    )
-    .map_err(|e| bad("QuestionClarified", e.to_string()))?;
-    clarifications.sort_by_key(|c| c.index);
+        .map(|d| (d.count, d.reportsOpenAt))?;
+    let max_deferrals = c.MAX_DEFERRALS().view_at(at, "MAX_DEFERRALS").await?;
     // While Asked, the tally's time is when reports open (a deferral moves it); after that it
     // is the time of the last status change, and the asked time is the one that counted.
     let opens = if matches!(status, S::Asked) {
@@ -467,20 +390,84 @@ pub async fn question_view(
         reports_open_at: opens,
         deferrals: small("deferral", deferrals)?,
         max_deferrals: small("MAX_DEFERRALS", max_deferrals)?,
-        clarifications: clarifications
-            .iter()
-            .map(|c| String::from_utf8_lossy(&c.text).into_owned())
-            .collect(),
-        asked_block_hash,
+        clarifications: events.clarifications,
+        asked_block_hash: events.asked_block_hash,
         report_window_closes_at: opens.saturating_add(u64::from(p.reportWindow)),
         parameters: ParametersView::from(&p),
         pending_fee,
         verdict,
-        posted,
-        arbitrated,
+        posted: events.posted,
+        arbitrated: events.arbitrated,
         dispute,
-        reports,
+        reports: events.reports,
     })
+}
+
+/// The events of one question that [`question_view`] shows.
+struct Events {
+    reports: Vec<ReportEvent>,
+    asked_block_hash: Option<B256>,
+    posted: Option<PostedEvent>,
+    arbitrated: Option<[u128; 3]>,
+    /// The clarifications' texts, in their order.
+    clarifications: Vec<String>,
+}
+
+impl Events {
+    /// The events of `id` in blocks `from..=to` (a `VerdictPosted` once `status` has a
+    /// verdict, a `VerdictArbitrated` once arbitrated).
+    async fn read(
+        provider: &ChainProvider,
+        oracle: Address,
+        id: U256,
+        (from, to): (u64, u64),
+        status: IVeritasOracle::VerdictStatus,
+    ) -> Result<Self, ChainError> {
+        use IVeritasOracle::VerdictStatus as S;
+        let reports = report_events(provider, oracle, id, from, to).await?;
+        let asked = question_filter(oracle, IVeritasOracle::QuestionAsked::SIGNATURE_HASH, id);
+        let asked_block_hash = logs(provider, &asked, from, to)
+            .await?
+            .first()
+            .and_then(|l| l.block_hash);
+        let posted = match has_verdict(status) {
+            true => posted_event(provider, oracle, id, from, to).await?,
+            false => None,
+        };
+        let arbitrated = match status {
+            S::Arbitrated => arbitrated_event(provider, oracle, id, from, to).await?,
+            _ => None,
+        };
+        let clarified = question_filter(
+            oracle,
+            IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
+            id,
+        );
+        let mut clarifications = crate::watcher::events::decode_clarifications(
+            &logs(provider, &clarified, from, to).await?,
+        )
+        .map_err(|e| bad("QuestionClarified", e.to_string()))?;
+        clarifications.sort_by_key(|c| c.index);
+        Ok(Self {
+            reports,
+            asked_block_hash,
+            posted,
+            arbitrated,
+            clarifications: clarifications
+                .iter()
+                .map(|c| String::from_utf8_lossy(&c.text).into_owned())
+                .collect(),
+        })
+    }
+}
+
+/// Whether a question in `status` has a verdict (`getVerdict`, a `VerdictPosted`).
+fn has_verdict(status: IVeritasOracle::VerdictStatus) -> bool {
+    use IVeritasOracle::VerdictStatus as S;
+    matches!(
+        status,
+        S::Resolved | S::Escalated | S::Arbitrated | S::Disputed | S::Defaulted
+    )
 }
 
 /// The latest block and its timestamp.
@@ -503,20 +490,8 @@ async fn finality(
     id: U256,
     at: BlockId,
 ) -> Result<(bool, u64), ChainError> {
-    let is_final = c
-        .isFinal(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("isFinal"))?;
-    let final_at: u64 = small(
-        "finalAt",
-        c.finalAt(id)
-            .block(at)
-            .call()
-            .await
-            .map_err(ChainError::view("finalAt"))?,
-    )?;
+    let is_final = c.isFinal(id).view_at(at, "isFinal").await?;
+    let final_at: u64 = small("finalAt", c.finalAt(id).view_at(at, "finalAt").await?)?;
     Ok((is_final, final_at))
 }
 
@@ -527,12 +502,7 @@ async fn dispute_view(
     id: U256,
     at: BlockId,
 ) -> Result<Option<DisputeView>, ChainError> {
-    let d = c
-        .getCase(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("getCase"))?;
+    let d = c.getCase(id).view_at(at, "getCase").await?;
     Ok((d.disputer != Address::ZERO).then_some(DisputeView {
         disputer: d.disputer,
         bond: d.bond,
@@ -545,12 +515,7 @@ async fn verdict_view(
     id: U256,
     at: BlockId,
 ) -> Result<VerdictView, ChainError> {
-    let v = c
-        .getVerdict(id)
-        .block(at)
-        .call()
-        .await
-        .map_err(ChainError::view("getVerdict"))?;
+    let v = c.getVerdict(id).view_at(at, "getVerdict").await?;
     Ok(VerdictView {
         question_hash: v.questionHash,
         merkle_root: v.merkleRoot,
@@ -646,16 +611,8 @@ async fn arbitrated_event(
 pub async fn current_rules<P: alloy::providers::Provider>(
     oracle: &IVeritasOracle::IVeritasOracleInstance<P>,
 ) -> Result<IVeritasOracle::AskRules, ChainError> {
-    let parameters_id = oracle
-        .parametersId()
-        .call()
-        .await
-        .map_err(ChainError::view("parametersId"))?;
-    let operator_epoch = oracle
-        .operatorEpoch()
-        .call()
-        .await
-        .map_err(ChainError::view("operatorEpoch"))?;
+    let parameters_id = oracle.parametersId().view("parametersId").await?;
+    let operator_epoch = oracle.operatorEpoch().view("operatorEpoch").await?;
     Ok(IVeritasOracle::AskRules {
         parametersId: parameters_id,
         operatorEpoch: operator_epoch,
