@@ -15,7 +15,8 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::output::Output;
-use super::session::{Common, Session, utc, view_error, wei, with_tx};
+use super::session::{Common, Session, utc, wei, with_tx};
+use crate::chain::ViewCall;
 use crate::contract::{
     IVeritasOracle, evidence_chain,
     plan::{self, Detail},
@@ -78,12 +79,7 @@ async fn submit(args: SubmitArgs) -> anyhow::Result<Output> {
         _ => 0,
     };
     let fee = plan.value;
-    let before = session
-        .view()
-        .evidenceHead()
-        .call()
-        .await
-        .map_err(view_error("evidenceHead"))?;
+    let before = session.view().evidenceHead().view("evidenceHead").await?;
     let sent = session.send_plan(&plan).await?;
     let item = sent.expect_event::<IVeritasOracle::EvidenceSubmitted>()?;
     // Our link from the head read before sending; another submission mined first moves it.

@@ -279,9 +279,3 @@ pub fn with_tx(mut value: Value, sent: &Sent) -> Value {
     }
     value
 }
-
-/// A contract view's error, with the view's name. Superseded by [`crate::chain::ViewCall`]
-/// (`.view("name").await`); kept only until the commands still calling it switch over.
-pub fn view_error(op: &'static str) -> impl Fn(alloy::contract::Error) -> ChainError {
-    move |e| ChainError::contract(op, e)
-}

@@ -25,7 +25,7 @@ use super::{
         Refusal,
     },
 };
-use crate::chain::{self, ChainError, ChainProvider};
+use crate::chain::{self, ChainError, ChainProvider, ViewCall};
 
 /// An action on one question, with what its form gave (decoded, typed).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -276,10 +276,8 @@ macro_rules! view {
     ($at:expr, $name:ident($($arg:expr),*)) => {
         $at.oracle
             .$name($($arg),*)
-            .block($at.block)
-            .call()
+            .view_at($at.block, stringify!($name))
             .await
-            .map_err(ChainError::view(stringify!($name)))
     };
 }
 
@@ -522,17 +520,13 @@ async fn appeal(at: &At<'_>, id: U256, now: u64) -> Result<Parts, PlanError> {
         let court = IVeritasCourt::new(case.arbitrator, at.provider);
         state.court_status = court
             .disputeStatus(case.disputeId)
-            .block(at.block)
-            .call()
-            .await
-            .map_err(ChainError::view("disputeStatus"))?;
+            .view_at(at.block, "disputeStatus")
+            .await?;
         state.appeal_ends = small(
             court
                 .appealPeriod(case.disputeId)
-                .block(at.block)
-                .call()
-                .await
-                .map_err(ChainError::view("appealPeriod"))?
+                .view_at(at.block, "appealPeriod")
+                .await?
                 .end,
         );
         state.cost = view!(at, courtCost(id))?;
