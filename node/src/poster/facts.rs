@@ -49,6 +49,11 @@ impl Poster {
         );
         let c = self.contract();
         let status = c.verdictStatus(id).view_at(block, "verdictStatus").await?;
+        // First: the other views revert for an id the contract does not know (a question a
+        // reorg took away), and that is this error, not theirs.
+        if status == IVeritasOracle::VerdictStatus::None {
+            return Err(ChainError::UnknownQuestion(id));
+        }
         let reported = c
             .hasReported(id, self.from)
             .view_at(block, "hasReported")
@@ -62,9 +67,6 @@ impl Poster {
             .view_at(block, "commitmentOf")
             .await?;
         let phase = c.commitPhase(id).view_at(block, "commitPhase").await?;
-        if status == IVeritasOracle::VerdictStatus::None {
-            return Err(ChainError::UnknownQuestion(id));
-        }
         Ok(Facts {
             block,
             open: status == IVeritasOracle::VerdictStatus::Asked,
