@@ -24,7 +24,7 @@ use veritas::{
     devnet::AnvilOptions,
 };
 
-use crate::support::{Chain, Node, address, wait};
+use crate::support::{Chain, Node, address, get_json, wait};
 
 const YES_MAJORITY: &str = r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#;
 const NO_MAJORITY: &str = r#"{"default": {"votes": ["NO", "NO", "YES"]}}"#;
@@ -302,12 +302,7 @@ async fn a_dispute_goes_to_the_arbiter_and_every_wei_is_accounted_for() {
             WAIT,
             || format!("no second opinion for {id}"),
             async || {
-                let body: serde_json::Value = reqwest::get(format!("http://{addr}/questions/{id}"))
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                let body = get_json(&format!("http://{addr}/questions/{id}")).await;
                 body["second_opinion"]["root"].is_string().then_some(body)
             },
         )

@@ -190,7 +190,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
     // Give the failing one time to be tried and refused.
     let client = reqwest::Client::new();
     let addr = node.api_addr(Duration::from_secs(20)).await;
-    let job = wait_until_failed(&client, &addr, ids[0]).await;
+    let job = wait_until_failed(&addr, ids[0]).await;
     assert!(
         job["job"]["last_error"]
             .as_str()
@@ -200,7 +200,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
     );
     assert_eq!(job["job"]["attempts"], 3, "retried, then failed: {job}");
     // A question that is not valid UTF-8 is kept, failed with a clear reason, never posted.
-    let body = wait_until_failed(&client, &addr, invalid_utf8).await;
+    let body = wait_until_failed(&addr, invalid_utf8).await;
     assert_eq!(body["job"]["stage"], "failed", "{body}");
     assert!(
         body["job"]["last_error"]
@@ -215,7 +215,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         IVeritasOracle::VerdictStatus::Asked
     );
     assert_eq!(chain.verdict_events(ids[0]).await, 0);
-    let reported = wait_until_stage(&client, &addr, ids[1], REPORTED).await;
+    let reported = wait_until_stage(&addr, ids[1], REPORTED).await;
     let stage = reported["job"]["stage"].as_str().unwrap().to_owned();
     // Metrics and health answer.
     let metrics = client
@@ -245,14 +245,7 @@ async fn a_juror_failing_every_call_is_never_posted() {
         .unwrap();
     assert_eq!(ready.status(), 200);
     let root = node.report(ids[1])["root"].as_str().unwrap().to_string();
-    let bundle: serde_json::Value = client
-        .get(format!("http://{addr}/bundles/{root}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let bundle = support::get_json(&format!("http://{addr}/bundles/{root}")).await;
     assert_eq!(bundle["question"]["text"], "Answerable?");
     // The operator key appears nowhere the node writes or serves.
     let key = veritas::devnet::ANVIL_KEYS[1].trim_start_matches("0x");
@@ -403,11 +396,10 @@ async fn the_committee_path_with_the_jury_replay_juror_posts_an_audited_verdict(
 
 /// Poll the node's `/questions/{id}` until its job is `failed`; panics after 20 s.
 async fn wait_until_failed(
-    client: &reqwest::Client,
     addr: &impl std::fmt::Display,
     id: impl std::fmt::Display,
 ) -> serde_json::Value {
-    wait_until_stage(client, addr, id, &["failed"]).await
+    wait_until_stage(addr, id, &["failed"]).await
 }
 
 /// The stages of a job whose report is on-chain (the follower moves it on from `reported`).
@@ -423,7 +415,6 @@ const REPORTED: &[&str] = &[
 /// Polls the API until the question's job reaches one of `stages`: the chain can show a
 /// verdict a moment before the node has read its receipt and recorded it.
 async fn wait_until_stage(
-    client: &reqwest::Client,
     addr: &impl std::fmt::Display,
     id: impl std::fmt::Display,
     stages: &[&str],
@@ -433,14 +424,7 @@ async fn wait_until_stage(
         Duration::from_secs(20),
         || format!("never reached stage {stages:?}: {}", last.borrow()),
         async || {
-            let body: serde_json::Value = client
-                .get(format!("http://{addr}/questions/{id}"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let body = support::get_json(&format!("http://{addr}/questions/{id}")).await;
             let reached = stages.iter().any(|s| body["job"]["stage"] == *s);
             *last.borrow_mut() = body.clone();
             reached.then_some(body)

@@ -28,7 +28,7 @@ use veritas::{
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
 
-use crate::support::{self, Chain, Node, veritas, wait};
+use crate::support::{self, Chain, Node, get_json, veritas, wait};
 
 /// The submitters: anvil's development accounts 3 and 4 (`ANVIL_KEYS` indices).
 const SUBMITTERS: [usize; 2] = [3, 4];
@@ -56,10 +56,6 @@ async fn submit(chain: &Chain, who: usize, id: U256, url: &str, title: &str, sni
 
 fn address(who: usize) -> Address {
     support::address(SUBMITTERS[who])
-}
-
-async fn get_json(url: &str) -> Value {
-    reqwest::get(url).await.unwrap().json().await.unwrap()
 }
 
 /// The live event stream from its start until a line containing `needle` (10 s at most);

@@ -26,7 +26,7 @@ use veritas::{
 };
 
 use crate::{
-    support::{self, Chain, Node},
+    support::{self, Chain, Node, get_json},
     web_view::{INSTALL_CHROMIUM, Script, chromium, out_dir},
 };
 
@@ -39,10 +39,6 @@ const WALLET: usize = 5;
 /// Seconds of chain time the question stays open for evidence: the browser starts, connects,
 /// submits and sees a provisional run within it.
 const OPEN_FOR: u64 = 45;
-
-async fn get_json(url: &str) -> Value {
-    reqwest::get(url).await.unwrap().json().await.unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_view() {

@@ -896,6 +896,12 @@ impl Chain {
 }
 
 /// The address of `ANVIL_KEYS[key]`.
+/// `GET url` as JSON (the node's HTTP API); panics on a transport error or a body that is not
+/// JSON.
+pub async fn get_json(url: &str) -> serde_json::Value {
+    reqwest::get(url).await.unwrap().json().await.unwrap()
+}
+
 pub fn address(key: usize) -> Address {
     ANVIL_KEYS[key]
         .parse::<PrivateKeySigner>()
