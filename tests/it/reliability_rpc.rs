@@ -26,6 +26,7 @@ use alloy::{
 };
 use serde_json::{Value, json};
 use veritas::{
+    chain::ChainError,
     contract::IVeritasOracle::{self, VerdictStatus},
     devnet::{ANVIL_KEYS, AnvilOptions},
 };
@@ -539,13 +540,23 @@ async fn a_stored_question_reorged_away_and_back_before_posting_gets_one_verdict
     // A reorg deeper than the node's confirmations takes it away while it is resolved...
     rpc(&chain, "anvil_reorg", json!([1, []])).await;
     assert_eq!(question_count(&chain).await, 0);
+    // Whichever read of its job meets the gap (the round's clock before the committee, the
+    // poster's after it) finds the id unknown, which is retried, never a failure for good.
+    let clock =
+        veritas::contract::reader::round_clock(&chain.reader(), chain.oracle, U256::from(1)).await;
+    assert!(
+        matches!(&clock, Err(e @ ChainError::UnknownQuestion(_)) if e.is_retryable()),
+        "{clock:?}"
+    );
     until(
         Duration::from_secs(30),
         "the poster to find it gone",
         || async {
-            node.log_text()
-                .contains("is unknown to the contract")
-                .then_some(())
+            job(&addr, 1).await.filter(|j| {
+                j["last_error"]
+                    .as_str()
+                    .is_some_and(|e| e.contains("is unknown to the contract"))
+            })
         },
     )
     .await;

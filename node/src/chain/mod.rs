@@ -299,14 +299,26 @@ impl ChainError {
         ChainError::Rpc { op, error: source }
     }
 
+    /// The oracle's custom error from view (or call) `op`. An id the contract does not know
+    /// is [`ChainError::UnknownQuestion`] whichever view said so: a reorg can take a stored
+    /// question away (and bring it back) between any two reads of its job, and that must
+    /// stay retryable. (An estimate's revert stays a revert: the senders read it as "not
+    /// needed" or split a batch on it.)
+    fn revert(op: &'static str, error: OracleError) -> Self {
+        match error {
+            OracleError::VeritasUnknownQuestion(e) => ChainError::UnknownQuestion(e.id),
+            error => ChainError::Revert {
+                op,
+                error: Box::new(error),
+            },
+        }
+    }
+
     /// Wrap a contract-call error, decoding the oracle's custom error when there is one (a
     /// view's call maps through it in [`ViewCall`]; a sent call's error maps here).
     pub fn contract(op: &'static str, source: alloy::contract::Error) -> Self {
         if let Some(error) = source.as_decoded_interface_error::<OracleError>() {
-            return ChainError::Revert {
-                op,
-                error: Box::new(error),
-            };
+            return ChainError::revert(op, error);
         }
         match source {
             alloy::contract::Error::TransportError(source) => ChainError::rpc(op, source),

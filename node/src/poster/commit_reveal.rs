@@ -130,17 +130,12 @@ impl Poster {
     /// # Errors
     /// [`ChainError`] from the call ([`ChainError::UnknownQuestion`] for an id never asked).
     pub async fn is_commit_reveal(&self, id: U256) -> Result<bool, ChainError> {
-        let c = self.contract();
-        let call = c.questionParameters(id);
-        match call.view("questionParameters").await {
-            Ok(p) => Ok(p.revealWindow > 0 && p.quorum > 1),
-            Err(ChainError::Revert { error, .. })
-                if matches!(*error, OracleError::VeritasUnknownQuestion(_)) =>
-            {
-                Err(ChainError::UnknownQuestion(id))
-            }
-            Err(other) => Err(other),
-        }
+        let p = self
+            .contract()
+            .questionParameters(id)
+            .view("questionParameters")
+            .await?;
+        Ok(p.revealWindow > 0 && p.quorum > 1)
     }
 
     /// Commit, then reveal, `verdict` for `question` (see the module docs).
