@@ -9,10 +9,34 @@
 //! #[serde(with = "crate::decimal")] question_id: U256,
 //! #[serde(with = "crate::decimal::triple")] p_fixed: [u128; 3],
 //! ```
+//!
+//! Where a type is needed rather than a field attribute (a claim the audit reads, a store
+//! column), [`Dec`] wraps the value: the same text in JSON, and in SQL (`store::sql`).
 
 use std::{fmt::Display, str::FromStr};
 
-use serde::{Deserialize, Deserializer, Serializer, de::Error as _};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de::Error as _};
+
+/// A value whose written form is its decimal text: a JSON string (a JSON number is refused,
+/// as by [`deserialize`]) and, in the store, a TEXT column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dec<T>(pub T);
+
+impl<T: Display> Serialize for Dec<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize(&self.0, s)
+    }
+}
+
+impl<'de, T> Deserialize<'de> for Dec<T>
+where
+    T: FromStr,
+    T::Err: Display,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d).map(Dec)
+    }
+}
 
 /// Write `value` as a decimal string.
 ///
@@ -131,6 +155,19 @@ mod tests {
             I256::try_from(-250_000_000_000_000_000i64).unwrap()
         );
         assert_eq!(serde_json::to_string(&shape).unwrap(), text);
+    }
+
+    #[test]
+    fn the_wrapper_writes_and_reads_the_same_text() {
+        let d: super::Dec<U256> = serde_json::from_str(r#""7""#).unwrap();
+        assert_eq!(d.0, U256::from(7));
+        assert_eq!(serde_json::to_string(&d).unwrap(), r#""7""#);
+        for bad in ["7", "7.0", r#""-7""#, r#""7x""#, "null", "true"] {
+            assert!(
+                serde_json::from_str::<super::Dec<U256>>(bad).is_err(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! - the `routing` block, which the spec compares key by key with the JSON of the block the
 //!   audit recomputes (so an invented key is named too).
 
-use std::{borrow::Cow, fmt::Display, str::FromStr};
+use std::borrow::Cow;
 
 use alloy::primitives::{Address, B256, U256};
 use serde::{Deserialize, Deserializer, de::DeserializeOwned};
@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use super::Mismatch;
 use crate::bundle::EvidenceItem;
+use crate::decimal::Dec;
 use crate::jury::{SeedInputs, committee::Weight};
 use crate::policy::{Decision, Routing, RoutingPolicy};
 use crate::question::QuestionKind;
@@ -110,33 +111,6 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for Claim<T> {
     }
 }
 
-/// An integer the spec writes as a decimal string; a JSON integer is read too (the audit
-/// always has compared the written text, so `7` and `"7"` claim the same value).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dec<T>(pub T);
-
-impl<'de, T> Deserialize<'de> for Dec<T>
-where
-    T: FromStr,
-    T::Err: Display,
-{
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let text = match Value::deserialize(d)? {
-            Value::String(s) => s,
-            Value::Number(n) if n.is_u64() || n.is_i64() => n.to_string(),
-            other => {
-                return Err(D::Error::custom(format!(
-                    "expected a decimal integer, found {other}"
-                )));
-            }
-        };
-        text.parse()
-            .map(Dec)
-            .map_err(|e| D::Error::custom(format!("{text:?}: {e}")))
-    }
-}
-
 /// A block of claims; anything but an object reads as a block with every key absent (the
 /// checks then name each key they need as missing, as a lookup by path did).
 fn block<'de, D: Deserializer<'de>, T: DeserializeOwned + Default>(d: D) -> Result<T, D::Error> {
@@ -161,7 +135,7 @@ pub struct QuestionClaims {
     /// The on-chain id; `null` or absent off-chain.
     pub id: Claim<Option<Dec<U256>>>,
     /// The chain id, on-chain.
-    pub chain_id: Claim<Dec<u64>>,
+    pub chain_id: Claim<u64>,
     /// The oracle, on-chain.
     pub oracle: Claim<Address>,
     /// The asker's clarifications (leaves 1..=c); absent when none.
@@ -223,11 +197,11 @@ pub struct StatsClaims {
     /// Kappa in 1e18 fixed point.
     pub kappa_fixed: Claim<Dec<i128>>,
     /// All ballots.
-    pub ballots: Claim<Dec<u64>>,
+    pub ballots: Claim<u64>,
     /// Valid ballots.
-    pub valid: Claim<Dec<u64>>,
+    pub valid: Claim<u64>,
     /// Failed ballots.
-    pub failed: Claim<Dec<u64>>,
+    pub failed: Claim<u64>,
     /// Valid votes per outcome.
     #[serde(deserialize_with = "block")]
     pub counts: CountClaims,
@@ -239,13 +213,13 @@ pub struct StatsClaims {
 pub struct CountClaims {
     /// YES votes.
     #[serde(rename = "YES")]
-    pub yes: Claim<Dec<u64>>,
+    pub yes: Claim<u64>,
     /// NO votes.
     #[serde(rename = "NO")]
-    pub no: Claim<Dec<u64>>,
+    pub no: Claim<u64>,
     /// NULL votes.
     #[serde(rename = "NULL")]
-    pub null: Claim<Dec<u64>>,
+    pub null: Claim<u64>,
 }
 
 /// The `committee` block.
@@ -560,12 +534,24 @@ mod tests {
     }
 
     #[test]
-    fn decimals_are_strings_or_integers() {
-        let d = |v: Value| serde_json::from_value::<Dec<U256>>(v).map(|d| d.0);
-        assert_eq!(d(json!("7")).unwrap(), U256::from(7));
-        assert_eq!(d(json!(7)).unwrap(), U256::from(7));
-        for bad in [json!(7.0), json!("-7"), json!({}), json!(true)] {
-            assert!(d(bad.clone()).is_err(), "{bad}");
+    fn big_integers_are_decimal_strings_and_counts_are_numbers() {
+        // As the node writes them: a JSON number may already have lost digits of a 1e18
+        // value, and a count written as text is not the count the spec gives.
+        let r = AuditReport::from_json(&json!({
+            "question": {"id": "7", "chain_id": 31337},
+            "stats": {"p_fixed": ["1", 2], "kappa_fixed": "-3", "ballots": 4, "valid": "4"},
+        }));
+        assert_eq!(r.question.id.ok(), Some(&Some(Dec(U256::from(7)))));
+        assert_eq!(r.question.chain_id.ok(), Some(&31337));
+        let p = r.stats.p_fixed.ok().unwrap();
+        assert_eq!(p[0].ok(), Some(&Dec(1)));
+        assert!(matches!(&p[1], Claim::Not { json, .. } if json == "2"));
+        assert_eq!(r.stats.kappa_fixed.ok(), Some(&Dec(-3)));
+        assert_eq!(r.stats.ballots.ok(), Some(&4));
+        assert!(matches!(&r.stats.valid, Claim::Not { json, .. } if json == "\"4\""));
+        for bad in [json!(7), json!(7.0), json!("-7"), json!({}), json!(true)] {
+            let r = AuditReport::from_json(&json!({"question": {"id": bad.clone()}}));
+            assert!(matches!(r.question.id, Claim::Not { .. }), "{bad}");
         }
     }
 

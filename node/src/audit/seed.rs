@@ -42,7 +42,7 @@ pub fn check(report: &AuditReport, root: &B256) -> Vec<Mismatch> {
                 ),
                 (
                     "committee.seed_inputs.chain_id",
-                    question.chain_id.ok().map(|c| c.0) == Some(inputs.chain_id),
+                    question.chain_id.ok() == Some(&inputs.chain_id),
                     question.chain_id.bare(),
                     inputs.chain_id.to_string(),
                 ),

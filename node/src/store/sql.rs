@@ -3,14 +3,13 @@
 //! integers. Reading a value that does not parse is an error naming its table, row and
 //! column ([`StoreError::Corrupt`]), never a silent 0 or a saturated number.
 
-use alloy::primitives::{Address, B256, Bytes, I256, U256};
+use std::{fmt::Display, str::FromStr};
+
+use alloy::primitives::{Address, B256, Bytes};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 use super::StoreError;
-
-/// A `U256` or `I256` stored as decimal text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Dec<T>(pub(crate) T);
+pub(crate) use crate::decimal::Dec;
 
 /// A hash, address or byte string stored as `0x` hex text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,27 +27,21 @@ fn parse<T, E: std::fmt::Display>(
     parse(s).map_err(|e| FromSqlError::Other(format!("{s:?}: {e}").into()))
 }
 
-impl ToSql for Dec<U256> {
+/// A big integer (`U256`, `I256`, `u128`) stored as decimal text: exact beyond 2^63 and
+/// readable in the `sqlite3` CLI.
+impl<T: Display> ToSql for Dec<T> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::from(self.0.to_string()))
     }
 }
 
-impl FromSql for Dec<U256> {
+impl<T> FromSql for Dec<T>
+where
+    T: FromStr,
+    T::Err: Display,
+{
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        parse(value, |s| s.parse::<U256>()).map(Dec)
-    }
-}
-
-impl ToSql for Dec<I256> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.0.to_string()))
-    }
-}
-
-impl FromSql for Dec<I256> {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        parse(value, |s| s.parse::<I256>()).map(Dec)
+        parse(value, |s| s.parse::<T>()).map(Dec)
     }
 }
 
@@ -140,16 +133,4 @@ pub(crate) fn collect<T>(
         out.push(f(row)?);
     }
     Ok(out)
-}
-
-impl ToSql for Dec<u128> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.0.to_string()))
-    }
-}
-
-impl FromSql for Dec<u128> {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        parse(value, |s| s.parse::<u128>()).map(Dec)
-    }
 }
