@@ -148,7 +148,7 @@ abstract contract VeritasStorage is IEvidence {
     uint32 internal constant _DEFAULT_MAX_HORIZON = 365 days;
 
     /// @dev Kappa's bound in both directions, as a signed WAD.
-    int256 internal constant _KAPPA_BOUND = 1e18;
+    int256 internal constant _KAPPA_BOUND = int256(WadTriple.WAD);
 
     /// @dev Flag bits of the verdict slot (see the layout above).
     uint8 internal constant _FLAG_COMMIT_REVEAL = 1;

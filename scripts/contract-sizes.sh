@@ -15,7 +15,10 @@ shipped = ["VeritasOracle", "VeritasCourtModule", "VeritasAdminModule", "Veritas
 runtime_max, init_max = 24576 * pct // 100, 49152
 bad = 0
 for name in shipped:
-    s = sizes.get(name) or sys.exit(f"contract-sizes: {name} is not in forge build --sizes")
+    # A warm out/ can hold a contract under both compiler profiles; forge then names it with
+    # its path ("VeritasCourt (contracts/court/VeritasCourt.sol)"). The larger must fit.
+    found = [v for k, v in sizes.items() if k == name or k.startswith(name + " (")]
+    s = max(found, key=lambda v: v["runtime_size"], default=None) or sys.exit(f"contract-sizes: {name} is not in forge build --sizes")
     rt, init = s["runtime_size"], s["init_size"]
     ok = rt <= runtime_max and init <= init_max
     bad += not ok

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {Test} from "forge-std/Test.sol";
+import {WadTriple} from "../lib/WadTriple.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {Shipped} from "../../script/Shipped.sol";
 import {VeritasCourt} from "../court/VeritasCourt.sol";
@@ -11,7 +12,7 @@ import {VeritasCourt} from "../court/VeritasCourt.sol";
 /// then `judge2`, and helpers to ask, report, dispute, rule and set parameters. Every concern's
 /// test contract inherits it.
 abstract contract BaseTest is Test {
-    uint256 internal constant WAD = 1e18;
+    uint256 internal constant WAD = WadTriple.WAD;
     uint64 internal constant START_TIME = 1_750_000_000;
 
     // The report of 5 YES, 2 NO, 0 NULL ballots; its pooled posterior under Dir(1,1,1) is

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.24;
 
 import {Test} from "forge-std/Test.sol";
+import {WadTriple} from "../lib/WadTriple.sol";
 import {StdInvariant} from "forge-std/StdInvariant.sol";
 import {IVeritasOracle} from "../interfaces/IVeritasOracle.sol";
 import {Shipped} from "../../script/Shipped.sol";
@@ -15,7 +16,7 @@ import {VeritasCourt} from "../court/VeritasCourt.sol";
 /// verdicts (the freeze attack) and the liar its own report's question once it is Resolved.
 /// Every ghost counts only calls that succeeded.
 contract EconomicsHandler is Test {
-    uint256 internal constant WAD = 1e18;
+    uint256 internal constant WAD = WadTriple.WAD;
     uint256 internal constant BOND = 0.1 ether;
     uint256 internal constant COURT_COST = 0.05 ether;
 

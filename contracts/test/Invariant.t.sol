@@ -17,7 +17,7 @@ import {ReentrantOperator} from "./harness/ReentrantOperator.sol";
 /// parameter and operator changes and time; reads the logs of every call that succeeded and keeps
 /// ghost records of what happened.
 contract OracleHandler is Test {
-    uint256 internal constant WAD = 1e18;
+    uint256 internal constant WAD = WadTriple.WAD;
 
     IVeritasOracle public immutable oracle;
     address public immutable owner;
@@ -35,8 +35,10 @@ contract OracleHandler is Test {
     uint256 public ghostMaxReportsPerOperator;
     uint256 public ghostMaxSettlements;
 
-    /// @dev Pooled counts last seen, and whether they ever went down.
+    /// @dev Pooled counts last seen and the round they were seen in, and whether they ever went
+    /// down within a round (a deferral empties the tally for the next round).
     mapping(uint256 id => uint256[3]) internal _lastCounts;
+    mapping(uint256 id => uint256) internal _lastCountsRound;
     bool public ghostCountsShrank;
 
     /// @dev Disputed verdicts as last seen, and whether anyone but the arbiter changed one.
@@ -534,6 +536,11 @@ contract OracleHandler is Test {
         uint256 n = oracle.questionCount();
         for (uint256 id = 1; id <= n; id++) {
             (, uint256 y, uint256 no, uint256 u) = oracle.tally(id);
+            uint256 round = _deferralsOf(id);
+            if (round != _lastCountsRound[id]) {
+                _lastCountsRound[id] = round;
+                delete _lastCounts[id];
+            }
             uint256[3] storage last = _lastCounts[id];
             if (y < last[0] || no < last[1] || u < last[2]) ghostCountsShrank = true;
             _lastCounts[id] = [y, no, u];
@@ -645,7 +652,7 @@ contract OracleHandler is Test {
 /// @notice The oracle (five operators, quorum 2, fees) and its handler, shared by the invariant
 /// campaign and the handler's own tests.
 abstract contract OracleHarness is Test {
-    uint256 internal constant WAD = 1e18;
+    uint256 internal constant WAD = WadTriple.WAD;
 
     IVeritasOracle internal oracle;
     OracleHandler internal handler;
@@ -991,6 +998,7 @@ contract InvariantTest is StdInvariant, OracleHarness {
         assertFalse(handler.ghostRevealedCommitSlashed());
     }
 
+    /// @dev Within a report round; a deferral starts the next one from an empty tally.
     function invariant_CountsNeverShrink() public view {
         assertFalse(handler.ghostCountsShrank());
     }
