@@ -26,7 +26,6 @@ pub mod wallet;
 
 use std::{
     net::SocketAddr,
-    path::PathBuf,
     sync::{Arc, atomic::Ordering},
     time::Duration,
 };
@@ -44,7 +43,7 @@ use axum::{
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::{
     chain::ChainProvider,
@@ -285,9 +284,19 @@ async fn report_file(State(s): State<ApiState>, Path(id): Path<String>) -> Respo
     }
 }
 
+/// A report file this node wrote, as written (its evidence items as committed), read through
+/// the audit's bounded reader and checked to be a [`crate::report::Report`]; a file that is not
+/// one (a damaged disk, a hand edit) is served as absent and logged.
 fn read_report(path: &str) -> Option<Value> {
-    let text = std::fs::read_to_string(PathBuf::from(path)).ok()?;
-    serde_json::from_str(&text).ok()
+    use serde::Deserialize as _;
+    let read = crate::audit::read_report(std::path::Path::new(path))
+        .map_err(|e| e.to_string())
+        .and_then(|value| match crate::report::Report::deserialize(&value) {
+            Ok(_) => Ok(value),
+            Err(e) => Err(format!("{path} is not a report: {e}")),
+        });
+    read.map_err(|error| warn!(target: "veritas::api", error, "report file not served"))
+        .ok()
 }
 
 async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response {
@@ -461,4 +470,22 @@ async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response
         Json(json!({"error": "unknown root"})),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::read_report;
+
+    #[test]
+    fn a_file_that_is_not_a_report_is_not_served() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1.json");
+        for text in [r#"{"root": "0x01", "stats": {}}"#, "not json", "[]"] {
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(read_report(path.to_str().unwrap()), None, "{text}");
+        }
+        assert_eq!(read_report("/nonexistent/1.json"), None);
+    }
 }
