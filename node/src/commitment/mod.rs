@@ -15,6 +15,7 @@
 //! escapes), or an honest auditor would rebuild a different root from the same report.
 
 mod jcs;
+pub mod root;
 mod strict;
 pub mod tree;
 
