@@ -10,7 +10,7 @@ use veritas::cli::commit::{BundleInput, commit_line};
 use veritas::cli::jsonl::{map_lines, parse_line};
 use veritas::commitment::{
     CommitmentError, StrictValue, canonical_json, clarification_leaf, commit, commit_bundle,
-    leaf_hash, merkle_root, prove, verify_proof,
+    leaf_hash, merkle_root, prove, root::Root, verify_proof,
 };
 
 /// RFC 8785 §3.2.3: every object's members in UTF-16 code unit order.
@@ -82,7 +82,7 @@ fn check_line(line: &str) -> Option<String> {
             .and_then(hex_decode)
             .unwrap_or_else(|| panic!("bad hash {v}"))
     };
-    let root = hex(&printed["root"]);
+    let root = Root::from(hex(&printed["root"]));
     let leaves: Vec<[u8; 32]> = printed["leaves"]
         .as_array()
         .unwrap_or_else(|| panic!("no leaves in {out}"))
@@ -139,7 +139,7 @@ fn check_line(line: &str) -> Option<String> {
             .ok()
             .and_then(|o| serde_json::from_str(&o).ok())
             .unwrap_or_else(|| panic!("typed bundle rejected by commit: {text}"));
-        assert_eq!(via_cli["root"].as_str(), Some(c.root_hex().as_str()));
+        assert_eq!(via_cli["root"].as_str(), Some(c.root.to_string().as_str()));
     }
     Some(out)
 }

@@ -40,7 +40,7 @@ fn rfc9162_verify(doc: &RootedProof) -> bool {
         fnode >>= 1;
         snode >>= 1;
     }
-    snode == 0 && r == doc.root
+    snode == 0 && r == *doc.root.as_bytes()
 }
 
 fuzz_target!(|data: &[u8]| {

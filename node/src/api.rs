@@ -31,7 +31,7 @@ use std::{
 };
 
 use alloy::{
-    primitives::{Address, B256, U256},
+    primitives::{Address, U256},
     providers::Provider,
 };
 use axum::{
@@ -47,6 +47,7 @@ use tracing::{info, warn};
 
 use crate::{
     chain::ChainProvider,
+    commitment::root::Root,
     contract::IVeritasOracle,
     live::LiveEvents,
     metrics::{self, Metrics, Scrape, Wei, load},
@@ -430,14 +431,14 @@ async fn on_chain(s: &ApiState, id: U256) -> Option<Value> {
         .ok()?
         .ok()?;
     let root = match tokio::time::timeout(SCRAPE_RPC_TIMEOUT, oracle.getVerdict(id).call()).await {
-        Ok(Ok(v)) => Some(v.merkleRoot),
+        Ok(Ok(v)) => Some(Root::from(v.merkleRoot)),
         _ => None,
     };
     Some(json!({"status": format!("{status:?}"), "merkle_root": root}))
 }
 
 async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response {
-    let Ok(root) = root.parse::<B256>() else {
+    let Ok(root) = root.parse::<Root>() else {
         return (
             StatusCode::NOT_FOUND,
             Json(json!({"error": "unknown root"})),

@@ -59,7 +59,7 @@ pub use input::{AsAuditReport, AuditReport, Claim};
 pub use routing::RoutingAudit;
 
 use crate::chain::ViewCall;
-use crate::commitment;
+use crate::commitment::{self, root::Root};
 use crate::decimal::Dec;
 use crate::evidence::{
     normalize::normalize_url,
@@ -98,7 +98,7 @@ pub struct Recomputed {
     /// sha256 of the question text (what the contract stores).
     pub question_hash: B256,
     /// Merkle root over the question and the evidence.
-    pub root: B256,
+    pub root: Root,
     /// Leaf hashes, question first.
     pub leaves: Vec<B256>,
     /// (YES, NO, NULL) in 1e18 fixed point.
@@ -210,7 +210,7 @@ pub fn recompute<R: AsAuditReport + ?Sized>(report: &R) -> Result<Recomputed, Au
         question_id,
         question: question.to_owned(),
         question_hash: B256::from_slice(&Sha256::digest(question.as_bytes())),
-        root: B256::from(commitment.root),
+        root: commitment.root,
         leaves: commitment.leaves.iter().copied().map(B256::from).collect(),
         p_fixed: summary.p_fixed,
         kappa_fixed: summary.kappa_fixed,

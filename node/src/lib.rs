@@ -22,7 +22,8 @@
 //!   with the `test-utils` feature.
 //! - [`llm`]: model clients shared by the planner and the jurors.
 //! - [`evidence`]: the search planner, the collectors and the bundle rules.
-//! - [`commitment`]: RFC 6962 Merkle commitment of the question and its evidence (pure).
+//! - [`commitment`]: RFC 6962 Merkle commitment of the question and its evidence (pure);
+//!   `commitment::root`, the one root type everything else holds, sits below the rest.
 //! - [`jury`]: archetypes, the seeded committee sampler, jurors and their ballots.
 //! - [`stats`]: posterior, 1e18 fixed point, credible intervals, kappa, n_eff, entropy (pure).
 //! - [`policy`]: routing: resolve automatically or escalate to the arbiter.
@@ -70,7 +71,7 @@
 //!
 //! | layer | modules |
 //! |---|---|
-//! | 0 | `clock`, `contract`, `crashpoint`, `decimal`, `http_limits`, `live`, `metrics`, `plot`, `secret`, `tasks` |
+//! | 0 | `clock`, `commitment::root`, `contract`, `crashpoint`, `decimal`, `http_limits`, `live`, `metrics`, `plot`, `secret`, `tasks` |
 //! | 1 | `bundle`, `devnet`, `retry`, `stats`, `watcher::events` |
 //! | 2 | `commitment`, `llm`, `question`, `store`, `verdict` |
 //! | 3 | `chain`, `evidence`, `jury`, `policy` |

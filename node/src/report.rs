@@ -13,7 +13,7 @@ use alloy::primitives::{Address, B256, U256};
 use serde::{Deserialize, Serialize};
 
 use crate::bundle::{Bundle, EvidenceItem, Rubric};
-use crate::commitment::{Commitment, CommitmentError, commit_bundle};
+use crate::commitment::{Commitment, CommitmentError, commit_bundle, root::Root};
 use crate::evidence::{
     SearchRecord,
     onchain::{self, ChainSubmission, SubmissionsRecord},
@@ -104,7 +104,7 @@ pub struct Report {
     /// Leaf hashes (leaf 0 is the question), 0x-hex in JSON.
     pub leaves: Vec<B256>,
     /// Merkle root, 0x-hex in JSON.
-    pub root: B256,
+    pub root: Root,
     /// Every ballot, valid or failed.
     pub ballots: Vec<BallotRow>,
     /// The `veritas stats` object of `ballots`.
@@ -196,7 +196,7 @@ impl Report {
                 .copied()
                 .map(B256::from)
                 .collect(),
-            root: B256::from(parts.commitment.root),
+            root: parts.commitment.root,
             ballots: run.ballots,
             stats,
             routing,

@@ -26,9 +26,10 @@
 //! An `Arbitrated` verdict keeps the pooled root and kappa but shows the arbiter's triple;
 //! `audit::pooled::compare_with_chain` checks the pooled triple against the `VerdictPosted` event then.
 
-use alloy::primitives::{Address, B256};
+use alloy::primitives::Address;
 use sha2::{Digest, Sha256};
 
+use crate::commitment::root::Root;
 use crate::stats::{self, posterior::leading_outcome};
 
 /// One operator's report as its `ReportSubmitted` event states it.
@@ -37,7 +38,7 @@ pub struct ReportClaim {
     /// The reporting operator.
     pub operator: Address,
     /// Its bundle's Merkle root.
-    pub root: B256,
+    pub root: Root,
     /// Its valid ballots (YES, NO, NULL).
     pub counts: [u64; 3],
     /// Its Fleiss' kappa in 1e18 fixed point.
@@ -87,16 +88,17 @@ pub struct Pooled {
     /// The minimum reported kappa.
     pub kappa: i128,
     /// The roots digest.
-    pub root: B256,
+    pub root: Root,
     /// Whether the verdict is escalated.
     pub escalated: bool,
     /// Why (empty when resolved).
     pub reasons: Vec<EscalationReason>,
 }
 
-/// The roots digest: d1 = root1, di = sha256(d(i-1) ‖ rooti); `None` for no root.
-pub fn roots_digest<'a>(roots: impl IntoIterator<Item = &'a B256>) -> Option<B256> {
-    let mut digest: Option<B256> = None;
+/// The roots digest: d1 = root1, di = sha256(d(i-1) ‖ rooti); `None` for no root. A
+/// [`Root`] too: it takes the verdict's `merkleRoot`, and one report's digest is its root.
+pub fn roots_digest<'a>(roots: impl IntoIterator<Item = &'a Root>) -> Option<Root> {
+    let mut digest: Option<Root> = None;
     for root in roots {
         digest = Some(match digest {
             None => *root,
@@ -104,7 +106,7 @@ pub fn roots_digest<'a>(roots: impl IntoIterator<Item = &'a B256>) -> Option<B25
                 let mut h = Sha256::new();
                 h.update(d);
                 h.update(root);
-                B256::from_slice(&h.finalize())
+                Root::from(<[u8; 32]>::from(h.finalize()))
             }
         });
     }
@@ -172,7 +174,7 @@ pub struct PostedVerdict {
     /// Kappa, 1e18.
     pub kappa: i128,
     /// The stored root (digest).
-    pub root: B256,
+    pub root: Root,
     /// The escalation flag, when the source states it.
     pub escalated: Option<bool>,
 }
@@ -197,7 +199,7 @@ pub(crate) fn test_claim(byte: u8, counts: [u64; 3], kappa: i128, escalated: boo
     ReportClaim {
         not_yet: false,
         operator: Address::with_last_byte(byte),
-        root: B256::with_last_byte(byte),
+        root: Root::from(alloy::primitives::B256::with_last_byte(byte)),
         counts,
         kappa,
         escalated,
@@ -208,6 +210,7 @@ pub(crate) fn test_claim(byte: u8, counts: [u64; 3], kappa: i128, escalated: boo
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+    use alloy::primitives::B256;
     use proptest::prelude::*;
 
     use super::{test_claim as claim, *};
@@ -243,7 +246,7 @@ mod tests {
     #[test]
     fn one_report_is_its_own_verdict() {
         let p = pool(&[claim(1, [4, 1, 0], 500, false)], 1).unwrap();
-        assert_eq!(p.root, B256::with_last_byte(1));
+        assert_eq!(p.root, Root::from(B256::with_last_byte(1)));
         assert_eq!(
             p.p_fixed,
             [
@@ -292,14 +295,14 @@ mod tests {
     #[test]
     fn digest_chains_sha256_in_report_order() {
         let (a, b, c) = (
-            B256::with_last_byte(1),
-            B256::with_last_byte(2),
-            B256::with_last_byte(3),
+            Root::from(B256::with_last_byte(1)),
+            Root::from(B256::with_last_byte(2)),
+            Root::from(B256::with_last_byte(3)),
         );
-        let h = |x: B256, y: B256| {
-            let mut bytes = x.to_vec();
-            bytes.extend_from_slice(y.as_slice());
-            B256::from_slice(&Sha256::digest(&bytes))
+        let h = |x: Root, y: Root| {
+            let mut bytes = x.as_bytes().to_vec();
+            bytes.extend_from_slice(y.as_bytes());
+            Root::from(<[u8; 32]>::from(Sha256::digest(&bytes)))
         };
         assert_eq!(roots_digest([&a]), Some(a));
         assert_eq!(roots_digest([&a, &b]), Some(h(a, b)));
@@ -356,7 +359,7 @@ mod tests {
         assert_eq!(pool(&even, 1).unwrap().reasons, [EscalationReason::TopTie]);
         let short = pool(&agree[..1], 2).unwrap();
         assert_eq!(short.reasons, [EscalationReason::QuorumNotMet]);
-        assert_eq!(short.root, B256::with_last_byte(1));
+        assert_eq!(short.root, Root::from(B256::with_last_byte(1)));
     }
 
     #[test]

@@ -8,13 +8,14 @@ use std::{
 };
 
 use alloy::{
-    primitives::{Address, B256, I256, U256},
+    primitives::{Address, I256, U256},
     providers::Provider,
 };
 use serde_json::Value;
 use tokio::sync::Notify;
 use veritas::{
     chain,
+    commitment::root::Root,
     devnet::{AnvilOptions, repo_root},
     poster::{Posted, Poster, PosterConfig},
     store::{PostIntent, Stage, Store, TxStatus},
@@ -168,7 +169,7 @@ fn intent(id: U256, root: u8, dir: &std::path::Path) -> PostIntent {
         not_yet: false,
         round: 0,
         question_id: id,
-        merkle_root: B256::repeat_byte(root),
+        merkle_root: Root::from([root; 32]),
         kappa: I256::try_from(-250_000_000_000_000_000i64).unwrap(),
         counts: Some([4, 2, 1]),
         escalated: false,

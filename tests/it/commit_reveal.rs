@@ -23,6 +23,7 @@ use std::{collections::BTreeSet, time::Duration};
 
 use alloy::primitives::{Address, B256, I256, U256};
 use veritas::{
+    commitment::root::Root,
     contract::{IVeritasOracle, IVeritasOracle::VerdictStatus as S},
     devnet::AnvilOptions,
     poster::report_commitment,
@@ -59,7 +60,7 @@ async fn the_local_commitment_is_the_contracts() {
         let v = Verdict {
             not_yet: false,
             id: U256::from(i + 1) << 200,
-            merkle_root: B256::repeat_byte(0xa0 + i as u8),
+            merkle_root: Root::from([0xa0 + i as u8; 32]),
             counts,
             kappa: I256::try_from(kappa).unwrap(),
             escalated,
@@ -70,7 +71,7 @@ async fn the_local_commitment_is_the_contracts() {
             .reportCommitment(
                 v.id,
                 reporter,
-                v.merkle_root,
+                v.merkle_root.as_b256(),
                 counts[0],
                 counts[1],
                 counts[2],

@@ -260,7 +260,7 @@ async fn thirty_percent_failing_calls_still_give_a_verdict_and_list_failures() {
     );
     let back: Report = serde_json::from_str(&text).unwrap();
     assert_eq!(back, report);
-    assert_eq!(report.root.0, commit_bundle(&bundle()).unwrap().root);
+    assert_eq!(report.root, commit_bundle(&bundle()).unwrap().root);
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ use axum::{http::StatusCode, response::IntoResponse};
 use serde_json::{Value, json};
 use veritas::bundle::{Bundle, EvidenceItem, Rubric, Source};
 use veritas::clock::{Clock as _, ManualClock};
+use veritas::commitment::root::Root;
 use veritas::jury::ballot::{BallotValidator, SchemaOptions};
 use veritas::jury::committee::{Committee, CommitteeConfig, PoolMember, run_committee};
 use veritas::jury::{Archetype, BallotTask, ChatJuror, Juror, JurorError};
@@ -79,7 +80,7 @@ fn task() -> BallotTask {
         iteration: 1,
         slot: 0,
         ballot_seed: [5u8; 32],
-        question_key: [0u8; 32],
+        question_key: Root::from([0u8; 32]),
     }
 }
 
@@ -440,7 +441,7 @@ async fn garbage_and_timeouts_become_failed_ballots_with_reasons() {
         Arc::new(bundle()),
         Arc::new(rubric()),
         [1u8; 32],
-        [0u8; 32],
+        Root::from([0u8; 32]),
         &mut |_| {},
     )
     .await

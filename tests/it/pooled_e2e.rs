@@ -26,7 +26,7 @@ use veritas::{
         pooled::{self, ReportClaim},
     },
     bundle::EvidenceItem,
-    commitment,
+    commitment::{self, root::Root},
     contract::IVeritasOracle,
     devnet::{ANVIL_KEYS, AnvilOptions},
     jury::SeedInputs,
@@ -141,7 +141,7 @@ fn hand_report(
                      "oracle": chain.oracle.to_string()},
         "evidence": evidence,
         "leaves": c.leaves_hex(),
-        "root": c.root_hex(),
+        "root": c.root,
         "ballots": ballots,
         "stats": summary,
         "routing": routing,
@@ -154,7 +154,7 @@ async fn submit(chain: &Chain, signer: usize, id: U256, claim: &ReportClaim) {
     let receipt = IVeritasOracle::new(chain.oracle, &p)
         .submitReport(
             id,
-            claim.root,
+            claim.root.as_b256(),
             n[0],
             n[1],
             n[2],
@@ -499,7 +499,7 @@ async fn contract_pools_like_the_auditor() {
         ReportClaim {
             not_yet: false,
             operator: Address::ZERO,
-            root: alloy::primitives::B256::from(rng.random::<[u8; 32]>()),
+            root: Root::from(rng.random::<[u8; 32]>()),
             counts: [yes, no, total - yes - no],
             kappa: rng.random_range(-1_000_000_000_000_000_000i128..=1_000_000_000_000_000_000),
             escalated: rng.random_bool(0.1),
@@ -514,7 +514,7 @@ async fn contract_pools_like_the_auditor() {
         let v = oracle.getVerdict(id).call().await.unwrap();
         let chain_triple = [v.pYes, v.pNo, v.pNull].map(|p| u128::try_from(p).unwrap());
         assert_eq!(chain_triple, pooled.p_fixed, "case {case}: {claims:?}");
-        assert_eq!(v.merkleRoot, pooled.root, "case {case}");
+        assert_eq!(Root::from(v.merkleRoot), pooled.root, "case {case}");
         assert_eq!(i128::try_from(v.fleissKappa).unwrap(), pooled.kappa);
         let status = oracle.verdictStatus(id).call().await.unwrap();
         let expected = if pooled.escalated {
@@ -551,7 +551,7 @@ async fn contract_pools_like_the_auditor() {
             .contains(&pooled::EscalationReason::QuorumNotMet)
     );
     let v = oracle.getVerdict(id).call().await.unwrap();
-    assert_eq!(v.merkleRoot, claim.root);
+    assert_eq!(Root::from(v.merkleRoot), claim.root);
     assert_eq!(
         oracle.verdictStatus(id).call().await.unwrap(),
         IVeritasOracle::VerdictStatus::Escalated

@@ -270,6 +270,8 @@ mod tests {
 
     use alloy::primitives::{B256, I256};
 
+    use crate::commitment::root::Root;
+
     use super::*;
 
     fn case() -> Case {
@@ -296,7 +298,7 @@ mod tests {
                 report: OperatorReport {
                     question_id: U256::from(7),
                     operator: Address::repeat_byte(0x01),
-                    merkle_root: B256::repeat_byte(0xaa),
+                    merkle_root: Root::from([0xaa; 32]),
                     counts: [4, 1, 1],
                     kappa: I256::ZERO,
                     escalated: false,

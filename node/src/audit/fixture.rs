@@ -62,7 +62,7 @@ pub(super) fn report() -> Value {
             "archetype_weights": weights(&archetypes), "juror_weights": weights(&jurors)},
         "evidence": evidence,
         "leaves": c.leaves_hex(),
-        "root": c.root_hex(),
+        "root": c.root,
         "ballots": ballots,
         "routing": {"policy": lenient()},
     });

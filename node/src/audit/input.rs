@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use super::Mismatch;
 use crate::bundle::EvidenceItem;
+use crate::commitment::root::Root;
 use crate::decimal::Dec;
 use crate::jury::{SeedInputs, committee::Weight};
 use crate::policy::{Decision, Routing, RoutingPolicy};
@@ -334,7 +335,7 @@ pub struct AuditReport {
     /// `leaves`.
     pub leaves: Claim<Vec<Claim<B256>>>,
     /// `root`.
-    pub root: Claim<B256>,
+    pub root: Claim<Root>,
     /// `ballots`.
     pub ballots: Claim<Vec<BallotClaims>>,
     /// `stats`.

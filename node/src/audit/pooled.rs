@@ -126,7 +126,7 @@ mod tests {
             question_id: None,
             question: "q".into(),
             question_hash: B256::ZERO,
-            root: B256::with_last_byte(1),
+            root: crate::commitment::root::Root::from(B256::with_last_byte(1)),
             leaves: vec![],
             p_fixed: stats::to_wad([3, 1, 0]),
             kappa_fixed: 7,

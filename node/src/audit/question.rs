@@ -8,12 +8,13 @@
 //! operator of its committee seed inputs, else by its `tx.hash`, else by its recomputed root,
 //! else by the root it claims.
 
-use alloy::primitives::{Address, B256, U256};
+use alloy::primitives::{Address, U256};
 
 use super::{
     AuditError, AuditReport,
     pooled::{self, Check, PostedVerdict},
 };
+use crate::commitment::root::Root;
 use crate::contract::reader::{QuestionView, ReportEvent, VerdictView};
 
 /// A report handed to the audit: where it came from, the operator it is explicitly named for,
@@ -295,7 +296,7 @@ impl QuestionAudit {
 /// The index of the event `given` belongs to, among those not taken yet.
 fn match_event(
     given: &GivenReport,
-    recomputed_root: B256,
+    recomputed_root: Root,
     events: &[ReportEvent],
     taken: &[bool],
 ) -> Option<usize> {
@@ -327,15 +328,21 @@ fn short(a: Address) -> String {
 
 #[cfg(test)]
 mod tests {
+    use alloy::primitives::B256;
     use serde_json::{Value, json};
 
     use super::*;
+
+    /// The root of 32 bytes `byte`.
+    fn root_of(byte: u8) -> Root {
+        Root::from([byte; 32])
+    }
 
     fn event(operator: u8, root: u8, tx: u8) -> ReportEvent {
         ReportEvent {
             not_yet: false,
             operator: Address::repeat_byte(operator),
-            merkle_root: B256::repeat_byte(root),
+            merkle_root: root_of(root),
             n_yes: 1,
             n_no: 0,
             n_null: 0,
@@ -369,11 +376,11 @@ mod tests {
         let report = json!({
             "committee": {"seed_inputs": {"operator": Address::repeat_byte(3).to_string()}},
             "tx": {"hash": B256::repeat_byte(0xa3).to_string()},
-            "root": B256::repeat_byte(0x33).to_string(),
+            "root": root_of(0x33).to_string(),
         });
         let m = match_event(
             &given(Some(2), report),
-            B256::repeat_byte(0x33),
+            root_of(0x33),
             &events(),
             &[false; 3],
         );
@@ -385,32 +392,22 @@ mod tests {
         let free = [false; 3];
         let seed = json!({"committee": {"seed_inputs": {"operator": Address::repeat_byte(3).to_string()}}});
         assert_eq!(
-            match_event(&given(None, seed), B256::ZERO, &events(), &free),
+            match_event(&given(None, seed), root_of(0), &events(), &free),
             Some(2)
         );
-        let tx = json!({"tx": {"hash": B256::repeat_byte(0xa2).to_string()}, "root": B256::repeat_byte(0x11).to_string()});
+        let tx = json!({"tx": {"hash": B256::repeat_byte(0xa2).to_string()}, "root": root_of(0x11).to_string()});
         assert_eq!(
-            match_event(&given(None, tx), B256::repeat_byte(0x33), &events(), &free),
+            match_event(&given(None, tx), root_of(0x33), &events(), &free),
             Some(1)
         );
         // No operator, no known transaction: the recomputed root before the claimed one.
-        let roots = json!({"tx": {"hash": B256::repeat_byte(0xee).to_string()}, "root": B256::repeat_byte(0x11).to_string()});
+        let roots = json!({"tx": {"hash": B256::repeat_byte(0xee).to_string()}, "root": root_of(0x11).to_string()});
         assert_eq!(
-            match_event(
-                &given(None, roots.clone()),
-                B256::repeat_byte(0x33),
-                &events(),
-                &free
-            ),
+            match_event(&given(None, roots.clone()), root_of(0x33), &events(), &free),
             Some(2)
         );
         assert_eq!(
-            match_event(
-                &given(None, roots),
-                B256::repeat_byte(0x99),
-                &events(),
-                &free
-            ),
+            match_event(&given(None, roots), root_of(0x99), &events(), &free),
             Some(0)
         );
     }
@@ -419,34 +416,26 @@ mod tests {
     fn a_taken_event_is_never_matched_twice_and_a_named_operator_does_not_fall_back() {
         // Two reports of the same root: the second takes the next event with that root, if any.
         let mut evs = events();
-        evs[1].merkle_root = B256::repeat_byte(0x11);
-        let report = json!({"root": B256::repeat_byte(0x11).to_string()});
+        evs[1].merkle_root = root_of(0x11);
+        let report = json!({"root": root_of(0x11).to_string()});
         let r = given(None, report);
         assert_eq!(
-            match_event(&r, B256::ZERO, &evs, &[false, false, false]),
+            match_event(&r, root_of(0), &evs, &[false, false, false]),
             Some(0)
         );
         assert_eq!(
-            match_event(&r, B256::ZERO, &evs, &[true, false, false]),
+            match_event(&r, root_of(0), &evs, &[true, false, false]),
             Some(1)
         );
         assert_eq!(
-            match_event(&r, B256::ZERO, &evs, &[true, true, false]),
+            match_event(&r, root_of(0), &evs, &[true, true, false]),
             None
         );
         // Operator 2's event taken: a report named for operator 2 matches nothing, even though
         // its root is another free event's.
-        let named = given(
-            Some(2),
-            json!({"root": B256::repeat_byte(0x33).to_string()}),
-        );
+        let named = given(Some(2), json!({"root": root_of(0x33).to_string()}));
         assert_eq!(
-            match_event(
-                &named,
-                B256::repeat_byte(0x33),
-                &events(),
-                &[false, true, false]
-            ),
+            match_event(&named, root_of(0x33), &events(), &[false, true, false]),
             None
         );
     }

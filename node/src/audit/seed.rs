@@ -10,10 +10,11 @@
 use alloy::primitives::{B256, U256};
 
 use super::{AuditReport, Claim, Mismatch};
+use crate::commitment::root::Root;
 use crate::jury::SeedSource;
 
 /// Mismatches between the report's `committee.seed`, its inputs and its ballots' draws.
-pub fn check(report: &AuditReport, root: &B256) -> Vec<Mismatch> {
+pub fn check(report: &AuditReport, root: &Root) -> Vec<Mismatch> {
     let mut out = Vec::new();
     let mut push = |field: &str, expected: String, found: String| {
         out.push(Mismatch {
@@ -69,7 +70,7 @@ pub fn check(report: &AuditReport, root: &B256) -> Vec<Mismatch> {
             return out;
         }
     };
-    let seed = source.seed(&root.0);
+    let seed = source.seed(root);
     let claimed = &report.committee.seed;
     if claimed.ok() != Some(&B256::from(seed)) {
         push(

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::jsonl::{LineError, map_lines, parse_line, read_input};
-use crate::commitment::{Commitment, StrictValue, commit};
+use crate::commitment::{Commitment, StrictValue, commit, root::Root};
 
 /// Arguments of `veritas commit`.
 #[derive(Debug, Args)]
@@ -87,7 +87,7 @@ fn strict_values<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Value>, D
 /// One output line of `veritas commit`.
 #[derive(Debug, Serialize)]
 struct CommitOutput {
-    root: String,
+    root: Root,
     leaves: Vec<String>,
 }
 
@@ -99,7 +99,7 @@ pub fn commit_line(line: &str) -> Result<String, LineError> {
     let bundle: BundleInput = parse_line(line)?;
     let c = bundle.commit()?;
     let out = CommitOutput {
-        root: c.root_hex(),
+        root: c.root,
         leaves: c.leaves_hex(),
     };
     serde_json::to_string(&out)

@@ -36,6 +36,7 @@ use serde_json::json;
 
 use super::resolve::{JuryArgs, read_evidence};
 use crate::bundle::{Bundle, EvidenceItem, Rubric, Source};
+use crate::commitment::root::Root;
 use crate::pipeline::{Engine, Evidence, resolve};
 use crate::policy::{Decision, route_plain};
 use crate::report::QuestionInfo;
@@ -146,7 +147,7 @@ struct Line {
     calls: u64,
     calls_without_early_stopping: u64,
     stop_iteration: u32,
-    root: String,
+    root: Root,
     wall_ms: u64,
     /// What the claim's committee consumed, over all its ballots (valid or not).
     tokens: Tokens,
@@ -324,7 +325,7 @@ impl Totals {
             calls: report.committee.calls,
             calls_without_early_stopping: full_calls,
             stop_iteration: report.committee.stop_iteration,
-            root: report.root.to_string(),
+            root: report.root,
             wall_ms,
             tokens,
             reasons: report.routing.reasons.clone(),

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::commit::BundleInput;
 use super::jsonl::{parse_line, read_input};
-use crate::commitment::{Hash, InclusionProof, prove, tree::hex32};
+use crate::commitment::{InclusionProof, prove, root::Root};
 
 /// Arguments of `veritas prove`.
 #[derive(Debug, Args)]
@@ -31,8 +31,7 @@ pub struct ProveArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootedProof {
     /// The Merkle root.
-    #[serde(with = "hex32")]
-    pub root: Hash,
+    pub root: Root,
     /// The audit path.
     #[serde(flatten)]
     pub proof: InclusionProof,

@@ -278,7 +278,7 @@ pub async fn run(args: ResolveArgs, json: bool) -> anyhow::Result<Output> {
     bar.finish_and_clear();
 
     let out = args.out.unwrap_or_else(|| {
-        PathBuf::from(".veritas/reports").join(format!("{}.json", hex::encode(report.root)))
+        PathBuf::from(".veritas/reports").join(format!("{}.json", report.root.file_stem()))
     });
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

@@ -15,12 +15,14 @@
 //! escapes), or an honest auditor would rebuild a different root from the same report.
 
 mod jcs;
+pub mod root;
 mod strict;
 pub mod tree;
 
 use serde_json::Value;
 
 use crate::bundle::Bundle;
+use root::Root;
 
 pub use jcs::{MAX_SAFE_INTEGER, canonical_json};
 pub use strict::StrictValue;
@@ -97,17 +99,12 @@ fn place(item: Option<usize>, field: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Commitment {
     /// RFC 6962 Merkle Tree Hash of `leaves`.
-    pub root: Hash,
+    pub root: Root,
     /// Leaf hashes SHA256(0x00 ‖ data): the question, then each evidence item.
     pub leaves: Vec<Hash>,
 }
 
 impl Commitment {
-    /// The root as `0x` + 64 hex digits (as reports and the CLI print it).
-    pub fn root_hex(&self) -> String {
-        format!("0x{}", hex::encode(self.root))
-    }
-
     /// The leaves as `0x` hex strings.
     pub fn leaves_hex(&self) -> Vec<String> {
         self.leaves
@@ -278,7 +275,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            c.root_hex(),
+            c.root.to_string(),
             "0xfe50d01dcdcdc44b13b2018e698b6d9c62423cec63a6fe124f7032a7471c239c"
         );
     }
@@ -302,14 +299,14 @@ mod tests {
         let mut top = vec![1u8];
         top.extend_from_slice(&sha(&inner));
         top.extend_from_slice(&c.leaves[2]);
-        assert_eq!(c.root, sha(&top));
+        assert_eq!(c.root, Root::from(sha(&top)));
     }
 
     #[test]
     fn question_only_root_is_its_leaf() {
         let c = commit("Is water wet?", &[], &[]).unwrap();
         assert_eq!(c.leaves.len(), 1);
-        assert_eq!(c.root, c.leaves[0]);
+        assert_eq!(c.root, Root::from(c.leaves[0]));
     }
 
     #[test]

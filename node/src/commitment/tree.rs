@@ -12,7 +12,7 @@ use rs_merkle::{Hasher, MerkleProof, MerkleTree};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::CommitmentError;
+use super::{CommitmentError, root::Root};
 
 /// A 32-byte SHA-256 digest.
 pub type Hash = [u8; 32];
@@ -64,9 +64,10 @@ pub fn node_hash(left: &Hash, right: &Hash) -> Hash {
 ///
 /// # Errors
 /// [`CommitmentError::Empty`] for no leaves (a commitment always has the question).
-pub fn merkle_root(leaves: &[Hash]) -> Result<Hash, CommitmentError> {
+pub fn merkle_root(leaves: &[Hash]) -> Result<Root, CommitmentError> {
     MerkleTree::<Rfc6962>::from_leaves(leaves)
         .root()
+        .map(Root::from)
         .ok_or(CommitmentError::Empty)
 }
 
@@ -109,12 +110,12 @@ pub fn prove(leaves: &[Hash], index: usize) -> Result<InclusionProof, Commitment
 /// Does `proof` lead from its leaf to `root`? False for an index outside the tree or a path
 /// of the wrong length (rs_merkle would ignore surplus hashes; an audit path has exactly
 /// one hash per level of the leaf's RFC 6962 subtree split).
-pub fn verify_proof(root: &Hash, proof: &InclusionProof) -> bool {
+pub fn verify_proof(root: &Root, proof: &InclusionProof) -> bool {
     if proof.index >= proof.size || proof.path.len() != audit_path_len(proof.index, proof.size) {
         return false;
     }
     MerkleProof::<Rfc6962>::new(proof.path.clone()).verify(
-        *root,
+        *root.as_bytes(),
         &[proof.index],
         &[proof.leaf],
         proof.size,
@@ -228,7 +229,7 @@ mod tests {
     }
 
     /// RFC 9162 §2.1.3.2 audit path verification, independent of rs_merkle.
-    fn rfc_verify(root: &Hash, p: &InclusionProof) -> bool {
+    fn rfc_verify(root: &Root, p: &InclusionProof) -> bool {
         if p.index >= p.size {
             return false;
         }
@@ -252,7 +253,7 @@ mod tests {
             f_n >>= 1;
             s_n >>= 1;
         }
-        s_n == 0 && r == *root
+        s_n == 0 && r == *root.as_bytes()
     }
 
     fn leaves(n: usize) -> Vec<Hash> {
@@ -266,7 +267,7 @@ mod tests {
         for n in 1..=70 {
             let ls = leaves(n);
             let root = merkle_root(&ls).unwrap();
-            assert_eq!(root, rfc_root(&ls), "root, n = {n}");
+            assert_eq!(root, Root::from(rfc_root(&ls)), "root, n = {n}");
             for m in 0..n {
                 let p = prove(&ls, m).unwrap();
                 assert_eq!(p.path, rfc_path(m, &ls), "path, n = {n}, m = {m}");
@@ -289,10 +290,10 @@ mod tests {
         let ls = leaves(3);
         assert_eq!(
             merkle_root(&ls).unwrap(),
-            node_hash(&node_hash(&ls[0], &ls[1]), &ls[2])
+            Root::from(node_hash(&node_hash(&ls[0], &ls[1]), &ls[2]))
         );
         // One leaf: the root is the leaf hash.
-        assert_eq!(merkle_root(&ls[..1]).unwrap(), ls[0]);
+        assert_eq!(merkle_root(&ls[..1]).unwrap(), Root::from(ls[0]));
         assert_eq!(merkle_root(&[]), Err(CommitmentError::Empty));
     }
 
@@ -339,7 +340,7 @@ mod tests {
         fn random_sizes_match_rfc(n in 1usize..1200, pick in any::<prop::sample::Index>()) {
             let ls = leaves(n);
             let root = merkle_root(&ls).unwrap();
-            prop_assert_eq!(root, rfc_root(&ls));
+            prop_assert_eq!(root, Root::from(rfc_root(&ls)));
             let m = pick.index(n);
             let p = prove(&ls, m).unwrap();
             prop_assert_eq!(&p.path, &rfc_path(m, &ls));
@@ -361,7 +362,7 @@ mod tests {
             prop_assert!(verify_proof(&root, &proof));
             prop_assert!(rfc_verify(&root, &proof));
             let mut bad = proof.clone();
-            let mut bad_root = root;
+            let mut bad_root = *root.as_bytes();
             match what {
                 0 => bad.leaf[byte.index(32)] ^= 1 << bit,
                 1 if !bad.path.is_empty() => {
@@ -371,6 +372,7 @@ mod tests {
                 2 if n > 1 => bad.index = (m + 1 + byte.index(n - 1)) % n,
                 _ => bad_root[byte.index(32)] ^= 1 << bit,
             }
+            let bad_root = Root::from(bad_root);
             prop_assert!(!verify_proof(&bad_root, &bad));
             prop_assert!(!rfc_verify(&bad_root, &bad));
         }

@@ -26,7 +26,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use alloy::primitives::{B256, U256};
+use alloy::primitives::U256;
 use serde::Serialize;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -34,8 +34,8 @@ use tracing::{Instrument, debug, info, info_span, warn};
 
 use super::jobs::JobRunner;
 use crate::{
-    audit, chain::ChainProvider, evidence::onchain::Status, live::LiveEvents, report::Report,
-    store::ProvisionalCandidate,
+    audit, chain::ChainProvider, commitment::root::Root, evidence::onchain::Status,
+    live::LiveEvents, report::Report, store::ProvisionalCandidate,
 };
 
 /// How often the runner looks for due questions when nothing wakes it.
@@ -209,7 +209,7 @@ struct Summary {
     /// The indexes of those the bundle included (or merged).
     included: Vec<u64>,
     /// The bundle's Merkle root.
-    root: B256,
+    root: Root,
     /// The posterior mean (YES, NO, NULL).
     posterior: [f64; 3],
     /// The 1e18 integers (decimal strings).
@@ -292,6 +292,8 @@ fn append_line(path: &std::path::Path, value: &impl Serialize) -> std::io::Resul
 mod tests {
     #![allow(clippy::unwrap_used)]
 
+    use alloy::primitives::B256;
+
     use super::*;
 
     /// The stored summary and the live event keep the JSON they had as `json!` objects: keys
@@ -301,7 +303,7 @@ mod tests {
         let summary = Summary {
             submissions: 2,
             included: vec![1],
-            root: B256::with_last_byte(1),
+            root: Root::from(B256::with_last_byte(1)),
             posterior: [0.5, 0.25, 0.25],
             p_fixed: [
                 500_000_000_000_000_000,

@@ -22,6 +22,7 @@ use super::ballot::{BallotError, BallotRow, BallotValidator, SchemaOptions};
 use super::juror::{BallotTask, Juror, JurorError};
 use super::sampler::{Sampler, SamplerError, ballot_seed};
 use crate::bundle::{Bundle, Rubric};
+use crate::commitment::root::Root;
 use crate::stats::{EarlyStopping, counts, posterior_mean};
 
 /// The committee's shape and stopping rule.
@@ -190,7 +191,7 @@ pub async fn run_committee(
     bundle: Arc<Bundle>,
     rubric: Arc<Rubric>,
     seed: [u8; 32],
-    question_key: [u8; 32],
+    question_key: Root,
     progress: &mut (dyn FnMut(&IterationProgress<'_>) + Send),
 ) -> Result<CommitteeRun, CommitteeError> {
     let cfg = &committee.config;
@@ -321,7 +322,7 @@ struct Shared {
     validator: Arc<BallotValidator>,
     limit: Arc<Semaphore>,
     seed: [u8; 32],
-    question_key: [u8; 32],
+    question_key: Root,
 }
 
 /// Iteration `iteration`: draws its seats, casts their ballots concurrently (at most the
@@ -619,7 +620,7 @@ mod tests {
             Arc::new(bundle),
             Arc::new(Rubric::default()),
             [7; 32],
-            [9; 32],
+            Root::from([9; 32]),
             &mut ignore,
         );
         // Paused clock: a deadlock lets time jump straight to this deadline.

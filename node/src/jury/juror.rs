@@ -11,6 +11,7 @@ use rand_chacha::ChaCha20Rng;
 use super::archetype::Archetype;
 use super::ballot::{BallotContent, BallotError, BallotValidator, Usage};
 use crate::bundle::{Bundle, Rubric};
+use crate::commitment::root::Root;
 use crate::llm::{ChatModel, ChatRequest, JsonSchema, LlmError};
 
 /// Everything a juror needs for one ballot.
@@ -31,7 +32,7 @@ pub struct BallotTask {
     /// This ballot's own RNG seed (see [`super::sampler::ballot_seed`]).
     pub ballot_seed: [u8; 32],
     /// Identifies the question for per-question caches (the Merkle root).
-    pub question_key: [u8; 32],
+    pub question_key: Root,
 }
 
 impl BallotTask {

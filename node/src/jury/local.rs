@@ -22,6 +22,7 @@ use super::ballot::{BallotContent, BallotValidator, SchemaOptions};
 use super::juror::{BallotTask, Juror, JurorAnswer, JurorError};
 use super::sampler::sample_vote;
 use crate::bundle::Bundle;
+use crate::commitment::root::Root;
 use crate::llm::LlmError;
 use crate::llm::llama::{LocalModel, ScoreResult};
 
@@ -119,7 +120,7 @@ pub fn distribution(raw: &[f64], calibration: Option<&[f64; 3]>) -> Result<[f64;
 }
 
 /// Per-question cells of the distributions, keyed by the question's Merkle root.
-type QuestionCache = Mutex<Vec<([u8; 32], Arc<OnceCell<Arc<QuestionScores>>>)>>;
+type QuestionCache = Mutex<Vec<(Root, Arc<OnceCell<Arc<QuestionScores>>>)>>;
 
 /// One question's distributions, per archetype.
 #[derive(Debug)]

@@ -23,10 +23,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use sha2::{Digest, Sha256};
 
+use crate::commitment::root::Root;
 use crate::stats::Outcome;
 
 /// The committee seed: SHA-256(merkle_root ‖ question_id as 32-byte big-endian).
-pub fn committee_seed(root: &[u8; 32], question_id: &[u8; 32]) -> [u8; 32] {
+pub fn committee_seed(root: &Root, question_id: &[u8; 32]) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(root);
     h.update(question_id);
@@ -138,12 +139,12 @@ mod tests {
         let mut concat = root.to_vec();
         concat.extend_from_slice(&zero);
         let expected: [u8; 32] = Sha256::digest(&concat).into();
-        assert_eq!(committee_seed(&root, &zero), expected);
+        assert_eq!(committee_seed(&Root::from(root), &zero), expected);
     }
 
     #[test]
     fn draws_are_reproducible_and_follow_the_documented_rule() {
-        let seed = committee_seed(&[7u8; 32], &[0u8; 32]);
+        let seed = committee_seed(&Root::from([7u8; 32]), &[0u8; 32]);
         let mut a = Sampler::new(seed, vec![1; 5], vec![2, 1]).unwrap();
         let mut b = Sampler::new(seed, vec![1; 5], vec![2, 1]).unwrap();
         let draws: Vec<_> = (0..30).map(|_| a.draw()).collect();

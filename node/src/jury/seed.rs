@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::sampler::committee_seed;
+use crate::commitment::root::Root;
 
 /// The chain-fixed inputs of an on-chain committee seed; the report records them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,7 +73,7 @@ pub enum SeedSource {
 
 impl SeedSource {
     /// The 32-byte ChaCha20 seed, given the bundle's root (used off-chain only).
-    pub fn seed(&self, root: &[u8; 32]) -> [u8; 32] {
+    pub fn seed(&self, root: &Root) -> [u8; 32] {
         match self {
             SeedSource::Chain(inputs) => inputs.seed(),
             SeedSource::Offline { question_id } => {
@@ -127,11 +128,12 @@ mod tests {
     #[test]
     fn the_chain_seed_ignores_the_evidence() {
         let source = SeedSource::Chain(inputs());
-        assert_eq!(source.seed(&[1; 32]), source.seed(&[2; 32]));
+        let (one, two) = (Root::from([1; 32]), Root::from([2; 32]));
+        assert_eq!(source.seed(&one), source.seed(&two));
         let offline = SeedSource::Offline {
             question_id: U256::from(7),
         };
-        assert_ne!(offline.seed(&[1; 32]), offline.seed(&[2; 32]));
+        assert_ne!(offline.seed(&one), offline.seed(&two));
     }
 
     #[test]

@@ -388,6 +388,7 @@ mod tests {
     use alloy::primitives::B256;
 
     use super::*;
+    use crate::commitment::root::Root;
     use crate::{
         audit,
         bundle::Source,
@@ -496,7 +497,7 @@ mod tests {
         assert_eq!(json["committee"]["seed_inputs"]["question_id"], "9");
         assert_eq!(
             one.committee.seed,
-            B256::from(q.seed_source().seed(&[0; 32]))
+            B256::from(q.seed_source().seed(&Root::from([0; 32])))
         );
         // Another operator (or another block) draws another committee.
         let mut q2 = q.clone();

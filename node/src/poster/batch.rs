@@ -96,7 +96,7 @@ impl Poster {
             .iter()
             .map(|v| IVeritasOracle::Report {
                 id: v.id,
-                merkleRoot: v.merkle_root,
+                merkleRoot: v.merkle_root.as_b256(),
                 nYes: v.counts[0],
                 nNo: v.counts[1],
                 nNull: v.counts[2],

@@ -58,7 +58,7 @@ pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B
         (
             id,
             reporter,
-            verdict.merkle_root,
+            verdict.merkle_root.as_b256(),
             verdict.counts[0],
             verdict.counts[1],
             verdict.counts[2],
@@ -371,6 +371,7 @@ fn not_now(id: U256, step: Step, facts: &Facts, saved: &SavedCommit) -> ChainErr
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::commitment::root::Root;
     use alloy::{eips::BlockId, primitives::I256};
 
     fn facts(phase: u8, on_chain: B256) -> Facts {
@@ -418,7 +419,7 @@ mod tests {
         let v = Verdict {
             not_yet: false,
             id: U256::from(3),
-            merkle_root: B256::repeat_byte(0xab),
+            merkle_root: Root::from([0xab; 32]),
             counts: [3, 1, 0],
             kappa: I256::try_from(-250_000_000_000_000_000i128).unwrap(),
             escalated: false,
@@ -437,7 +438,7 @@ mod tests {
         let words = (
             v.id,
             me,
-            v.merkle_root,
+            v.merkle_root.as_b256(),
             3u16,
             1u16,
             0u16,

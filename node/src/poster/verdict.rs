@@ -2,10 +2,11 @@
 //! intent.
 
 use alloy::{
-    primitives::{B256, Bytes, I256, U256},
+    primitives::{Bytes, I256, U256},
     sol_types::SolCall,
 };
 
+use crate::commitment::root::Root;
 use crate::store::PostIntent;
 use crate::{chain::ChainError, contract::IVeritasOracle};
 
@@ -15,7 +16,7 @@ pub struct Verdict {
     /// Question id.
     pub id: U256,
     /// Evidence Merkle root.
-    pub merkle_root: B256,
+    pub merkle_root: Root,
     /// Valid ballots (n_YES, n_NO, n_NULL): the contract pools them and computes the triple.
     pub counts: [u16; 3],
     /// 1e18-scaled Fleiss' kappa.
@@ -58,7 +59,7 @@ impl Verdict {
     pub(super) fn calldata(&self) -> Bytes {
         IVeritasOracle::submitReportCall {
             id: self.id,
-            merkleRoot: self.merkle_root,
+            merkleRoot: self.merkle_root.as_b256(),
             nYes: self.counts[0],
             nNo: self.counts[1],
             nNull: self.counts[2],
@@ -100,7 +101,7 @@ mod tests {
             not_yet: false,
             round: 0,
             question_id: U256::from(7),
-            merkle_root: B256::repeat_byte(0xab),
+            merkle_root: Root::from([0xab; 32]),
             kappa: I256::try_from(250_000_000_000_000_000i128).unwrap(),
             counts,
             escalated: true,
@@ -112,7 +113,7 @@ mod tests {
     fn an_intent_gives_the_report_it_stored() {
         let v = Verdict::from_intent(&intent(Some([3, 1, 0]), "/nonexistent")).unwrap();
         assert_eq!(v.id, U256::from(7));
-        assert_eq!(v.merkle_root, B256::repeat_byte(0xab));
+        assert_eq!(v.merkle_root, Root::from([0xab; 32]));
         assert_eq!(v.counts, [3, 1, 0]);
         assert!(v.escalated);
         // The calldata is the contract's submitReport with those values.

@@ -8,6 +8,8 @@
 use alloy::primitives::{Address, B256, I256, U256};
 use rusqlite::params;
 
+use crate::commitment::root::Root;
+
 use super::{
     Store, StoreError,
     sql::{Dec, Hex, RowReader, collect},
@@ -21,7 +23,7 @@ pub struct SavedCommit {
     /// The operator the commitment binds.
     pub operator: Address,
     /// Evidence Merkle root.
-    pub merkle_root: B256,
+    pub merkle_root: Root,
     /// Valid ballots (n_YES, n_NO, n_NULL).
     pub counts: [u16; 3],
     /// 1e18-scaled Fleiss' kappa.
@@ -71,7 +73,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> Result<SavedCommit, StoreError> {
     Ok(SavedCommit {
         question_id: r.get::<Dec<U256>>(0)?.0,
         operator: r.get::<Hex<Address>>(1)?.0,
-        merkle_root: r.get::<Hex<B256>>(2)?.0,
+        merkle_root: r.get::<Root>(2)?,
         counts: [r.get(3)?, r.get(4)?, r.get(5)?],
         kappa: r.get::<Dec<I256>>(6)?.0,
         escalated: r.get(7)?,
@@ -97,7 +99,7 @@ impl Store {
             params![
                 Dec(commit.question_id),
                 Hex(commit.operator),
-                Hex(commit.merkle_root),
+                commit.merkle_root,
                 commit.counts[0],
                 commit.counts[1],
                 commit.counts[2],
@@ -169,7 +171,7 @@ mod tests {
             not_yet: false,
             question_id: U256::from(9),
             operator: Address::with_last_byte(7),
-            merkle_root: B256::repeat_byte(0xab),
+            merkle_root: Root::from([0xab; 32]),
             counts: [3, 1, 0],
             kappa: I256::try_from(-250_000_000_000_000_000i128).unwrap(),
             escalated: true,

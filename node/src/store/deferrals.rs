@@ -8,13 +8,15 @@
 //! the scheduler runs the question afresh when reports reopen — a new committee on the
 //! evidence submitted meanwhile.
 
-use alloy::primitives::{B256, U256};
+use alloy::primitives::U256;
 use rusqlite::{OptionalExtension as _, params};
 use serde::Serialize;
 
+use crate::commitment::root::Root;
+
 use super::{
     Store, StoreError,
-    sql::{Dec, Hex, RowReader, collect},
+    sql::{Dec, RowReader, collect},
 };
 
 /// One deferral of a question, and what this node had reported in the round it ended.
@@ -35,7 +37,7 @@ pub struct Deferral {
     /// next round writes its own), if we had reported.
     pub report_path: Option<String>,
     /// The root we reported in that round.
-    pub merkle_root: Option<B256>,
+    pub merkle_root: Option<Root>,
     /// Whether our report in that round said "not yet".
     pub not_yet: Option<bool>,
 }
@@ -126,7 +128,7 @@ impl Store {
                 block_number: r.get(3)?,
                 log_index: r.get(4)?,
                 report_path: r.get(5)?,
-                merkle_root: r.get::<Option<Hex<B256>>>(6)?.map(|h| h.0),
+                merkle_root: r.get::<Option<Root>>(6)?,
                 not_yet: r.get(7)?,
             })
         })
@@ -154,7 +156,7 @@ impl Store {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use alloy::primitives::{Address, I256};
+    use alloy::primitives::{Address, B256, I256};
 
     use super::super::tests::{id, intent, question};
     use super::*;
@@ -178,7 +180,7 @@ mod tests {
             event: LifecycleEvent::Report(OperatorReport {
                 question_id: id(1),
                 operator: Address::with_last_byte(7),
-                merkle_root: B256::ZERO,
+                merkle_root: Root::from([0; 32]),
                 counts: [1, 2, 0],
                 kappa: I256::ZERO,
                 escalated: false,

@@ -2,17 +2,19 @@
 //!
 //! A job with an intent is never resolved again, so a restart posts the numbers the report
 //! holds. An intent holds exactly what `submitReport` sends — root, valid ballot counts, kappa,
-//! escalation — typed (`U256`, `B256`, `I256`) from the report to the poster and stored as
+//! escalation — typed (`Root`, `U256`, `I256`) from the report to the poster and stored as
 //! exact text. The 1e18 triple is not stored: the contract computes it from the counts, and so
 //! does whoever displays it (`stats::to_wad`, the contract's rounding).
 
-use alloy::primitives::{B256, I256, U256};
+use alloy::primitives::{I256, U256};
 use rusqlite::{OptionalExtension as _, params};
 use serde::Serialize;
 
+use crate::commitment::root::Root;
+
 use super::{
     Store, StoreError,
-    sql::{Dec, Hex, RowReader, collect},
+    sql::{Dec, RowReader, collect},
 };
 
 /// The exact verdict to post, saved once the report file is on disk.
@@ -22,7 +24,7 @@ pub struct PostIntent {
     #[serde(serialize_with = "crate::decimal::serialize")]
     pub question_id: U256,
     /// Merkle root of the question and its evidence.
-    pub merkle_root: B256,
+    pub merkle_root: Root,
     /// 1e18-scaled signed kappa.
     #[serde(serialize_with = "crate::decimal::serialize")]
     pub kappa: I256,
@@ -72,7 +74,7 @@ fn intent_from_row(row: &rusqlite::Row<'_>) -> Result<PostIntent, StoreError> {
     };
     Ok(PostIntent {
         question_id: r.get::<Dec<U256>>(0)?.0,
-        merkle_root: r.get::<Hex<B256>>(1)?.0,
+        merkle_root: r.get::<Root>(1)?,
         kappa: r.get::<Dec<I256>>(2)?.0,
         escalated: r.get(3)?,
         report_path: r.get(4)?,
@@ -120,7 +122,7 @@ impl Store {
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 Dec(intent.question_id),
-                Hex(intent.merkle_root),
+                intent.merkle_root,
                 Dec(intent.kappa),
                 intent.escalated,
                 intent.report_path,
@@ -164,12 +166,12 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError`].
-    pub fn intents_by_root(&self, merkle_root: B256) -> Result<Vec<PostIntent>, StoreError> {
+    pub fn intents_by_root(&self, merkle_root: Root) -> Result<Vec<PostIntent>, StoreError> {
         let conn = self.conn();
         let mut stmt = conn.prepare_cached(&select(
             "lower(merkle_root) = lower(?1) ORDER BY created_at",
         ))?;
-        let rows = stmt.query([Hex(merkle_root)])?;
+        let rows = stmt.query([merkle_root])?;
         collect(rows, intent_from_row)
     }
 

@@ -9,6 +9,7 @@ use alloy::primitives::{Address, B256, I256, U256};
 use rusqlite::params;
 use serde::Serialize;
 
+use crate::commitment::root::Root;
 use crate::watcher::events::{EventAt, LifecycleEvent, OperatorReport};
 
 use super::{
@@ -223,7 +224,7 @@ impl Store {
             Ok(OperatorReport {
                 question_id: r.get::<Dec<U256>>(0)?.0,
                 operator: r.get::<Hex<Address>>(1)?.0,
-                merkle_root: r.get::<Hex<B256>>(2)?.0,
+                merkle_root: r.get::<Root>(2)?,
                 counts: [r.get(3)?, r.get(4)?, r.get(5)?],
                 kappa: r.get::<Dec<I256>>(6)?.0,
                 escalated: r.get(7)?,
@@ -446,7 +447,7 @@ fn insert_report(
         params![
             Dec(id),
             Hex(r.operator),
-            Hex(r.merkle_root),
+            r.merkle_root,
             r.counts[0],
             r.counts[1],
             r.counts[2],

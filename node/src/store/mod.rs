@@ -258,6 +258,8 @@ pub(crate) mod tests {
 
     use alloy::primitives::{Address, B256, I256, U256};
 
+    use crate::commitment::root::Root;
+
     use super::*;
     use crate::watcher::events::NewQuestion;
 
@@ -285,7 +287,7 @@ pub(crate) mod tests {
             not_yet: false,
             round: 0,
             question_id: id(n),
-            merkle_root: B256::from(U256::from(7)),
+            merkle_root: Root::from(B256::from(U256::from(7))),
             kappa: I256::try_from(-1000).unwrap(),
             counts: Some([2, 1, 1]),
             escalated: false,
@@ -466,6 +468,40 @@ pub(crate) mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert!(!columns.iter().any(|c| c.starts_with("p_")), "{columns:?}");
+    }
+
+    /// A Merkle root's column holds the `0x` text the `B256` before it wrote (an old row
+    /// reads, a written row is unchanged), and a value that is not a root is named.
+    #[test]
+    fn a_root_is_stored_as_its_0x_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        store.record_scan(&[question(5, 10)], 11).unwrap();
+        let saved = store.save_intent(&intent(5, "r.json")).unwrap();
+        let text: String = store
+            .conn()
+            .query_row(
+                "SELECT merkle_root FROM post_intents WHERE question_id = '5'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            text,
+            "0x0000000000000000000000000000000000000000000000000000000000000007"
+        );
+        assert_eq!(text, B256::from(U256::from(7)).to_string());
+        assert_eq!(saved.merkle_root.to_string(), text);
+        assert_eq!(store.intents_by_root(saved.merkle_root).unwrap(), [saved]);
+
+        let corrupt = |sql: &str| store.conn().execute(sql, []).unwrap();
+        corrupt("UPDATE post_intents SET merkle_root = '0x07' WHERE question_id = '5'");
+        let err = store.intent(id(5)).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "corrupt post_intents row 5: column merkle_root: Conversion error from type Text at \
+             index: 1, \"0x07\": not a Merkle root (0x and 64 hex digits): invalid string length"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use alloy::primitives::{Address, B256, Bytes};
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 
 use super::StoreError;
+use crate::commitment::root::Root;
 pub(crate) use crate::decimal::Dec;
 
 /// A hash, address or byte string stored as `0x` hex text.
@@ -54,6 +55,19 @@ impl ToSql for Hex<B256> {
 impl FromSql for Hex<B256> {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
         parse(value, |s| s.parse::<B256>()).map(Hex)
+    }
+}
+
+/// A Merkle root is stored as the `0x` text a `Hex<B256>` stored before it had its own type.
+impl ToSql for Root {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.to_string()))
+    }
+}
+
+impl FromSql for Root {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        parse(value, |s| s.parse::<Root>())
     }
 }
 

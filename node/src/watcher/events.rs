@@ -25,6 +25,7 @@ use alloy::{
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::commitment::root::Root;
 use crate::contract::{
     IVeritasOracle,
     roles::{MAX_CLARIFICATION_LENGTH, MAX_CLARIFICATIONS, MAX_DEFERRALS},
@@ -82,7 +83,7 @@ pub struct OperatorReport {
     /// Who reported.
     pub operator: Address,
     /// The report's evidence root.
-    pub merkle_root: B256,
+    pub merkle_root: Root,
     /// Valid YES, NO, NULL ballots.
     pub counts: [u64; 3],
     /// WAD-scaled kappa (decimal in JSON).
@@ -515,7 +516,7 @@ fn decode_report(
             LifecycleEvent::Report(OperatorReport {
                 question_id: e.id,
                 operator: e.operator,
-                merkle_root: e.merkleRoot,
+                merkle_root: Root::from(e.merkleRoot),
                 counts: [count(e.nYes)?, count(e.nNo)?, count(e.nNull)?],
                 kappa: e.fleissKappa,
                 escalated: e.escalated,

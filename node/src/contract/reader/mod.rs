@@ -24,6 +24,7 @@ pub use views::{DisputeView, ParametersView, PostedEvent, QuestionView, ReportEv
 use super::IVeritasOracle;
 use crate::chain::ViewCall;
 use crate::chain::{ChainError, ChainProvider};
+use crate::commitment::root::Root;
 
 fn bad(op: &'static str, reason: impl Into<String>) -> ChainError {
     ChainError::Contract {
@@ -150,7 +151,7 @@ pub async fn report_events(
         let e = &decoded.inner.data;
         out.push(ReportEvent {
             operator: e.operator,
-            merkle_root: e.merkleRoot,
+            merkle_root: Root::from(e.merkleRoot),
             n_yes: small("ReportSubmitted.nYes", e.nYes)?,
             n_no: small("ReportSubmitted.nNo", e.nNo)?,
             n_null: small("ReportSubmitted.nNull", e.nNull)?,
@@ -518,7 +519,7 @@ async fn verdict_view(
     let v = c.getVerdict(id).view_at(at, "getVerdict").await?;
     Ok(VerdictView {
         question_hash: v.questionHash,
-        merkle_root: v.merkleRoot,
+        merkle_root: Root::from(v.merkleRoot),
         p_yes: small("getVerdict.pYes", v.pYes)?,
         p_no: small("getVerdict.pNo", v.pNo)?,
         p_null: small("getVerdict.pNull", v.pNull)?,
@@ -569,7 +570,7 @@ async fn posted_event(
         return Ok(None);
     };
     Ok(Some(PostedEvent {
-        merkle_root: e.merkleRoot,
+        merkle_root: Root::from(e.merkleRoot),
         p_fixed: [
             small("VerdictPosted.pYes", e.pYes)?,
             small("VerdictPosted.pNo", e.pNo)?,

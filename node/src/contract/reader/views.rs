@@ -5,6 +5,7 @@
 use alloy::primitives::{Address, B256, U256};
 use serde::Serialize;
 
+use crate::commitment::root::Root;
 use crate::contract::IVeritasOracle;
 use crate::verdict::{PostedVerdict, ReportClaim};
 
@@ -15,7 +16,7 @@ pub struct ReportEvent {
     /// The reporting operator.
     pub operator: Address,
     /// Its bundle root.
-    pub merkle_root: B256,
+    pub merkle_root: Root,
     /// Valid YES ballots.
     pub n_yes: u64,
     /// Valid NO ballots.
@@ -108,7 +109,7 @@ pub struct VerdictView {
     /// sha256 of the question text.
     pub question_hash: B256,
     /// Root (one report) or roots digest.
-    pub merkle_root: B256,
+    pub merkle_root: Root,
     /// 1e18 YES.
     #[serde(serialize_with = "as_decimal")]
     pub p_yes: u128,
@@ -142,7 +143,7 @@ impl VerdictView {
 #[serde(rename_all = "camelCase")]
 pub struct PostedEvent {
     /// Root or digest.
-    pub merkle_root: B256,
+    pub merkle_root: Root,
     /// 1e18 (YES, NO, NULL), decimal strings in JSON.
     #[serde(serialize_with = "triple_as_decimal")]
     pub p_fixed: [u128; 3],
