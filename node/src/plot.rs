@@ -139,13 +139,35 @@ fn titles(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
     }
 }
 
-/// One series: its line through the finite points (mapped by `px`, `py`), and its marks.
-fn draw_series(s: &mut String, series: &Series, px: &dyn Fn(f64) -> f64, py: &dyn Fn(f64) -> f64) {
+/// Where a plot sits (top left corner, side) and how data coordinates map into it.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    x0: f64,
+    y0: f64,
+    size: f64,
+    /// Bottom of the y axis (the top is 1).
+    y_min: f64,
+}
+
+impl Frame {
+    /// Data x (0 to 1) as SVG x.
+    fn px(&self, x: f64) -> f64 {
+        self.x0 + x.clamp(0.0, 1.0) * self.size
+    }
+
+    /// Data y (`y_min` to 1) as SVG y, 1 at the top.
+    fn py(&self, y: f64) -> f64 {
+        self.y0 + (1.0 - (y.clamp(self.y_min, 1.0) - self.y_min) / (1.0 - self.y_min)) * self.size
+    }
+}
+
+/// One series: its line through the finite points (mapped into `f`), and its marks.
+fn draw_series(s: &mut String, series: &Series, f: &Frame) {
     let points: Vec<(f64, f64)> = series
         .points
         .iter()
         .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .map(|(x, y)| (px(*x), py(*y)))
+        .map(|(x, y)| (f.px(*x), f.py(*y)))
         .collect();
     if points.len() > 1 {
         let path: Vec<String> = points
@@ -167,70 +189,22 @@ fn draw_series(s: &mut String, series: &Series, px: &dyn Fn(f64) -> f64, py: &dy
 /// One plot of side `size` with its top left corner at (`x0`, `y0`): frame, ticks, labels,
 /// lines and marks. No legend: the caller places it.
 fn plot(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
-    let y_min = chart.y_min.clamp(0.0, 0.99);
-    let px = |x: f64| x0 + x.clamp(0.0, 1.0) * size;
-    let py = |y: f64| y0 + (1.0 - (y.clamp(y_min, 1.0) - y_min) / (1.0 - y_min)) * size;
+    let f = Frame {
+        x0,
+        y0,
+        size,
+        y_min: chart.y_min.clamp(0.0, 0.99),
+    };
     titles(s, chart, x0, y0, size);
-    for t in ticks(&chart.x_ticks, 0.0) {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x}" y1="{y0}" x2="{x}" y2="{}" stroke="#eee"/><text x="{x}" y="{}" text-anchor="middle">{}%</text>"##,
-            y0 + size,
-            y0 + size + 14.0,
-            (t * 100.0).round(),
-            x = px(t),
-        );
-    }
-    for t in ticks(&chart.y_ticks, y_min) {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x0}" y1="{y}" x2="{}" y2="{y}" stroke="#eee"/><text x="{}" y="{}" text-anchor="end">{}%</text>"##,
-            x0 + size,
-            x0 - 4.0,
-            py(t) + 4.0,
-            (t * 100.0).round(),
-            y = py(t),
-        );
-    }
+    grid(s, chart, &f);
     let _ = writeln!(
         s,
         r##"<rect x="{x0}" y="{y0}" width="{size}" height="{size}" fill="none" stroke="#333"/>"##
     );
-    if chart.diagonal {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#999" stroke-dasharray="4 3"/>"##,
-            px(0.0),
-            py(0.0),
-            px(1.0),
-            py(1.0)
-        );
-    }
-    if let Some((y, label)) = &chart.reference {
-        let _ = writeln!(
-            s,
-            r##"<line x1="{x0}" y1="{ry}" x2="{x1}" y2="{ry}" stroke="#888" stroke-dasharray="4 3"/><text x="{x1}" y="{}" text-anchor="end" fill="#888">{}</text>"##,
-            py(*y) - 3.0,
-            esc(label),
-            ry = py(*y),
-            x1 = x0 + size,
-        );
-    }
-    let _ = writeln!(
-        s,
-        r##"<text x="{}" y="{}" text-anchor="middle">{}</text>"##,
-        x0 + size / 2.0,
-        y0 + size + 32.0,
-        esc(&chart.x_label)
-    );
-    let (yx, yy) = (x0 - 42.0, y0 + size / 2.0);
-    let _ = writeln!(
-        s,
-        r##"<text x="{yx}" y="{yy}" text-anchor="middle" transform="rotate(-90 {yx} {yy})">{}</text>"##,
-        esc(&chart.y_label)
-    );
+    guides(s, chart, &f);
+    axis_labels(s, chart, &f);
     for series in &chart.series {
-        draw_series(s, series, &px, &py);
+        draw_series(s, series, &f);
     }
     for (i, (note, color)) in chart.inner_notes.iter().enumerate() {
         let _ = writeln!(
@@ -241,6 +215,74 @@ fn plot(s: &mut String, chart: &Chart, x0: f64, y0: f64, size: f64) {
             esc(note)
         );
     }
+}
+
+/// The grid lines and their percent labels, x ticks then y ticks.
+fn grid(s: &mut String, chart: &Chart, f: &Frame) {
+    let Frame { x0, y0, size, .. } = *f;
+    for t in ticks(&chart.x_ticks, 0.0) {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x}" y1="{y0}" x2="{x}" y2="{}" stroke="#eee"/><text x="{x}" y="{}" text-anchor="middle">{}%</text>"##,
+            y0 + size,
+            y0 + size + 14.0,
+            (t * 100.0).round(),
+            x = f.px(t),
+        );
+    }
+    for t in ticks(&chart.y_ticks, f.y_min) {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x0}" y1="{y}" x2="{}" y2="{y}" stroke="#eee"/><text x="{}" y="{}" text-anchor="end">{}%</text>"##,
+            x0 + size,
+            x0 - 4.0,
+            f.py(t) + 4.0,
+            (t * 100.0).round(),
+            y = f.py(t),
+        );
+    }
+}
+
+/// The dashed guides a chart asks for: the diagonal, the reference line and its label.
+fn guides(s: &mut String, chart: &Chart, f: &Frame) {
+    if chart.diagonal {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#999" stroke-dasharray="4 3"/>"##,
+            f.px(0.0),
+            f.py(0.0),
+            f.px(1.0),
+            f.py(1.0)
+        );
+    }
+    if let Some((y, label)) = &chart.reference {
+        let _ = writeln!(
+            s,
+            r##"<line x1="{x0}" y1="{ry}" x2="{x1}" y2="{ry}" stroke="#888" stroke-dasharray="4 3"/><text x="{x1}" y="{}" text-anchor="end" fill="#888">{}</text>"##,
+            f.py(*y) - 3.0,
+            esc(label),
+            x0 = f.x0,
+            ry = f.py(*y),
+            x1 = f.x0 + f.size,
+        );
+    }
+}
+
+/// The axis labels: x under the plot, y turned along its left side.
+fn axis_labels(s: &mut String, chart: &Chart, f: &Frame) {
+    let _ = writeln!(
+        s,
+        r##"<text x="{}" y="{}" text-anchor="middle">{}</text>"##,
+        f.x0 + f.size / 2.0,
+        f.y0 + f.size + 32.0,
+        esc(&chart.x_label)
+    );
+    let (yx, yy) = (f.x0 - 42.0, f.y0 + f.size / 2.0);
+    let _ = writeln!(
+        s,
+        r##"<text x="{yx}" y="{yy}" text-anchor="middle" transform="rotate(-90 {yx} {yy})">{}</text>"##,
+        esc(&chart.y_label)
+    );
 }
 
 /// A legend entry at (`x`, `y`): the series' line, or its marker when it marks points.

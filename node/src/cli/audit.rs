@@ -78,64 +78,9 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<Output> {
     let rec = audit::recompute(&report)?;
     let mut mismatches: Vec<Mismatch> = audit::compare_with_report(&rec, &report);
     mismatches.extend(audit::check_submissions(&report)?);
-    let submitted = report
-        .submissions
-        .as_ref()
-        .and_then(|s| s.items.ok())
-        .map_or(0, Vec::len);
-    let mut human = vec![
-        format!("root        {}", rec.root),
-        format!(
-            "p (1e18)    YES {}  NO {}  NULL {}",
-            rec.p_fixed[0], rec.p_fixed[1], rec.p_fixed[2]
-        ),
-        format!("kappa (1e18) {}", rec.kappa_fixed),
-        format!(
-            "routing     {} (recomputed from routing.policy{})",
-            if rec.escalated { "escalate" } else { "resolve" },
-            rec.routing
-                .reasons
-                .first()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default()
-        ),
-        format!("submitted   {submitted} on-chain item(s), hash-chain links recomputed"),
-    ];
-    let mut value = json!({"root": rec.root,
-        "p_fixed": rec.p_fixed.map(|p| p.to_string()),
-        "kappa_fixed": rec.kappa_fixed.to_string(),
-        "routing": if rec.escalated { "escalate" } else { "resolve" },
-        "routing_reasons": &rec.routing.reasons, "submitted": submitted});
+    let (mut human, mut value) = recomputed(&rec, &report);
     if let Some(rpc) = &args.rpc {
-        let oracle = match args.oracle {
-            Some(a) => a,
-            None => match &report.question.oracle {
-                audit::Claim::Absent => bail!("no --oracle and no question.oracle in the report"),
-                claim => *claim
-                    .required()
-                    .map_err(anyhow::Error::msg)
-                    .context("question.oracle")?,
-            },
-        };
-        let id: U256 = rec
-            .question_id
-            .context("the report has no question.id: it was not resolved on-chain")?;
-        let provider = chain::connect(rpc, std::time::Duration::from_secs(15))?;
-        mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, id).await?);
-        mismatches.extend(
-            audit::compare_submissions_with_chain(&report, &provider, oracle, id, args.from_block)
-                .await?,
-        );
-        mismatches.extend(
-            audit::compare_clarifications_with_chain(
-                &report,
-                &provider,
-                oracle,
-                id,
-                args.from_block,
-            )
-            .await?,
-        );
+        let (id, oracle) = on_chain(&args, rpc, &report, &rec, &mut mismatches).await?;
         human.push(format!("chain       question {id} on {oracle} compared"));
         value["chain"] = json!({"question": id.to_string(), "oracle": oracle});
     }
@@ -155,4 +100,75 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<Output> {
         Output::lines(value, &human),
         format!("{} mismatch(es)", mismatches.len()),
     ))
+}
+
+/// What the audit rebuilt from the report alone, as text lines and as JSON.
+fn recomputed(
+    rec: &audit::Recomputed,
+    report: &audit::AuditReport,
+) -> (Vec<String>, serde_json::Value) {
+    let submitted = report
+        .submissions
+        .as_ref()
+        .and_then(|s| s.items.ok())
+        .map_or(0, Vec::len);
+    let human = vec![
+        format!("root        {}", rec.root),
+        format!(
+            "p (1e18)    YES {}  NO {}  NULL {}",
+            rec.p_fixed[0], rec.p_fixed[1], rec.p_fixed[2]
+        ),
+        format!("kappa (1e18) {}", rec.kappa_fixed),
+        format!(
+            "routing     {} (recomputed from routing.policy{})",
+            if rec.escalated { "escalate" } else { "resolve" },
+            rec.routing
+                .reasons
+                .first()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        ),
+        format!("submitted   {submitted} on-chain item(s), hash-chain links recomputed"),
+    ];
+    let value = json!({"root": rec.root,
+        "p_fixed": rec.p_fixed.map(|p| p.to_string()),
+        "kappa_fixed": rec.kappa_fixed.to_string(),
+        "routing": if rec.escalated { "escalate" } else { "resolve" },
+        "routing_reasons": &rec.routing.reasons, "submitted": submitted});
+    (human, value)
+}
+
+/// With `--rpc`: compare the verdict, the submitted evidence and the clarifications with the
+/// chain, adding every difference to `mismatches`; the question and oracle compared.
+async fn on_chain(
+    args: &AuditArgs,
+    rpc: &str,
+    report: &audit::AuditReport,
+    rec: &audit::Recomputed,
+    mismatches: &mut Vec<Mismatch>,
+) -> anyhow::Result<(U256, Address)> {
+    let oracle = match args.oracle {
+        Some(a) => a,
+        None => match &report.question.oracle {
+            audit::Claim::Absent => bail!("no --oracle and no question.oracle in the report"),
+            claim => *claim
+                .required()
+                .map_err(anyhow::Error::msg)
+                .context("question.oracle")?,
+        },
+    };
+    let id: U256 = rec
+        .question_id
+        .context("the report has no question.id: it was not resolved on-chain")?;
+    let provider = chain::connect(rpc, std::time::Duration::from_secs(15))?;
+    mismatches.extend(audit::compare_with_chain(rec, &provider, oracle, id).await?);
+    mismatches.extend(
+        audit::compare_submissions_with_chain(report, &provider, oracle, id, args.from_block)
+            .await?,
+    );
+    mismatches.extend(
+        audit::compare_clarifications_with_chain(report, &provider, oracle, id, args.from_block)
+            .await?,
+    );
+    Ok((id, oracle))
 }

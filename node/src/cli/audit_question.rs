@@ -133,17 +133,7 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<Output> {
     for arg in &args.reports {
         loaded.push(load(arg, id).await?);
     }
-    let oracle = match args.oracle {
-        Some(o) => o,
-        None => *loaded
-            .iter()
-            .map(|l| &l.report.question.oracle)
-            .find(|c| !matches!(c, audit::Claim::Absent))
-            .context("no --oracle and no report naming question.oracle")?
-            .required()
-            .map_err(anyhow::Error::msg)
-            .context("question.oracle")?,
-    };
+    let oracle = oracle_of(args.oracle, &loaded)?;
     let provider = chain::connect(&args.rpc, Duration::from_secs(15))?;
     let view = reader::question_view(&provider, oracle, id, args.from_block)
         .await
@@ -163,27 +153,7 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<Output> {
         let _ = writeln!(out, "{line}");
     }
     let (checks, problems) = (audited.checks, audited.problems);
-    let width = checks
-        .iter()
-        .map(|c| c.field.len())
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    let _ = writeln!(
-        out,
-        "\n{:<width$}  {:<66}  {:<66}  result",
-        "check", "recomputed", "on-chain / stated"
-    );
-    for c in &checks {
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:<66}  {:<66}  {}",
-            c.field,
-            c.expected,
-            c.found,
-            if c.ok() { "ok" } else { "MISMATCH" }
-        );
-    }
+    write_checks(&mut out, &checks);
     let mismatches = pooled::failures(&checks);
     for m in &mismatches {
         let _ = writeln!(out, "MISMATCH {m}");
@@ -215,6 +185,47 @@ pub async fn run(args: QuestionAudit) -> anyhow::Result<Output> {
             problems.len()
         ),
     ))
+}
+
+/// The oracle audited: `--oracle`, else the first report that names one.
+fn oracle_of(given: Option<Address>, loaded: &[GivenReport]) -> anyhow::Result<Address> {
+    if let Some(o) = given {
+        return Ok(o);
+    }
+    Ok(*loaded
+        .iter()
+        .map(|l| &l.report.question.oracle)
+        .find(|c| !matches!(c, audit::Claim::Absent))
+        .context("no --oracle and no report naming question.oracle")?
+        .required()
+        .map_err(anyhow::Error::msg)
+        .context("question.oracle")?)
+}
+
+/// The table of checks: recomputed against on-chain or stated, one row each, the field
+/// column as wide as its longest name.
+fn write_checks(out: &mut String, checks: &[pooled::Check]) {
+    let width = checks
+        .iter()
+        .map(|c| c.field.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "\n{:<width$}  {:<66}  {:<66}  result",
+        "check", "recomputed", "on-chain / stated"
+    );
+    for c in checks {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<66}  {:<66}  {}",
+            c.field,
+            c.expected,
+            c.found,
+            if c.ok() { "ok" } else { "MISMATCH" }
+        );
+    }
 }
 
 #[cfg(test)]

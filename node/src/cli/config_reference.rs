@@ -89,8 +89,7 @@ fn serde_args(attr: &str) -> Option<&str> {
 }
 
 fn parse_into(text: &str, types: &mut BTreeMap<String, TypeDef>) {
-    let mut doc: Vec<String> = Vec::new();
-    let mut serde: Vec<String> = Vec::new();
+    let mut pending = Pending::default();
     let mut current: Option<(String, TypeDef)> = None;
     for raw in text.lines() {
         let line = raw.trim();
@@ -98,92 +97,116 @@ fn parse_into(text: &str, types: &mut BTreeMap<String, TypeDef>) {
             if let Some((name, def)) = current.take() {
                 types.entry(name).or_insert(def);
             }
-            doc.clear();
-            serde.clear();
-            continue;
-        }
-        if let Some((_, def)) = current.as_mut() {
-            if let Some(d) = line.strip_prefix("///") {
-                doc.push(d.trim().to_owned());
-            } else if let Some(args) = serde_args(line) {
-                serde.push(args.to_owned());
-            } else if line.starts_with("#[") || line.starts_with("//") || line.is_empty() {
-                // Other attributes (`#[default]`) and plain comments.
-            } else {
-                let item = if def.is_enum {
-                    let body = line.trim_end_matches(',');
-                    match body.split_once('(') {
-                        Some((variant, ty)) => Item {
-                            name: variant.to_owned(),
-                            ty: ty.trim_end_matches(')').to_owned(),
-                            ..Item::default()
+            pending.clear();
+        } else if let Some((_, def)) = current.as_mut() {
+            read_member(line, def, &mut pending);
+        } else if !pending.read(line) {
+            match type_header(raw) {
+                Some((name, is_enum)) => {
+                    let serde = pending.take_serde();
+                    current = Some((
+                        name,
+                        TypeDef {
+                            is_enum,
+                            serde,
+                            items: Vec::new(),
                         },
-                        None => Item {
-                            name: body.to_owned(),
-                            ..Item::default()
-                        },
-                    }
-                } else if let Some((field, ty)) =
-                    line.strip_prefix("pub ").and_then(|l| l.split_once(':'))
-                {
-                    Item {
-                        name: field.trim().to_owned(),
-                        ty: ty.trim().trim_end_matches(',').to_owned(),
-                        ..Item::default()
-                    }
-                } else {
-                    // A private field: not part of the configuration.
-                    doc.clear();
-                    serde.clear();
-                    continue;
-                };
-                def.items.push(Item {
-                    doc: std::mem::take(&mut doc),
-                    serde: std::mem::take(&mut serde).join(", "),
-                    ..item
-                });
+                    ));
+                    pending.doc.clear();
+                }
+                None if !line.starts_with("#[") => pending.clear(),
+                None => {}
             }
-            continue;
-        }
-        if let Some(d) = line.strip_prefix("///") {
-            doc.push(d.trim().to_owned());
-            continue;
-        }
-        if let Some(args) = serde_args(line) {
-            serde.push(args.to_owned());
-            continue;
-        }
-        let header = |kw: &str| {
-            raw.strip_prefix(kw)
-                .and_then(|l| l.strip_suffix(" {"))
-                .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-                .map(str::to_owned)
-        };
-        if let Some(name) = header("pub struct ") {
-            current = Some((
-                name,
-                TypeDef {
-                    is_enum: false,
-                    serde: std::mem::take(&mut serde).join(", "),
-                    items: Vec::new(),
-                },
-            ));
-            doc.clear();
-        } else if let Some(name) = header("pub enum ") {
-            current = Some((
-                name,
-                TypeDef {
-                    is_enum: true,
-                    serde: std::mem::take(&mut serde).join(", "),
-                    items: Vec::new(),
-                },
-            ));
-            doc.clear();
-        } else if !line.starts_with("#[") {
-            doc.clear();
-            serde.clear();
         }
     }
+}
+
+/// Doc lines and `#[serde(...)]` arguments read so far, waiting for the item they belong to.
+#[derive(Default)]
+struct Pending {
+    doc: Vec<String>,
+    serde: Vec<String>,
+}
+
+impl Pending {
+    /// Keep `line` when it is a doc comment or a serde attribute; `false` for any other line.
+    fn read(&mut self, line: &str) -> bool {
+        if let Some(d) = line.strip_prefix("///") {
+            self.doc.push(d.trim().to_owned());
+        } else if let Some(args) = serde_args(line) {
+            self.serde.push(args.to_owned());
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Drop what was read: the next line is not the item it described.
+    fn clear(&mut self) {
+        self.doc.clear();
+        self.serde.clear();
+    }
+
+    /// The serde arguments read, joined, for the item they belong to.
+    fn take_serde(&mut self) -> String {
+        std::mem::take(&mut self.serde).join(", ")
+    }
+}
+
+/// `pub struct Name {` → (`Name`, false), `pub enum Name {` → (`Name`, true).
+fn type_header(raw: &str) -> Option<(String, bool)> {
+    let header = |kw: &str| {
+        raw.strip_prefix(kw)
+            .and_then(|l| l.strip_suffix(" {"))
+            .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+            .map(str::to_owned)
+    };
+    header("pub struct ")
+        .map(|name| (name, false))
+        .or_else(|| header("pub enum ").map(|name| (name, true)))
+}
+
+/// One line inside a type's body: doc lines and attributes wait for their item; a public field
+/// or a variant becomes an item carrying them.
+fn read_member(line: &str, def: &mut TypeDef, pending: &mut Pending) {
+    if pending.read(line) || line.starts_with("#[") || line.starts_with("//") || line.is_empty() {
+        // Other attributes (`#[default]`) and plain comments.
+        return;
+    }
+    match member(line, def.is_enum) {
+        Some(item) => def.items.push(Item {
+            doc: std::mem::take(&mut pending.doc),
+            serde: pending.take_serde(),
+            ..item
+        }),
+        // A private field: not part of the configuration.
+        None => pending.clear(),
+    }
+}
+
+/// A variant (`Name` or `Name(Type)`) or a public field (`pub name: Type,`); `None` for a
+/// private field.
+fn member(line: &str, is_enum: bool) -> Option<Item> {
+    if is_enum {
+        let body = line.trim_end_matches(',');
+        return Some(match body.split_once('(') {
+            Some((variant, ty)) => Item {
+                name: variant.to_owned(),
+                ty: ty.trim_end_matches(')').to_owned(),
+                ..Item::default()
+            },
+            None => Item {
+                name: body.to_owned(),
+                ..Item::default()
+            },
+        });
+    }
+    let (field, ty) = line.strip_prefix("pub ")?.split_once(':')?;
+    Some(Item {
+        name: field.trim().to_owned(),
+        ty: ty.trim().trim_end_matches(',').to_owned(),
+        ..Item::default()
+    })
 }
 
 /// A `#[serde(key = "value")]` argument's value.
@@ -307,6 +330,28 @@ fn one_line(doc: &[String]) -> String {
     doc.join(" ").replace('|', "\\|").trim().to_owned()
 }
 
+/// A sub-table met during a walk: its type, its path and the doc of the field that holds it.
+struct Table {
+    ty: String,
+    path: String,
+    doc: String,
+}
+
+/// A unit-variant enum's type as the reference shows it: every value serde accepts.
+fn one_of(t: &TypeDef, optional: bool) -> String {
+    let rename_all = serde_value(&t.serde, "rename_all");
+    let values: Vec<String> = t
+        .items
+        .iter()
+        .map(|v| format!("`\"{}\"`", renamed(&v.name, rename_all)))
+        .collect();
+    format!(
+        "one of {}{}",
+        values.join(", "),
+        if optional { ", optional" } else { "" }
+    )
+}
+
 struct Walker {
     types: BTreeMap<String, TypeDef>,
     defaults: BTreeMap<String, String>,
@@ -327,76 +372,83 @@ impl Walker {
             self.out.unknown.push(format!("{path}: {ty}"));
             return;
         };
-        let mut tables: Vec<(String, String, String, bool)> = Vec::new();
-        for item in &def.items {
-            if has_flag(&item.serde, "skip") {
-                continue;
-            }
-            let (base, optional) = unwrap_type(&item.ty);
-            let key = serde_value(&item.serde, "rename").unwrap_or(item.name.as_str());
-            let key_path = if path.is_empty() {
-                key.to_owned()
-            } else {
-                format!("{path}.{key}")
-            };
-            if has_flag(&item.serde, "flatten") {
-                self.flatten(&base, path, section, note);
-                continue;
-            }
-            let doc = format!("{note}{}", one_line(&item.doc));
-            if let Some(value) = value_type(&base, &item.serde) {
-                let ty = if optional {
-                    format!("{value}, optional")
-                } else {
-                    value
-                };
-                let default = self.default_of(&key_path);
-                self.out.sections[section].keys.push(Key {
-                    path: key_path,
-                    ty,
-                    default,
-                    doc,
-                });
-                continue;
-            }
-            if let Some(inner) = base.strip_prefix("Vec<").and_then(|t| t.strip_suffix('>')) {
-                tables.push((inner.to_owned(), format!("{key_path}[]"), doc, true));
-                continue;
-            }
-            match self.types.get(&base) {
-                Some(t) if t.is_enum => {
-                    let rename_all = serde_value(&t.serde, "rename_all");
-                    let values: Vec<String> = t
-                        .items
-                        .iter()
-                        .map(|v| format!("`\"{}\"`", renamed(&v.name, rename_all)))
-                        .collect();
-                    let ty = format!(
-                        "one of {}{}",
-                        values.join(", "),
-                        if optional { ", optional" } else { "" }
-                    );
-                    let default = self.default_of(&key_path);
-                    self.out.sections[section].keys.push(Key {
-                        path: key_path,
-                        ty,
-                        default,
-                        doc,
-                    });
-                }
-                Some(_) => tables.push((base.clone(), key_path, doc, false)),
-                None => self.out.unknown.push(format!("{key_path}: {}", item.ty)),
-            }
-        }
-        for (ty, path, doc, _) in tables {
+        let tables: Vec<Table> = def
+            .items
+            .iter()
+            .filter_map(|item| self.walk_item(item, path, section, note))
+            .collect();
+        for table in tables {
             let index = self.out.sections.len();
             self.out.sections.push(Section {
-                path: path.clone(),
-                doc,
+                path: table.path.clone(),
+                doc: table.doc,
                 keys: Vec::new(),
             });
-            self.walk(&ty, &path, index, "");
+            self.walk(&table.ty, &table.path, index, "");
         }
+    }
+
+    /// One field of a struct walked as `path`: a key of the section, flattened keys, or the
+    /// sub-table it names (returned, walked after the section's own keys).
+    fn walk_item(&mut self, item: &Item, path: &str, section: usize, note: &str) -> Option<Table> {
+        if has_flag(&item.serde, "skip") {
+            return None;
+        }
+        let (base, optional) = unwrap_type(&item.ty);
+        let key = serde_value(&item.serde, "rename").unwrap_or(item.name.as_str());
+        let key_path = if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        };
+        if has_flag(&item.serde, "flatten") {
+            self.flatten(&base, path, section, note);
+            return None;
+        }
+        let doc = format!("{note}{}", one_line(&item.doc));
+        if let Some(value) = value_type(&base, &item.serde) {
+            let ty = if optional {
+                format!("{value}, optional")
+            } else {
+                value
+            };
+            self.push_key(section, key_path, ty, doc);
+            return None;
+        }
+        if let Some(inner) = base.strip_prefix("Vec<").and_then(|t| t.strip_suffix('>')) {
+            return Some(Table {
+                ty: inner.to_owned(),
+                path: format!("{key_path}[]"),
+                doc,
+            });
+        }
+        match self.types.get(&base) {
+            Some(t) if t.is_enum => {
+                let ty = one_of(t, optional);
+                self.push_key(section, key_path, ty, doc);
+                None
+            }
+            Some(_) => Some(Table {
+                ty: base,
+                path: key_path,
+                doc,
+            }),
+            None => {
+                self.out.unknown.push(format!("{key_path}: {}", item.ty));
+                None
+            }
+        }
+    }
+
+    /// Add key `path` to section `section`, with its default.
+    fn push_key(&mut self, section: usize, path: String, ty: String, doc: String) {
+        let default = self.default_of(&path);
+        self.out.sections[section].keys.push(Key {
+            path,
+            ty,
+            default,
+            doc,
+        });
     }
 
     /// A `#[serde(flatten)]` field of type `ty`: a struct's keys join the section; an

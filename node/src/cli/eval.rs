@@ -21,7 +21,6 @@
 //! veritas eval --replot eval.jsonl
 //! ```
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -245,77 +244,32 @@ fn read_claims(
     Ok(claims)
 }
 
-impl Totals {
-    /// Count one resolved claim (`gold` its label's outcome) and return its output line.
-    fn add(
-        &mut self,
+impl Line {
+    /// One resolved claim's result: the committee's outcome against the claim's label, under
+    /// the rule in force and the plain rule.
+    fn new(
         claim: &Claim,
-        g: Option<Outcome>,
         report: &crate::report::Report,
         policy: &crate::policy::RoutingPolicy,
         full_calls: u64,
         wall_ms: u64,
-    ) -> Line {
+    ) -> Self {
+        let g = gold(&claim.claim_label);
         let s = &report.stats;
         let resolved = report.routing.decision == Decision::Resolve;
-        let plain_decision = route_plain(s, policy);
         let outcome = report.routing.outcome;
-        let correct = resolved.then(|| g.is_some() && outcome == g);
         let n = s.counts.as_array();
         let unanimous = s.valid > 0 && n.iter().filter(|&&c| c > 0).count() == 1;
-        let unanimous_confident =
-            unanimous && outcome.is_some_and(|o| s.posterior[o.index()] >= policy.min_posterior);
-        let row = match g {
-            Some(o) => o.index(),
-            None => 3,
-        };
-        self.n += 1;
-        self.calls += report.committee.calls;
-        self.calls_full += full_calls;
-        self.failed += s.failed;
-        self.valid += s.valid;
-        let tokens = Tokens::of(&report.ballots);
-        self.tokens.add(tokens);
-        self.wall_ms += wall_ms;
-        self.confusion[row][outcome.map(|o| o.index()).unwrap_or(3)] += 1;
-        self.routing[row][usize::from(!resolved)] += 1;
-        if resolved {
-            self.resolved += 1;
-            self.resolved_correct += u64::from(correct == Some(true));
-        }
-        if plain_decision == Decision::Resolve {
-            self.plain_resolved += 1;
-            self.plain_resolved_correct += u64::from(g.is_some() && outcome == g);
-        }
-        let reasons = &report.routing.reasons;
-        let any = |prefix: &str| u64::from(reasons.iter().any(|r| r.starts_with(prefix)));
-        self.no_relevant_evidence += any("no relevant evidence");
-        self.not_yes_no += any("not a yes/no question");
-        self.effective_bound += any("effective lower 95% bound");
-        if unanimous_confident {
-            self.uc += 1;
-            self.uc_correct += u64::from(g.is_some() && outcome == g);
-        }
-        if let Some(gold) = g {
-            self.brier_n += 1;
-            self.lead_correct += u64::from(outcome == Some(gold));
-            self.brier_sum += Outcome::ALL
-                .iter()
-                .map(|k| {
-                    let y = if *k == gold { 1.0 } else { 0.0 };
-                    (s.posterior[k.index()] - y).powi(2)
-                })
-                .sum::<f64>();
-        }
         Line {
             claim_id: claim.claim_id.clone(),
             label: claim.claim_label.clone(),
             gold: g,
             decision: report.routing.decision,
-            plain_decision,
+            plain_decision: route_plain(s, policy),
             outcome,
-            correct,
-            unanimous_confident,
+            correct: resolved.then(|| g.is_some() && outcome == g),
+            unanimous_confident: unanimous
+                && outcome.is_some_and(|o| s.posterior[o.index()] >= policy.min_posterior),
             posterior: s.posterior,
             counts: n,
             kappa: s.kappa,
@@ -327,9 +281,75 @@ impl Totals {
             stop_iteration: report.committee.stop_iteration,
             root: report.root,
             wall_ms,
-            tokens,
+            tokens: Tokens::of(&report.ballots),
             reasons: report.routing.reasons.clone(),
         }
+    }
+
+    /// Whether the leading outcome is the label's (never for a claim without one).
+    fn lead_matches(&self) -> bool {
+        self.gold.is_some() && self.outcome == self.gold
+    }
+}
+
+/// The Brier score of a posterior against the label's outcome.
+fn brier(posterior: &[f64; 3], gold: Outcome) -> f64 {
+    Outcome::ALL
+        .iter()
+        .map(|k| {
+            let y = if *k == gold { 1.0 } else { 0.0 };
+            (posterior[k.index()] - y).powi(2)
+        })
+        .sum::<f64>()
+}
+
+impl Totals {
+    /// Count one claim's result line.
+    fn add(&mut self, line: &Line) {
+        let resolved = line.decision == Decision::Resolve;
+        let row = match line.gold {
+            Some(o) => o.index(),
+            None => 3,
+        };
+        self.n += 1;
+        self.calls += line.calls;
+        self.calls_full += line.calls_without_early_stopping;
+        self.failed += line.failed;
+        self.valid += line.valid;
+        self.tokens.add(line.tokens);
+        self.wall_ms += line.wall_ms;
+        self.confusion[row][line.outcome.map(|o| o.index()).unwrap_or(3)] += 1;
+        self.routing[row][usize::from(!resolved)] += 1;
+        if resolved {
+            self.resolved += 1;
+            self.resolved_correct += u64::from(line.correct == Some(true));
+        }
+        if line.plain_decision == Decision::Resolve {
+            self.plain_resolved += 1;
+            self.plain_resolved_correct += u64::from(line.lead_matches());
+        }
+        let any = |prefix: &str| u64::from(line.reasons.iter().any(|r| r.starts_with(prefix)));
+        self.no_relevant_evidence += any("no relevant evidence");
+        self.not_yes_no += any("not a yes/no question");
+        self.effective_bound += any("effective lower 95% bound");
+        if line.unanimous_confident {
+            self.uc += 1;
+            self.uc_correct += u64::from(line.lead_matches());
+        }
+        if let Some(gold) = line.gold {
+            self.brier_n += 1;
+            self.lead_correct += u64::from(line.outcome == Some(gold));
+            self.brier_sum += brier(&line.posterior, gold);
+        }
+    }
+}
+
+/// `a / b`, or `None` when nothing was counted.
+fn ratio(a: u64, b: u64) -> Option<f64> {
+    if b == 0 {
+        None
+    } else {
+        Some(a as f64 / b as f64)
     }
 }
 
@@ -345,13 +365,6 @@ impl Totals {
         injected_from: Option<&PathBuf>,
     ) -> serde_json::Value {
         let committee = engine.committee();
-        let ratio = |a: u64, b: u64| {
-            if b == 0 {
-                None
-            } else {
-                Some(a as f64 / b as f64)
-            }
-        };
         json!({
             "summary": true,
             "claims": self.n,
@@ -384,14 +397,7 @@ impl Totals {
             "failed_ballots": self.failed,
             "valid_ballot_rate": ratio(self.valid, self.valid + self.failed),
             "tokens": self.tokens,
-            "per_claim": {
-                "prompt_tokens": ratio(self.tokens.prompt, self.n),
-                "cached_prompt_tokens": ratio(self.tokens.cached_prompt, self.n),
-                "computed_prompt_tokens": ratio(self.tokens.computed_prompt, self.n),
-                "completion_tokens": ratio(self.tokens.completion, self.n),
-                "cost_usd": if self.n == 0 { None } else { Some(self.tokens.cost_usd / self.n as f64) },
-                "wall_seconds": if self.n == 0 { None } else { Some(self.wall_ms as f64 / 1000.0 / self.n as f64) },
-            },
+            "per_claim": self.per_claim(),
             "computed_prompt_share": ratio(self.tokens.computed_prompt, self.tokens.prompt),
             "injected_items": injected.len(),
             "injected_from": injected_from.map(|p| p.display().to_string()),
@@ -404,6 +410,18 @@ impl Totals {
                 "jurors": committee.jurors.iter().map(|j| j.juror.label().to_owned()).collect::<Vec<_>>(),
             },
             "routing_policy": policy,
+        })
+    }
+
+    /// What one claim cost on average: tokens, money, time.
+    fn per_claim(&self) -> serde_json::Value {
+        json!({
+            "prompt_tokens": ratio(self.tokens.prompt, self.n),
+            "cached_prompt_tokens": ratio(self.tokens.cached_prompt, self.n),
+            "computed_prompt_tokens": ratio(self.tokens.computed_prompt, self.n),
+            "completion_tokens": ratio(self.tokens.completion, self.n),
+            "cost_usd": if self.n == 0 { None } else { Some(self.tokens.cost_usd / self.n as f64) },
+            "wall_seconds": if self.n == 0 { None } else { Some(self.wall_ms as f64 / 1000.0 / self.n as f64) },
         })
     }
 }
@@ -439,47 +457,16 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<Output> {
         )),
         None => None,
     };
-    let bar = ProgressBar::new(claims.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} claims {wide_msg} [{elapsed}<{eta}]")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = claims_bar(claims.len());
     let mut t = Totals::default();
     let mut scored: Vec<Scored> = Vec::with_capacity(claims.len());
     for claim in &claims {
         let q0 = Instant::now();
-        let g = gold(&claim.claim_label);
-        let report = resolve(
-            &engine,
-            QuestionInfo {
-                text: claim.claim.clone(),
-                id: None,
-                chain_id: None,
-                oracle: None,
-                clarifications: Vec::new(),
-                clock: None,
-            },
-            crate::jury::SeedSource::Offline {
-                question_id: alloy::primitives::U256::ZERO,
-            },
-            Evidence::Given {
-                items: bundle(claim, &injected).evidence,
-                rubric: Rubric::default(),
-                submissions: None,
-            },
-            &mut |_| {},
-            &mut |_| {},
-        )
-        .await
-        .map_err(|e| anyhow::anyhow!(e))?;
+        let report = resolve_claim(&engine, claim, &injected).await?;
         let wall_ms = u64::try_from(q0.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let line = t.add(claim, g, &report, &policy, full_calls, wall_ms);
-        let tokens = line.tokens;
-        if let Some(w) = out.as_mut() {
-            serde_json::to_writer(&mut *w, &line)?;
-            w.write_all(b"\n")?;
-            w.flush()?;
-        }
+        let line = Line::new(claim, &report, &policy, full_calls, wall_ms);
+        t.add(&line);
+        write_line(out.as_mut(), &line)?;
         scored.push(Scored {
             posterior: line.posterior,
             counts: line.counts,
@@ -487,23 +474,75 @@ pub async fn run(args: EvalArgs) -> anyhow::Result<Output> {
             gold: line.gold,
         });
         bar.inc(1);
-        bar.set_message(format!(
-            "resolved {} ({} correct); last claim {} prompt tokens ({} cached), ${:.6}",
-            t.resolved, t.resolved_correct, tokens.prompt, tokens.cached_prompt, tokens.cost_usd
-        ));
+        bar.set_message(progress_message(&t, &line.tokens));
     }
     bar.finish_and_clear();
     let summary = t.summary(started, &engine, &policy, &injected, args.inject.as_ref());
-    if let Some(w) = out.as_mut() {
-        serde_json::to_writer(&mut *w, &summary)?;
-        w.write_all(b"\n")?;
-        w.flush()?;
-    }
+    write_line(out.as_mut(), &summary)?;
     if let Some(path) = &args.out {
         write_figures(path, &scored, t.resolved)?;
     }
     let pretty = serde_json::to_string_pretty(&summary)?;
     Ok(Output::json(summary, pretty))
+}
+
+/// One bar over the claims, with an estimate of the time left: a run can take hours.
+fn claims_bar(claims: usize) -> ProgressBar {
+    let bar = ProgressBar::new(claims as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} claims {wide_msg} [{elapsed}<{eta}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// The bar's message after a claim: the running precision, and what the last claim cost.
+fn progress_message(t: &Totals, tokens: &Tokens) -> String {
+    format!(
+        "resolved {} ({} correct); last claim {} prompt tokens ({} cached), ${:.6}",
+        t.resolved, t.resolved_correct, tokens.prompt, tokens.cached_prompt, tokens.cost_usd
+    )
+}
+
+/// Resolve one claim offline on its own bundle (plus the injected items), no progress shown.
+async fn resolve_claim(
+    engine: &Engine,
+    claim: &Claim,
+    injected: &[EvidenceItem],
+) -> anyhow::Result<crate::report::Report> {
+    resolve(
+        engine,
+        QuestionInfo {
+            text: claim.claim.clone(),
+            id: None,
+            chain_id: None,
+            oracle: None,
+            clarifications: Vec::new(),
+            clock: None,
+        },
+        crate::jury::SeedSource::Offline {
+            question_id: alloy::primitives::U256::ZERO,
+        },
+        Evidence::Given {
+            items: bundle(claim, injected).evidence,
+            rubric: Rubric::default(),
+            submissions: None,
+        },
+        &mut |_| {},
+        &mut |_| {},
+    )
+    .await
+    .map_err(|e| anyhow::anyhow!(e))
+}
+
+/// Append one JSON line to `--out` (when given), flushed so an interrupted run keeps its lines.
+fn write_line(out: Option<&mut impl std::io::Write>, value: &impl Serialize) -> anyhow::Result<()> {
+    if let Some(w) = out {
+        serde_json::to_writer(&mut *w, value)?;
+        w.write_all(b"\n")?;
+        w.flush()?;
+    }
+    Ok(())
 }
 
 /// Write `<lines>.coverage.svg` and `<lines>.reliability.svg` next to a run's lines.

@@ -201,35 +201,10 @@ pub fn read_evidence(path: &Path) -> anyhow::Result<Vec<EvidenceItem>> {
 pub async fn run(args: ResolveArgs, json: bool) -> anyhow::Result<Output> {
     let started = std::time::Instant::now();
     let mut config = args.jury.settings()?;
-    let evidence = match &args.evidence {
-        Some(path) => Evidence::Given {
-            items: read_evidence(path)?,
-            rubric: Rubric::default(),
-            submissions: None,
-        },
-        None => {
-            if let Some(dir) = &args.corpus {
-                config.evidence.collectors.local.enabled = true;
-                config.evidence.collectors.local.dir = dir.clone();
-            }
-            if let Some(file) = &args.submitted {
-                config.evidence.collectors.submitted.enabled = true;
-                config.evidence.collectors.submitted.file = Some(file.clone());
-            }
-            Evidence::Gather {
-                resolve_after: Some(args.resolve_after.unwrap_or_else(|| SystemClock.now_utc())),
-                // `--submitted FILE` feeds the file collector; on-chain items are the daemon's.
-                submissions: None,
-            }
-        }
-    };
+    let evidence = evidence_source(&args, &mut config)?;
     let gather = matches!(evidence, Evidence::Gather { .. });
     let engine = Engine::from_config(&config, gather).map_err(|e| anyhow::anyhow!(e))?;
-    let bar = ProgressBar::new(u64::from(engine.committee().config.iterations));
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} iteration {pos}/{len} {wide_msg} [{elapsed}]")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = progress_bar(engine.committee().config.iterations);
     let mut on_search = |search: &SearchRecord| {
         // Progress for a person (the committee can take a while); `--json` prints the result only.
         if !json {
@@ -240,17 +215,7 @@ pub async fn run(args: ResolveArgs, json: bool) -> anyhow::Result<Output> {
     };
     let mut on_iteration = |p: &IterationProgress| {
         bar.set_position(u64::from(p.iteration));
-        bar.set_message(format!(
-            "P = [{:.3} {:.3} {:.3}]  valid {}  failed {}{}",
-            p.posterior[0],
-            p.posterior[1],
-            p.posterior[2],
-            p.valid,
-            p.failed,
-            p.divergence
-                .map(|d| format!("  KL {d:.4} bit"))
-                .unwrap_or_default()
-        ));
+        bar.set_message(iteration_message(p));
     };
     if !gather {
         bar.enable_steady_tick(Duration::from_millis(200));
@@ -277,19 +242,77 @@ pub async fn run(args: ResolveArgs, json: bool) -> anyhow::Result<Output> {
     .map_err(|e| anyhow::anyhow!(e))?;
     bar.finish_and_clear();
 
-    let out = args.out.unwrap_or_else(|| {
-        PathBuf::from(".veritas/reports").join(format!("{}.json", report.root.file_stem()))
-    });
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let text = serde_json::to_string_pretty(&report)?;
-    std::fs::write(&out, text + "\n").with_context(|| format!("cannot write {}", out.display()))?;
+    let out = write_report(&report, args.out)?;
     let elapsed = started.elapsed();
     let human = summary(&report, elapsed, &out);
     let value = serde_json::json!({"report_file": out, "root": report.root,
         "seconds": elapsed.as_secs_f64(), "report": report});
     Ok(Output::text(value, human))
+}
+
+/// The evidence to resolve on: the `--evidence` file as given, else gathered from the
+/// configured collectors (with `--corpus` and `--submitted` switched on) up to the cutoff.
+fn evidence_source(args: &ResolveArgs, config: &mut Config) -> anyhow::Result<Evidence> {
+    if let Some(path) = &args.evidence {
+        return Ok(Evidence::Given {
+            items: read_evidence(path)?,
+            rubric: Rubric::default(),
+            submissions: None,
+        });
+    }
+    if let Some(dir) = &args.corpus {
+        config.evidence.collectors.local.enabled = true;
+        config.evidence.collectors.local.dir = dir.clone();
+    }
+    if let Some(file) = &args.submitted {
+        config.evidence.collectors.submitted.enabled = true;
+        config.evidence.collectors.submitted.file = Some(file.clone());
+    }
+    Ok(Evidence::Gather {
+        resolve_after: Some(args.resolve_after.unwrap_or_else(|| SystemClock.now_utc())),
+        // `--submitted FILE` feeds the file collector; on-chain items are the daemon's.
+        submissions: None,
+    })
+}
+
+/// One bar over the committee's iterations, for a person watching a run that takes a while.
+fn progress_bar(iterations: u32) -> ProgressBar {
+    let bar = ProgressBar::new(u64::from(iterations));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} iteration {pos}/{len} {wide_msg} [{elapsed}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// The bar's message after an iteration: the posterior so far, ballots, and the divergence
+/// early stopping watches.
+fn iteration_message(p: &IterationProgress) -> String {
+    format!(
+        "P = [{:.3} {:.3} {:.3}]  valid {}  failed {}{}",
+        p.posterior[0],
+        p.posterior[1],
+        p.posterior[2],
+        p.valid,
+        p.failed,
+        p.divergence
+            .map(|d| format!("  KL {d:.4} bit"))
+            .unwrap_or_default()
+    )
+}
+
+/// Write the report as pretty JSON to `out` (default `.veritas/reports/<root>.json`); the
+/// path written.
+fn write_report(report: &Report, out: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let out = out.unwrap_or_else(|| {
+        PathBuf::from(".veritas/reports").join(format!("{}.json", report.root.file_stem()))
+    });
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(report)?;
+    std::fs::write(&out, text + "\n").with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(out)
 }
 
 /// What was searched and found, before the committee starts (it can take a while).
@@ -316,10 +339,11 @@ fn print_search(search: &SearchRecord) {
     }
 }
 
+/// The text summary of a resolution: the question and its evidence, the committee's
+/// statistics, the routing, and where the report went.
 fn summary(r: &Report, elapsed: Duration, out: &Path) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
-    let s = &r.stats;
     _ = writeln!(o, "question   {}", r.question.text);
     _ = writeln!(o, "root       {}", r.root);
     _ = writeln!(o, "evidence   {} items", r.evidence.len());
@@ -327,6 +351,17 @@ fn summary(r: &Report, elapsed: Duration, out: &Path) -> String {
         let snippet: String = e.snippet.chars().take(90).collect();
         _ = writeln!(o, "  [{}] {} — {}", e.id, e.title, snippet);
     }
+    write_stats(&mut o, r);
+    write_routing(&mut o, r);
+    _ = writeln!(o, "report     {}", out.display());
+    _ = writeln!(o, "time       {:.1} s", elapsed.as_secs_f64());
+    o
+}
+
+/// The committee's ballots and statistics: posterior, agreement, effective sample size.
+fn write_stats(o: &mut String, r: &Report) {
+    use std::fmt::Write as _;
+    let s = &r.stats;
     _ = writeln!(
         o,
         "ballots    {} cast, {} valid, {} failed; stopped after iteration {} of {}{}",
@@ -362,6 +397,12 @@ fn summary(r: &Report, elapsed: Duration, out: &Path) -> String {
         "n_eff      {:.2}   entropy {:.3} bit",
         s.n_eff, s.entropy_bits
     );
+}
+
+/// The routing decision with its reasons, the correlation-scaled figures it used, and every
+/// failed ballot.
+fn write_routing(o: &mut String, r: &Report) {
+    use std::fmt::Write as _;
     if let Some(e) = &r.routing.effective {
         _ = writeln!(
             o,
@@ -399,7 +440,4 @@ fn summary(r: &Report, elapsed: Duration, out: &Path) -> String {
             f.failure.as_deref().unwrap_or("")
         );
     }
-    _ = writeln!(o, "report     {}", out.display());
-    _ = writeln!(o, "time       {:.1} s", elapsed.as_secs_f64());
-    o
 }

@@ -68,7 +68,6 @@ pub async fn run(args: VerdictArgs) -> anyhow::Result<Output> {
 pub fn render(v: &reader::QuestionView) -> String {
     use std::fmt::Write as _;
     let mut o = String::new();
-    let p = &v.parameters;
     let _ = writeln!(
         o,
         "question {} on {} (chain {}, read at block {}, time {})",
@@ -83,6 +82,16 @@ pub fn render(v: &reader::QuestionView) -> String {
     if let Some(verdict) = &v.verdict {
         render_verdict(&mut o, verdict, v.arbitrated.is_some());
     }
+    render_outcome(&mut o, v);
+    render_asking(&mut o, v);
+    render_terms(&mut o, v);
+    render_reports(&mut o, v);
+    o
+}
+
+/// The posted triple and any dispute: what stands between the verdict and final.
+fn render_outcome(o: &mut String, v: &reader::QuestionView) {
+    use std::fmt::Write as _;
     if let Some(posted) = &v.posted {
         let _ = writeln!(
             o,
@@ -105,6 +114,11 @@ pub fn render(v: &reader::QuestionView) -> String {
             let _ = writeln!(o, "  dispute       none");
         }
     }
+}
+
+/// Who asked what and when: the hash, the asker, deferrals and clarifications.
+fn render_asking(o: &mut String, v: &reader::QuestionView) {
+    use std::fmt::Write as _;
     let _ = writeln!(o, "  question hash {}", v.question_hash);
     let _ = writeln!(
         o,
@@ -132,6 +146,12 @@ pub fn render(v: &reader::QuestionView) -> String {
             serde_json::Value::from(text.as_str())
         );
     }
+}
+
+/// The question's parameters and fees, fixed when it was asked.
+fn render_terms(o: &mut String, v: &reader::QuestionView) {
+    use std::fmt::Write as _;
+    let p = &v.parameters;
     let _ = writeln!(
         o,
         "  parameters    quorum {}, max {} ballots per report, report window {}, challenge window {}",
@@ -148,11 +168,16 @@ pub fn render(v: &reader::QuestionView) -> String {
         wei(p.evidence_fee)
     );
     let _ = writeln!(o, "  pending fee   {}", wei(v.pending_fee));
+}
+
+/// Every operator's report, numbered, with where it landed on chain.
+fn render_reports(o: &mut String, v: &reader::QuestionView) {
+    use std::fmt::Write as _;
     let _ = writeln!(
         o,
         "  reports       {} (quorum {})",
         v.reports.len(),
-        p.quorum
+        v.parameters.quorum
     );
     for (i, r) in v.reports.iter().enumerate() {
         let _ = writeln!(o, "    {}. {}", i + 1, r.summary());
@@ -162,7 +187,6 @@ pub fn render(v: &reader::QuestionView) -> String {
             r.merkle_root, r.block, r.tx
         );
     }
-    o
 }
 
 /// Where the question stands on its way to final, in words.

@@ -151,47 +151,72 @@ pub fn run(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let inputs = neutral_inputs();
     let k = scenario.accuracies.len().max(1);
-    let names: Vec<String> = (0..k).map(|i| format!("model-{i}")).collect();
-    let (mut old_resolved, mut old_correct, mut new_resolved, mut new_correct) = (0, 0, 0, 0);
-    let (mut ballots_sum, mut n_eff_sum) = (0u64, 0.0);
+    let pool = Pool {
+        scenario,
+        names: (0..k).map(|i| format!("model-{i}")).collect(),
+    };
+    let mut tally = Tally::default();
     for _ in 0..questions {
+        let question = pool.question(&mut rng);
+        let records = pool.committee(&mut rng, shape, &question);
+        tally.add(&records, question.truth, &inputs, policy);
+    }
+    Outcomes {
+        scenario: scenario.clone(),
+        questions,
+        mean_ballots: tally.ballots as f64 / questions.max(1) as f64,
+        mean_n_eff: tally.n_eff / questions.max(1) as f64,
+        old: RuleFigures::new(tally.old_resolved, tally.old_correct, questions),
+        new: RuleFigures::new(tally.new_resolved, tally.new_correct, questions),
+    }
+}
+
+/// A scenario's models, named as their ballots record them.
+struct Pool<'a> {
+    scenario: &'a Scenario,
+    names: Vec<String>,
+}
+
+/// One simulated question: its true outcome and each model's judgement of it (a draw).
+struct Question {
+    truth: Outcome,
+    judgements: Vec<f64>,
+}
+
+impl Pool<'_> {
+    /// Draw a question: the truth, then each model's judgement, the question's shared draw
+    /// with probability `between`, else its own.
+    fn question(&self, rng: &mut ChaCha8Rng) -> Question {
         let truth = if rng.random_bool(0.5) {
             Outcome::Yes
         } else {
             Outcome::No
         };
         let shared: f64 = rng.random();
-        let judgements: Vec<f64> = (0..k)
+        let judgements = (0..self.names.len())
             .map(|_| {
                 let own: f64 = rng.random();
-                if rng.random_bool(scenario.between.clamp(0.0, 1.0)) {
+                if rng.random_bool(self.scenario.between.clamp(0.0, 1.0)) {
                     shared
                 } else {
                     own
                 }
             })
             .collect();
+        Question { truth, judgements }
+    }
+
+    /// The committee on one question: up to T iterations of M ballots, stopped early once
+    /// the posterior settles.
+    fn committee(&self, rng: &mut ChaCha8Rng, shape: &Shape, q: &Question) -> Vec<BallotRecord> {
         let mut records: Vec<BallotRecord> = Vec::new();
         let mut counts = [0u64; 3];
         let mut tracker: Option<StopTracker> = shape.stopping.map(|s| s.tracker());
         for t in 1..=shape.iterations {
             for _ in 0..shape.ballots {
-                let m = rng.random_range(0..k);
-                let fresh: f64 = rng.random();
-                let u = if rng.random_bool(scenario.within.clamp(0.0, 1.0)) {
-                    judgements[m]
-                } else {
-                    fresh
-                };
-                let accuracy = scenario.accuracies.get(m).copied().unwrap_or(0.5);
-                let vote = vote_of(u, accuracy, truth, scenario.null_share);
+                let (vote, record) = self.ballot(rng, q, t);
                 counts[vote.index()] += 1;
-                records.push(BallotRecord {
-                    iteration: t,
-                    model: names[m].clone(),
-                    archetype: "simulated".to_owned(),
-                    vote: Some(vote),
-                });
+                records.push(record);
             }
             let valid: u64 = counts.iter().sum();
             if let Some(tracker) = tracker.as_mut()
@@ -200,27 +225,71 @@ pub fn run(
                 break;
             }
         }
-        let summary = summarize(&records);
-        ballots_sum += summary.valid;
-        n_eff_sum += summary.n_eff;
-        let new = route(&summary, &inputs, policy);
+        records
+    }
+
+    /// One ballot of iteration `iteration`: a model drawn uniformly, repeating its judgement
+    /// with probability `within`, else voting on a fresh draw.
+    fn ballot(
+        &self,
+        rng: &mut ChaCha8Rng,
+        q: &Question,
+        iteration: u32,
+    ) -> (Outcome, BallotRecord) {
+        let m = rng.random_range(0..self.names.len());
+        let fresh: f64 = rng.random();
+        let u = if rng.random_bool(self.scenario.within.clamp(0.0, 1.0)) {
+            q.judgements[m]
+        } else {
+            fresh
+        };
+        let accuracy = self.scenario.accuracies.get(m).copied().unwrap_or(0.5);
+        let vote = vote_of(u, accuracy, q.truth, self.scenario.null_share);
+        let record = BallotRecord {
+            iteration,
+            model: self.names[m].clone(),
+            archetype: "simulated".to_owned(),
+            vote: Some(vote),
+        };
+        (vote, record)
+    }
+}
+
+/// Running totals of both rules over a scenario's questions.
+#[derive(Debug, Default)]
+struct Tally {
+    old_resolved: u64,
+    old_correct: u64,
+    new_resolved: u64,
+    new_correct: u64,
+    /// Sum of valid ballots.
+    ballots: u64,
+    /// Sum of n_eff.
+    n_eff: f64,
+}
+
+impl Tally {
+    /// Route one committee's ballots with both rules and count what each did.
+    fn add(
+        &mut self,
+        records: &[BallotRecord],
+        truth: Outcome,
+        inputs: &RoutingInputs,
+        policy: &RoutingPolicy,
+    ) {
+        let summary = summarize(records);
+        self.ballots += summary.valid;
+        self.n_eff += summary.n_eff;
+        let new = route(&summary, inputs, policy);
         let right = new.outcome == Some(truth);
         if route_plain(&summary, policy) == Decision::Resolve {
-            old_resolved += 1;
-            old_correct += u64::from(right);
+            self.old_resolved += 1;
+            self.old_correct += u64::from(right);
         }
         if new.decision == Decision::Resolve {
-            new_resolved += 1;
-            new_correct += u64::from(right);
+            self.new_resolved += 1;
+            self.new_correct += u64::from(right);
         }
-    }
-    Outcomes {
-        scenario: scenario.clone(),
-        questions,
-        mean_ballots: ballots_sum as f64 / questions.max(1) as f64,
-        mean_n_eff: n_eff_sum / questions.max(1) as f64,
-        old: RuleFigures::new(old_resolved, old_correct, questions),
-        new: RuleFigures::new(new_resolved, new_correct, questions),
     }
 }
 

@@ -118,10 +118,55 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
             args.nodes
         );
     }
-    let nodes = usize::from(args.nodes);
+    let Devnet {
+        mut anvil,
+        signers,
+        oracle,
+        deploy_block,
+    } = start_devnet(&args).await?;
 
+    // Reports stay after the demo (`.veritas/` is ignored by git); each run starts afresh.
+    let data = root.join(".veritas/demo");
+    if data.exists() {
+        std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
+    }
+    let config = demo_config(&root, &anvil.url, oracle, deploy_block, &data, args.replay)?;
+
+    let cancel = CancellationToken::new();
+    let (tasks, started) = spawn_nodes(&config, signers, &data, &cancel)?;
+    let outcome = ask_and_watch(&args, &anvil, oracle, &questions, started).await;
+    cancel.cancel();
+    let mut results = Vec::new();
+    for task in tasks {
+        results.push(task.await);
+    }
+    anvil.stop();
+    outcome?;
+    for result in results {
+        match result {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e.into()),
+            Err(e) => return Err(anyhow::anyhow!("node task: {e}")),
+        }
+    }
+    // The demo prints its verdicts as they come (and stays up with `--web`).
+    Ok(super::output::Output::Streamed)
+}
+
+/// The local chain the demo runs on, with the oracle deployed and its operators' keys.
+struct Devnet {
+    anvil: Anvil,
+    signers: Vec<PrivateKeySigner>,
+    oracle: Address,
+    deploy_block: u64,
+}
+
+/// Start anvil, deploy the oracle with one operator per node, and set the quorum and reveal
+/// window asked for.
+async fn start_devnet(args: &DemoArgs) -> anyhow::Result<Devnet> {
+    let nodes = usize::from(args.nodes);
     eprintln!("starting anvil ...");
-    let mut anvil = Anvil::spawn(AnvilOptions::default()).await?;
+    let anvil = Anvil::spawn(AnvilOptions::default()).await?;
     let signers: Vec<PrivateKeySigner> = NODE_KEYS[..nodes]
         .iter()
         .map(|k| Ok::<PrivateKeySigner, anyhow::Error>(anvil.key(*k)?.parse()?))
@@ -141,55 +186,35 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<super::output::Output> {
         "oracle {oracle} on {} (block {deploy_block}); {nodes} node(s), quorum {}{reporting}",
         anvil.url, args.quorum
     );
+    Ok(Devnet {
+        anvil,
+        signers,
+        oracle,
+        deploy_block,
+    })
+}
 
-    // Reports stay after the demo (`.veritas/` is ignored by git); each run starts afresh.
-    let data = root.join(".veritas/demo");
-    if data.exists() {
-        std::fs::remove_dir_all(&data).with_context(|| format!("clearing {}", data.display()))?;
+/// Once the nodes are up: ask the questions, print each verdict as it settles, and with
+/// `--serve` stay up until Ctrl-C.
+async fn ask_and_watch(
+    args: &DemoArgs,
+    anvil: &Anvil,
+    oracle: Address,
+    questions: &[(String, u64)],
+    started: Vec<NodeStart>,
+) -> anyhow::Result<()> {
+    let running = await_nodes(started).await?;
+    let ids = ask_all(anvil, oracle, questions).await?;
+    let web = running[0].web.clone();
+    eprintln!(
+        "the committee is at work (follow it live at {web}/); each verdict prints when it settles"
+    );
+    wait_and_print(&anvil.url, oracle, &ids, questions, &running, args.timeout).await?;
+    if args.serve {
+        println!("\nchain and node(s) stay up: open {web}/ (Ctrl-C to stop)");
+        daemon::shutdown_signal().await;
     }
-    let config = demo_config(&root, &anvil.url, oracle, deploy_block, &data, args.replay)?;
-
-    let cancel = CancellationToken::new();
-    let (tasks, started) = spawn_nodes(&config, signers, &data, &cancel)?;
-    let outcome = async {
-        let running = await_nodes(started).await?;
-        let ids = ask_all(&anvil, oracle, &questions).await?;
-        let web = running[0].web.clone();
-        eprintln!(
-            "the committee is at work (follow it live at {web}/); each verdict prints when it settles"
-        );
-        wait_and_print(
-            &anvil.url,
-            oracle,
-            &ids,
-            &questions,
-            &running,
-            args.timeout,
-        )
-        .await?;
-        if args.serve {
-            println!("\nchain and node(s) stay up: open {web}/ (Ctrl-C to stop)");
-            daemon::shutdown_signal().await;
-        }
-        Ok::<(), anyhow::Error>(())
-    }
-    .await;
-    cancel.cancel();
-    let mut results = Vec::new();
-    for task in tasks {
-        results.push(task.await);
-    }
-    anvil.stop();
-    outcome?;
-    for result in results {
-        match result {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(e.into()),
-            Err(e) => return Err(anyhow::anyhow!("node task: {e}")),
-        }
-    }
-    // The demo prints its verdicts as they come (and stays up with `--web`).
-    Ok(super::output::Output::Streamed)
+    Ok(())
 }
 
 /// A node's daemon task, run in this process.

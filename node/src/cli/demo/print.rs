@@ -20,7 +20,7 @@ pub(super) async fn print_pooled(
     provider: &chain::ChainProvider,
     oracle: Address,
 ) -> anyhow::Result<bool> {
-    use crate::audit::pooled::{self, failures};
+    use crate::audit::pooled;
     let view = contract::reader::question_view(provider, oracle, id, 0).await?;
     let claims: Vec<pooled::ReportClaim> = view.reports.iter().map(|r| r.claim()).collect();
     let mut problems: Vec<audit::Mismatch> = Vec::new();
@@ -31,55 +31,8 @@ pub(super) async fn print_pooled(
     let Some(pooled) = pooled::pool(&claims, u64::from(view.parameters.quorum)) else {
         bail!("question {id} has a verdict but no report on-chain");
     };
-    // The court's triple (or a default's unresolvable one) replaces the pooled one.
-    let arbitrated = matches!(view.status.as_str(), "Arbitrated" | "Defaulted");
-    if let Some(v) = &view.verdict {
-        problems.extend(failures(&pooled::compare_with_chain(
-            "chain.getVerdict",
-            &pooled,
-            &v.verdict(),
-            !arbitrated,
-        )));
-    }
-    if let Some(posted) = &view.posted {
-        problems.extend(failures(&pooled::compare_with_chain(
-            "chain.VerdictPosted",
-            &pooled,
-            &posted.verdict(),
-            true,
-        )));
-    }
-    if !pooled::status_consistent(&pooled, &view.status, view.dispute.is_some()) {
-        problems.push(audit::Mismatch {
-            field: "chain.verdictStatus".into(),
-            expected: if pooled.escalated {
-                "Escalated"
-            } else {
-                "Resolved"
-            }
-            .into(),
-            found: view.status.clone(),
-        });
-    }
-    let share = |k: usize| crate::stats::format_percent(pooled.p_fixed[k], 1);
-    let counts: Vec<String> = pooled.counts.iter().map(u64::to_string).collect();
-    let why: Vec<String> = pooled.reasons.iter().map(ToString::to_string).collect();
-    println!(
-        "  pooled on-chain: {} — YES {} NO {} NULL {} from {} reports (counts {}), \
-         kappa {} (the lowest){}",
-        view.status,
-        share(0),
-        share(1),
-        share(2),
-        pooled.reports,
-        counts.join("/"),
-        crate::stats::format_wad(pooled.kappa, 2),
-        if why.is_empty() {
-            String::new()
-        } else {
-            format!("; escalated: {}", why.join(", "))
-        }
-    );
+    problems.extend(pooled_against_chain(&pooled, &view));
+    print_pooled_line(&pooled, &view.status);
     if problems.is_empty() {
         println!(
             "  audit OK: every report rebuilds from its file and matches its event; the pooled \
@@ -93,6 +46,71 @@ pub(super) async fn print_pooled(
     }
     println!("  web {}/#/q/{id}", nodes[0].web);
     Ok(problems.is_empty())
+}
+
+/// The pooled verdict rebuilt from the reports against what the chain holds: `getVerdict`,
+/// the `VerdictPosted` event and the status.
+fn pooled_against_chain(
+    pooled: &crate::audit::pooled::Pooled,
+    view: &contract::reader::QuestionView,
+) -> Vec<audit::Mismatch> {
+    use crate::audit::pooled::{self, failures};
+    let mut problems = Vec::new();
+    // The court's triple (or a default's unresolvable one) replaces the pooled one.
+    let arbitrated = matches!(view.status.as_str(), "Arbitrated" | "Defaulted");
+    if let Some(v) = &view.verdict {
+        problems.extend(failures(&pooled::compare_with_chain(
+            "chain.getVerdict",
+            pooled,
+            &v.verdict(),
+            !arbitrated,
+        )));
+    }
+    if let Some(posted) = &view.posted {
+        problems.extend(failures(&pooled::compare_with_chain(
+            "chain.VerdictPosted",
+            pooled,
+            &posted.verdict(),
+            true,
+        )));
+    }
+    if !pooled::status_consistent(pooled, &view.status, view.dispute.is_some()) {
+        problems.push(audit::Mismatch {
+            field: "chain.verdictStatus".into(),
+            expected: if pooled.escalated {
+                "Escalated"
+            } else {
+                "Resolved"
+            }
+            .into(),
+            found: view.status.clone(),
+        });
+    }
+    problems
+}
+
+/// The pooled verdict on one line: shares, reports, counts, the lowest kappa, and why it
+/// escalated.
+fn print_pooled_line(pooled: &crate::audit::pooled::Pooled, status: &str) {
+    let share = |k: usize| crate::stats::format_percent(pooled.p_fixed[k], 1);
+    let counts: Vec<String> = pooled.counts.iter().map(u64::to_string).collect();
+    let why: Vec<String> = pooled.reasons.iter().map(ToString::to_string).collect();
+    println!(
+        "  pooled on-chain: {} — YES {} NO {} NULL {} from {} reports (counts {}), \
+         kappa {} (the lowest){}",
+        status,
+        share(0),
+        share(1),
+        share(2),
+        pooled.reports,
+        counts.join("/"),
+        crate::stats::format_wad(pooled.kappa, 2),
+        if why.is_empty() {
+            String::new()
+        } else {
+            format!("; escalated: {}", why.join(", "))
+        }
+    );
 }
 
 /// Node `i`'s report of question `id`, audited against itself and, when the contract pooled

@@ -35,30 +35,22 @@ pub(super) async fn checks(
     let provider = match chain::connect(url, config.chain.rpc_timeout) {
         Ok(p) => p,
         Err(e) => {
-            out.push(fail(
+            return rpc_unusable(fail(
                 "rpc",
                 e.to_string(),
                 "set chain.rpc_url (or VERITAS__CHAIN__RPC_URL) to an HTTP JSON-RPC URL",
             ));
-            for name in NEEDS_RPC {
-                out.push(skip(name, "needs the RPC"));
-            }
-            return out;
         }
     };
     // Reachability first (any chain), then whether it is the configured one.
     let actual = match chain::check_chain_id(&provider, None).await {
         Ok(id) => id,
         Err(e) => {
-            out.push(fail(
+            return rpc_unusable(fail(
                 "rpc",
                 format!("{url}: {e}"),
                 "start the chain node or check chain.rpc_url, the network and the provider's key",
             ));
-            for name in NEEDS_RPC {
-                out.push(skip(name, "needs the RPC"));
-            }
-            return out;
         }
     };
     let head = provider.get_block_number().await.unwrap_or_default();
@@ -66,29 +58,45 @@ pub(super) async fn checks(
         "rpc",
         format!("{url} answers: chain {actual}, block {head}"),
     ));
-    match chain::check_chain_id(&provider, config.chain.chain_id).await {
-        Ok(_) if config.chain.chain_id.is_none() => out.push(ok(
-            "chain_id",
-            format!("chain {actual} (chain.chain_id is not set: any chain is taken)"),
-        )),
-        Ok(_) => out.push(ok("chain_id", format!("chain {actual} as configured"))),
-        Err(e) => {
-            out.push(fail(
-                "chain_id",
-                e.to_string(),
-                format!(
-                    "point chain.rpc_url at a node of chain {}, or set chain.chain_id = {actual} if this is the chain you mean",
-                    config.chain.chain_id.unwrap_or_default()
-                ),
-            ));
-            for name in ["oracle", "deploy_block", "operator", "stake", "balance"] {
-                out.push(skip(name, "needs the configured chain"));
-            }
-            return out;
+    let chain_id = chain_id_check(config, &provider, actual).await;
+    let configured = chain_id.status == Status::Ok;
+    out.push(chain_id);
+    if !configured {
+        for name in ["oracle", "deploy_block", "operator", "stake", "balance"] {
+            out.push(skip(name, "needs the configured chain"));
         }
+        return out;
     }
     out.extend(oracle_checks(config, args, &provider, actual, operator).await);
     out
+}
+
+/// The RPC's failure, then every check that reads the chain, skipped.
+fn rpc_unusable(failure: Check) -> Vec<Check> {
+    let mut out = vec![failure];
+    for name in NEEDS_RPC {
+        out.push(skip(name, "needs the RPC"));
+    }
+    out
+}
+
+/// Whether the RPC's chain (`actual`) is the configured `chain.chain_id` (any, when unset).
+async fn chain_id_check(config: &Config, provider: &ChainProvider, actual: u64) -> Check {
+    match chain::check_chain_id(provider, config.chain.chain_id).await {
+        Ok(_) if config.chain.chain_id.is_none() => ok(
+            "chain_id",
+            format!("chain {actual} (chain.chain_id is not set: any chain is taken)"),
+        ),
+        Ok(_) => ok("chain_id", format!("chain {actual} as configured")),
+        Err(e) => fail(
+            "chain_id",
+            e.to_string(),
+            format!(
+                "point chain.rpc_url at a node of chain {}, or set chain.chain_id = {actual} if this is the chain you mean",
+                config.chain.chain_id.unwrap_or_default()
+            ),
+        ),
+    }
 }
 
 /// The oracle's address and code, the deploy block, the operator, its stake and the key's
@@ -238,14 +246,7 @@ async fn stake_check(
     let Some(operator) = operator else {
         return skip("stake", "needs the key");
     };
-    let contract = IVeritasOracle::new(oracle, provider);
-    let read = async {
-        let params = contract.parameters().call().await?;
-        let unit = contract.BOND_UNIT().call().await?;
-        let view = contract.operatorStake(operator).call().await?;
-        Ok::<_, alloy::contract::Error>((params, unit, view))
-    };
-    let (params, unit, view) = match read.await {
+    let (params, unit, view) = match read_stake(provider, oracle, operator).await {
         Ok(read) => read,
         Err(e) => {
             return fail(
@@ -266,9 +267,7 @@ async fn stake_check(
             ),
         );
     }
-    let open = (u128::from(args.reports_per_day) * u128::from(params.challengeWindow))
-        .div_ceil(86_400)
-        .max(1);
+    let open = open_at_once(args.reports_per_day, params.challengeWindow);
     let need = bond.saturating_mul(U256::from(open));
     let detail = format!(
         "{} ETH free ({} ETH locked by {} unsettled reports); {open} reports open at once x {} ETH bond = {} ETH",
@@ -290,6 +289,34 @@ async fn stake_check(
             ),
         )
     }
+}
+
+/// The parameter set in force, its bond unit and the operator's stake, read together.
+async fn read_stake(
+    provider: &ChainProvider,
+    oracle: Address,
+    operator: Address,
+) -> Result<
+    (
+        IVeritasOracle::Parameters,
+        U256,
+        IVeritasOracle::operatorStakeReturn,
+    ),
+    alloy::contract::Error,
+> {
+    let contract = IVeritasOracle::new(oracle, provider);
+    let params = contract.parameters().call().await?;
+    let unit = contract.BOND_UNIT().call().await?;
+    let view = contract.operatorStake(operator).call().await?;
+    Ok((params, unit, view))
+}
+
+/// Reports open at once at `reports_per_day`, each open for `challenge_window` seconds
+/// (Little's law), and never fewer than one.
+fn open_at_once(reports_per_day: u64, challenge_window: impl Into<u128>) -> u128 {
+    (u128::from(reports_per_day) * challenge_window.into())
+        .div_ceil(86_400)
+        .max(1)
 }
 
 async fn balance_check(
