@@ -925,17 +925,7 @@ fn find_zone(toks: &[Tok<'_>], from: usize) -> Option<(i32, usize)> {
 /// The cue that ends right before token `i` (a weekday may stand between): the cue and its
 /// first token.
 fn cue_before(toks: &[Tok<'_>], i: usize) -> Option<(Cue, usize)> {
-    let mut i = i;
-    // "on Friday, March 21": skip the weekday (and its comma).
-    if i >= 1
-        && toks.get(i - 1).is_some_and(|t| t.is_punct(','))
-        && i >= 2
-        && is_weekday(toks, i - 2)
-    {
-        i -= 2;
-    } else if i >= 1 && is_weekday(toks, i - 1) {
-        i -= 1;
-    }
+    let i = before_weekday(toks, i);
     let w = |back: usize| -> Option<&str> { i.checked_sub(back).and_then(|k| word(toks, k)) };
     // End of: "(by|before|at|until|through) (the) end of".
     if w(1) == Some("of") && w(2) == Some("end") {
@@ -985,6 +975,22 @@ fn cue_before(toks: &[Tok<'_>], i: usize) -> Option<(Cue, usize)> {
         _ => return None,
     };
     Some((cue, k))
+}
+
+/// "on Friday, March 21": the cue comes before the weekday (and its comma) that precedes
+/// the date at `i`.
+fn before_weekday(toks: &[Tok<'_>], i: usize) -> usize {
+    if i >= 1
+        && toks.get(i - 1).is_some_and(|t| t.is_punct(','))
+        && i >= 2
+        && is_weekday(toks, i - 2)
+    {
+        i - 2
+    } else if i >= 1 && is_weekday(toks, i - 1) {
+        i - 1
+    } else {
+        i
+    }
 }
 
 fn is_weekday(toks: &[Tok<'_>], i: usize) -> bool {
