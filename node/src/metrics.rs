@@ -192,7 +192,8 @@ impl Metrics {
     /// [`fmt::Error`] only if writing to the string fails (it does not).
     pub fn encode(&self, scrape: &Scrape) -> Result<String, fmt::Error> {
         let mut r = Registry::default();
-        scrape.register_values(&mut r);
+        scrape.register_counters(&mut r);
+        scrape.register_gauges(&mut r);
         scrape.register_families(&mut r);
         self.register_own(&mut r);
         let mut out = String::new();
@@ -251,9 +252,9 @@ impl Metrics {
 }
 
 impl Scrape {
-    /// The scrape's counters and gauges. The encoder appends `_total` to counters and a period
-    /// to help texts.
-    fn register_values(&self, r: &mut Registry) {
+    /// The scrape's counters. The encoder appends `_total` to counters and a period to help
+    /// texts.
+    fn register_counters(&self, r: &mut Registry) {
         let sc = self;
         let counters = [
             (
@@ -310,6 +311,11 @@ impl Scrape {
         for (name, help, value) in counters {
             r.register(name, help, ConstCounter::new(value));
         }
+    }
+
+    /// The scrape's plain gauges (the encoder appends a period to help texts).
+    fn register_gauges(&self, r: &mut Registry) {
+        let sc = self;
         let gauges = [
             (
                 "veritas_chain_head",

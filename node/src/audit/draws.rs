@@ -140,25 +140,40 @@ pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
     let Some(ballots) = report.ballots.ok() else {
         return vec![finding("report.ballots", "a list", report.ballots.shown())];
     };
-    let mut out = Vec::new();
-    let positions = match shape.stop.checked_mul(shape.m) {
-        // Beyond twice the ballots there is nothing to list one by one (and a huge claimed
-        // shape must not make the audit loop for it).
-        Some(p) if p <= 2 * ballots.len() as u64 + LISTED as u64 => p,
-        claimed => {
-            return vec![finding(
-                "report.committee",
-                format!("stop_iteration × M positions for {} ballots", ballots.len()),
-                format!(
-                    "{} × {} = {}",
-                    shape.stop,
-                    shape.m,
-                    claimed.map_or_else(|| "overflow".to_owned(), |p| p.to_string())
-                ),
-            )];
-        }
+    let positions = match listable_positions(&shape, ballots.len()) {
+        Ok(p) => p,
+        Err(finding) => return vec![finding],
     };
-    // Position of each ballot: (iteration − 1) × M + slot, each at most once.
+    let (at, mut out) = place(&shape, ballots);
+    out.extend(missing(&shape, positions, &at));
+    out.extend(drawn(&shape, ballots, &at, seed));
+    out.extend(stop(&shape, report, ballots));
+    out
+}
+
+/// The stop_iteration × M positions the ballots must fill. Beyond twice the ballots there
+/// is nothing to list one by one (and a huge claimed shape must not make the audit loop
+/// for it): that is one finding.
+fn listable_positions(shape: &Shape, ballots: usize) -> Result<u64, Mismatch> {
+    match shape.stop.checked_mul(shape.m) {
+        Some(p) if p <= 2 * ballots as u64 + LISTED as u64 => Ok(p),
+        claimed => Err(finding(
+            "report.committee",
+            format!("stop_iteration × M positions for {ballots} ballots"),
+            format!(
+                "{} × {} = {}",
+                shape.stop,
+                shape.m,
+                claimed.map_or_else(|| "overflow".to_owned(), |p| p.to_string())
+            ),
+        )),
+    }
+}
+
+/// Position of each ballot: (iteration − 1) × M + slot, each at most once; a ballot outside
+/// the shape or at a taken position is a finding.
+fn place(shape: &Shape, ballots: &[BallotClaims]) -> (BTreeMap<u64, usize>, Vec<Mismatch>) {
+    let mut out = Vec::new();
     let mut at: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, b) in ballots.iter().enumerate() {
         let iteration = u64::from(b.record.iteration);
@@ -188,6 +203,12 @@ pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
             ));
         }
     }
+    (at, out)
+}
+
+/// The positions no ballot fills, the first [`LISTED`] one by one and the rest as a count.
+fn missing(shape: &Shape, positions: u64, at: &BTreeMap<u64, usize>) -> Vec<Mismatch> {
+    let mut out = Vec::new();
     let missing: Vec<u64> = (0..positions).filter(|p| !at.contains_key(p)).collect();
     for p in missing.iter().take(LISTED) {
         out.push(finding(
@@ -207,8 +228,6 @@ pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
             format!("{} more missing", missing.len() - LISTED),
         ));
     }
-    out.extend(drawn(&shape, ballots, &at, seed));
-    out.extend(stop(&shape, report, ballots));
     out
 }
 

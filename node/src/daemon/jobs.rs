@@ -28,6 +28,7 @@ use crate::pipeline::{
 use super::gate;
 
 use std::{
+    ops::ControlFlow,
     path::{Path, PathBuf},
     sync::Arc,
     time::{Duration, Instant},
@@ -331,26 +332,10 @@ impl JobRunner {
                 info!(target: "veritas::pipeline", "resuming from saved intent");
                 intent
             }
-            None => {
-                // A verdict may already be on-chain (another operator, or a lost data dir):
-                // one cheap call saves a whole committee run.
-                if self.already_on_chain(qid).await? {
-                    self.store.mark_reported(qid, job.round)?;
-                    info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
-                    return Ok(JobOutcome::AlreadyOnChain);
-                }
-                if let Some(gate) = &self.evidence_gate
-                    && let gate::Gate::Wait { until_ms, reason } =
-                        gate.check(&self.store, job).await?
-                {
-                    info!(target: "veritas::pipeline", reason, "submissions not complete yet; deferring");
-                    self.store.defer(qid, until_ms)?;
-                    return Ok(JobOutcome::Deferred);
-                }
-                // The semaphore is never closed, so acquiring cannot fail.
-                let _slot = self.resolving.acquire().await.ok();
-                self.resolve_and_report(job).await?
-            }
+            None => match self.fresh_intent(job).await? {
+                ControlFlow::Continue(intent) => intent,
+                ControlFlow::Break(outcome) => return Ok(outcome),
+            },
         };
         let started = Instant::now();
         let posted = self.poster.post(&job.question, &intent).await?;
@@ -371,29 +356,7 @@ impl JobRunner {
                 }
             }
             Posted::AlreadyOnChain => {
-                // Ours from before a crash? Then the report still lacks its tx key. The chain
-                // is the truth when our records are not (a transaction recorded as dropped
-                // that was mined after all, under a crash and a replacement race).
-                let mined = self
-                    .store
-                    .txs_for(qid)?
-                    .into_iter()
-                    .find(|t| t.status == TxStatus::Mined)
-                    .map(|t| (t.tx_hash, t.block_number.unwrap_or_default()));
-                let ours = match mined {
-                    Some(found) => Some(found),
-                    None => {
-                        self.poster
-                            .report_tx(qid, job.question.block_number)
-                            .await?
-                    }
-                };
-                if let Some((tx_hash, block)) = ours {
-                    let path = PathBuf::from(&intent.report_path);
-                    if let Err(e) = add_tx_to_report(&path, tx_hash, block, None) {
-                        warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
-                    }
-                }
+                self.attach_earlier_tx(job, &intent).await?;
                 JobOutcome::AlreadyOnChain
             }
         };
@@ -407,6 +370,61 @@ impl JobRunner {
         }
         info!(target: "veritas::pipeline", outcome = ?outcome, "question done");
         Ok(outcome)
+    }
+
+    /// A question with no saved intent: skip it when a verdict is already on-chain, defer it
+    /// while its evidence is incomplete, else run the committee for the intent to post.
+    async fn fresh_intent(
+        &self,
+        job: &Job,
+    ) -> Result<ControlFlow<JobOutcome, PostIntent>, JobError> {
+        let qid = job.question.question_id;
+        // A verdict may already be on-chain (another operator, or a lost data dir):
+        // one cheap call saves a whole committee run.
+        if self.already_on_chain(qid).await? {
+            self.store.mark_reported(qid, job.round)?;
+            info!(target: "veritas::pipeline", "verdict already on-chain; nothing to resolve");
+            return Ok(ControlFlow::Break(JobOutcome::AlreadyOnChain));
+        }
+        if let Some(gate) = &self.evidence_gate
+            && let gate::Gate::Wait { until_ms, reason } = gate.check(&self.store, job).await?
+        {
+            info!(target: "veritas::pipeline", reason, "submissions not complete yet; deferring");
+            self.store.defer(qid, until_ms)?;
+            return Ok(ControlFlow::Break(JobOutcome::Deferred));
+        }
+        // The semaphore is never closed, so acquiring cannot fail.
+        let _slot = self.resolving.acquire().await.ok();
+        Ok(ControlFlow::Continue(self.resolve_and_report(job).await?))
+    }
+
+    /// The post found a verdict already on-chain: if it is ours from before a crash, the
+    /// report still lacks its tx key. The chain is the truth when our records are not (a
+    /// transaction recorded as dropped that was mined after all, under a crash and a
+    /// replacement race).
+    async fn attach_earlier_tx(&self, job: &Job, intent: &PostIntent) -> Result<(), JobError> {
+        let qid = job.question.question_id;
+        let mined = self
+            .store
+            .txs_for(qid)?
+            .into_iter()
+            .find(|t| t.status == TxStatus::Mined)
+            .map(|t| (t.tx_hash, t.block_number.unwrap_or_default()));
+        let ours = match mined {
+            Some(found) => Some(found),
+            None => {
+                self.poster
+                    .report_tx(qid, job.question.block_number)
+                    .await?
+            }
+        };
+        if let Some((tx_hash, block)) = ours {
+            let path = PathBuf::from(&intent.report_path);
+            if let Err(e) = add_tx_to_report(&path, tx_hash, block, None) {
+                warn!(target: "veritas::pipeline", error = %e, "could not add the tx to the report");
+            }
+        }
+        Ok(())
     }
 
     /// Resolve a stored question on its current evidence (every stored on-chain submission).
@@ -478,16 +496,7 @@ impl JobRunner {
 
     async fn resolve_and_report(&self, job: &Job) -> Result<PostIntent, JobError> {
         let q = &job.question;
-        // Leaf 0 is the text as asked; if the decoded text does not hash to the event's
-        // questionHash (invalid UTF-8 replaced while decoding), no honest root exists.
-        let hash =
-            alloy::primitives::B256::from_slice(&sha2::Sha256::digest(q.question.as_bytes()));
-        if hash != q.question_hash {
-            return Err(JobError::Report(format!(
-                "question text does not hash to the on-chain questionHash {} (not valid UTF-8?)",
-                q.question_hash
-            )));
-        }
+        check_question_hash(q)?;
         // The round's clock, read before the committee: the "not yet" rule's "now" and the
         // round the report answers. A chain further on than the store (a deferral the watcher
         // has not applied yet) waits for the watcher.
@@ -503,37 +512,8 @@ impl JobRunner {
         let started = Instant::now();
         let (report, _) = self.resolve_current(q, Some(clock)).await?;
         self.metrics.observe("resolve", started.elapsed());
-        for ballot in &report.ballots {
-            self.metrics.record_juror_call(JurorCall {
-                voted: ballot.vote.is_some(),
-                tokens: ballot.prompt_tokens + ballot.completion_tokens,
-                cached_tokens: ballot.cached_prompt_tokens,
-                cost_usd: ballot.cost_usd,
-            });
-        }
-        self.metrics
-            .record_question_cost(report.ballots.iter().map(|b| b.cost_usd).sum());
-
-        // The integers to post are what an auditor derives from the report file: the same
-        // function, on the same JSON, so a verdict is by construction what its report proves.
-        let json = serde_json::to_value(&report)
-            .map_err(|e| JobError::Report(format!("report does not serialise: {e}")))?;
-        let typed = audit::AuditReport::from_json(&json);
-        let rec = audit::recompute(&typed).map_err(|e| JobError::Report(e.to_string()))?;
-        if rec.question != q.question {
-            return Err(JobError::Report(
-                "the report's question text is not the one asked".into(),
-            ));
-        }
-        let mismatches = audit::compare_with_report(&rec, &typed);
-        if let Some(first) = mismatches.first() {
-            return Err(JobError::Report(format!(
-                "report disagrees with itself: {first}"
-            )));
-        }
-        if rec.valid_ballots == 0 {
-            return Err(JobError::NoValidBallot);
-        }
+        self.record_juror_costs(&report);
+        let rec = posted_values(q, &report)?;
         let path = report_path(&self.reports_dir, q.question_id);
         self.keep_deferred_report(job, &path)?;
         write_json_atomic(&path, &report).map_err(|error| JobError::Io {
@@ -561,6 +541,20 @@ impl JobRunner {
             info!(target: "veritas::pipeline", root = %saved.merkle_root, escalated = saved.escalated, round = job.round, "report written");
         }
         Ok(saved)
+    }
+
+    /// Feed each juror call of the committee into the metrics (calls, tokens, cost).
+    fn record_juror_costs(&self, report: &Report) {
+        for ballot in &report.ballots {
+            self.metrics.record_juror_call(JurorCall {
+                voted: ballot.vote.is_some(),
+                tokens: ballot.prompt_tokens + ballot.completion_tokens,
+                cached_tokens: ballot.cached_prompt_tokens,
+                cost_usd: ballot.cost_usd,
+            });
+        }
+        self.metrics
+            .record_question_cost(report.ballots.iter().map(|b| b.cost_usd).sum());
     }
 
     /// Before round `r` (>= 1) writes the question's report file, move the deferred round's
@@ -593,6 +587,43 @@ impl JobRunner {
             .set_deferral_report(qid, deferral.count, &kept.display().to_string())?;
         Ok(())
     }
+}
+
+/// Leaf 0 is the text as asked; if the decoded text does not hash to the event's
+/// questionHash (invalid UTF-8 replaced while decoding), no honest root exists.
+fn check_question_hash(q: &NewQuestion) -> Result<(), JobError> {
+    let hash = B256::from_slice(&sha2::Sha256::digest(q.question.as_bytes()));
+    if hash != q.question_hash {
+        return Err(JobError::Report(format!(
+            "question text does not hash to the on-chain questionHash {} (not valid UTF-8?)",
+            q.question_hash
+        )));
+    }
+    Ok(())
+}
+
+/// The integers to post are what an auditor derives from the report file: the same
+/// function, on the same JSON, so a verdict is by construction what its report proves.
+fn posted_values(q: &NewQuestion, report: &Report) -> Result<audit::Recomputed, JobError> {
+    let json = serde_json::to_value(report)
+        .map_err(|e| JobError::Report(format!("report does not serialise: {e}")))?;
+    let typed = audit::AuditReport::from_json(&json);
+    let rec = audit::recompute(&typed).map_err(|e| JobError::Report(e.to_string()))?;
+    if rec.question != q.question {
+        return Err(JobError::Report(
+            "the report's question text is not the one asked".into(),
+        ));
+    }
+    let mismatches = audit::compare_with_report(&rec, &typed);
+    if let Some(first) = mismatches.first() {
+        return Err(JobError::Report(format!(
+            "report disagrees with itself: {first}"
+        )));
+    }
+    if rec.valid_ballots == 0 {
+        return Err(JobError::NoValidBallot);
+    }
+    Ok(rec)
 }
 
 fn add_tx_to_report(

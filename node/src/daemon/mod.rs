@@ -52,7 +52,7 @@ use crate::{
     pipeline::Resolver,
     poster::{Poster, PosterConfig},
     store::{Store, StoreError},
-    tasks::{Outcome, Supervisor},
+    tasks::{Exit, Outcome, Supervisor},
     watcher::{WatchState, Watcher, WatcherConfig},
     web,
 };
@@ -287,16 +287,85 @@ fn retry_policy(config: &Config) -> RetryPolicy {
     }
 }
 
-/// The API's listener on `addr` and the address it bound (port 0 picks one).
-async fn bind_api(
+/// Submitted evidence re-runs questions provisionally, unless switched off (interval 0).
+fn provisional_runner(
+    config: &Config,
+    pipeline: &Arc<JobRunner>,
+    provider: &chain::ChainProvider,
+    live: &Arc<LiveEvents>,
+    new_submissions: Arc<Notify>,
+) -> Option<ProvisionalRunner> {
+    (!config.node.provisional_interval.is_zero()).then(|| {
+        let (pipeline, live) = (Arc::clone(pipeline), Arc::clone(live));
+        let every = config.node.provisional_interval;
+        ProvisionalRunner::new(pipeline, provider.clone(), live, every, new_submissions)
+    })
+}
+
+/// Why the node stops when critical task `exit` ended before shutdown.
+fn task_failure(exit: Exit<DaemonError>) -> DaemonError {
+    match exit.outcome {
+        Outcome::Failed(e) => e,
+        Outcome::Panicked(message) => DaemonError::TaskDied {
+            task: exit.task,
+            how: format!("panicked: {message}"),
+        },
+        Outcome::Returned | Outcome::Aborted => DaemonError::TaskDied {
+            task: exit.task,
+            how: "ended".into(),
+        },
+    }
+}
+
+/// The HTTP API and web view, bound at build time, served once the node runs.
+struct ApiServer {
+    listener: tokio::net::TcpListener,
+    state: ApiState,
+    live: Arc<LiveEvents>,
     addr: std::net::SocketAddr,
-) -> Result<(tokio::net::TcpListener, std::net::SocketAddr), DaemonError> {
-    let api_error = |error| DaemonError::Api { addr, error };
-    let listener = tokio::net::TcpListener::bind(addr)
+}
+
+impl ApiServer {
+    /// Bind the API's address now (port 0 picks one), so a node that cannot serve fails at
+    /// build time.
+    async fn bind(
+        addr: std::net::SocketAddr,
+        state: ApiState,
+        live: Arc<LiveEvents>,
+    ) -> Result<Self, DaemonError> {
+        let api_error = |error| DaemonError::Api { addr, error };
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(api_error)?;
+        let addr = listener.local_addr().map_err(api_error)?;
+        Ok(Self {
+            listener,
+            state,
+            live,
+            addr,
+        })
+    }
+
+    /// Serve the API and the web view on one router until `cancel` fires.
+    async fn serve(self, cancel: CancellationToken) -> Result<(), DaemonError> {
+        let http_addr = self.addr;
+        info!(target: "veritas::api", addr = %http_addr, "HTTP API listening");
+        let web_state = web::WebState {
+            live: self.live,
+            heartbeat: web::DEFAULT_HEARTBEAT,
+            cancel: cancel.clone(),
+        };
+        axum::serve(
+            self.listener,
+            api::router(self.state).merge(web::router(web_state)),
+        )
+        .with_graceful_shutdown(cancel.cancelled_owned())
         .await
-        .map_err(api_error)?;
-    let bound = listener.local_addr().map_err(api_error)?;
-    Ok((listener, bound))
+        .map_err(|error| DaemonError::Api {
+            addr: http_addr,
+            error,
+        })
+    }
 }
 
 /// The node's parts, connected and checked, none started yet: building does every start-up
@@ -310,11 +379,9 @@ pub struct Daemon {
     provisional: Option<ProvisionalRunner>,
     pipeline: Arc<JobRunner>,
     new_jobs: Arc<Notify>,
-    listener: tokio::net::TcpListener,
-    api_state: ApiState,
+    api: ApiServer,
     /// The watcher's view of the chain's clock, for the scheduler.
     chain_clock: Arc<WatchState>,
-    live: Arc<LiveEvents>,
     max_in_flight: usize,
     tick: Duration,
     drain_timeout: Duration,
@@ -367,13 +434,7 @@ impl Daemon {
             (chain_id, oracle),
             tick,
         ));
-        // Submitted evidence re-runs questions provisionally, unless switched off (interval 0).
-        let provisional = (!config.node.provisional_interval.is_zero()).then(|| {
-            let (pipeline, live) = (Arc::clone(&pipeline), Arc::clone(&live));
-            let every = config.node.provisional_interval;
-            ProvisionalRunner::new(pipeline, provider.clone(), live, every, new_submissions)
-        });
-        let (listener, http_addr) = bind_api(config.node.http_addr).await?;
+        let provisional = provisional_runner(config, &pipeline, &provider, &live, new_submissions);
         let api_state = ApiState {
             store: Arc::clone(&store),
             metrics,
@@ -385,6 +446,8 @@ impl Daemon {
             live: Arc::clone(&live),
             oracle,
         };
+        let chain_clock = Arc::clone(&api_state.watch);
+        let api = ApiServer::bind(config.node.http_addr, api_state, live).await?;
         let follow = follow_config(config, tick);
         let follower = Follower::new(
             Arc::clone(&store),
@@ -399,7 +462,7 @@ impl Daemon {
                 chain_id,
                 oracle,
                 operator,
-                http_addr,
+                http_addr: api.addr,
             },
             store,
             watcher,
@@ -407,10 +470,8 @@ impl Daemon {
             provisional,
             pipeline,
             new_jobs,
-            listener,
-            chain_clock: Arc::clone(&api_state.watch),
-            api_state,
-            live,
+            chain_clock,
+            api,
             max_in_flight: config.node.max_in_flight,
             tick,
             drain_timeout: config.node.drain_timeout,
@@ -427,7 +488,6 @@ impl Daemon {
         cancel: CancellationToken,
         on_start: impl FnOnce(Started) + Send,
     ) -> Result<(), DaemonError> {
-        let http_addr = self.started.http_addr;
         let mut supervised: Supervisor<DaemonError> = Supervisor::default();
         let token = cancel.child_token();
         supervised.spawn_critical("chain watcher", async move {
@@ -445,25 +505,8 @@ impl Daemon {
                 runner.clone().run(token.clone())
             });
         }
-        let api_cancel = cancel.child_token();
-        supervised.spawn_critical("HTTP API", async move {
-            info!(target: "veritas::api", addr = %http_addr, "HTTP API listening");
-            let web_state = web::WebState {
-                live: self.live,
-                heartbeat: web::DEFAULT_HEARTBEAT,
-                cancel: api_cancel.clone(),
-            };
-            axum::serve(
-                self.listener,
-                api::router(self.api_state).merge(web::router(web_state)),
-            )
-            .with_graceful_shutdown(api_cancel.cancelled_owned())
-            .await
-            .map_err(|error| DaemonError::Api {
-                addr: http_addr,
-                error,
-            })
-        });
+        let api = self.api.serve(cancel.child_token());
+        supervised.spawn_critical("HTTP API", api);
         on_start(self.started);
 
         let scheduler = Scheduler {
@@ -480,11 +523,7 @@ impl Daemon {
             () = scheduler.run(&cancel, &mut jobs) => {}
             Some(exit) = supervised.next_exit() => {
                 if !cancel.is_cancelled() {
-                    failure = Some(match exit.outcome {
-                        Outcome::Failed(e) => e,
-                        Outcome::Panicked(message) => DaemonError::TaskDied { task: exit.task, how: format!("panicked: {message}") },
-                        Outcome::Returned | Outcome::Aborted => DaemonError::TaskDied { task: exit.task, how: "ended".into() },
-                    });
+                    failure = Some(task_failure(exit));
                 }
             }
         }

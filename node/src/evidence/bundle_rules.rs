@@ -300,22 +300,27 @@ fn capped(
             }
             others_kept += 1;
         }
-        items.push(EvidenceItem {
-            // Bounded by `max_items`, so the conversion only fails for absurd configurations.
-            id: u32::try_from(items.len() + 1).unwrap_or(u32::MAX),
-            url: group.url,
-            title: trim_snippet(&best.title, usize::MAX, rules.max_title_chars),
-            snippet: trim_snippet(
-                &best.snippet,
-                rules.max_snippet_words,
-                rules.max_snippet_chars,
-            ),
-            published_at: date.map(format_published),
-            source: best.source,
-            submitter: best.submitter.clone(),
-        });
+        items.push(bundle_item(items.len() + 1, (group, best, date), rules));
     }
     items
+}
+
+/// The kept document as bundle item number `id`, its title and snippet trimmed to the rules.
+fn bundle_item(id: usize, (group, best, date): Kept<'_>, rules: &BundleRules) -> EvidenceItem {
+    EvidenceItem {
+        // Bounded by `max_items`, so the conversion only fails for absurd configurations.
+        id: u32::try_from(id).unwrap_or(u32::MAX),
+        url: group.url,
+        title: trim_snippet(&best.title, usize::MAX, rules.max_title_chars),
+        snippet: trim_snippet(
+            &best.snippet,
+            rules.max_snippet_words,
+            rules.max_snippet_chars,
+        ),
+        published_at: date.map(format_published),
+        source: best.source,
+        submitter: best.submitter.clone(),
+    }
 }
 
 /// The hit's publication date when it has a readable one; an unreadable date is logged and

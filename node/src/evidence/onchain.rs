@@ -253,27 +253,11 @@ fn fate(
     // Not offered to the bundle rules (see `collector_hits`): the same outcome as an
     // unreadable URL.
     if let Err(err) = text::check_url(&s.url) {
-        return match dropped {
-            Some(_) => (
-                Status::Dropped,
-                None,
-                Some(DropReason::BadUrl {
-                    detail: err.to_string(),
-                }),
-            ),
-            None => (Status::NotConsidered, None, None),
-        };
+        return bad_url(dropped.is_some(), err.to_string());
     }
     let url = match normalize_url(&s.url) {
         Ok(url) => url,
-        Err(err) if dropped.is_some() => {
-            return (
-                Status::Dropped,
-                None,
-                Some(DropReason::BadUrl { detail: err.reason }),
-            );
-        }
-        Err(_) => return (Status::NotConsidered, None, None),
+        Err(err) => return bad_url(dropped.is_some(), err.reason),
     };
     if let Some(item) = evidence.iter().find(|i| i.url == url) {
         let own = item.source == Source::Submitted
@@ -301,6 +285,16 @@ fn fate(
     match dropped.iter().find(|d| d.url == url) {
         Some(d) => (Status::Dropped, None, Some(d.reason.clone())),
         None => (Status::NotConsidered, None, None),
+    }
+}
+
+/// A submission whose URL cannot be read: dropped for it when the bundle rules ran
+/// (`rules_ran`), else never considered.
+fn bad_url(rules_ran: bool, detail: String) -> (Status, Option<u32>, Option<DropReason>) {
+    if rules_ran {
+        (Status::Dropped, None, Some(DropReason::BadUrl { detail }))
+    } else {
+        (Status::NotConsidered, None, None)
     }
 }
 

@@ -278,8 +278,16 @@ pub fn validate(
     let raw: RawPlan = serde_json::from_str(strip_code_fence(answer))
         .map_err(|err| PlanError::Json(err.to_string()))?;
 
+    let queries = checked_queries(raw.queries, config)?;
+    let rubric = checked_rubric(raw.rubric, config)?;
+    Ok((queries, rubric, raw.question_type))
+}
+
+/// The plan's queries, whitespace collapsed and repeats (ignoring case) dropped; too long a
+/// query or too few or many are errors.
+fn checked_queries(raw: Vec<String>, config: &PlannerConfig) -> Result<Vec<String>, PlanError> {
     let mut queries: Vec<String> = Vec::new();
-    for query in raw.queries {
+    for query in raw {
         let query = collapse_whitespace(&query);
         if query.is_empty()
             || queries
@@ -304,16 +312,21 @@ pub fn validate(
             max: config.max_queries,
         });
     }
+    Ok(queries)
+}
 
-    if raw.rubric.is_empty() || raw.rubric.len() > config.max_criteria {
+/// The plan's rubric: 1..=max criteria with snake_case ids, unique, and non-empty
+/// descriptions within the length limit.
+fn checked_rubric(raw: Vec<RawCriterion>, config: &PlannerConfig) -> Result<Rubric, PlanError> {
+    if raw.is_empty() || raw.len() > config.max_criteria {
         return Err(PlanError::Rubric(format!(
             "{} criteria, expected 1..={}",
-            raw.rubric.len(),
+            raw.len(),
             config.max_criteria
         )));
     }
     let mut criteria: Vec<Criterion> = Vec::new();
-    for criterion in raw.rubric {
+    for criterion in raw {
         let id = snake_case(&criterion.id);
         let description = criterion.description.trim().to_owned();
         if id.is_empty() || description.is_empty() {
@@ -332,7 +345,7 @@ pub fn validate(
         }
         criteria.push(Criterion { id, description });
     }
-    Ok((queries, Rubric { criteria }, raw.question_type))
+    Ok(Rubric { criteria })
 }
 
 /// Small models often wrap JSON in a Markdown fence even when asked not to.

@@ -195,34 +195,10 @@ pub async fn run_committee(
     progress: &mut (dyn FnMut(&IterationProgress<'_>) + Send),
 ) -> Result<CommitteeRun, CommitteeError> {
     let cfg = &committee.config;
-    if cfg.iterations == 0
-        || cfg.ballots_per_iteration == 0
-        || cfg.concurrency == 0
-        || committee.archetype_weights.len() != committee.archetypes.len()
-    {
-        return Err(CommitteeError::Shape);
-    }
+    committee.check_shape()?;
     let started = Instant::now();
-    let mut sampler = Sampler::new(
-        seed,
-        committee.archetype_weights.clone(),
-        committee.jurors.iter().map(|j| j.weight).collect(),
-    )?;
-    let validator = Arc::new(BallotValidator::new(
-        &bundle,
-        &rubric,
-        SchemaOptions {
-            require_rubric: true,
-        },
-    )?);
-    let shared = Shared {
-        bundle,
-        rubric,
-        validator,
-        limit: Arc::new(Semaphore::new(cfg.concurrency)),
-        seed,
-        question_key,
-    };
+    let mut sampler = committee.sampler(seed)?;
+    let shared = Shared::new(bundle, rubric, cfg.concurrency, seed, question_key)?;
     let mut tracker = cfg.stopping.tracker();
     let mut ballots: Vec<BallotRow> = Vec::new();
     let mut divergences = Vec::new();
@@ -234,10 +210,7 @@ pub async fn run_committee(
         let first_new = ballots.len();
         ballots.extend(rows);
 
-        let records: Vec<_> = ballots.iter().map(BallotRow::record).collect();
-        let n = counts(&records);
-        let valid: u64 = n.iter().sum();
-        let posterior = posterior_mean(n);
+        let (valid, posterior) = tally(&ballots);
         let stop = tracker.observe(posterior, valid);
         let divergence = tracker.last_divergence().filter(|_| iteration > 1);
         divergences.push(divergence);
@@ -271,7 +244,37 @@ pub async fn run_committee(
     })
 }
 
+/// Valid ballots so far and their posterior mean: what the stopping rule observes.
+fn tally(ballots: &[BallotRow]) -> (u64, [f64; 3]) {
+    let records: Vec<_> = ballots.iter().map(BallotRow::record).collect();
+    let n = counts(&records);
+    (n.iter().sum(), posterior_mean(n))
+}
+
 impl Committee {
+    /// Refuse, before any juror call, a committee that could never cast a ballot or whose
+    /// weights do not line up with its archetypes.
+    fn check_shape(&self) -> Result<(), CommitteeError> {
+        let cfg = &self.config;
+        if cfg.iterations == 0
+            || cfg.ballots_per_iteration == 0
+            || cfg.concurrency == 0
+            || self.archetype_weights.len() != self.archetypes.len()
+        {
+            return Err(CommitteeError::Shape);
+        }
+        Ok(())
+    }
+
+    /// The seeded draw of (archetype, juror) pairs, by this committee's weights.
+    fn sampler(&self, seed: [u8; 32]) -> Result<Sampler, SamplerError> {
+        Sampler::new(
+            seed,
+            self.archetype_weights.clone(),
+            self.jurors.iter().map(|j| j.weight).collect(),
+        )
+    }
+
     /// What the report records of a run of this committee (`CommitteeInfo`).
     fn info(
         &self,
@@ -325,6 +328,48 @@ struct Shared {
     question_key: Root,
 }
 
+impl Shared {
+    /// The run's shared state; building the ballot validator fails when the question's
+    /// schema cannot be built.
+    fn new(
+        bundle: Arc<Bundle>,
+        rubric: Arc<Rubric>,
+        concurrency: usize,
+        seed: [u8; 32],
+        question_key: Root,
+    ) -> Result<Self, CommitteeError> {
+        let validator = Arc::new(BallotValidator::new(
+            &bundle,
+            &rubric,
+            SchemaOptions {
+                require_rubric: true,
+            },
+        )?);
+        Ok(Self {
+            bundle,
+            rubric,
+            validator,
+            limit: Arc::new(Semaphore::new(concurrency)),
+            seed,
+            question_key,
+        })
+    }
+
+    /// The ballot task of `archetype` at (`iteration`, `slot`), with its own derived seed.
+    fn task(&self, archetype: &Archetype, iteration: u32, slot: u32) -> BallotTask {
+        BallotTask {
+            bundle: self.bundle.clone(),
+            rubric: self.rubric.clone(),
+            validator: self.validator.clone(),
+            archetype: archetype.clone(),
+            iteration,
+            slot,
+            ballot_seed: ballot_seed(&self.seed, iteration, slot),
+            question_key: self.question_key,
+        }
+    }
+}
+
 /// Iteration `iteration`: draws its seats, casts their ballots concurrently (at most the
 /// committee's concurrency at a time) and returns them in slot order, a task that died recorded
 /// as a failed ballot in its seat.
@@ -350,28 +395,10 @@ async fn cast_iteration(
         else {
             // Unreachable: the sampler returns indices into the weight lists, whose
             // lengths equal the lists' (checked above). Still a ballot at its position.
-            let seat = Seat {
-                iteration,
-                slot,
-                model: "(no juror)".into(),
-                archetype: "(no archetype)".into(),
-            };
-            rows.push(seat.failed(
-                JurorError::Script("sampler index out of range".into()),
-                Duration::ZERO,
-            ));
+            rows.push(Seat::unseated(iteration, slot));
             continue;
         };
-        let task = BallotTask {
-            bundle: shared.bundle.clone(),
-            rubric: shared.rubric.clone(),
-            validator: shared.validator.clone(),
-            archetype: archetype.clone(),
-            iteration,
-            slot,
-            ballot_seed: ballot_seed(&shared.seed, iteration, slot),
-            question_key: shared.question_key,
-        };
+        let task = shared.task(archetype, iteration, slot);
         let juror = member.juror.clone();
         let seat = Seat {
             iteration,
@@ -379,31 +406,64 @@ async fn cast_iteration(
             model: juror.label().to_owned(),
             archetype: archetype.name.clone(),
         };
-        let limit = shared.limit.clone();
-        let deadline = committee.config.ballot_timeout;
-        let (primer, mut after_primer) = if iteration == 1 && juror.caches_prompt_prefix() {
+        let priming = if iteration == 1 && juror.caches_prompt_prefix() {
             prime(&mut primed, j)
         } else {
             (None, None)
         };
-        let handle = set.spawn(async move {
-            // Before taking a permit: with concurrency 1 a waiting ballot holding the only
-            // permit would keep the primer from ever starting.
-            if let Some(rx) = after_primer.as_mut() {
-                // Err means the primer's sender is gone: its ballot ended, however.
-                let _ = rx.changed().await;
-            }
-            let _permit = limit.acquire_owned().await;
-            let t0 = Instant::now();
-            let result = match tokio::time::timeout(deadline, juror.ballot(&task)).await {
-                Ok(r) => r,
-                Err(_) => Err(JurorError::Deadline(deadline)),
-            };
-            drop(primer);
-            row(&task, juror.label(), result, t0.elapsed())
-        });
+        let limits = Limits {
+            permits: shared.limit.clone(),
+            deadline: committee.config.ballot_timeout,
+        };
+        let handle = set.spawn(cast_ballot(juror, task, limits, priming));
         seats.insert(handle.id(), seat);
     }
+    rows.extend(join_ballots(set, seats, spawned, iteration).await);
+    rows.sort_by_key(|r| r.slot);
+    log_failures(iteration, &rows);
+    rows
+}
+
+/// How many ballots may run at once, and how long each may take.
+struct Limits {
+    permits: Arc<Semaphore>,
+    deadline: Duration,
+}
+
+/// One ballot task: waits for its juror's primer (if any), then for a permit, then asks the
+/// juror under the deadline; the primer's sender is dropped when the ballot ends.
+async fn cast_ballot(
+    juror: Arc<dyn Juror>,
+    task: BallotTask,
+    limits: Limits,
+    (primer, mut after_primer): (Option<watch::Sender<()>>, Option<watch::Receiver<()>>),
+) -> BallotRow {
+    // Before taking a permit: with concurrency 1 a waiting ballot holding the only
+    // permit would keep the primer from ever starting.
+    if let Some(rx) = after_primer.as_mut() {
+        // Err means the primer's sender is gone: its ballot ended, however.
+        let _ = rx.changed().await;
+    }
+    let _permit = limits.permits.acquire_owned().await;
+    let t0 = Instant::now();
+    let deadline = limits.deadline;
+    let result = match tokio::time::timeout(deadline, juror.ballot(&task)).await {
+        Ok(r) => r,
+        Err(_) => Err(JurorError::Deadline(deadline)),
+    };
+    drop(primer);
+    row(&task, juror.label(), result, t0.elapsed())
+}
+
+/// Wait for every ballot task of the iteration; a task that died becomes a failed ballot at
+/// the seat it was spawned for, so every slot still has its row.
+async fn join_ballots(
+    mut set: JoinSet<BallotRow>,
+    mut seats: HashMap<tokio::task::Id, Seat>,
+    spawned: Instant,
+    iteration: u32,
+) -> Vec<BallotRow> {
+    let mut rows = Vec::new();
     while let Some(joined) = set.join_next_with_id().await {
         match joined {
             Ok((_, r)) => rows.push(r),
@@ -418,8 +478,6 @@ async fn cast_iteration(
             }
         }
     }
-    rows.sort_by_key(|r| r.slot);
-    log_failures(iteration, &rows);
     rows
 }
 
@@ -458,6 +516,20 @@ struct Seat {
 }
 
 impl Seat {
+    /// The failed ballot of a slot whose draw named no archetype or juror.
+    fn unseated(iteration: u32, slot: u32) -> BallotRow {
+        let seat = Seat {
+            iteration,
+            slot,
+            model: "(no juror)".into(),
+            archetype: "(no archetype)".into(),
+        };
+        seat.failed(
+            JurorError::Script("sampler index out of range".into()),
+            Duration::ZERO,
+        )
+    }
+
     /// A failed ballot at this seat.
     fn failed(self, error: JurorError, latency: Duration) -> BallotRow {
         let mut row = self.empty(latency);

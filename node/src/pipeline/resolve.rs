@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::{
     bundle::{Bundle, EvidenceItem, Rubric},
-    commitment::commit_bundle,
+    commitment::{Commitment, commit_bundle},
     config::Config,
     evidence::{Gatherer, SearchRecord, onchain::ChainSubmission},
     jury::{
@@ -252,44 +252,18 @@ pub async fn resolve(
             resolve_after,
             submissions,
         } => {
-            let gatherer = engine.gatherer.as_ref().ok_or_else(|| {
-                ResolveError::permanent("evidence: this engine was built without collectors")
-            })?;
-            let given = match &submissions {
-                Some(items) if !items.is_empty() => {
-                    vec![crate::evidence::onchain::collector_hits(items)]
-                }
-                _ => Vec::new(),
-            };
-            let gathered = gatherer
-                .gather_with(
-                    &question.text,
-                    resolve_after,
-                    engine.planner.as_ref().map(|p| p as &dyn ChatModel),
-                    given,
-                )
-                .await
-                .map_err(|e| ResolveError {
-                    retryable: e.is_retryable(),
-                    reason: format!("evidence: {e}"),
-                })?;
-            let search = gathered.record(resolve_after);
-            on_search(&search);
-            (
-                gathered.bundle,
-                gathered.plan.rubric,
-                Some(search),
-                submissions,
+            let (items, rubric, search) = gather(
+                engine,
+                &question.text,
+                resolve_after,
+                submissions.as_deref(),
             )
+            .await?;
+            on_search(&search);
+            (items, rubric, Some(search), submissions)
         }
     };
-    let bundle = Bundle {
-        question: question.text.clone(),
-        clarifications: question.clarifications.clone(),
-        evidence: items,
-    };
-    let commitment = commit_bundle(&bundle)
-        .map_err(|e| ResolveError::permanent(format!("cannot commit the evidence: {e}")))?;
+    let (bundle, commitment) = commit_evidence(&question, items)?;
     let source = seed;
     let seed = source.seed(&commitment.root);
     let bundle = Arc::new(bundle);
@@ -316,6 +290,55 @@ pub async fn resolve(
         search,
         submissions: submissions.as_deref(),
     }))
+}
+
+/// The bundle jurors see (question, clarifications, evidence) and its Merkle commitment,
+/// whose root seeds the committee and is what gets posted.
+fn commit_evidence(
+    question: &QuestionInfo,
+    items: Vec<EvidenceItem>,
+) -> Result<(Bundle, Commitment), ResolveError> {
+    let bundle = Bundle {
+        question: question.text.clone(),
+        clarifications: question.clarifications.clone(),
+        evidence: items,
+    };
+    let commitment = commit_bundle(&bundle)
+        .map_err(|e| ResolveError::permanent(format!("cannot commit the evidence: {e}")))?;
+    Ok((bundle, commitment))
+}
+
+/// Plan, search and bundle the evidence of `question` with the engine's collectors, the
+/// question's on-chain submissions offered to the bundle rules alongside their hits.
+async fn gather(
+    engine: &Engine,
+    question: &str,
+    resolve_after: Option<DateTime<Utc>>,
+    submissions: Option<&[ChainSubmission]>,
+) -> Result<(Vec<EvidenceItem>, Rubric, SearchRecord), ResolveError> {
+    let gatherer = engine.gatherer.as_ref().ok_or_else(|| {
+        ResolveError::permanent("evidence: this engine was built without collectors")
+    })?;
+    let given = match submissions {
+        Some(items) if !items.is_empty() => {
+            vec![crate::evidence::onchain::collector_hits(items)]
+        }
+        _ => Vec::new(),
+    };
+    let gathered = gatherer
+        .gather_with(
+            question,
+            resolve_after,
+            engine.planner.as_ref().map(|p| p as &dyn ChatModel),
+            given,
+        )
+        .await
+        .map_err(|e| ResolveError {
+            retryable: e.is_retryable(),
+            reason: format!("evidence: {e}"),
+        })?;
+    let search = gathered.record(resolve_after);
+    Ok((gathered.bundle, gathered.plan.rubric, search))
 }
 
 /// The daemon's resolver: gathers evidence and runs the committee on each on-chain question.

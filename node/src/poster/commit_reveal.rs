@@ -160,56 +160,16 @@ impl Poster {
             if matches!(step, Step::Commit | Step::Reveal) && self.reorged_out(id).await? {
                 continue;
             }
-            match step {
-                // Our commitment is gone while the question is open: `finalize` burned it,
-                // withheld past its reveal deadline, and reopened its slot to spare operators.
-                Step::WaitReopen | Step::CannotCommit
-                    if self.committed(id, question.block_number).await? =>
-                {
-                    warn!(target: "veritas::post", question = %id, "reveal deadline missed: our commitment was burned at finalize; the report bond is lost");
-                    return Err(ChainError::RevealMissed {
-                        id,
-                        deadline: facts.deadline,
-                    });
-                }
-                Step::Commit => self.send_commit(id, &saved).await?,
-                Step::Reveal => {
-                    if let Some(posted) = self.send_reveal(id, &saved).await? {
-                        return Ok(posted);
-                    }
-                }
-                Step::Revealed => {
-                    self.reconcile_after_post(id).await?;
-                    return self.revealed(id, question.block_number).await;
-                }
-                Step::Done => {
-                    info!(target: "veritas::post", question = %id, phase = facts.phase, "commit phase over without a commitment of ours; nothing to send");
-                    self.reconcile_after_post(id).await?;
-                    return Ok(Posted::AlreadyOnChain);
-                }
-                Step::Closed => {
-                    self.reconcile_after_post(id).await?;
-                    if self.committed(id, question.block_number).await? {
-                        warn!(target: "veritas::post", question = %id, "reveal deadline missed: the question closed with our commitment unrevealed; the report bond is lost");
-                        return Err(ChainError::RevealMissed {
-                            id,
-                            deadline: U256::ZERO,
-                        });
-                    }
-                    return Ok(Posted::AlreadyOnChain);
-                }
-                Step::WaitReopen | Step::WaitReveal | Step::Missed | Step::Foreign => {
-                    return Err(not_now(id, step, &facts, &saved));
-                }
-                Step::CannotCommit => match self.why_not(id, round == 0).await? {
-                    super::stake::CannotReport::AskAgain => {}
-                    super::stake::CannotReport::NotOperator => {
-                        return Err(ChainError::NotQuestionOperator {
-                            id,
-                            operator: self.from,
-                        });
-                    }
-                },
+            let at = StepAt {
+                question,
+                id,
+                step,
+                facts: &facts,
+                saved: &saved,
+                first_round: round == 0,
+            };
+            if let Some(posted) = self.take_step(at).await? {
+                return Ok(posted);
             }
         }
         Err(ChainError::CommitRevealWait {
@@ -217,6 +177,64 @@ impl Poster {
             what: "the chain kept changing",
             retry_in: REVEAL_POLL,
         })
+    }
+
+    /// Act on the step the chain calls for: send what is ours to send, or end the post with
+    /// its outcome; `None` reads the chain again.
+    async fn take_step(&self, at: StepAt<'_>) -> Result<Option<Posted>, ChainError> {
+        let StepAt {
+            question,
+            id,
+            step,
+            facts,
+            saved,
+            first_round,
+        } = at;
+        match step {
+            // Our commitment is gone while the question is open: `finalize` burned it,
+            // withheld past its reveal deadline, and reopened its slot to spare operators.
+            Step::WaitReopen | Step::CannotCommit
+                if self.committed(id, question.block_number).await? =>
+            {
+                warn!(target: "veritas::post", question = %id, "reveal deadline missed: our commitment was burned at finalize; the report bond is lost");
+                Err(ChainError::RevealMissed {
+                    id,
+                    deadline: facts.deadline,
+                })
+            }
+            Step::Commit => self.send_commit(id, saved).await.map(|()| None),
+            Step::Reveal => self.send_reveal(id, saved).await,
+            Step::Revealed => {
+                self.reconcile_after_post(id).await?;
+                self.revealed(id, question.block_number).await.map(Some)
+            }
+            Step::Done => {
+                info!(target: "veritas::post", question = %id, phase = facts.phase, "commit phase over without a commitment of ours; nothing to send");
+                self.reconcile_after_post(id).await?;
+                Ok(Some(Posted::AlreadyOnChain))
+            }
+            Step::Closed => {
+                self.reconcile_after_post(id).await?;
+                if self.committed(id, question.block_number).await? {
+                    warn!(target: "veritas::post", question = %id, "reveal deadline missed: the question closed with our commitment unrevealed; the report bond is lost");
+                    return Err(ChainError::RevealMissed {
+                        id,
+                        deadline: U256::ZERO,
+                    });
+                }
+                Ok(Some(Posted::AlreadyOnChain))
+            }
+            Step::WaitReopen | Step::WaitReveal | Step::Missed | Step::Foreign => {
+                Err(not_now(id, step, facts, saved))
+            }
+            Step::CannotCommit => match self.why_not(id, first_round).await? {
+                super::stake::CannotReport::AskAgain => Ok(None),
+                super::stake::CannotReport::NotOperator => Err(ChainError::NotQuestionOperator {
+                    id,
+                    operator: self.from,
+                }),
+            },
+        }
     }
 
     /// Sends our commitment and records its receipt. A revert saying the commit is no longer
@@ -332,6 +350,18 @@ impl Poster {
         }
         Ok(saved)
     }
+}
+
+/// One round of the commit-reveal loop: the question, the step the chain calls for and
+/// what it was decided on.
+struct StepAt<'a> {
+    question: &'a NewQuestion,
+    id: U256,
+    step: Step,
+    facts: &'a Facts,
+    saved: &'a SavedCommit,
+    /// Whether this is the loop's first round: only then may the stake be topped up.
+    first_round: bool,
 }
 
 /// The error of a step that cannot send now: wait (for a reopened slot, for the reveal phase)

@@ -9,6 +9,7 @@ use alloy::{
     primitives::{B256, Bytes, U256},
     providers::Provider,
     rpc::types::TransactionRequest,
+    transports::TransportError,
 };
 use tracing::{info, warn};
 
@@ -45,93 +46,139 @@ impl Poster {
         max_priority_fee_per_gas: u128,
     ) -> Result<SentTx, ChainError> {
         let mut next = self.nonce.lock().await;
-        let nonce = match (reuse_nonce, *next) {
-            (Some(n), _) => n,
-            (None, Some(n)) => n,
+        let nonce = self.pick_nonce(reuse_nonce, *next).await?;
+        let mut fees = Fees {
+            max_fee: max_fee_per_gas,
+            priority: max_priority_fee_per_gas,
+        };
+        let mut bumps = 0;
+        loop {
+            let (sent, hash, raw) = self
+                .sign_and_record(questions, request.clone(), nonce, gas_limit, fees)
+                .await?;
+            let attempt = Attempt {
+                sent: &sent,
+                hash,
+                nonce,
+                fees,
+                bumps,
+            };
+            let how = match self.provider.send_raw_transaction(&raw).await {
+                Ok(_) => "report transaction sent",
+                Err(refused) => match self.after_refusal(refused, attempt).await? {
+                    Refusal::NodeHasIt => "report transaction sent (answer lost, node has it)",
+                    Refusal::Bump(bumped) => {
+                        fees = bumped;
+                        bumps += 1;
+                        let Fees { max_fee, priority } = fees;
+                        warn!(target: "veritas::post", questions = ?questions, nonce, max_fee, priority, bumps, "another transaction holds this nonce; bumping fees");
+                        continue;
+                    }
+                    Refusal::Fail { err, reread_nonce } => {
+                        if reread_nonce {
+                            *next = None;
+                        }
+                        return Err(err);
+                    }
+                },
+            };
+            if reuse_nonce.is_none() {
+                // A reused nonce was allocated earlier: the counter is already past it.
+                *next = Some(nonce + 1);
+            }
+            info!(target: "veritas::post", questions = ?questions, tx = %sent.tx_hash, nonce, "{how}");
+            return Ok(sent);
+        }
+    }
+
+    /// Decide what a broadcast error means for the transaction of `attempt`; records it as
+    /// dropped when the node refused it for good.
+    async fn after_refusal(
+        &self,
+        refused: TransportError,
+        attempt: Attempt<'_>,
+    ) -> Result<Refusal, ChainError> {
+        let definite = refused.is_error_resp();
+        let err = ChainError::rpc("eth_sendRawTransaction", refused);
+        if self.node_has_it(&err, attempt.hash).await {
+            return Ok(Refusal::NodeHasIt);
+        }
+        if !definite {
+            // No answer (timeout, connection lost): it may have been accepted. Keep it
+            // pending so the next attempt looks for its receipt or rebroadcasts it, and
+            // re-read the nonce from the chain rather than guess.
+            return Ok(Refusal::Fail {
+                err,
+                reread_nonce: true,
+            });
+        }
+        // The node refused it: it will never be mined.
+        self.store
+            .set_tx_status(attempt.sent.tx_hash, TxStatus::Dropped, None)?;
+        if err.is_underpriced() && attempt.bumps < MAX_UNDERPRICED_BUMPS {
+            return Ok(match self.outbid(attempt.nonce, attempt.fees).await {
+                Some(bumped) => Refusal::Bump(bumped),
+                // The nonce is spent after all: re-read it from the chain next time.
+                None => Refusal::Fail {
+                    err,
+                    reread_nonce: true,
+                },
+            });
+        }
+        // A nonce error means our counter disagrees with the chain: read it again next time.
+        let reread_nonce = err.is_nonce_error();
+        Ok(Refusal::Fail { err, reread_nonce })
+    }
+
+    /// The nonce to sign with: the one being reused, else our counter, else (after a restart
+    /// or an error that made the counter untrustworthy) the chain's pending count.
+    async fn pick_nonce(
+        &self,
+        reuse_nonce: Option<u64>,
+        counter: Option<u64>,
+    ) -> Result<u64, ChainError> {
+        match (reuse_nonce, counter) {
+            (Some(n), _) => Ok(n),
+            (None, Some(n)) => Ok(n),
             (None, None) => self
                 .provider
                 .get_transaction_count(self.from)
                 .pending()
                 .await
-                .map_err(|e| ChainError::rpc("eth_getTransactionCount", e))?,
-        };
-        let (mut max_fee, mut priority) = (max_fee_per_gas, max_priority_fee_per_gas);
-        let mut bumps = 0;
-        loop {
-            let (sent, hash, raw) = self
-                .sign_and_record(
-                    questions,
-                    request.clone(),
-                    nonce,
-                    gas_limit,
-                    max_fee,
-                    priority,
-                )
-                .await?;
-            let e = match self.provider.send_raw_transaction(&raw).await {
-                Ok(_) => {
-                    if reuse_nonce.is_none() {
-                        *next = Some(nonce + 1);
-                    }
-                    info!(target: "veritas::post", questions = ?questions, tx = %sent.tx_hash, nonce, "report transaction sent");
-                    return Ok(sent);
-                }
-                Err(e) => e,
-            };
-            let definite = e.is_error_resp();
-            let err = ChainError::rpc("eth_sendRawTransaction", e);
-            // A retried broadcast whose first answer was lost comes back "already known"
-            // or "nonce too low": ask the node whether it has our transaction.
-            if err.is_already_known()
-                || matches!(
-                    self.provider.get_transaction_by_hash(hash).await,
-                    Ok(Some(_))
-                )
-            {
-                if reuse_nonce.is_none() {
-                    *next = Some(nonce + 1);
-                }
-                info!(target: "veritas::post", questions = ?questions, tx = %sent.tx_hash, nonce, "report transaction sent (answer lost, node has it)");
-                return Ok(sent);
-            }
-            if !definite {
-                // No answer (timeout, connection lost): it may have been accepted. Keep it
-                // pending so the next attempt looks for its receipt or rebroadcasts it, and
-                // re-read the nonce from the chain rather than guess.
-                *next = None;
-                return Err(err);
-            }
-            // The node refused it: it will never be mined.
-            self.store
-                .set_tx_status(sent.tx_hash, TxStatus::Dropped, None)?;
-            if err.is_underpriced() && bumps < MAX_UNDERPRICED_BUMPS {
-                match self.nonce_holder(nonce).await {
-                    NonceHolder::Mined => {
-                        // The nonce is spent after all: re-read it from the chain next time.
-                        *next = None;
-                        return Err(err);
-                    }
-                    NonceHolder::Pending {
-                        max_fee_per_gas,
-                        max_priority_fee_per_gas,
-                    } => {
-                        max_fee = max_fee.max(max_fee_per_gas);
-                        priority = priority.max(max_priority_fee_per_gas);
-                    }
-                    NonceHolder::Unknown => {}
-                }
-                bumps += 1;
-                max_fee = bump_fee(max_fee);
-                priority = bump_fee(priority).min(max_fee);
-                warn!(target: "veritas::post", questions = ?questions, nonce, max_fee, priority, bumps, "another transaction holds this nonce; bumping fees");
-                continue;
-            }
-            if err.is_nonce_error() {
-                // Our counter disagrees with the chain: read it again next time.
-                *next = None;
-            }
-            return Err(err);
+                .map_err(|e| ChainError::rpc("eth_getTransactionCount", e)),
         }
+    }
+
+    /// Whether a refused broadcast is in fact a retry the node already holds: a first answer
+    /// that was lost comes back "already known" or "nonce too low", so ask the node.
+    async fn node_has_it(&self, err: &ChainError, hash: B256) -> bool {
+        err.is_already_known()
+            || matches!(
+                self.provider.get_transaction_by_hash(hash).await,
+                Ok(Some(_))
+            )
+    }
+
+    /// Fees to outbid whatever holds `nonce` in the pool: [`FEE_BUMP_PERCENT`] over the higher
+    /// of ours and the holder's. `None` when the nonce turns out to be mined already.
+    async fn outbid(&self, nonce: u64, ours: Fees) -> Option<Fees> {
+        let (mut max_fee, mut priority) = (ours.max_fee, ours.priority);
+        match self.nonce_holder(nonce).await {
+            NonceHolder::Mined => return None,
+            NonceHolder::Pending {
+                max_fee_per_gas,
+                max_priority_fee_per_gas,
+            } => {
+                max_fee = max_fee.max(max_fee_per_gas);
+                priority = priority.max(max_priority_fee_per_gas);
+            }
+            NonceHolder::Unknown => {}
+        }
+        let max_fee = bump_fee(max_fee);
+        Some(Fees {
+            max_fee,
+            priority: bump_fee(priority).min(max_fee),
+        })
     }
 
     /// Replace `stuck` (no receipt after the receipt timeout) at its nonce with `request`,
@@ -193,9 +240,12 @@ impl Poster {
         request: TransactionRequest,
         nonce: u64,
         gas_limit: u64,
-        max_fee_per_gas: u128,
-        max_priority_fee_per_gas: u128,
+        fees: Fees,
     ) -> Result<(SentTx, B256, Vec<u8>), ChainError> {
+        let Fees {
+            max_fee: max_fee_per_gas,
+            priority: max_priority_fee_per_gas,
+        } = fees;
         let request = request
             .with_nonce(nonce)
             .with_gas_limit(gas_limit)
@@ -264,6 +314,33 @@ impl NonceHolder {
             _ => Self::Unknown,
         }
     }
+}
+
+/// One signed and recorded transaction whose broadcast the node did not accept.
+struct Attempt<'a> {
+    sent: &'a SentTx,
+    hash: B256,
+    nonce: u64,
+    fees: Fees,
+    /// Underpriced fee bumps so far, in a row.
+    bumps: u32,
+}
+
+/// What a failed broadcast calls for.
+enum Refusal {
+    /// A retry the node already holds: as good as sent.
+    NodeHasIt,
+    /// Another transaction holds the nonce: sign again with these fees.
+    Bump(Fees),
+    /// Give up on this attempt; `reread_nonce` when our counter can no longer be trusted.
+    Fail { err: ChainError, reread_nonce: bool },
+}
+
+/// The two EIP-1559 fee fields, moved together through a fee bump.
+#[derive(Clone, Copy)]
+struct Fees {
+    max_fee: u128,
+    priority: u128,
 }
 
 /// `fee` raised by [`FEE_BUMP_PERCENT`], rounded up (never by less than 1 wei).

@@ -741,20 +741,8 @@ fn list_year(toks: &[Tok<'_>], mut j: usize) -> Option<i32> {
 
 /// A time of day after a date: "(,) (at) (() 11:59(:59) PM", "3 AM", "23:59", "T23:59:59Z";
 /// the time, the token after it, and a zone glued on ("Z").
-fn parse_time(toks: &[Tok<'_>], mut j: usize) -> Option<(Time, usize, Option<i32>)> {
-    let iso_t = toks.get(j).is_some_and(|t| t.text == "T") && j > 0 && adjacent(toks, j - 1);
-    if iso_t {
-        j += 1;
-    } else {
-        for skip in [",", "at", "(", "@"] {
-            if toks
-                .get(j)
-                .is_some_and(|t| t.text == skip || t.lower == skip)
-            {
-                j += 1;
-            }
-        }
-    }
+fn parse_time(toks: &[Tok<'_>], j: usize) -> Option<(Time, usize, Option<i32>)> {
+    let j = skip_time_lead(toks, j);
     let h = toks
         .get(j)
         .filter(|t| t.text.len() <= 2)
@@ -779,29 +767,7 @@ fn parse_time(toks: &[Tok<'_>], mut j: usize) -> Option<(Time, usize, Option<i32
             k += 2;
         }
     }
-    // am / pm / a.m. / p.m.
-    let mut meridiem = None;
-    match word(toks, k) {
-        Some("am") => {
-            meridiem = Some(false);
-            k += 1;
-        }
-        Some("pm") => {
-            meridiem = Some(true);
-            k += 1;
-        }
-        Some(w @ ("a" | "p"))
-            if toks.get(k + 1).is_some_and(|t| t.is_punct('.'))
-                && word(toks, k + 2) == Some("m") =>
-        {
-            meridiem = Some(w == "p");
-            k += 3;
-            if toks.get(k).is_some_and(|t| t.is_punct('.')) && adjacent(toks, k - 1) {
-                k += 1;
-            }
-        }
-        _ => {}
-    }
+    let (meridiem, mut k) = parse_meridiem(toks, k);
     if minutes.is_none() && meridiem.is_none() {
         return None;
     }
@@ -810,16 +776,7 @@ fn parse_time(toks: &[Tok<'_>], mut j: usize) -> Option<(Time, usize, Option<i32
     if m > 59 || s > 59 {
         return None;
     }
-    let hour = match meridiem {
-        Some(pm) => {
-            if h > 12 {
-                return None;
-            }
-            (h % 12) + if pm { 12 } else { 0 }
-        }
-        None if h <= 23 || (h == 24 && m == 0 && s == 0) => h,
-        None => return None,
-    };
+    let hour = hour_of_day(h, meridiem, m == 0 && s == 0)?;
     let time = Time {
         secs: i64::from(hour) * 3600 + i64::from(m) * 60 + i64::from(s),
         precision: if seconds.is_some() { 1 } else { 60 },
@@ -834,6 +791,51 @@ fn parse_time(toks: &[Tok<'_>], mut j: usize) -> Option<(Time, usize, Option<i32
         k += 1;
     }
     Some((time, k, zone))
+}
+
+/// Past what may lead a time: ISO's "T" glued to the date, or ",", "at", "(", "@".
+fn skip_time_lead(toks: &[Tok<'_>], mut j: usize) -> usize {
+    let iso_t = toks.get(j).is_some_and(|t| t.text == "T") && j > 0 && adjacent(toks, j - 1);
+    if iso_t {
+        return j + 1;
+    }
+    for skip in [",", "at", "(", "@"] {
+        if toks
+            .get(j)
+            .is_some_and(|t| t.text == skip || t.lower == skip)
+        {
+            j += 1;
+        }
+    }
+    j
+}
+
+/// am / pm / a.m. / p.m. at `k`: `Some(true)` for pm, and the index past it.
+fn parse_meridiem(toks: &[Tok<'_>], k: usize) -> (Option<bool>, usize) {
+    match word(toks, k) {
+        Some("am") => (Some(false), k + 1),
+        Some("pm") => (Some(true), k + 1),
+        Some(w @ ("a" | "p"))
+            if toks.get(k + 1).is_some_and(|t| t.is_punct('.'))
+                && word(toks, k + 2) == Some("m") =>
+        {
+            let k = k + 3;
+            let dot = toks.get(k).is_some_and(|t| t.is_punct('.')) && adjacent(toks, k - 1);
+            (Some(w == "p"), if dot { k + 1 } else { k })
+        }
+        _ => (None, k),
+    }
+}
+
+/// The 24-hour hour of `h` on a 12-hour clock (`meridiem`) or a 24-hour one, where 24 is
+/// only midnight on the dot (`on_the_hour`); `None` for an hour no clock shows.
+fn hour_of_day(h: u32, meridiem: Option<bool>, on_the_hour: bool) -> Option<u32> {
+    match meridiem {
+        Some(_) if h > 12 => None,
+        Some(pm) => Some((h % 12) + if pm { 12 } else { 0 }),
+        None if h <= 23 || (h == 24 && on_the_hour) => Some(h),
+        None => None,
+    }
 }
 
 /// An explicit time zone within the next few tokens of the same sentence (before another
@@ -923,17 +925,7 @@ fn find_zone(toks: &[Tok<'_>], from: usize) -> Option<(i32, usize)> {
 /// The cue that ends right before token `i` (a weekday may stand between): the cue and its
 /// first token.
 fn cue_before(toks: &[Tok<'_>], i: usize) -> Option<(Cue, usize)> {
-    let mut i = i;
-    // "on Friday, March 21": skip the weekday (and its comma).
-    if i >= 1
-        && toks.get(i - 1).is_some_and(|t| t.is_punct(','))
-        && i >= 2
-        && is_weekday(toks, i - 2)
-    {
-        i -= 2;
-    } else if i >= 1 && is_weekday(toks, i - 1) {
-        i -= 1;
-    }
+    let i = before_weekday(toks, i);
     let w = |back: usize| -> Option<&str> { i.checked_sub(back).and_then(|k| word(toks, k)) };
     // End of: "(by|before|at|until|through) (the) end of".
     if w(1) == Some("of") && w(2) == Some("end") {
@@ -983,6 +975,22 @@ fn cue_before(toks: &[Tok<'_>], i: usize) -> Option<(Cue, usize)> {
         _ => return None,
     };
     Some((cue, k))
+}
+
+/// "on Friday, March 21": the cue comes before the weekday (and its comma) that precedes
+/// the date at `i`.
+fn before_weekday(toks: &[Tok<'_>], i: usize) -> usize {
+    if i >= 1
+        && toks.get(i - 1).is_some_and(|t| t.is_punct(','))
+        && i >= 2
+        && is_weekday(toks, i - 2)
+    {
+        i - 2
+    } else if i >= 1 && is_weekday(toks, i - 1) {
+        i - 1
+    } else {
+        i
+    }
 }
 
 fn is_weekday(toks: &[Tok<'_>], i: usize) -> bool {

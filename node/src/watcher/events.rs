@@ -412,88 +412,71 @@ fn decode_one(
     use IVeritasOracle as O;
     let decoded = match log.topic0() {
         Some(&O::ReportSubmitted::SIGNATURE_HASH) => decode_report(log, block, log_index),
-        Some(&O::VerdictPosted::SIGNATURE_HASH) => log.log_decode::<O::VerdictPosted>().map(|d| {
-            let e = d.inner.data;
-            (
-                e.id,
-                LifecycleEvent::Posted {
-                    escalated: e.escalated,
-                    p: [e.pYes, e.pNo, e.pNull],
-                },
-            )
+        Some(&O::VerdictPosted::SIGNATURE_HASH) => decode_as(log, |e: O::VerdictPosted| {
+            let p = [e.pYes, e.pNo, e.pNull];
+            let escalated = e.escalated;
+            (e.id, LifecycleEvent::Posted { escalated, p })
         }),
-        Some(&O::VerdictDisputed::SIGNATURE_HASH) => {
-            log.log_decode::<O::VerdictDisputed>().map(|d| {
-                let e = d.inner.data;
-                (
-                    e.id,
-                    LifecycleEvent::Disputed {
-                        disputer: e.disputer,
-                        bond: e.bond,
-                    },
-                )
+        Some(&O::VerdictDisputed::SIGNATURE_HASH) => decode_as(log, |e: O::VerdictDisputed| {
+            let (disputer, bond) = (e.disputer, e.bond);
+            (e.id, LifecycleEvent::Disputed { disputer, bond })
+        }),
+        Some(&O::VerdictArbitrated::SIGNATURE_HASH) => decode_as(log, |e: O::VerdictArbitrated| {
+            let p = [e.pYes, e.pNo, e.pNull];
+            (e.id, LifecycleEvent::Arbitrated { p })
+        }),
+        Some(&O::ArbitrationRequested::SIGNATURE_HASH) => {
+            decode_as(log, |e: O::ArbitrationRequested| {
+                (e.id, LifecycleEvent::CourtRequested)
             })
         }
-        Some(&O::VerdictArbitrated::SIGNATURE_HASH) => {
-            log.log_decode::<O::VerdictArbitrated>().map(|d| {
-                let e = d.inner.data;
-                (
-                    e.id,
-                    LifecycleEvent::Arbitrated {
-                        p: [e.pYes, e.pNo, e.pNull],
-                    },
-                )
-            })
+        Some(&O::VerdictDefaulted::SIGNATURE_HASH) => decode_as(log, |e: O::VerdictDefaulted| {
+            let p = crate::contract::UNRESOLVABLE_TRIPLE;
+            (e.id, LifecycleEvent::Defaulted { p })
+        }),
+        Some(&O::QuestionExpired::SIGNATURE_HASH) => {
+            decode_as(log, |e: O::QuestionExpired| (e.id, LifecycleEvent::Expired))
         }
-        Some(&O::ArbitrationRequested::SIGNATURE_HASH) => log
-            .log_decode::<O::ArbitrationRequested>()
-            .map(|d| (d.inner.data.id, LifecycleEvent::CourtRequested)),
-        Some(&O::VerdictDefaulted::SIGNATURE_HASH) => {
-            log.log_decode::<O::VerdictDefaulted>().map(|d| {
-                (
-                    d.inner.data.id,
-                    LifecycleEvent::Defaulted {
-                        p: crate::contract::UNRESOLVABLE_TRIPLE,
-                    },
-                )
-            })
+        Some(&O::QuestionSettled::SIGNATURE_HASH) => {
+            decode_as(log, |e: O::QuestionSettled| (e.id, LifecycleEvent::Settled))
         }
-        Some(&O::QuestionExpired::SIGNATURE_HASH) => log
-            .log_decode::<O::QuestionExpired>()
-            .map(|d| (d.inner.data.id, LifecycleEvent::Expired)),
-        Some(&O::QuestionSettled::SIGNATURE_HASH) => log
-            .log_decode::<O::QuestionSettled>()
-            .map(|d| (d.inner.data.id, LifecycleEvent::Settled)),
-        Some(&O::QuestionDeferred::SIGNATURE_HASH) => {
-            log.log_decode::<O::QuestionDeferred>().and_then(|d| {
-                let e = d.inner.data;
-                let count = u32::try_from(e.count)
-                    .ok()
-                    .filter(|c| (1..=MAX_DEFERRALS).contains(c))
-                    .ok_or_else(|| {
-                        alloy::sol_types::Error::custom(format!("deferral count {}", e.count))
-                    })?;
-                let resolve_after = u64::try_from(e.resolveAfter)
-                    .ok()
-                    .filter(|t| *t <= MAX_RESOLVE_AFTER)
-                    .ok_or_else(|| {
-                        alloy::sol_types::Error::custom(format!(
-                            "deferral resolveAfter {}",
-                            e.resolveAfter
-                        ))
-                    })?;
-                Ok((
-                    e.id,
-                    LifecycleEvent::Deferred {
-                        resolve_after,
-                        count,
-                    },
-                ))
-            })
-        }
+        Some(&O::QuestionDeferred::SIGNATURE_HASH) => decode_deferral(log),
         _ => return None,
     };
     Some(decoded)
+}
+
+/// A log whose topic says it is an `E`, decoded and mapped to its question and event.
+fn decode_as<E: SolEvent>(
+    log: &Log,
+    to_event: impl FnOnce(E) -> (U256, LifecycleEvent),
+) -> Result<(U256, LifecycleEvent), alloy::sol_types::Error> {
+    log.log_decode::<E>().map(|d| to_event(d.inner.data))
+}
+
+/// A `QuestionDeferred` log; a count or time no deferral can have is an error.
+fn decode_deferral(log: &Log) -> Result<(U256, LifecycleEvent), alloy::sol_types::Error> {
+    let e = log
+        .log_decode::<IVeritasOracle::QuestionDeferred>()?
+        .inner
+        .data;
+    let count = u32::try_from(e.count)
+        .ok()
+        .filter(|c| (1..=MAX_DEFERRALS).contains(c))
+        .ok_or_else(|| alloy::sol_types::Error::custom(format!("deferral count {}", e.count)))?;
+    let resolve_after = u64::try_from(e.resolveAfter)
+        .ok()
+        .filter(|t| *t <= MAX_RESOLVE_AFTER)
+        .ok_or_else(|| {
+            alloy::sol_types::Error::custom(format!("deferral resolveAfter {}", e.resolveAfter))
+        })?;
+    Ok((
+        e.id,
+        LifecycleEvent::Deferred {
+            resolve_after,
+            count,
+        },
+    ))
 }
 
 /// A `ReportSubmitted` log as the operator's report; a ballot count no committee has is an error.

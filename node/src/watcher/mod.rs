@@ -59,9 +59,69 @@ pub mod events;
 use crate::chain::{ChainError, ChainProvider};
 use crate::contract::{IVeritasOracle, evidence_chain};
 use crate::retry::Backoff;
-use crate::store::{Store, StoredSubmission, now_ms};
+use crate::store::{Store, StoredClarification, StoredSubmission, now_ms};
 use events::NewQuestion;
 use range::LogRange;
+
+/// The store's row of a submission that links from `prev_head`.
+fn stored_submission(item: evidence_chain::SubmittedLog, prev_head: B256) -> StoredSubmission {
+    StoredSubmission {
+        question_id: item.question_id,
+        index: item.index,
+        submitter: item.submitter,
+        url: item.url,
+        title: item.title,
+        snippet: item.snippet,
+        prev_head,
+        evidence_head: item.evidence_head,
+        block_number: item.block_number,
+        block_hash: item.block_hash,
+        log_index: item.log_index,
+        tx_hash: item.tx_hash,
+    }
+}
+
+/// One page of logs split by kind: each kind is decoded and stored its own way.
+struct Page {
+    /// `QuestionAsked`.
+    asked: Vec<Log>,
+    /// `EvidenceSubmitted`.
+    evidence: Vec<Log>,
+    /// `QuestionClarified`.
+    clarified: Vec<Log>,
+    /// Everything else: the lifecycle events.
+    later: Vec<Log>,
+}
+
+impl Page {
+    /// Split `logs` by event, each part in page order.
+    fn split(logs: Vec<Log>) -> Self {
+        let is = |l: &Log, topic: B256| l.topic0() == Some(&topic);
+        let (asked, later): (Vec<Log>, Vec<Log>) = logs
+            .into_iter()
+            .partition(|l| is(l, IVeritasOracle::QuestionAsked::SIGNATURE_HASH));
+        let (evidence, later): (Vec<Log>, Vec<Log>) = later
+            .into_iter()
+            .partition(|l| is(l, IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH));
+        let (clarified, later): (Vec<Log>, Vec<Log>) = later
+            .into_iter()
+            .partition(|l| is(l, IVeritasOracle::QuestionClarified::SIGNATURE_HASH));
+        Self {
+            asked,
+            evidence,
+            clarified,
+            later,
+        }
+    }
+
+    /// The page's new questions and clarifications; any it cannot decode rejects the page.
+    fn decode(&self) -> Result<(Vec<NewQuestion>, Vec<StoredClarification>), events::PageDefect> {
+        Ok((
+            events::decode_questions(&self.asked)?,
+            events::decode_clarifications(&self.clarified)?,
+        ))
+    }
+}
 
 /// The lifecycle events a scan reads besides `QuestionAsked`.
 const LIFECYCLE_EVENTS: [alloy::primitives::B256; 9] = [
@@ -313,54 +373,37 @@ impl Watcher {
     async fn apply_page(&mut self, logs: Vec<Log>, to: u64) -> Result<usize, ChainError> {
         // The whole page is checked once, before it is split by event.
         let checked = events::check_page(&logs, self.config.oracle, self.next_block, to);
-        let (asked, later): (Vec<Log>, Vec<Log>) = logs
-            .into_iter()
-            .partition(|l| l.topic0() == Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH));
-        let (evidence, later): (Vec<Log>, Vec<Log>) = later
-            .into_iter()
-            .partition(|l| l.topic0() == Some(&IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH));
-        let (clarified, later): (Vec<Log>, Vec<Log>) = later
-            .into_iter()
-            .partition(|l| l.topic0() == Some(&IVeritasOracle::QuestionClarified::SIGNATURE_HASH));
-        let checked = checked.and_then(|()| {
-            Ok((
-                events::decode_questions(&asked)?,
-                events::decode_clarifications(&clarified)?,
-            ))
-        });
-        let (questions, clarifications) = match checked {
-            Ok(decoded) => decoded,
-            Err(defect) => {
-                self.state.rejected_pages.fetch_add(1, Ordering::Relaxed);
-                return Err(ChainError::RejectedPage {
-                    from: self.next_block,
-                    to,
-                    reason: defect.to_string(),
-                });
+        let page = Page::split(logs);
+        let checked = checked.and_then(|()| page.decode());
+        let (questions, clarifications) = checked.map_err(|defect| {
+            self.state.rejected_pages.fetch_add(1, Ordering::Relaxed);
+            ChainError::RejectedPage {
+                from: self.next_block,
+                to,
+                reason: defect.to_string(),
             }
-        };
+        })?;
+        let Page {
+            asked,
+            evidence,
+            later,
+            ..
+        } = page;
         self.check_complete(&asked, to).await?;
         // Jobs and submissions first (one transaction with the cursor): a question
         // asked and settled in one range has its row before its events are
         // applied. Both steps are idempotent, so a crash between them is repaired
         // by reading the range again. `check_complete` already moved `count_below`
         // to `to`: if the rest of the scan fails, the count must be read again.
-        let scanned = match self.chain_evidence(evidence, to).await {
-            Ok((submissions, head_after)) => self
-                .store
-                .record_scan_with(&questions, &submissions, &clarifications, to + 1)
-                .and_then(|stored| {
-                    let mut undecodable = 0;
-                    let events = events::decode_lifecycle(&later, &mut undecodable);
-                    self.state
-                        .undecodable_logs
-                        .fetch_add(undecodable, Ordering::Relaxed);
-                    self.store.record_lifecycle(&events)?;
-                    Ok((submissions, head_after, stored))
-                })
-                .map_err(ChainError::Store),
-            Err(e) => Err(e),
-        };
+        let scanned: Result<_, ChainError> = async {
+            let (submissions, head_after) = self.chain_evidence(evidence, to).await?;
+            let stored =
+                self.store
+                    .record_scan_with(&questions, &submissions, &clarifications, to + 1)?;
+            self.record_lifecycle(&later)?;
+            Ok((submissions, head_after, stored))
+        }
+        .await;
         let (submissions, head_after, stored) = match scanned {
             Ok(scanned) => scanned,
             Err(e) => {
@@ -368,25 +411,41 @@ impl Watcher {
                 return Err(e);
             }
         };
-        let logs = asked;
         let new_questions = stored.questions;
         self.head_below = Some(head_after);
-        debug!(target: "veritas::watcher", from = self.next_block, to, logs = logs.len(), submissions = submissions.len(), new_questions, "scanned");
+        debug!(target: "veritas::watcher", from = self.next_block, to, logs = asked.len(), submissions = submissions.len(), new_questions, "scanned");
         if stored.submissions > 0 {
             self.announce_submissions(stored.submissions, &submissions);
         }
         for c in &clarifications {
             info!(target: "veritas::watcher", question = %c.question_id, index = c.index, block = c.block_number, "question clarified");
         }
+        self.advance_past(to);
+        if new_questions > 0 {
+            self.announce_questions(new_questions, &questions);
+        }
+        Ok(new_questions)
+    }
+
+    /// Decode and store the page's lifecycle events, counting the logs it cannot decode.
+    fn record_lifecycle(&self, later: &[Log]) -> Result<(), crate::store::StoreError> {
+        let mut undecodable = 0;
+        let events = events::decode_lifecycle(later, &mut undecodable);
+        self.state
+            .undecodable_logs
+            .fetch_add(undecodable, Ordering::Relaxed);
+        self.store.record_lifecycle(&events)?;
+        Ok(())
+    }
+
+    /// The range up to `to` is stored: scan on from the next block and tell the health
+    /// check when the last page succeeded.
+    fn advance_past(&mut self, to: u64) {
         self.next_block = to + 1;
         self.state.cursor.store(self.next_block, Ordering::Relaxed);
         self.state
             .last_ok_ms
             .store(u64::try_from(now_ms()).unwrap_or(0), Ordering::Relaxed);
-        if new_questions > 0 {
-            self.announce_questions(new_questions, &questions);
-        }
-        Ok(new_questions)
     }
 
     /// Counts and logs newly stored evidence submissions and wakes their re-runs.
@@ -511,20 +570,7 @@ impl Watcher {
                     ),
                 ));
             }
-            out.push(StoredSubmission {
-                question_id: item.question_id,
-                index: item.index,
-                submitter: item.submitter,
-                url: item.url,
-                title: item.title,
-                snippet: item.snippet,
-                prev_head: head,
-                evidence_head: item.evidence_head,
-                block_number: item.block_number,
-                block_hash: item.block_hash,
-                log_index: item.log_index,
-                tx_hash: item.tx_hash,
-            });
+            out.push(stored_submission(item, head));
             head = next;
         }
         let at_to = self.evidence_head_at(Some(to)).await?;

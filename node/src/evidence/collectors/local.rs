@@ -267,39 +267,11 @@ impl Loaded {
 
     /// The best `limit` documents for `query`, each with its best passage.
     fn search(&self, query: &str, limit: usize) -> Result<Vec<Hit>, CollectorError> {
-        let mut analyzer = self
-            .index
-            .tokenizer_for_field(self.body)
-            .map_err(index_error)?;
-        let mut terms: Vec<String> = Vec::new();
-        let mut stream = analyzer.token_stream(query);
-        while let Some(token) = stream.next() {
-            if !terms.contains(&token.text) {
-                terms.push(token.text.clone());
-            }
-        }
+        let terms = self.terms(query)?;
         if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        // Built from tokens, not parsed: question text full of `?`, `:` and quotes is not
-        // query syntax.
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for term in &terms {
-            let body = TermQuery::new(
-                Term::from_field_text(self.body, term),
-                IndexRecordOption::WithFreqs,
-            );
-            let title = TermQuery::new(
-                Term::from_field_text(self.title, term),
-                IndexRecordOption::WithFreqs,
-            );
-            clauses.push((Occur::Should, Box::new(body)));
-            clauses.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(Box::new(title), TITLE_BOOST)),
-            ));
-        }
-        let query_obj = BooleanQuery::new(clauses);
+        let query_obj = self.any_term(&terms);
         let searcher = self.reader.searcher();
         // Several passages of one document may rank; fetch enough to fill `limit` documents.
         let fetch = limit.saturating_mul(8).min(self.passages.len().max(1));
@@ -310,15 +282,7 @@ impl Loaded {
         let mut seen_docs: Vec<usize> = Vec::new();
         let mut hits = Vec::new();
         for (score, address) in top {
-            let stored: TantivyDocument = searcher.doc(address).map_err(index_error)?;
-            let Some(id) = stored
-                .get_first(self.passage_id)
-                .and_then(|v| v.as_u64())
-                .and_then(|id| usize::try_from(id).ok())
-            else {
-                continue;
-            };
-            let Some(&(d, p)) = self.passages.get(id) else {
+            let Some((d, p)) = self.passage_at(&searcher, address)? else {
                 continue;
             };
             if seen_docs.contains(&d) {
@@ -348,6 +312,60 @@ impl Loaded {
             }
         }
         Ok(hits)
+    }
+
+    /// The query's distinct terms, through the same analyzer as the corpus (lower-cased,
+    /// stemmed, stop words out).
+    fn terms(&self, query: &str) -> Result<Vec<String>, CollectorError> {
+        let mut analyzer = self
+            .index
+            .tokenizer_for_field(self.body)
+            .map_err(index_error)?;
+        let mut terms: Vec<String> = Vec::new();
+        let mut stream = analyzer.token_stream(query);
+        while let Some(token) = stream.next() {
+            if !terms.contains(&token.text) {
+                terms.push(token.text.clone());
+            }
+        }
+        Ok(terms)
+    }
+
+    /// Passages with any of `terms` in their body or (boosted) title. Built from tokens, not
+    /// parsed: question text full of `?`, `:` and quotes is not query syntax.
+    fn any_term(&self, terms: &[String]) -> BooleanQuery {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for term in terms {
+            let body = TermQuery::new(
+                Term::from_field_text(self.body, term),
+                IndexRecordOption::WithFreqs,
+            );
+            let title = TermQuery::new(
+                Term::from_field_text(self.title, term),
+                IndexRecordOption::WithFreqs,
+            );
+            clauses.push((Occur::Should, Box::new(body)));
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(title), TITLE_BOOST)),
+            ));
+        }
+        BooleanQuery::new(clauses)
+    }
+
+    /// The (document, passage) a search result points at; `None` for one without a known
+    /// passage id.
+    fn passage_at(
+        &self,
+        searcher: &tantivy::Searcher,
+        address: tantivy::DocAddress,
+    ) -> Result<Option<(usize, usize)>, CollectorError> {
+        let stored: TantivyDocument = searcher.doc(address).map_err(index_error)?;
+        let id = stored
+            .get_first(self.passage_id)
+            .and_then(|v| v.as_u64())
+            .and_then(|id| usize::try_from(id).ok());
+        Ok(id.and_then(|id| self.passages.get(id).copied()))
     }
 }
 

@@ -184,19 +184,7 @@ impl TavilyCollector {
         resolve_after: Option<DateTime<Utc>>,
     ) -> Result<Vec<Hit>, CollectorError> {
         let url = format!("{}/search", self.config.endpoint.trim_end_matches('/'));
-        let mut body = json!({
-            "query": query,
-            "search_depth": self.config.search_depth,
-            "topic": self.config.topic,
-            "max_results": self.config.max_results,
-            "include_answer": false,
-            "include_raw_content": false,
-            "include_images": false,
-        });
-        if let Some(at) = resolve_after {
-            // Tavily's end_date is inclusive and day-granular; the bundle's cutoff is exact.
-            body["end_date"] = json!(at.format("%Y-%m-%d").to_string());
-        }
+        let body = self.request_body(query, resolve_after);
         let response = self
             .client
             .post(&url)
@@ -219,20 +207,7 @@ impl TavilyCollector {
                 retry_after: retry_after_at(response.headers(), self.clock.now_utc()),
             });
         }
-        let text = match read_body(response, MAX_BODY_BYTES).await {
-            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(BodyError::Read(err)) if status.is_success() => {
-                return Err(self.transport_error(&err));
-            }
-            // An error status stays that error, whatever became of its page.
-            Err(err) if !status.is_success() => err.to_string(),
-            Err(too_large) => {
-                return Err(CollectorError::Malformed {
-                    service: SERVICE.to_owned(),
-                    reason: too_large.to_string(),
-                });
-            }
-        };
+        let text = self.read_text(response, status).await?;
         if !status.is_success() {
             // An error page that echoes the request must not carry the key into logs.
             let body = self.api_key.scrub(&text, "<redacted>");
@@ -248,27 +223,44 @@ impl TavilyCollector {
                 service: SERVICE.to_owned(),
                 reason: err.to_string(),
             })?;
-        Ok(parsed
-            .results
-            .into_iter()
-            .enumerate()
-            .filter_map(|(rank, result)| {
-                let hit = Hit {
-                    query: Some(query.to_owned()),
-                    rank: u32::try_from(rank).unwrap_or(u32::MAX),
-                    score: result.score.unwrap_or(0.0),
-                    url: result.url,
-                    title: result.title,
-                    snippet: result.content,
-                    published_at: result.published_date,
-                    source: Source::Web,
-                    submitter: None,
-                };
-                clean_hit(hit)
-                    .inspect_err(|err| tracing::warn!(target: "veritas::evidence::tavily", rank, error = %err, "search result left out"))
-                    .ok()
-            })
-            .collect())
+        Ok(hits(query, parsed))
+    }
+
+    /// The search request: `resolve_after` becomes Tavily's `end_date`.
+    fn request_body(&self, query: &str, resolve_after: Option<DateTime<Utc>>) -> serde_json::Value {
+        let mut body = json!({
+            "query": query,
+            "search_depth": self.config.search_depth,
+            "topic": self.config.topic,
+            "max_results": self.config.max_results,
+            "include_answer": false,
+            "include_raw_content": false,
+            "include_images": false,
+        });
+        if let Some(at) = resolve_after {
+            // Tavily's end_date is inclusive and day-granular; the bundle's cutoff is exact.
+            body["end_date"] = json!(at.format("%Y-%m-%d").to_string());
+        }
+        body
+    }
+
+    /// The response's text, at most [`MAX_BODY_BYTES`]. A success whose body cannot be read
+    /// is a transport error, one too large malformed; an error status keeps its own error.
+    async fn read_text(
+        &self,
+        response: reqwest::Response,
+        status: StatusCode,
+    ) -> Result<String, CollectorError> {
+        match read_body(response, MAX_BODY_BYTES).await {
+            Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+            Err(BodyError::Read(err)) if status.is_success() => Err(self.transport_error(&err)),
+            // An error status stays that error, whatever became of its page.
+            Err(err) if !status.is_success() => Ok(err.to_string()),
+            Err(too_large) => Err(CollectorError::Malformed {
+                service: SERVICE.to_owned(),
+                reason: too_large.to_string(),
+            }),
+        }
     }
 
     fn transport_error(&self, err: &reqwest::Error) -> CollectorError {
@@ -300,6 +292,32 @@ impl Collector for TavilyCollector {
         }
         Ok(hits)
     }
+}
+
+/// The response's results as hits in rank order; one that fails the hit checks is left out
+/// (and logged).
+fn hits(query: &str, parsed: SearchResponse) -> Vec<Hit> {
+    parsed
+        .results
+        .into_iter()
+        .enumerate()
+        .filter_map(|(rank, result)| {
+            let hit = Hit {
+                query: Some(query.to_owned()),
+                rank: u32::try_from(rank).unwrap_or(u32::MAX),
+                score: result.score.unwrap_or(0.0),
+                url: result.url,
+                title: result.title,
+                snippet: result.content,
+                published_at: result.published_date,
+                source: Source::Web,
+                submitter: None,
+            };
+            clean_hit(hit)
+                .inspect_err(|err| tracing::warn!(target: "veritas::evidence::tavily", rank, error = %err, "search result left out"))
+                .ok()
+        })
+        .collect()
 }
 
 #[cfg(test)]
