@@ -230,11 +230,10 @@ test-fuzz: setup
 ## test-suites: test-rust and test-long as `make test` runs them. The fuzz targets' optimised
 ## build (its own target dir, about 14 CPU-minutes) runs beside the Rust tests, which mostly
 ## wait on anvil, node processes and the browser, instead of after them; then the fuzzers run.
-## The build runs at a lower priority (nice 10): the tests keep the cores they need. A failing
-## test stops the build (setsid: its own process group, killed whole).
+## A failing test stops the build (setsid: its own process group, killed whole).
 test-suites: setup clippy
 	@mkdir -p fuzz/target
-	@FUZZ_STEP=build setsid nice -n 10 scripts/fuzz.sh >fuzz/target/build.log 2>&1 & build=$$!; \
+	@FUZZ_STEP=build setsid scripts/fuzz.sh >fuzz/target/build.log 2>&1 & build=$$!; \
 	status=0; \
 	{ $(RUST_TESTS) && $(RUST_TESTS) -- --ignored; } || status=$$?; \
 	if [ $$status != 0 ]; then kill -- -$$build 2>/dev/null || kill $$build 2>/dev/null || :; wait $$build || :; exit $$status; fi; \
