@@ -39,10 +39,12 @@ impl Server {
             model.display()
         );
         let log = dir.join("llama-server.log");
-        // Three slots, one per committee seat; 4096 context tokens each.
+        // Three slots, one per committee seat; 4096 context tokens each. `--metrics`: the
+        // test reads its decode counter to tell slow progress from none (`Server::decodes`).
         let child = Command::new(binary)
             .args(["-m", model.to_str().unwrap(), "--host", "127.0.0.1"])
             .args(["--port", "0", "-t", "2", "-np", "3", "-c", "12288"])
+            .arg("--metrics")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
@@ -88,6 +90,22 @@ impl Server {
         )
         .await;
         server
+    }
+
+    /// How many decode steps the server has run (`llamacpp:n_decode_total`, which moves with
+    /// every batch of prompt or generated tokens, unlike the per-request token counters);
+    /// `None` when the page cannot be read.
+    pub async fn decodes(&self) -> Option<u64> {
+        let page = reqwest::get(format!("{}/metrics", self.url))
+            .await
+            .ok()?
+            .text()
+            .await
+            .ok()?;
+        page.lines().find_map(|line| {
+            let value = line.strip_prefix("llamacpp:n_decode_total ")?;
+            value.trim().parse::<f64>().ok().map(|v| v as u64)
+        })
     }
 
     pub fn log_text(&self) -> String {

@@ -26,6 +26,44 @@ pub async fn until<T>(
     }
 }
 
+/// What a check of [`until_stalled`] saw: done, or not yet with its progress counter.
+pub enum Progress<T> {
+    /// The awaited state, with its value.
+    Done(T),
+    /// Not yet; the counter of work done so far (it must move while work is being done).
+    Working(u64),
+}
+
+/// [`until`] for work whose duration is the machine's business (decoding on the CPU beside
+/// other jobs): no deadline on the whole, but a bound on a stall. Panic with `what()` when the
+/// progress counter has not moved for `stall`, or after `cap` (a hang guard far above any
+/// machine's time). Polls once a second: the counter may cost a request.
+pub async fn until_stalled<T>(
+    stall: Duration,
+    cap: Duration,
+    what: impl Fn() -> String,
+    mut check: impl AsyncFnMut() -> Progress<T>,
+) -> T {
+    let start = Instant::now();
+    let (mut seen, mut moved) = (None, start);
+    loop {
+        match check().await {
+            Progress::Done(value) => return value,
+            Progress::Working(count) if seen != Some(count) => {
+                (seen, moved) = (Some(count), Instant::now());
+            }
+            Progress::Working(_) => {}
+        }
+        assert!(
+            moved.elapsed() < stall,
+            "{} (no progress for {stall:?}, at {seen:?})",
+            what()
+        );
+        assert!(start.elapsed() < cap, "{} (after {cap:?})", what());
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
 /// [`until`] for a check that does not await (a file, a child process), off the runtime.
 pub fn until_blocking<T>(
     timeout: Duration,
