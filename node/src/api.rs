@@ -22,6 +22,7 @@
 
 pub mod check;
 pub mod court;
+pub mod reports;
 pub mod wallet;
 
 use std::{
@@ -285,18 +286,15 @@ async fn report_file(State(s): State<ApiState>, Path(id): Path<String>) -> Respo
     }
 }
 
-/// A report file this node wrote, as written (its evidence items as committed), read through
-/// the audit's bounded reader and checked to be a [`crate::report::Report`]; a file that is not
-/// one (a damaged disk, a hand edit) is served as absent and logged.
-fn read_report(path: &str) -> Option<Value> {
-    use serde::Deserialize as _;
-    let read = crate::audit::read_report(std::path::Path::new(path))
-        .map_err(|e| e.to_string())
-        .and_then(|value| match crate::report::Report::deserialize(&value) {
-            Ok(_) => Ok(value),
-            Err(e) => Err(format!("{path} is not a report: {e}")),
-        });
-    read.map_err(|error| warn!(target: "veritas::api", error, "report file not served"))
+/// A report file this node wrote, as written (its evidence items as committed), once checked to
+/// be a [`crate::report::Report`] ([`reports`]); a file that is not one (a damaged disk, a hand
+/// edit) is served as absent and logged.
+fn read_report(path: &str) -> Option<Arc<Value>> {
+    reports::read(std::path::Path::new(path))
+        .map_err(|e| {
+            let error = e.to_string();
+            warn!(target: "veritas::api", error, "report file not served");
+        })
         .ok()
 }
 
@@ -366,8 +364,8 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
     let deferrals = s.store.deferrals(id).unwrap_or_default();
     Json(
         json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
-                "report": report, "chain": chain, "lifecycle": lifecycle,
-                "operator_reports": operator_reports, "second_opinion": second_opinion,
+                "report": report.as_deref(), "chain": chain, "lifecycle": lifecycle,
+                "operator_reports": operator_reports, "second_opinion": second_opinion.as_deref(),
                 "submissions": submissions, "provisional": provisional, "court": court,
                 "deferrals": deferrals,
                 "max_deferrals": crate::contract::roles::MAX_DEFERRALS}),

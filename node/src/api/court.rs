@@ -198,7 +198,8 @@ async fn case_of(s: &ApiState, id: U256, text: &str, status: &'static str) -> Ca
         .ok()
         .flatten()
         .and_then(|l| l.second_opinion)
-        .and_then(|path| read_report(&path));
+        .and_then(|path| read_report(&path))
+        .map(std::sync::Arc::unwrap_or_clone);
     Case {
         id,
         question: text.to_owned(),
