@@ -19,7 +19,7 @@ use axum::{
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{ApiState, SCRAPE_RPC_TIMEOUT, read_report, submissions_of};
+use super::{ApiState, SCRAPE_RPC_TIMEOUT, internal, read_report, submissions_of};
 use crate::{contract::IVeritasOracle, overview, watcher::events::OperatorReport};
 
 /// The overview's status words of the questions the court lists: before the court (disputed),
@@ -149,14 +149,6 @@ pub async fn case_file(State(s): State<ApiState>, Path(id): Path<String>) -> Res
             (header::CONTENT_DISPOSITION, disposition),
         ],
         Json(file),
-    )
-        .into_response()
-}
-
-fn internal(e: &impl std::fmt::Display) -> Response {
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        Json(json!({"error": e.to_string()})),
     )
         .into_response()
 }
