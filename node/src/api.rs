@@ -22,6 +22,7 @@
 
 pub mod check;
 pub mod court;
+pub mod reports;
 pub mod wallet;
 
 use std::{
@@ -53,7 +54,7 @@ use crate::{
     metrics::{self, Metrics, Scrape, Wei, load},
     overview,
     poster::Poster,
-    store::{Stage, Store, Wait},
+    store::{Counts, Job, PostIntent, Stage, Store, Wait},
     watcher::WatchState,
 };
 
@@ -190,24 +191,68 @@ async fn metrics(State(s): State<ApiState>) -> Response {
             return (StatusCode::INTERNAL_SERVER_ERROR, format!("store: {e}\n")).into_response();
         }
     };
-    // The chain reads of a scrape run at once, each bounded by SCRAPE_RPC_TIMEOUT, so a dead
-    // RPC delays the page by one timeout, well inside Prometheus's 10 s scrape timeout.
+    let (ready, gauges) = chain_reads(&s).await;
+    let scrape = Scrape {
+        rpc_up: ready.head.is_some(),
+        ready: ready.not_ready.is_none(),
+        ready_max_lag: s.ready_max_lag,
+        cursor_lag_blocks: ready.lag,
+        wallet_balance_ether: gauges.balance_ether,
+        operator_credits_wei: gauges.credits,
+        operator_free_stake_wei: gauges.free_stake,
+        report_bond_wei: gauges.bond,
+        ..stored_and_watched(&s, &counts)
+    };
+    match s.metrics.encode(&scrape) {
+        Ok(page) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], page).into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("metrics: {e}\n")).into_response(),
+    }
+}
+
+/// The operator's gauges read from the chain at a scrape; `None` where a read failed or timed out.
+struct OperatorGauges {
+    balance_ether: Option<f64>,
+    /// The fees this operator may `withdraw`.
+    credits: Option<Wei>,
+    /// The free stake against the bond one more report locks: an alert before reports wait.
+    free_stake: Option<Wei>,
+    bond: Option<Wei>,
+}
+
+/// The chain reads of a scrape, run at once, each bounded by [`SCRAPE_RPC_TIMEOUT`], so a dead
+/// RPC delays the page by one timeout, well inside Prometheus's 10 s scrape timeout.
+async fn chain_reads(s: &ApiState) -> (Readiness, OperatorGauges) {
     let operator = s.poster.address();
     let (ready, balance, credits, stake) = tokio::join!(
-        readiness(&s),
+        readiness(s),
         tokio::time::timeout(SCRAPE_RPC_TIMEOUT, s.poster.balance()),
         tokio::time::timeout(
             SCRAPE_RPC_TIMEOUT,
             crate::contract::reader::credits(&s.provider, s.oracle, operator)
         ),
-        // The free stake against the bond one more report locks: an alert before reports wait.
         tokio::time::timeout(
             SCRAPE_RPC_TIMEOUT,
             crate::contract::reader::free_stake_and_bond(&s.provider, s.oracle, operator)
         ),
     );
+    let stake = stake.ok().and_then(Result::ok);
+    let gauges = OperatorGauges {
+        // f64 keeps 15 significant digits: plenty for a balance gauge in ether.
+        balance_ether: balance
+            .ok()
+            .and_then(Result::ok)
+            .map(|wei| f64::from(wei) / 1e18),
+        credits: credits.ok().and_then(Result::ok).map(gauge_wei),
+        free_stake: stake.map(|(free, _)| gauge_wei(free)),
+        bond: stake.map(|(_, bond)| gauge_wei(bond)),
+    };
+    (ready, gauges)
+}
+
+/// The scrape's values from the store's counts and the watcher's counters.
+fn stored_and_watched(s: &ApiState, counts: &Counts) -> Scrape {
     let w = &s.watch;
-    let mut scrape = Scrape {
+    Scrape {
         questions_seen: counts.total,
         by_stage: Stage::ALL
             .iter()
@@ -219,15 +264,11 @@ async fn metrics(State(s): State<ApiState>) -> Response {
             .zip(counts.posting_by_wait)
             .map(|(wait, n)| (wait.as_str(), n))
             .collect(),
-        rpc_up: ready.head.is_some(),
-        ready: ready.not_ready.is_none(),
-        ready_max_lag: s.ready_max_lag,
         resolved: counts.reported - counts.escalated.min(counts.reported),
         escalated: counts.escalated,
         failed: counts.failed,
         chain_head: load(&w.head),
         cursor_block: load(&w.cursor),
-        cursor_lag_blocks: ready.lag,
         rpc_errors: load(&w.rpc_errors),
         incomplete_log_pages: load(&w.incomplete_pages),
         evidence_submissions_seen: load(&w.submissions_seen),
@@ -235,26 +276,7 @@ async fn metrics(State(s): State<ApiState>) -> Response {
         rejected_log_pages: load(&w.rejected_pages),
         questions_rejected: load(&w.questions_rejected),
         log_range_blocks: load(&w.range),
-        wallet_balance_ether: None,
-        operator_credits_wei: None,
-        operator_free_stake_wei: None,
-        report_bond_wei: None,
-    };
-    if let Ok(Ok(balance)) = balance {
-        // f64 keeps 15 significant digits: plenty for a balance gauge in ether.
-        scrape.wallet_balance_ether = Some(f64::from(balance) / 1e18);
-    }
-    // Read at every scrape like the balance: the fees this operator may `withdraw`.
-    if let Ok(Ok(wei)) = credits {
-        scrape.operator_credits_wei = Some(gauge_wei(wei));
-    }
-    if let Ok(Ok((free, bond))) = stake {
-        scrape.operator_free_stake_wei = Some(gauge_wei(free));
-        scrape.report_bond_wei = Some(gauge_wei(bond));
-    }
-    match s.metrics.encode(&scrape) {
-        Ok(page) => ([(header::CONTENT_TYPE, metrics::CONTENT_TYPE)], page).into_response(),
-        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("metrics: {e}\n")).into_response(),
+        ..Scrape::default()
     }
 }
 
@@ -285,53 +307,51 @@ async fn report_file(State(s): State<ApiState>, Path(id): Path<String>) -> Respo
     }
 }
 
-/// A report file this node wrote, as written (its evidence items as committed), read through
-/// the audit's bounded reader and checked to be a [`crate::report::Report`]; a file that is not
-/// one (a damaged disk, a hand edit) is served as absent and logged.
-fn read_report(path: &str) -> Option<Value> {
-    use serde::Deserialize as _;
-    let read = crate::audit::read_report(std::path::Path::new(path))
-        .map_err(|e| e.to_string())
-        .and_then(|value| match crate::report::Report::deserialize(&value) {
-            Ok(_) => Ok(value),
-            Err(e) => Err(format!("{path} is not a report: {e}")),
-        });
-    read.map_err(|error| warn!(target: "veritas::api", error, "report file not served"))
+/// A report file this node wrote, as written (its evidence items as committed), once checked to
+/// be a [`crate::report::Report`] ([`reports`]); a file that is not one (a damaged disk, a hand
+/// edit) is served as absent and logged.
+fn read_report(path: &str) -> Option<Arc<Value>> {
+    reports::read(std::path::Path::new(path))
+        .map_err(|e| {
+            let error = e.to_string();
+            warn!(target: "veritas::api", error, "report file not served");
+        })
         .ok()
 }
 
 async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response {
-    let unknown = || {
-        (
-            StatusCode::NOT_FOUND,
-            Json(json!({"error": "unknown question"})),
-        )
-            .into_response()
-    };
     let Ok(id) = id.parse::<U256>() else {
-        return unknown();
+        return unknown_question();
     };
-    let job = match s.store.job(id) {
-        Ok(Some(job)) => job,
-        Ok(None) => return unknown(),
-        Err(e) => {
-            return (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                Json(json!({"error": e.to_string()})),
-            )
-                .into_response();
-        }
-    };
+    match s.store.job(id) {
+        Ok(Some(job)) => Json(question_page(&s, id, job).await).into_response(),
+        Ok(None) => unknown_question(),
+        Err(e) => internal(&e),
+    }
+}
+
+/// 404 `{error}` for an id that is no stored question.
+fn unknown_question() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(json!({"error": "unknown question"})),
+    )
+        .into_response()
+}
+
+/// 500 `{error}`: the store failed.
+fn internal(e: &impl std::fmt::Display) -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        Json(json!({"error": e.to_string()})),
+    )
+        .into_response()
+}
+
+/// Everything `/questions/{id}` shows of a stored question.
+async fn question_page(s: &ApiState, id: U256, job: Job) -> Value {
     let intent = s.store.intent(id).ok().flatten();
-    let txs = s.store.txs_for(id).unwrap_or_default();
-    let txs: Vec<Value> = txs
-        .into_iter()
-        .map(|t| {
-            json!({"hash": t.tx_hash, "nonce": t.nonce, "status": t.status, "block": t.block_number,
-                        "max_fee_per_gas": t.max_fee_per_gas.to_string(),
-                        "max_priority_fee_per_gas": t.max_priority_fee_per_gas.to_string()})
-        })
-        .collect();
+    let txs = transactions(s, id);
     let report = intent.as_ref().and_then(|i| read_report(&i.report_path));
     let status = s
         .store
@@ -339,16 +359,8 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
         .ok()
         .flatten()
         .map(|r| r.status);
-    let chain = on_chain(&s, id).await;
-    // The triple our report gives, computed from its counts as the contract computes it.
-    let intent = intent.map(|i| {
-        let [p_yes, p_no, p_null] = i
-            .counts
-            .map(|c| crate::stats::to_wad(c).map(|p| p.to_string()).map(Some))
-            .unwrap_or_default();
-        json!({"merkle_root": i.merkle_root, "p_yes": p_yes, "p_no": p_no, "p_null": p_null,
-               "kappa": i.kappa.to_string(), "counts": i.counts, "escalated": i.escalated})
-    });
+    let chain = on_chain(s, id).await;
+    let verdict = intent.map(|i| our_verdict(&i));
     // After the reports: the chain's lifecycle as the watcher read it, every operator's report,
     // and on a dispute the committee's second opinion for the arbiter.
     let lifecycle = s.store.lifecycle(id).ok().flatten();
@@ -358,21 +370,43 @@ async fn question(State(s): State<ApiState>, Path(id): Path<String>) -> Response
         .and_then(read_report);
     let operator_reports = s.store.operator_reports(id).unwrap_or_default();
     // While open: the on-chain submissions and the provisional runs they triggered.
-    let submissions = submissions_of(&s, id);
+    let submissions = submissions_of(s, id);
     let provisional = s.store.provisional_runs(id).unwrap_or_default();
     // Before its court: the case, its deadline and the ruling once given.
-    let court = court::court_case(&s, id).await;
+    let court = court::court_case(s, id).await;
     // "Not yet": each deferral (when reports reopen, our report of the round it ended).
     let deferrals = s.store.deferrals(id).unwrap_or_default();
-    Json(
-        json!({"job": job, "status": status, "verdict": intent, "transactions": txs,
-                "report": report, "chain": chain, "lifecycle": lifecycle,
-                "operator_reports": operator_reports, "second_opinion": second_opinion,
-                "submissions": submissions, "provisional": provisional, "court": court,
-                "deferrals": deferrals,
-                "max_deferrals": crate::contract::roles::MAX_DEFERRALS}),
-    )
-    .into_response()
+    json!({"job": job, "status": status, "verdict": verdict, "transactions": txs,
+            "report": report.as_deref(), "chain": chain, "lifecycle": lifecycle,
+            "operator_reports": operator_reports, "second_opinion": second_opinion.as_deref(),
+            "submissions": submissions, "provisional": provisional, "court": court,
+            "deferrals": deferrals,
+            "max_deferrals": crate::contract::roles::MAX_DEFERRALS})
+}
+
+/// The question's posting transactions, fees as decimal strings.
+fn transactions(s: &ApiState, id: U256) -> Vec<Value> {
+    s.store
+        .txs_for(id)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|t| {
+            json!({"hash": t.tx_hash, "nonce": t.nonce, "status": t.status, "block": t.block_number,
+                   "max_fee_per_gas": t.max_fee_per_gas.to_string(),
+                   "max_priority_fee_per_gas": t.max_priority_fee_per_gas.to_string()})
+        })
+        .collect()
+}
+
+/// Our report's verdict with the triple it gives, computed from its counts as the contract
+/// computes it.
+fn our_verdict(i: &PostIntent) -> Value {
+    let [p_yes, p_no, p_null] = i
+        .counts
+        .map(|c| crate::stats::to_wad(c).map(|p| p.to_string()).map(Some))
+        .unwrap_or_default();
+    json!({"merkle_root": i.merkle_root, "p_yes": p_yes, "p_no": p_no, "p_null": p_null,
+           "kappa": i.kappa.to_string(), "counts": i.counts, "escalated": i.escalated})
 }
 
 /// The question's stored on-chain submissions as the report lists them (hash-chain links).
@@ -386,11 +420,7 @@ fn submissions_of(s: &ApiState, id: U256) -> Vec<Value> {
 
 async fn provisional(State(s): State<ApiState>, Path(id): Path<String>) -> Response {
     let Ok(id) = id.parse::<U256>() else {
-        return (
-            StatusCode::NOT_FOUND,
-            Json(json!({"error": "unknown question"})),
-        )
-            .into_response();
+        return unknown_question();
     };
     match s.store.provisional_runs(id) {
         Ok(runs) => Json(
@@ -398,11 +428,7 @@ async fn provisional(State(s): State<ApiState>, Path(id): Path<String>) -> Respo
                                 "runs": runs}),
         )
         .into_response(),
-        Err(e) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(json!({"error": e.to_string()})),
-        )
-            .into_response(),
+        Err(e) => internal(&e),
     }
 }
 
@@ -414,11 +440,7 @@ async fn questions(State(s): State<ApiState>) -> Response {
     let event_id = s.live.latest();
     match overview::rows(&s.store) {
         Ok(rows) => Json(json!({"questions": rows, "event_id": event_id})).into_response(),
-        Err(e) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(json!({"error": e.to_string()})),
-        )
-            .into_response(),
+        Err(e) => internal(&e),
     }
 }
 
@@ -447,13 +469,7 @@ async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response
     };
     let intents = match s.store.intents_by_root(root) {
         Ok(i) => i,
-        Err(e) => {
-            return (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                Json(json!({"error": e.to_string()})),
-            )
-                .into_response();
-        }
+        Err(e) => return internal(&e),
     };
     for intent in intents {
         if let Some(report) = read_report(&intent.report_path) {

@@ -71,7 +71,7 @@ async fn the_local_commitment_is_the_contracts() {
             .reportCommitment(
                 v.id,
                 reporter,
-                v.merkle_root.as_b256(),
+                v.merkle_root.into(),
                 counts[0],
                 counts[1],
                 counts[2],

@@ -154,7 +154,7 @@ async fn submit(chain: &Chain, signer: usize, id: U256, claim: &ReportClaim) {
     let receipt = IVeritasOracle::new(chain.oracle, &p)
         .submitReport(
             id,
-            claim.root.as_b256(),
+            claim.root.into(),
             n[0],
             n[1],
             n[2],

@@ -19,7 +19,7 @@ use axum::{
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{ApiState, SCRAPE_RPC_TIMEOUT, read_report, submissions_of};
+use super::{ApiState, SCRAPE_RPC_TIMEOUT, internal, read_report, submissions_of};
 use crate::{contract::IVeritasOracle, overview, watcher::events::OperatorReport};
 
 /// The overview's status words of the questions the court lists: before the court (disputed),
@@ -153,14 +153,6 @@ pub async fn case_file(State(s): State<ApiState>, Path(id): Path<String>) -> Res
         .into_response()
 }
 
-fn internal(e: &impl std::fmt::Display) -> Response {
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        Json(json!({"error": e.to_string()})),
-    )
-        .into_response()
-}
-
 /// The case of `id` on-chain; `None` when it has none or the RPC did not answer in time.
 pub async fn court_case(s: &ApiState, id: U256) -> Option<CourtCase> {
     let oracle = IVeritasOracle::new(s.oracle, &s.provider);
@@ -198,7 +190,8 @@ async fn case_of(s: &ApiState, id: U256, text: &str, status: &'static str) -> Ca
         .ok()
         .flatten()
         .and_then(|l| l.second_opinion)
-        .and_then(|path| read_report(&path));
+        .and_then(|path| read_report(&path))
+        .map(std::sync::Arc::unwrap_or_clone);
     Case {
         id,
         question: text.to_owned(),

@@ -32,11 +32,6 @@ impl Root {
         Self(B256::new(bytes))
     }
 
-    /// As the ABI's `bytes32`, for a contract call.
-    pub const fn as_b256(&self) -> B256 {
-        self.0
-    }
-
     /// The 32 bytes, as hashed into seeds and digests.
     pub const fn as_bytes(&self) -> &[u8; 32] {
         &self.0.0

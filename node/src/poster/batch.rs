@@ -96,7 +96,7 @@ impl Poster {
             .iter()
             .map(|v| IVeritasOracle::Report {
                 id: v.id,
-                merkleRoot: v.merkle_root.as_b256(),
+                merkleRoot: v.merkle_root.into(),
                 nYes: v.counts[0],
                 nNo: v.counts[1],
                 nNull: v.counts[2],

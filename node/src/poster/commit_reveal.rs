@@ -58,7 +58,7 @@ pub fn report_commitment(id: U256, reporter: Address, verdict: &Verdict, salt: B
         (
             id,
             reporter,
-            verdict.merkle_root.as_b256(),
+            B256::from(verdict.merkle_root),
             verdict.counts[0],
             verdict.counts[1],
             verdict.counts[2],
@@ -468,7 +468,7 @@ mod tests {
         let words = (
             v.id,
             me,
-            v.merkle_root.as_b256(),
+            B256::from(v.merkle_root),
             3u16,
             1u16,
             0u16,

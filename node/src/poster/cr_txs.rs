@@ -176,7 +176,7 @@ pub(super) fn mined(receipt: &TransactionReceipt) -> Posted {
 pub(super) fn reveal_calldata(saved: &SavedCommit) -> Bytes {
     IVeritasOracle::revealReportCall {
         id: saved.question_id,
-        merkleRoot: saved.merkle_root.as_b256(),
+        merkleRoot: saved.merkle_root.into(),
         nYes: saved.counts[0],
         nNo: saved.counts[1],
         nNull: saved.counts[2],

@@ -59,7 +59,7 @@ impl Verdict {
     pub(super) fn calldata(&self) -> Bytes {
         IVeritasOracle::submitReportCall {
             id: self.id,
-            merkleRoot: self.merkle_root.as_b256(),
+            merkleRoot: self.merkle_root.into(),
             nYes: self.counts[0],
             nNo: self.counts[1],
             nNull: self.counts[2],

@@ -1251,6 +1251,28 @@ mod tests {
     }
 
     #[test]
+    fn the_twelve_hour_clock_runs_from_12_am_to_11_pm() {
+        let read_at = |text: &str| read(text, ASKED).map(|(at, _, phrase)| (at, phrase));
+        for (time, closes) in [
+            ("12 AM", "2026-03-03T00:00:00Z"),
+            ("12:30 a.m.", "2026-03-03T00:30:00Z"),
+            // "0 AM" is read as midnight too (no clock shows it, but it is unambiguous).
+            ("0 AM", "2026-03-03T00:00:00Z"),
+            ("12 PM", "2026-03-03T12:00:00Z"),
+            ("11:59 PM", "2026-03-03T23:59:00Z"),
+        ] {
+            let text = format!("before March 3, 2026 at {time} UTC");
+            assert_eq!(read_at(&text), Some((ts(closes), text.clone())), "{time}");
+        }
+        // No 12-hour clock shows 13: the time is not read, so the date (in its zone) closes.
+        let text = "before March 3, 2026 at 13 PM UTC";
+        assert_eq!(
+            read_at(text),
+            Some((ts("2026-03-03T00:00:00Z"), text.to_owned()))
+        );
+    }
+
+    #[test]
     fn between_and_from_close_at_their_second_date() {
         let text = "if Donald Trump mentions the listed term between April 12, 00:00 AM ET and \
                     April 18, 2025, 11:59 PM ET. Otherwise No.";
