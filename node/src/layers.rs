@@ -349,6 +349,14 @@ fn violations(src: &Path) -> Vec<String> {
     out
 }
 
+/// Every file but the crate root, the binary (whose `crate` is another crate) and this check
+/// (whose test inputs are `crate::` paths).
+fn is_layered(relative: &Path) -> bool {
+    ![LIB, "main.rs", "layers.rs"]
+        .iter()
+        .any(|skip| relative == Path::new(skip))
+}
+
 /// The imports of one file that point up or at a module without a layer (or the file's own
 /// module without one: the one finding). Its imports between sibling submodules go to
 /// `arrows`, for the cycle search.
@@ -359,12 +367,7 @@ fn file_violations(
     arrows: &mut Vec<Arrow>,
 ) -> Vec<String> {
     let relative = path.strip_prefix(src).unwrap_or(path);
-    // Not layered: the crate root, the binary (whose `crate` is another crate) and this
-    // check (whose test inputs are `crate::` paths).
-    if [LIB, "main.rs", "layers.rs"]
-        .iter()
-        .any(|skip| relative == Path::new(skip))
-    {
+    if !is_layered(relative) {
         return Vec::new();
     }
     let own_path = module_path(relative);
