@@ -330,18 +330,15 @@ impl Confidence {
     /// The one reason of a resolved verdict: the figures that cleared the tests, and the
     /// evidence item that cleared the relevance floor.
     fn why_resolved(self, relevance: &Relevance) -> String {
-        let Self {
-            lead,
-            posterior: p,
-            lower,
-            effective_lower: eff_lower,
-            n_eff,
-            valid,
-            kappa,
-        } = self;
         format!(
-            "{lead}: effective lower bound {eff_lower:.3} (n_eff {n_eff:.2} of {valid} ballots), posterior {p:.3}, lower bound {lower:.3}, kappa {:.3}, best item [{}] shares {:.2} of the question's terms",
-            kappa.unwrap_or(0.0),
+            "{}: effective lower bound {:.3} (n_eff {:.2} of {} ballots), posterior {:.3}, lower bound {:.3}, kappa {:.3}, best item [{}] shares {:.2} of the question's terms",
+            self.lead,
+            self.effective_lower,
+            self.n_eff,
+            self.valid,
+            self.posterior,
+            self.lower,
+            self.kappa.unwrap_or(0.0),
             relevance.best.unwrap_or(0),
             relevance.best_item().map(|b| b.share).unwrap_or(0.0)
         )
