@@ -58,6 +58,8 @@ pub use file::{MAX_REPORT_BYTES, ReportFileError, read_report};
 pub use input::{AsAuditReport, AuditReport, Claim};
 pub use routing::RoutingAudit;
 
+use input::StatsClaims;
+
 use crate::chain::ViewCall;
 use crate::commitment::{self, root::Root};
 use crate::decimal::Dec;
@@ -147,6 +149,17 @@ pub struct Mismatch {
     pub found: String,
 }
 
+impl Mismatch {
+    /// A finding on the report's own key `field` (named `report.<field>`).
+    fn in_report(field: &str, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        Self {
+            field: format!("report.{field}"),
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+}
+
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
@@ -233,17 +246,12 @@ fn recompute_not_yet(
     clarifications: &[String],
     routing: &mut RoutingAudit,
 ) -> Option<NotYet> {
-    let finding = |field: &str, expected: String, found: String| Mismatch {
-        field: format!("report.{field}"),
-        expected,
-        found,
-    };
     let clock = match &report.question.clock {
         Claim::Absent => {
             if !matches!(report.not_yet, Claim::Absent) {
-                routing.findings.push(finding(
+                routing.findings.push(Mismatch::in_report(
                     "not_yet",
-                    "(absent: no question.clock)".into(),
+                    "(absent: no question.clock)",
                     report.not_yet.shown(),
                 ));
             }
@@ -251,9 +259,9 @@ fn recompute_not_yet(
         }
         Claim::Is { value, .. } => *value,
         Claim::Not { why, .. } => {
-            routing.findings.push(finding(
+            routing.findings.push(Mismatch::in_report(
                 "question.clock",
-                "asked_at, block, now, horizon, round".into(),
+                "asked_at, block, now, horizon, round",
                 why.clone(),
             ));
             return None;
@@ -261,7 +269,7 @@ fn recompute_not_yet(
     };
     let recomputed = not_yet::check(question, clarifications, clock, routing.routing.as_ref()?);
     if report.not_yet.ok() != Some(&recomputed) {
-        routing.findings.push(finding(
+        routing.findings.push(Mismatch::in_report(
             "not_yet",
             serde_json::to_string(&recomputed).unwrap_or_default(),
             report.not_yet.shown(),
@@ -280,25 +288,23 @@ pub fn compare_with_report<R: AsAuditReport + ?Sized>(
     report: &R,
 ) -> Vec<Mismatch> {
     let report = report.audit_report();
-    let mut out = Vec::new();
-    // A claim differs when it has no typed value equal to the recomputed one; the mismatch
-    // shows it as written.
-    let mut check = |field: &str, same: bool, expected: String, found: String| {
-        if !same {
-            out.push(Mismatch {
-                field: format!("report.{field}"),
-                expected,
-                found,
-            });
-        }
-    };
-    fn decimal<T: PartialEq>(claim: Option<&Claim<Dec<T>>>, expected: &T) -> bool {
-        claim.and_then(Claim::ok).is_some_and(|d| d.0 == *expected)
-    }
-    fn written<T>(claim: Option<&Claim<T>>) -> String {
-        claim.map_or_else(|| "(missing)".into(), Claim::bare)
-    }
-    check(
+    let mut out = commitment_differences(rec, &report);
+    out.extend(posterior_differences(rec, &report.stats));
+    out.extend(count_differences(rec, &report.stats));
+    out.extend(rec.routing.findings.iter().cloned());
+    out.extend(seed::check(&report, &rec.root));
+    out
+}
+
+/// A finding on the report's `field` unless its claim is `same` as the recomputed value; the
+/// finding shows the claim as written.
+fn unless_same(field: &str, same: bool, expected: String, found: String) -> Option<Mismatch> {
+    (!same).then(|| Mismatch::in_report(field, expected, found))
+}
+
+/// The report's `root` and `leaves` against the commitment recomputed from its evidence.
+fn commitment_differences(rec: &Recomputed, report: &AuditReport) -> Vec<Mismatch> {
+    let root = unless_same(
         "root",
         report.root.ok() == Some(&rec.root),
         rec.root.to_string(),
@@ -307,7 +313,7 @@ pub fn compare_with_report<R: AsAuditReport + ?Sized>(
     let leaves = report.leaves.ok();
     let claimed: Option<Vec<B256>> =
         leaves.and_then(|l| l.iter().map(|c| c.ok().copied()).collect());
-    check(
+    let leaves = unless_same(
         "leaves",
         claimed.as_ref() == Some(&rec.leaves),
         rec.leaves
@@ -320,44 +326,58 @@ pub fn compare_with_report<R: AsAuditReport + ?Sized>(
             |l| l.iter().map(Claim::bare).collect::<Vec<_>>().join(","),
         ),
     );
-    let stats = &report.stats;
+    root.into_iter().chain(leaves).collect()
+}
+
+/// The report's `stats.p_fixed` and `stats.kappa_fixed`: the integers a verdict posts.
+fn posterior_differences(rec: &Recomputed, stats: &StatsClaims) -> Vec<Mismatch> {
+    fn decimal<T: PartialEq>(claim: Option<&Claim<Dec<T>>>, expected: &T) -> bool {
+        claim.and_then(Claim::ok).is_some_and(|d| d.0 == *expected)
+    }
+    let mut out = Vec::new();
     for (i, name) in ["p_fixed[0] (YES)", "p_fixed[1] (NO)", "p_fixed[2] (NULL)"]
         .into_iter()
         .enumerate()
     {
         let claim = stats.p_fixed.ok().and_then(|p| p.get(i));
-        check(
+        out.extend(unless_same(
             &format!("stats.{name}"),
             decimal(claim, &rec.p_fixed[i]),
             rec.p_fixed[i].to_string(),
-            written(claim),
-        );
+            claim.map_or_else(|| "(missing)".into(), Claim::bare),
+        ));
     }
-    check(
+    out.extend(unless_same(
         "stats.kappa_fixed",
         decimal(Some(&stats.kappa_fixed), &rec.kappa_fixed),
         rec.kappa_fixed.to_string(),
         stats.kappa_fixed.bare(),
-    );
+    ));
+    out
+}
+
+/// The report's ballot counts: they change no posted number, but a report whose counts
+/// disagree with its own ballots had ballots removed or added.
+fn count_differences(rec: &Recomputed, stats: &StatsClaims) -> Vec<Mismatch> {
     let failed = rec.ballots.saturating_sub(rec.valid_ballots);
-    for (field, expected, claim) in [
+    [
         ("ballots", rec.ballots, &stats.ballots),
         ("valid", rec.valid_ballots, &stats.valid),
         ("failed", failed, &stats.failed),
         ("counts.YES", rec.counts[0], &stats.counts.yes),
         ("counts.NO", rec.counts[1], &stats.counts.no),
         ("counts.NULL", rec.counts[2], &stats.counts.null),
-    ] {
-        check(
+    ]
+    .into_iter()
+    .filter_map(|(field, expected, claim)| {
+        unless_same(
             &format!("stats.{field}"),
             claim.ok() == Some(&expected),
             expected.to_string(),
             claim.bare(),
-        );
-    }
-    out.extend(rec.routing.findings.iter().cloned());
-    out.extend(seed::check(&report, &rec.root));
-    out
+        )
+    })
+    .collect()
 }
 
 /// Compare the recomputed values with the verdict on-chain for `id`.
@@ -434,63 +454,83 @@ async fn compare_clock_with_chain(
     let Some(clock) = rec.clock else {
         return Ok(Vec::new());
     };
-    let mut out = Vec::new();
-    let mut check = |field: &str, expected: String, found: String| {
-        if expected != found {
-            out.push(Mismatch {
-                field: format!("chain.{field}"),
-                expected,
-                found,
-            });
-        }
-    };
+    let mut out = clock_differences(&clock, provider, oracle, id).await?;
+    if n.defers {
+        out.extend(deferred_round_still_open(&clock, provider, oracle, id).await?);
+    }
+    Ok(out)
+}
+
+/// The report's `question.clock` against the chain at its block: that block's timestamp, and
+/// the question's ask time, horizon and round there.
+async fn clock_differences(
+    clock: &not_yet::RoundClock,
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+) -> Result<Vec<Mismatch>, ChainError> {
     let block = provider
         .get_block_by_number(clock.block.into())
         .await
         .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
-    check(
-        "block timestamp (question.clock.now)",
-        clock.now.to_string(),
-        block.map_or("(no such block)".into(), |b| b.header.timestamp.to_string()),
-    );
+    let timestamp = block.map_or("(no such block)".into(), |b| b.header.timestamp.to_string());
     let then =
         crate::contract::reader::round_clock_at(provider, oracle, id, clock.block, clock.now)
             .await?;
-    check(
-        "askedAt (question.clock.asked_at)",
-        clock.asked_at.to_string(),
-        then.asked_at.to_string(),
-    );
-    check(
-        "maxHorizon (question.clock.horizon)",
-        clock.horizon.to_string(),
-        then.horizon.to_string(),
-    );
-    check(
-        "deferral.count (question.clock.round)",
-        clock.round.to_string(),
-        then.round.to_string(),
-    );
+    Ok([
+        (
+            "block timestamp (question.clock.now)",
+            clock.now.to_string(),
+            timestamp,
+        ),
+        (
+            "askedAt (question.clock.asked_at)",
+            clock.asked_at.to_string(),
+            then.asked_at.to_string(),
+        ),
+        (
+            "maxHorizon (question.clock.horizon)",
+            clock.horizon.to_string(),
+            then.horizon.to_string(),
+        ),
+        (
+            "deferral.count (question.clock.round)",
+            clock.round.to_string(),
+            then.round.to_string(),
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, expected, found)| expected != found)
+    .map(|(field, expected, found)| Mismatch {
+        field: format!("chain.{field}"),
+        expected,
+        found,
+    })
+    .collect())
+}
+
+/// A finding when the round a "not yet" report deferred is still open on the chain: the
+/// round must be over, deferred or ended otherwise (the deferrals spent, or a minority
+/// "not yet" outvoted).
+async fn deferred_round_still_open(
+    clock: &not_yet::RoundClock,
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+) -> Result<Option<Mismatch>, ChainError> {
     let c = IVeritasOracle::new(oracle, provider);
-    if n.defers {
-        // The round this report said "not yet" in is over: deferred, or ended otherwise (the
-        // deferrals spent, or a minority "not yet" outvoted).
-        let now = c.deferral(id).view("deferral").await?;
-        let status = c.verdictStatus(id).view("verdictStatus").await?;
-        if now.count <= U256::from(clock.round)
-            && matches!(status, IVeritasOracle::VerdictStatus::Asked)
-        {
-            out.push(Mismatch {
-                field: "chain.deferral.count".into(),
-                expected: format!(
-                    "more than {}, or a verdict (the round this report said \"not yet\" in is over)",
-                    clock.round
-                ),
-                found: format!("{} and still Asked", now.count),
-            });
-        }
-    }
-    Ok(out)
+    let now = c.deferral(id).view("deferral").await?;
+    let status = c.verdictStatus(id).view("verdictStatus").await?;
+    let open = now.count <= U256::from(clock.round)
+        && matches!(status, IVeritasOracle::VerdictStatus::Asked);
+    Ok(open.then(|| Mismatch {
+        field: "chain.deferral.count".into(),
+        expected: format!(
+            "more than {}, or a verdict (the round this report said \"not yet\" in is over)",
+            clock.round
+        ),
+        found: format!("{} and still Asked", now.count),
+    }))
 }
 
 /// The report's `submissions` entries (none when the key is absent).
@@ -542,80 +582,102 @@ pub fn check_submissions<R: AsAuditReport + ?Sized>(
         return Ok(out);
     }
     let id = question_id(&report)?;
-    let mut push = |field: String, expected: String, found: String| {
-        out.push(Mismatch {
-            field,
-            expected,
-            found,
-        });
-    };
     if count != items.len() as u64 {
-        push(
-            "report.submissions.count".into(),
+        out.push(Mismatch::in_report(
+            "submissions.count",
             items.len().to_string(),
             count.to_string(),
-        );
+        ));
     }
-    for (position, entry) in items.iter().enumerate() {
-        let s = &entry.submission;
-        let field = format!("report.submissions[{}]", s.index);
-        if s.index != position as u64 + 1 {
-            push(
-                format!("{field}.index"),
-                (position + 1).to_string(),
-                s.index.to_string(),
-            );
-        }
-        let [url, title, snippet] = match s.field_bytes() {
-            Ok(fields) => fields,
-            Err(reason) => {
-                push(format!("{field}.encoding"), "hex fields".into(), reason);
-                continue;
-            }
-        };
-        let head = evidence_chain::link(s.prev_head, id, s.submitter, &url, &title, &snippet);
-        if head != s.evidence_head {
-            push(
-                format!(
-                    "{field}.evidence_head ({})",
-                    describe(s.index, s.submitter, &s.url)
-                ),
-                head.to_string(),
-                s.evidence_head.to_string(),
-            );
-        }
-        if matches!(entry.status, Status::Included | Status::Merged) {
-            let item = entry.item.and_then(|n| report.evidence_item(u64::from(n)));
-            let expected_url = normalize_url(&s.url).unwrap_or_else(|e| e.url);
-            let found_url = item
-                .as_ref()
-                .and_then(|i| i.url.ok())
-                .map_or("(no such evidence item)", String::as_str);
-            // Bundle items hold normalised URLs; compare both sides normalised.
-            let found_norm = normalize_url(found_url).unwrap_or_else(|e| e.url);
-            if found_norm != expected_url {
-                push(
-                    format!("{field}.item"),
-                    expected_url.clone(),
-                    found_url.to_owned(),
-                );
-            }
-            let submitter = item
-                .as_ref()
-                .and_then(|i| i.submitter.ok())
-                .map_or("", String::as_str);
-            if entry.status == Status::Included
-                && !submitter.eq_ignore_ascii_case(&s.submitter.to_string())
-            {
-                push(
-                    format!("{field}.item.submitter"),
-                    s.submitter.to_string(),
-                    submitter.to_owned(),
-                );
-            }
-        }
+    for (position, entry) in (1..).zip(&items) {
+        out.extend(submission_differences(&report, id, position, entry));
     }
     Ok(out)
+}
+
+/// One `submissions` entry, the `position`-th: its index is its position, its hash-chain
+/// link recomputes, and the evidence item it says it became is there.
+fn submission_differences(
+    report: &AuditReport,
+    id: U256,
+    position: u64,
+    entry: &SubmissionEntry,
+) -> Vec<Mismatch> {
+    let s = &entry.submission;
+    let field = format!("submissions[{}]", s.index);
+    let mut out = Vec::new();
+    if s.index != position {
+        out.push(Mismatch::in_report(
+            &format!("{field}.index"),
+            position.to_string(),
+            s.index.to_string(),
+        ));
+    }
+    let [url, title, snippet] = match s.field_bytes() {
+        Ok(fields) => fields,
+        Err(reason) => {
+            out.push(Mismatch::in_report(
+                &format!("{field}.encoding"),
+                "hex fields",
+                reason,
+            ));
+            return out;
+        }
+    };
+    let head = evidence_chain::link(s.prev_head, id, s.submitter, &url, &title, &snippet);
+    if head != s.evidence_head {
+        out.push(Mismatch::in_report(
+            &format!(
+                "{field}.evidence_head ({})",
+                describe(s.index, s.submitter, &s.url)
+            ),
+            head.to_string(),
+            s.evidence_head.to_string(),
+        ));
+    }
+    if matches!(entry.status, Status::Included | Status::Merged) {
+        out.extend(bundled_item_differences(report, entry, &field));
+    }
+    out
+}
+
+/// A submission the report says it bundled (included or merged): its evidence item has the
+/// submitted URL (both sides normalised, as bundle items hold normalised URLs) and, when its
+/// text was included, its submitter.
+fn bundled_item_differences(
+    report: &AuditReport,
+    entry: &SubmissionEntry,
+    field: &str,
+) -> Vec<Mismatch> {
+    let s = &entry.submission;
+    let mut out = Vec::new();
+    let item = entry.item.and_then(|n| report.evidence_item(u64::from(n)));
+    let expected_url = normalize_url(&s.url).unwrap_or_else(|e| e.url);
+    let found_url = item
+        .as_ref()
+        .and_then(|i| i.url.ok())
+        .map_or("(no such evidence item)", String::as_str);
+    let found_norm = normalize_url(found_url).unwrap_or_else(|e| e.url);
+    if found_norm != expected_url {
+        out.push(Mismatch::in_report(
+            &format!("{field}.item"),
+            expected_url,
+            found_url,
+        ));
+    }
+    let submitter = item
+        .as_ref()
+        .and_then(|i| i.submitter.ok())
+        .map_or("", String::as_str);
+    if entry.status == Status::Included && !submitter.eq_ignore_ascii_case(&s.submitter.to_string())
+    {
+        out.push(Mismatch::in_report(
+            &format!("{field}.item.submitter"),
+            s.submitter.to_string(),
+            submitter,
+        ));
+    }
+    out
 }
 
 /// `evidenceCount(id)` at the latest block and the question's `EvidenceSubmitted` logs from
@@ -764,61 +826,89 @@ pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
         }
     };
     let (on_chain, chain_items) = chain_submissions(provider, oracle, id, from_block).await?;
-    if U256::from(chain_items.len()) != on_chain {
+    out.extend(count_differences_with_chain(
+        on_chain,
+        chain_items.len(),
+        count,
+        from_block,
+    ));
+    out.extend(
+        chain_items
+            .iter()
+            .filter_map(|c| item_difference(c, &items)),
+    );
+    out.extend(
+        items
+            .iter()
+            .filter(|e| !chain_items.iter().any(|c| c.index == e.submission.index))
+            .map(|e| {
+                let s = &e.submission;
+                Mismatch {
+                    field: format!("submissions[{}]", s.index),
+                    expected: "(not on-chain)".into(),
+                    found: describe(s.index, s.submitter, &s.url),
+                }
+            }),
+    );
+    Ok(out)
+}
+
+/// `evidenceCount(id)` against the `logs` read from `from_block` (too few: the scan started
+/// late) and against the report's `submissions.count`.
+fn count_differences_with_chain(
+    on_chain: U256,
+    logs: usize,
+    reported: u64,
+    from_block: u64,
+) -> Vec<Mismatch> {
+    let mut out = Vec::new();
+    if U256::from(logs) != on_chain {
         out.push(Mismatch {
             field: "chain.EvidenceSubmitted logs".into(),
             expected: format!("{on_chain} (evidenceCount)"),
-            found: format!("{} logs from block {from_block}", chain_items.len()),
+            found: format!("{logs} logs from block {from_block}"),
         });
     }
-    if U256::from(count) != on_chain {
+    if U256::from(reported) != on_chain {
         out.push(Mismatch {
             field: "chain.evidenceCount".into(),
             expected: on_chain.to_string(),
-            found: format!("{count} in report.submissions.count"),
+            found: format!("{reported} in report.submissions.count"),
         });
     }
-    for c in &chain_items {
-        let url = String::from_utf8_lossy(&c.url);
-        let name = describe(c.index, c.submitter, &url);
-        let Some(entry) = items.iter().find(|e| e.submission.index == c.index) else {
-            out.push(Mismatch {
-                field: format!("submissions[{}]", c.index),
-                expected: format!("on-chain {name}"),
-                found: "(missing from the report)".into(),
-            });
-            continue;
-        };
-        let s = &entry.submission;
-        let same_fields = s.field_bytes().is_ok_and(|[u, t, sn]| {
-            u == c.url.as_ref() && t == c.title.as_ref() && sn == c.snippet.as_ref()
+    out
+}
+
+/// One on-chain item against the report's entry of the same index: missing, or with another
+/// head, submitter or field.
+fn item_difference(
+    c: &evidence_chain::SubmittedLog,
+    items: &[SubmissionEntry],
+) -> Option<Mismatch> {
+    let url = String::from_utf8_lossy(&c.url);
+    let name = describe(c.index, c.submitter, &url);
+    let field = format!("submissions[{}]", c.index);
+    let Some(entry) = items.iter().find(|e| e.submission.index == c.index) else {
+        return Some(Mismatch {
+            field,
+            expected: format!("on-chain {name}"),
+            found: "(missing from the report)".into(),
         });
-        if s.evidence_head != c.evidence_head || s.submitter != c.submitter || !same_fields {
-            out.push(Mismatch {
-                field: format!("submissions[{}]", c.index),
-                expected: format!("on-chain {name} with head {}", c.evidence_head),
-                found: format!(
-                    "{} with head {}",
-                    describe(s.index, s.submitter, &s.url),
-                    s.evidence_head
-                ),
-            });
-        }
-    }
-    for e in &items {
-        if !chain_items.iter().any(|c| c.index == e.submission.index) {
-            out.push(Mismatch {
-                field: format!("submissions[{}]", e.submission.index),
-                expected: "(not on-chain)".into(),
-                found: describe(
-                    e.submission.index,
-                    e.submission.submitter,
-                    &e.submission.url,
-                ),
-            });
-        }
-    }
-    Ok(out)
+    };
+    let s = &entry.submission;
+    let same_fields = s.field_bytes().is_ok_and(|[u, t, sn]| {
+        u == c.url.as_ref() && t == c.title.as_ref() && sn == c.snippet.as_ref()
+    });
+    let same = s.evidence_head == c.evidence_head && s.submitter == c.submitter && same_fields;
+    (!same).then(|| Mismatch {
+        field,
+        expected: format!("on-chain {name} with head {}", c.evidence_head),
+        found: format!(
+            "{} with head {}",
+            describe(s.index, s.submitter, &s.url),
+            s.evidence_head
+        ),
+    })
 }
 
 #[cfg(test)]

@@ -341,63 +341,79 @@ fn violations(src: &Path) -> Vec<String> {
     files.sort();
     let mut arrows = Vec::new();
     for path in files {
-        let relative = path.strip_prefix(src).unwrap_or(&path);
-        // Not layered: the crate root, the binary (whose `crate` is another crate) and this
-        // check (whose test inputs are `crate::` paths).
-        if [LIB, "main.rs", "layers.rs"]
-            .iter()
-            .any(|skip| relative == Path::new(skip))
-        {
-            continue;
-        }
-        let own_path = module_path(relative);
-        let Some(module) = unit_of(&own_path, &table) else {
-            out.push(format!(
-                "{}: module `{}` has no layer",
-                relative.display(),
-                own_path.join("::")
-            ));
-            continue;
-        };
-        let own = table[&module];
-        let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-        for (line, root, import) in imports(&source) {
-            let Some(target_path) = absolute(&own_path, root, import) else {
-                continue;
-            };
-            if let Some((parent, from, to)) = sibling_arrow(src, &own_path, &target_path, &table) {
-                arrows.push(Arrow {
-                    parent,
-                    from,
-                    to,
-                    at: format!("{}:{line}", relative.display()),
-                });
-            }
-            let Some(target) = unit_of(&target_path, &table) else {
-                if root == Root::Crate {
-                    out.push(format!(
-                        "{}:{line}: `{module}` imports `{}`, which has no layer",
-                        relative.display(),
-                        target_path.join("::")
-                    ));
-                }
-                continue;
-            };
-            if target == module {
-                continue;
-            }
-            match table[&target] {
-                layer if layer < own => {}
-                layer => out.push(format!(
-                    "{}:{line}: `{module}` (layer {own}) imports `{target}` (layer {layer})",
-                    relative.display()
-                )),
-            }
-        }
+        out.extend(file_violations(src, &path, &table, &mut arrows));
     }
     arrows.sort();
     arrows.dedup_by(|a, b| (&a.parent, &a.from, &a.to) == (&b.parent, &b.from, &b.to));
     out.extend(cycles(&arrows));
+    out
+}
+
+/// Every file but the crate root, the binary (whose `crate` is another crate) and this check
+/// (whose test inputs are `crate::` paths).
+fn is_layered(relative: &Path) -> bool {
+    ![LIB, "main.rs", "layers.rs"]
+        .iter()
+        .any(|skip| relative == Path::new(skip))
+}
+
+/// The imports of one file that point up or at a module without a layer (or the file's own
+/// module without one: the one finding). Its imports between sibling submodules go to
+/// `arrows`, for the cycle search.
+fn file_violations(
+    src: &Path,
+    path: &Path,
+    table: &BTreeMap<String, u32>,
+    arrows: &mut Vec<Arrow>,
+) -> Vec<String> {
+    let relative = path.strip_prefix(src).unwrap_or(path);
+    if !is_layered(relative) {
+        return Vec::new();
+    }
+    let own_path = module_path(relative);
+    let Some(module) = unit_of(&own_path, table) else {
+        return vec![format!(
+            "{}: module `{}` has no layer",
+            relative.display(),
+            own_path.join("::")
+        )];
+    };
+    let own = table[&module];
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+    let mut out = Vec::new();
+    for (line, root, import) in imports(&source) {
+        let Some(target_path) = absolute(&own_path, root, import) else {
+            continue;
+        };
+        if let Some((parent, from, to)) = sibling_arrow(src, &own_path, &target_path, table) {
+            arrows.push(Arrow {
+                parent,
+                from,
+                to,
+                at: format!("{}:{line}", relative.display()),
+            });
+        }
+        let Some(target) = unit_of(&target_path, table) else {
+            if root == Root::Crate {
+                out.push(format!(
+                    "{}:{line}: `{module}` imports `{}`, which has no layer",
+                    relative.display(),
+                    target_path.join("::")
+                ));
+            }
+            continue;
+        };
+        if target == module {
+            continue;
+        }
+        match table[&target] {
+            layer if layer < own => {}
+            layer => out.push(format!(
+                "{}:{line}: `{module}` (layer {own}) imports `{target}` (layer {layer})",
+                relative.display()
+            )),
+        }
+    }
     out
 }
 

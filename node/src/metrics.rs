@@ -428,58 +428,15 @@ fn every_metric_page() -> String {
 /// scraped, type, labels and help text. The operator guide's metric list is this text (a unit
 /// test compares them), so a metric added here and not there fails the build's tests.
 pub fn reference_markdown() -> String {
-    let page = every_metric_page();
-    let mut rows: Vec<(String, String, String, String)> = Vec::new();
-    for line in page.lines() {
-        // One row per metric, in the page's order: `# HELP` then `# TYPE`, then the samples.
-        fn row_of(rows: &mut Vec<(String, String, String, String)>, name: &str) -> usize {
-            rows.iter().position(|r| r.0 == name).unwrap_or_else(|| {
-                rows.push((name.to_owned(), String::new(), String::new(), String::new()));
-                rows.len() - 1
-            })
-        }
-        if let Some(rest) = line.strip_prefix("# TYPE ") {
-            let (name, kind) = rest.split_once(' ').unwrap_or((rest, ""));
-            let i = row_of(&mut rows, name);
-            if let Some(row) = rows.get_mut(i) {
-                row.1 = kind.to_owned();
-            }
-        } else if let Some(rest) = line.strip_prefix("# HELP ") {
-            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
-            let i = row_of(&mut rows, name);
-            if let Some(row) = rows.get_mut(i) {
-                row.3 = help.to_owned();
-            }
-        } else if !line.starts_with('#')
-            && let Some((sample, _)) = line.split_once('{')
-            && let Some(labels) = line.split_once('{').and_then(|(_, l)| l.split_once('}'))
-        {
-            let names: Vec<&str> = labels
-                .0
-                .split(',')
-                .filter_map(|kv| kv.split_once('=').map(|(k, _)| k))
-                .filter(|k| *k != "le")
-                .collect();
-            // A histogram's samples are `name_bucket`, `name_sum`, `name_count`.
-            let base = ["_bucket", "_sum", "_count", "_total"]
-                .iter()
-                .find_map(|suffix| sample.strip_suffix(suffix))
-                .filter(|b| rows.iter().any(|r| r.0 == *b))
-                .unwrap_or(sample);
-            if let Some(row) = rows.iter_mut().find(|r| r.0 == base)
-                && row.2.is_empty()
-            {
-                row.2 = names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-            }
-        }
-    }
     let mut out =
         String::from("| metric | type | labels | what it counts |\n| --- | --- | --- | --- |\n");
-    for (name, kind, labels, help) in rows {
+    for MetricRow {
+        name,
+        kind,
+        labels,
+        help,
+    } in metric_rows(&every_metric_page())
+    {
         let scraped = match kind.as_str() {
             "counter" => format!("`{name}_total`"),
             "histogram" => format!("`{name}` (`_bucket`, `_sum`, `_count`)"),
@@ -488,6 +445,77 @@ pub fn reference_markdown() -> String {
         out.push_str(&format!("| {scraped} | {kind} | {labels} | {help} |\n"));
     }
     out
+}
+
+/// One metric of [`reference_markdown`]: its name as declared, type, label names (each in
+/// backticks) and help text.
+#[derive(Default)]
+struct MetricRow {
+    name: String,
+    kind: String,
+    labels: String,
+    help: String,
+}
+
+/// One row per metric of a scraped page, in the page's order (`# HELP` then `# TYPE`, then
+/// the samples); its labels are those of its first labelled sample.
+fn metric_rows(page: &str) -> Vec<MetricRow> {
+    let mut rows: Vec<MetricRow> = Vec::new();
+    for line in page.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').unwrap_or((rest, ""));
+            row_of(&mut rows, name).kind = kind.to_owned();
+        } else if let Some(rest) = line.strip_prefix("# HELP ") {
+            let (name, help) = rest.split_once(' ').unwrap_or((rest, ""));
+            row_of(&mut rows, name).help = help.to_owned();
+        } else if let Some((sample, labels)) = labelled_sample(line) {
+            // A histogram's samples are `name_bucket`, `name_sum`, `name_count`.
+            let base = ["_bucket", "_sum", "_count", "_total"]
+                .iter()
+                .find_map(|suffix| sample.strip_suffix(suffix))
+                .filter(|b| rows.iter().any(|r| r.name == *b))
+                .unwrap_or(sample);
+            if let Some(row) = rows.iter_mut().find(|r| r.name == base)
+                && row.labels.is_empty()
+            {
+                row.labels = labels;
+            }
+        }
+    }
+    rows
+}
+
+/// The row of metric `name`, added at the end when it has none yet.
+fn row_of<'a>(rows: &'a mut Vec<MetricRow>, name: &str) -> &'a mut MetricRow {
+    let i = match rows.iter().position(|r| r.name == name) {
+        Some(i) => i,
+        None => {
+            rows.push(MetricRow {
+                name: name.to_owned(),
+                ..MetricRow::default()
+            });
+            rows.len() - 1
+        }
+    };
+    &mut rows[i]
+}
+
+/// A sample line with labels (`name{a="x",le="1"} 2`): its name and its label names in
+/// backticks, `le` (a histogram bucket's bound) left out.
+fn labelled_sample(line: &str) -> Option<(&str, String)> {
+    if line.starts_with('#') {
+        return None;
+    }
+    let (sample, rest) = line.split_once('{')?;
+    let (labels, _) = rest.split_once('}')?;
+    let names = labels
+        .split(',')
+        .filter_map(|kv| kv.split_once('=').map(|(k, _)| k))
+        .filter(|k| *k != "le")
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some((sample, names))
 }
 
 /// What the metrics count of one juror call. The caller maps its ballots to these, so the

@@ -371,14 +371,6 @@ pub struct ItemClaims {
     pub submitter: Claim<String>,
 }
 
-fn finding(field: &str, expected: impl Into<String>, found: impl Into<String>) -> Mismatch {
-    Mismatch {
-        field: format!("report.{field}"),
-        expected: expected.into(),
-        found: found.into(),
-    }
-}
-
 impl AuditReport {
     /// Read a report's JSON. Never fails: a key of the wrong type is a [`Claim::Not`] (and
     /// anything but an object a report with every key absent), named by the checks.
@@ -432,7 +424,7 @@ impl AuditReport {
             .and_then(|r| r.get("policy"))
             .filter(|v| !v.is_null())
         else {
-            return Err(finding(
+            return Err(Mismatch::in_report(
                 "routing.policy",
                 "the thresholds the decision was made with",
                 "(missing)",
@@ -443,14 +435,14 @@ impl AuditReport {
             stated.as_object(),
         ) && let Some(key) = keys.keys().find(|k| !stated.contains_key(*k))
         {
-            return Err(finding(
+            return Err(Mismatch::in_report(
                 &format!("routing.policy.{key}"),
                 "a stated threshold",
                 "(missing)",
             ));
         }
         RoutingPolicy::deserialize(stated)
-            .map_err(|e| finding("routing.policy", "a routing policy", e.to_string()))
+            .map_err(|e| Mismatch::in_report("routing.policy", "a routing policy", e.to_string()))
     }
 
     /// Every key of the recomputed routing block whose JSON differs from the report's, and
@@ -478,7 +470,7 @@ impl AuditReport {
             .filter_map(|key| {
                 let (expected, found) = (recomputed.get(key), stated.get(key));
                 (expected != found).then(|| {
-                    finding(
+                    Mismatch::in_report(
                         &format!("routing.{key}"),
                         show(expected, "(absent)"),
                         show(found, "(missing)"),

@@ -36,20 +36,12 @@ impl RoutingAudit {
     }
 }
 
-fn finding(field: &str, expected: impl Into<String>, found: impl Into<String>) -> Mismatch {
-    Mismatch {
-        field: format!("report.{field}"),
-        expected: expected.into(),
-        found: found.into(),
-    }
-}
-
 /// The planner's classification as the node used it (`search.plan.question_kind`).
 fn planner_kind(report: &AuditReport) -> Result<Option<QuestionKind>, Mismatch> {
     match &report.search.plan.question_kind {
         Claim::Absent => Ok(None),
         Claim::Is { value, .. } => Ok(*value),
-        Claim::Not { why, .. } => Err(finding(
+        Claim::Not { why, .. } => Err(Mismatch::in_report(
             "search.plan.question_kind",
             "yes_no, multi_outcome or open",
             why.clone(),
@@ -74,7 +66,7 @@ pub fn recompute(
     };
     let items = report
         .evidence_items()
-        .map_err(|e| finding("evidence", "evidence items routing can read", e));
+        .map_err(|e| Mismatch::in_report("evidence", "evidence items routing can read", e));
     let (policy, items, kind) = match (report.policy(), items, planner_kind(report)) {
         (Ok(p), Ok(i), Ok(k)) => (p, i, k),
         (p, i, k) => {

@@ -9,77 +9,86 @@
 
 use alloy::primitives::{B256, U256};
 
-use super::{AuditReport, Claim, Mismatch};
+use super::{AuditReport, Claim, Mismatch, input::QuestionClaims};
 use crate::commitment::root::Root;
-use crate::jury::SeedSource;
+use crate::jury::{SeedInputs, SeedSource};
 
 /// Mismatches between the report's `committee.seed`, its inputs and its ballots' draws.
 pub fn check(report: &AuditReport, root: &Root) -> Vec<Mismatch> {
-    let mut out = Vec::new();
-    let mut push = |field: &str, expected: String, found: String| {
-        out.push(Mismatch {
-            field: format!("report.{field}"),
-            expected,
-            found,
-        })
-    };
-    let question = &report.question;
-    let own_id = question.id.ok().copied().flatten().map(|id| id.0);
-    let source = match &report.committee.seed_inputs.inputs {
-        Claim::Absent | Claim::Is { value: None, .. } => SeedSource::Offline {
-            question_id: own_id.unwrap_or(U256::ZERO),
-        },
-        Claim::Is {
-            value: Some(inputs),
-            ..
-        } => {
-            // Each input the chain fixed must be the report's own question's.
-            let same = [
-                (
-                    "committee.seed_inputs.question_id",
-                    own_id == Some(inputs.question_id),
-                    question.id.bare(),
-                    inputs.question_id.to_string(),
-                ),
-                (
-                    "committee.seed_inputs.chain_id",
-                    question.chain_id.ok() == Some(&inputs.chain_id),
-                    question.chain_id.bare(),
-                    inputs.chain_id.to_string(),
-                ),
-                (
-                    "committee.seed_inputs.oracle",
-                    question.oracle.ok() == Some(&inputs.oracle),
-                    question.oracle.bare(),
-                    inputs.oracle.to_string(),
-                ),
-            ];
-            for (field, same, own, claimed) in same {
-                if !same {
-                    push(field, own, claimed);
-                }
-            }
-            SeedSource::Chain(*inputs)
-        }
-        Claim::Not { why, .. } => {
-            push(
-                "committee.seed_inputs",
-                "chain_id, oracle, question_id, operator, block_hash".into(),
-                why.clone(),
-            );
-            return out;
-        }
+    let (source, mut out) = match seed_source(report) {
+        Ok(found) => found,
+        Err(malformed) => return vec![malformed],
     };
     let seed = source.seed(root);
     let claimed = &report.committee.seed;
     if claimed.ok() != Some(&B256::from(seed)) {
-        push(
+        out.push(Mismatch::in_report(
             "committee.seed",
             format!("0x{}", hex::encode(seed)),
             claimed.bare(),
-        );
+        ));
         return out;
     }
     out.extend(super::draws::check(report, seed));
     out
+}
+
+/// What the report's seed is drawn from: the chain's values in `committee.seed_inputs`, with a
+/// finding for each one that is not the report's own question's, or without them (off-chain)
+/// its question id. A malformed `seed_inputs` is the one finding (no seed to check).
+fn seed_source(report: &AuditReport) -> Result<(SeedSource, Vec<Mismatch>), Mismatch> {
+    let own_id = report.question.id.ok().copied().flatten().map(|id| id.0);
+    match &report.committee.seed_inputs.inputs {
+        Claim::Absent | Claim::Is { value: None, .. } => Ok((
+            SeedSource::Offline {
+                question_id: own_id.unwrap_or(U256::ZERO),
+            },
+            Vec::new(),
+        )),
+        Claim::Is {
+            value: Some(inputs),
+            ..
+        } => Ok((
+            SeedSource::Chain(*inputs),
+            foreign_inputs(&report.question, own_id, inputs),
+        )),
+        Claim::Not { why, .. } => Err(Mismatch::in_report(
+            "committee.seed_inputs",
+            "chain_id, oracle, question_id, operator, block_hash",
+            why.clone(),
+        )),
+    }
+}
+
+/// A finding for each seed input the chain fixed (question id, chain id, oracle) that is not
+/// the report's own question's: a seed drawn for another question.
+fn foreign_inputs(
+    question: &QuestionClaims,
+    own_id: Option<U256>,
+    inputs: &SeedInputs,
+) -> Vec<Mismatch> {
+    [
+        (
+            "committee.seed_inputs.question_id",
+            own_id == Some(inputs.question_id),
+            question.id.bare(),
+            inputs.question_id.to_string(),
+        ),
+        (
+            "committee.seed_inputs.chain_id",
+            question.chain_id.ok() == Some(&inputs.chain_id),
+            question.chain_id.bare(),
+            inputs.chain_id.to_string(),
+        ),
+        (
+            "committee.seed_inputs.oracle",
+            question.oracle.ok() == Some(&inputs.oracle),
+            question.oracle.bare(),
+            inputs.oracle.to_string(),
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, same, _, _)| !same)
+    .map(|(field, _, own, claimed)| Mismatch::in_report(field, own, claimed))
+    .collect()
 }

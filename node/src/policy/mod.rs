@@ -207,13 +207,8 @@ fn vote_free_guards(inputs: &RoutingInputs, policy: &RoutingPolicy, reasons: &mu
 
 /// Apply the policy to a ballot set's summary and the routing inputs.
 pub fn route(summary: &Summary, inputs: &RoutingInputs, policy: &RoutingPolicy) -> Routing {
-    let mut reasons = Vec::new();
     let n = summary.counts.as_array();
     let effective = effective_sample(n, summary.n_eff);
-
-    // Guards that do not depend on the votes come first: they decide whatever the votes say.
-    vote_free_guards(inputs, policy, &mut reasons);
-
     let (lead, tied) = lead_of(n);
     let mut routing = Routing {
         decision: Decision::Escalate,
@@ -226,67 +221,128 @@ pub fn route(summary: &Summary, inputs: &RoutingInputs, policy: &RoutingPolicy) 
         planner_kind: inputs.planner_kind,
         relevance: Some(inputs.relevance.clone()),
     };
+    // Guards that do not depend on the votes come first: they decide whatever the votes say.
+    vote_free_guards(inputs, policy, &mut routing.reasons);
     if summary.valid < policy.min_valid_ballots {
-        reasons.push(format!(
+        routing.reasons.push(format!(
             "insufficient ballots: {} valid of {} cast, {} needed",
             summary.valid, summary.ballots, policy.min_valid_ballots
         ));
         routing.outcome = None;
         routing.status = Some("insufficient ballots".to_owned());
-        routing.reasons = reasons;
         return routing;
     }
     if tied {
-        reasons.push(format!(
+        routing.reasons.push(format!(
             "no single leading outcome: counts YES {} / NO {} / NULL {}",
             n[0], n[1], n[2]
         ));
     }
     if lead == Outcome::Null {
-        reasons.push("NULL leads: the evidence does not settle the question".to_owned());
+        let reason = "NULL leads: the evidence does not settle the question";
+        routing.reasons.push(reason.to_owned());
     }
-    let p = summary.posterior[lead.index()];
-    if p < policy.min_posterior {
-        reasons.push(format!(
-            "posterior of {lead} {p:.3} < {:.2}",
-            policy.min_posterior
-        ));
-    }
-    let lower = summary.ci95[lead.index()][0];
-    if lower < policy.min_lower_bound {
-        reasons.push(format!(
-            "lower 95% bound of {lead} {lower:.3} < {:.2}",
-            policy.min_lower_bound
-        ));
-    }
-    let eff_lower = effective.ci95[lead.index()][0];
-    if eff_lower < policy.min_effective_lower_bound {
-        reasons.push(format!(
-            "effective lower 95% bound of {lead} {eff_lower:.3} < {:.2}: n_eff {:.2} of {} valid ballots (correlated jurors count once)",
-            policy.min_effective_lower_bound, effective.n_eff, summary.valid
-        ));
-    }
-    match summary.kappa {
-        Some(k) if k >= policy.min_kappa => {}
-        Some(k) => reasons.push(format!(
-            "jurors disagree: kappa {k:.3} < {:.2}",
-            policy.min_kappa
-        )),
-        None => reasons.push("kappa undefined: no iteration had two valid ballots".to_owned()),
-    }
-    if reasons.is_empty() {
-        reasons.push(format!(
-            "{lead}: effective lower bound {eff_lower:.3} (n_eff {:.2} of {} ballots), posterior {p:.3}, lower bound {lower:.3}, kappa {:.3}, best item [{}] shares {:.2} of the question's terms",
-            effective.n_eff,
-            summary.valid,
-            summary.kappa.unwrap_or(0.0),
-            inputs.relevance.best.unwrap_or(0),
-            inputs.relevance.best_item().map(|b| b.share).unwrap_or(0.0)
-        ));
+    let confidence = Confidence::of(summary, &effective, lead);
+    routing.reasons.extend(confidence.shortfalls(policy));
+    if routing.reasons.is_empty() {
+        routing
+            .reasons
+            .push(confidence.why_resolved(&inputs.relevance));
         routing.decision = Decision::Resolve;
     }
-    routing.reasons = reasons;
     routing
+}
+
+/// How sure the committee is of its leading outcome: the figures the confidence and agreement
+/// tests read.
+#[derive(Debug, Clone, Copy)]
+struct Confidence {
+    lead: Outcome,
+    /// Posterior mean of the lead.
+    posterior: f64,
+    /// Lower 95% bound of the lead.
+    lower: f64,
+    /// Lower 95% bound of the lead on the effective sample.
+    effective_lower: f64,
+    /// Effective sample size of the valid ballots.
+    n_eff: f64,
+    /// Valid ballots.
+    valid: u64,
+    /// Fleiss' kappa, undefined without an iteration of two valid ballots.
+    kappa: Option<f64>,
+}
+
+impl Confidence {
+    fn of(summary: &Summary, effective: &EffectiveSample, lead: Outcome) -> Self {
+        Self {
+            lead,
+            posterior: summary.posterior[lead.index()],
+            lower: summary.ci95[lead.index()][0],
+            effective_lower: effective.ci95[lead.index()][0],
+            n_eff: effective.n_eff,
+            valid: summary.valid,
+            kappa: summary.kappa,
+        }
+    }
+
+    /// A reason to escalate for each test the lead fails: posterior, lower bound, effective
+    /// lower bound (correlated jurors count once), agreement.
+    fn shortfalls(self, policy: &RoutingPolicy) -> Vec<String> {
+        let Self {
+            lead,
+            posterior: p,
+            lower,
+            effective_lower: eff_lower,
+            n_eff,
+            valid,
+            kappa,
+        } = self;
+        let mut reasons = Vec::new();
+        if p < policy.min_posterior {
+            reasons.push(format!(
+                "posterior of {lead} {p:.3} < {:.2}",
+                policy.min_posterior
+            ));
+        }
+        if lower < policy.min_lower_bound {
+            reasons.push(format!(
+                "lower 95% bound of {lead} {lower:.3} < {:.2}",
+                policy.min_lower_bound
+            ));
+        }
+        if eff_lower < policy.min_effective_lower_bound {
+            reasons.push(format!(
+                "effective lower 95% bound of {lead} {eff_lower:.3} < {:.2}: n_eff {n_eff:.2} of {valid} valid ballots (correlated jurors count once)",
+                policy.min_effective_lower_bound
+            ));
+        }
+        match kappa {
+            Some(k) if k >= policy.min_kappa => {}
+            Some(k) => reasons.push(format!(
+                "jurors disagree: kappa {k:.3} < {:.2}",
+                policy.min_kappa
+            )),
+            None => reasons.push("kappa undefined: no iteration had two valid ballots".to_owned()),
+        }
+        reasons
+    }
+
+    /// The one reason of a resolved verdict: the figures that cleared the tests, and the
+    /// evidence item that cleared the relevance floor.
+    fn why_resolved(self, relevance: &Relevance) -> String {
+        format!(
+            "{}: effective lower bound {:.3} (n_eff {:.2} of {} ballots), posterior {:.3}, lower bound {:.3}, kappa {:.3}, best item [{}] shares {:.2} of the question's terms",
+            self.lead,
+            self.effective_lower,
+            self.n_eff,
+            self.valid,
+            self.posterior,
+            self.lower,
+            self.kappa.unwrap_or(0.0),
+            relevance.best.unwrap_or(0),
+            relevance.best_item().map(|b| b.share).unwrap_or(0.0)
+        )
+    }
 }
 
 #[cfg(test)]

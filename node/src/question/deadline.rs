@@ -841,7 +841,6 @@ fn hour_of_day(h: u32, meridiem: Option<bool>, on_the_hour: bool) -> Option<u32>
 /// An explicit time zone within the next few tokens of the same sentence (before another
 /// month word): its offset (seconds east of UTC) and its last token.
 fn find_zone(toks: &[Tok<'_>], from: usize) -> Option<(i32, usize)> {
-    const H: i32 = 3600;
     for k in from..from.saturating_add(12) {
         let t = toks.get(k)?;
         if k > from && sentence_ends_after(toks, k - 1) {
@@ -853,70 +852,87 @@ fn find_zone(toks: &[Tok<'_>], from: usize) -> Option<(i32, usize)> {
         if t.kind != Kind::Word {
             continue;
         }
-        let upper = t.text.chars().all(|c| c.is_ascii_uppercase());
-        let next = word(toks, k + 1);
-        let fixed = match (t.lower.as_str(), upper) {
-            ("et" | "est", true) => Some(-5 * H),
-            ("edt", true) => Some(-4 * H),
-            ("ct" | "cst", true) => Some(-6 * H),
-            ("cdt", true) => Some(-5 * H),
-            ("mt" | "mst", true) => Some(-7 * H),
-            ("mdt", true) => Some(-6 * H),
-            ("pt" | "pst", true) => Some(-8 * H),
-            ("pdt", true) => Some(-7 * H),
-            ("bst" | "cet", true) => Some(H),
-            ("cest", true) => Some(2 * H),
-            ("jst", true) => Some(9 * H),
-            ("aoe", _) => Some(AOE),
-            _ => None,
-        };
-        if let Some(z) = fixed {
+        if let Some(z) = abbreviation_offset(t) {
             return Some((z, k));
         }
         if matches!(t.lower.as_str(), "utc" | "gmt") {
-            // "UTC+2", "GMT-5", "UTC+05:30".
-            let sign = toks.get(k + 1).and_then(|s| {
-                if !adjacent(toks, k) {
-                    None
-                } else if s.is_punct('+') {
-                    Some(1)
-                } else if s.is_punct('-') || s.is_punct('−') {
-                    Some(-1)
-                } else {
-                    None
-                }
-            });
-            if let Some(sign) = sign
-                && let Some(h) = toks.get(k + 2).and_then(Tok::num).filter(|h| *h <= 14)
-            {
-                let mut last = k + 2;
-                let mut minutes = 0;
-                if toks.get(k + 3).is_some_and(|t| t.is_punct(':'))
-                    && let Some(m) = toks.get(k + 4).and_then(Tok::num).filter(|m| *m < 60)
-                {
-                    minutes = m;
-                    last = k + 4;
-                }
-                let secs = i32::try_from(h * 3600 + minutes * 60).ok()?;
-                return Some((sign * secs, last));
-            }
-            return Some((0, k));
+            return utc_offset(toks, k);
         }
-        if next == Some("time") {
-            let z = match t.lower.as_str() {
-                "eastern" => Some(-5 * H),
-                "central" => Some(-6 * H),
-                "mountain" => Some(-7 * H),
-                "pacific" => Some(-8 * H),
-                "london" | "uk" | "greenwich" => Some(0),
-                _ => None,
-            };
-            if let Some(z) = z {
-                return Some((z, k + 1));
-            }
+        if word(toks, k + 1) == Some("time")
+            && let Some(z) = named_zone_offset(&t.lower)
+        {
+            return Some((z, k + 1));
         }
     }
     None
+}
+
+/// Seconds in an hour, for zone offsets.
+const HOUR: i32 = 3600;
+
+/// The offset of a zone abbreviation: in capitals only ("ET", "CEST"; "et" is a word), but
+/// "AoE" in any case.
+fn abbreviation_offset(t: &Tok<'_>) -> Option<i32> {
+    let upper = t.text.chars().all(|c| c.is_ascii_uppercase());
+    match (t.lower.as_str(), upper) {
+        ("et" | "est", true) => Some(-5 * HOUR),
+        ("edt", true) => Some(-4 * HOUR),
+        ("ct" | "cst", true) => Some(-6 * HOUR),
+        ("cdt", true) => Some(-5 * HOUR),
+        ("mt" | "mst", true) => Some(-7 * HOUR),
+        ("mdt", true) => Some(-6 * HOUR),
+        ("pt" | "pst", true) => Some(-8 * HOUR),
+        ("pdt", true) => Some(-7 * HOUR),
+        ("bst" | "cet", true) => Some(HOUR),
+        ("cest", true) => Some(2 * HOUR),
+        ("jst", true) => Some(9 * HOUR),
+        ("aoe", _) => Some(AOE),
+        _ => None,
+    }
+}
+
+/// "UTC" or "GMT" at token `k`, with the offset written right after it ("UTC+2", "GMT-5",
+/// "UTC+05:30") or none (0): the offset and its last token; `None` for an offset out of range.
+fn utc_offset(toks: &[Tok<'_>], k: usize) -> Option<(i32, usize)> {
+    let sign = toks.get(k + 1).and_then(|s| {
+        if !adjacent(toks, k) {
+            None
+        } else if s.is_punct('+') {
+            Some(1)
+        } else if s.is_punct('-') || s.is_punct('−') {
+            Some(-1)
+        } else {
+            None
+        }
+    });
+    let Some(sign) = sign else {
+        return Some((0, k));
+    };
+    let Some(h) = toks.get(k + 2).and_then(Tok::num).filter(|h| *h <= 14) else {
+        return Some((0, k));
+    };
+    let mut last = k + 2;
+    let mut minutes = 0;
+    if toks.get(k + 3).is_some_and(|t| t.is_punct(':'))
+        && let Some(m) = toks.get(k + 4).and_then(Tok::num).filter(|m| *m < 60)
+    {
+        minutes = m;
+        last = k + 4;
+    }
+    let secs = i32::try_from(h * 3600 + minutes * 60).ok()?;
+    Some((sign * secs, last))
+}
+
+/// The offset of a zone named before "time" ("Eastern time", "London time").
+fn named_zone_offset(name: &str) -> Option<i32> {
+    match name {
+        "eastern" => Some(-5 * HOUR),
+        "central" => Some(-6 * HOUR),
+        "mountain" => Some(-7 * HOUR),
+        "pacific" => Some(-8 * HOUR),
+        "london" | "uk" | "greenwich" => Some(0),
+        _ => None,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

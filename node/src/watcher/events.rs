@@ -334,73 +334,84 @@ pub fn check_page(logs: &[Log], oracle: Address, from: u64, to: u64) -> Result<(
 /// # Errors
 /// [`PageDefect::ForgedQuestion`] for a log that is not what the contract emits.
 pub fn decode_questions(logs: &[Log]) -> Result<Vec<NewQuestion>, PageDefect> {
-    let mut out = Vec::with_capacity(logs.len());
-    for log in logs.iter().filter(|l| !l.removed) {
-        let block_number = log
-            .block_number
-            .ok_or(PageDefect::Missing("block number"))?;
-        let forged = |reason: String| PageDefect::ForgedQuestion {
-            block: block_number,
-            reason,
-        };
-        let topics = log.topics();
-        if topics.first() != Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH) {
-            return Err(forged("not a QuestionAsked log".into()));
-        }
-        let (Some(id), Some(asker), 3) = (topics.get(1), topics.get(2), topics.len()) else {
-            return Err(forged(format!("{} topics, expected 3", topics.len())));
-        };
-        // `string` is ABI-encoded as `bytes`: decoding it as bytes keeps what the asker sent,
-        // where a `string` decoder would replace invalid UTF-8 and lose the hash preimage.
-        // Contract v3's data: questionHash, resolveAfter, askedAt, parametersId, operatorEpoch,
-        // paid, consumer, callbackGasLimit, question. The rules the question pinned are the
-        // contract's to enforce (a report outside them reverts); the node needs the text.
-        type Asked = (B256, u64, u64, u16, u32, U256, Address, u32, Bytes);
-        let (question_hash, resolve_after, _, _, _, _, _, _, text) =
-            <Asked>::abi_decode_params(&log.data().data)
-                .map_err(|e| forged(format!("does not decode: {e}")))?;
-        if text.is_empty() || text.len() > MAX_QUESTION_BYTES {
-            return Err(forged(format!(
-                "{} bytes of text, the contract takes 1..={MAX_QUESTION_BYTES}",
-                text.len()
-            )));
-        }
-        if B256::from_slice(&Sha256::digest(&text)) != question_hash {
-            return Err(forged(format!(
-                "text does not hash to questionHash {question_hash}"
-            )));
-        }
-        let (question, defect) = match std::str::from_utf8(&text) {
-            Ok(s) if resolve_after > MAX_RESOLVE_AFTER => (
-                s.to_owned(),
-                Some(QuestionDefect::ResolveAfterBeyondHorizon {
-                    value: resolve_after,
-                }),
-            ),
-            Ok(s) => (s.to_owned(), None),
-            Err(e) => (
-                String::from_utf8_lossy(&text).into_owned(),
-                Some(QuestionDefect::NotUtf8 {
-                    offset: e.valid_up_to(),
-                }),
-            ),
-        };
-        out.push(NewQuestion {
-            question_id: U256::from_be_bytes(id.0),
-            question,
-            asker: Address::from_word(*asker),
-            question_hash,
-            block_number,
-            block_hash: log.block_hash.ok_or(PageDefect::Missing("block hash"))?,
-            tx_index: log
-                .transaction_index
-                .ok_or(PageDefect::Missing("transaction index"))?,
-            log_index: log.log_index.ok_or(PageDefect::Missing("log index"))?,
-            resolve_after: resolve_after.min(MAX_RESOLVE_AFTER),
-            defect: defect.map(|d| d.to_string()),
-        });
+    logs.iter()
+        .filter(|l| !l.removed)
+        .map(decode_question)
+        .collect()
+}
+
+/// One `QuestionAsked` log: its topics, its data as the contract encodes it, and a text that
+/// hashes to its `questionHash`.
+fn decode_question(log: &Log) -> Result<NewQuestion, PageDefect> {
+    let block_number = log
+        .block_number
+        .ok_or(PageDefect::Missing("block number"))?;
+    let forged = |reason: String| PageDefect::ForgedQuestion {
+        block: block_number,
+        reason,
+    };
+    let topics = log.topics();
+    if topics.first() != Some(&IVeritasOracle::QuestionAsked::SIGNATURE_HASH) {
+        return Err(forged("not a QuestionAsked log".into()));
     }
-    Ok(out)
+    let (Some(id), Some(asker), 3) = (topics.get(1), topics.get(2), topics.len()) else {
+        return Err(forged(format!("{} topics, expected 3", topics.len())));
+    };
+    // `string` is ABI-encoded as `bytes`: decoding it as bytes keeps what the asker sent,
+    // where a `string` decoder would replace invalid UTF-8 and lose the hash preimage.
+    // Contract v3's data: questionHash, resolveAfter, askedAt, parametersId, operatorEpoch,
+    // paid, consumer, callbackGasLimit, question. The rules the question pinned are the
+    // contract's to enforce (a report outside them reverts); the node needs the text.
+    type Asked = (B256, u64, u64, u16, u32, U256, Address, u32, Bytes);
+    let (question_hash, resolve_after, _, _, _, _, _, _, text) =
+        <Asked>::abi_decode_params(&log.data().data)
+            .map_err(|e| forged(format!("does not decode: {e}")))?;
+    if text.is_empty() || text.len() > MAX_QUESTION_BYTES {
+        return Err(forged(format!(
+            "{} bytes of text, the contract takes 1..={MAX_QUESTION_BYTES}",
+            text.len()
+        )));
+    }
+    if B256::from_slice(&Sha256::digest(&text)) != question_hash {
+        return Err(forged(format!(
+            "text does not hash to questionHash {question_hash}"
+        )));
+    }
+    let (question, defect) = text_and_defect(&text, resolve_after);
+    Ok(NewQuestion {
+        question_id: U256::from_be_bytes(id.0),
+        question,
+        asker: Address::from_word(*asker),
+        question_hash,
+        block_number,
+        block_hash: log.block_hash.ok_or(PageDefect::Missing("block hash"))?,
+        tx_index: log
+            .transaction_index
+            .ok_or(PageDefect::Missing("transaction index"))?,
+        log_index: log.log_index.ok_or(PageDefect::Missing("log index"))?,
+        resolve_after: resolve_after.min(MAX_RESOLVE_AFTER),
+        defect: defect.map(|d| d.to_string()),
+    })
+}
+
+/// The question text as stored, and what makes it unresolvable, if anything: bytes that are
+/// not UTF-8 (kept, invalid ones replaced), or a `resolveAfter` beyond the horizon.
+fn text_and_defect(text: &[u8], resolve_after: u64) -> (String, Option<QuestionDefect>) {
+    match std::str::from_utf8(text) {
+        Ok(s) if resolve_after > MAX_RESOLVE_AFTER => (
+            s.to_owned(),
+            Some(QuestionDefect::ResolveAfterBeyondHorizon {
+                value: resolve_after,
+            }),
+        ),
+        Ok(s) => (s.to_owned(), None),
+        Err(e) => (
+            String::from_utf8_lossy(text).into_owned(),
+            Some(QuestionDefect::NotUtf8 {
+                offset: e.valid_up_to(),
+            }),
+        ),
+    }
 }
 
 /// One lifecycle log as (question id, event); `None` for a topic the watcher does not follow.

@@ -339,8 +339,7 @@ pub async fn question_view(
     ensure_contract(provider, oracle, at).await?;
     let c = IVeritasOracle::new(oracle, provider);
     let status = c.verdictStatus(id).view_at(at, "verdictStatus").await?;
-    use IVeritasOracle::VerdictStatus as S;
-    if matches!(status, S::None) {
+    if matches!(status, IVeritasOracle::VerdictStatus::None) {
         return Err(ChainError::UnknownQuestion(id));
     }
     let question = c.getQuestion(id).view_at(at, "getQuestion").await?;
@@ -356,24 +355,8 @@ pub async fn question_view(
         false => None,
     };
     let events = Events::read(provider, oracle, id, (from_block, block), status).await?;
-    let (deferrals, reports_open_at) = c
-        .deferral(id)
-        .view_at(at, "deferral")
-        .await
-        .map(|d| (d.count, d.reportsOpenAt))?;
-    let max_deferrals = c.MAX_DEFERRALS().view_at(at, "MAX_DEFERRALS").await?;
-    // While Asked, the tally's time is when reports open (a deferral moves it); after that it
-    // is the time of the last status change, and the asked time is the one that counted.
-    let opens = if matches!(status, S::Asked) {
-        small("deferral", reports_open_at)?
-    } else {
-        question.resolveAfter.max(question.askedAt)
-    };
-    let seconds_to_final = match status {
-        S::Arbitrated | S::Expired | S::Defaulted => Some(0),
-        S::Resolved => Some(final_at.saturating_sub(now)),
-        _ => None,
-    };
+    let as_asked = question.resolveAfter.max(question.askedAt);
+    let round = report_round(&c, id, at, status, as_asked).await?;
     Ok(QuestionView {
         id,
         oracle,
@@ -383,17 +366,17 @@ pub async fn question_view(
         status: format!("{status:?}"),
         is_final,
         final_at,
-        seconds_to_final,
+        seconds_to_final: seconds_to_final(status, final_at, now),
         question_hash: question.questionHash,
         asker: question.asker,
         asked_at: question.askedAt,
         resolve_after: question.resolveAfter,
-        reports_open_at: opens,
-        deferrals: small("deferral", deferrals)?,
-        max_deferrals: small("MAX_DEFERRALS", max_deferrals)?,
+        reports_open_at: round.opens,
+        deferrals: round.deferrals,
+        max_deferrals: round.max_deferrals,
         clarifications: events.clarifications,
         asked_block_hash: events.asked_block_hash,
-        report_window_closes_at: opens.saturating_add(u64::from(p.reportWindow)),
+        report_window_closes_at: round.opens.saturating_add(u64::from(p.reportWindow)),
         parameters: ParametersView::from(&p),
         pending_fee,
         verdict,
@@ -402,6 +385,51 @@ pub async fn question_view(
         dispute,
         reports: events.reports,
     })
+}
+
+/// Where the question's report round stands: when reports open, and its deferrals.
+struct Round {
+    /// When reports open (the tally's time).
+    opens: u64,
+    /// Deferrals so far.
+    deferrals: u64,
+    /// `MAX_DEFERRALS`.
+    max_deferrals: u64,
+}
+
+/// The report round at `at`. While Asked, the tally's time is when reports open (a deferral
+/// moves it); after that it is the time of the last status change, and the time `as_asked`
+/// (the asked `resolveAfter`, or the ask itself) is the one that counted.
+async fn report_round(
+    c: &IVeritasOracle::IVeritasOracleInstance<&ChainProvider>,
+    id: U256,
+    at: BlockId,
+    status: IVeritasOracle::VerdictStatus,
+    as_asked: u64,
+) -> Result<Round, ChainError> {
+    let deferral = c.deferral(id).view_at(at, "deferral").await?;
+    let max_deferrals = c.MAX_DEFERRALS().view_at(at, "MAX_DEFERRALS").await?;
+    let opens = if matches!(status, IVeritasOracle::VerdictStatus::Asked) {
+        small("deferral", deferral.reportsOpenAt)?
+    } else {
+        as_asked
+    };
+    Ok(Round {
+        opens,
+        deferrals: small("deferral", deferral.count)?,
+        max_deferrals: small("MAX_DEFERRALS", max_deferrals)?,
+    })
+}
+
+/// Seconds until the verdict is final: none left once final, the challenge window's rest
+/// while Resolved, unknown otherwise (Asked, Escalated, Disputed).
+fn seconds_to_final(status: IVeritasOracle::VerdictStatus, final_at: u64, now: u64) -> Option<u64> {
+    use IVeritasOracle::VerdictStatus as S;
+    match status {
+        S::Arbitrated | S::Expired | S::Defaulted => Some(0),
+        S::Resolved => Some(final_at.saturating_sub(now)),
+        _ => None,
+    }
 }
 
 /// The events of one question that [`question_view`] shows.
