@@ -79,6 +79,8 @@ pub struct ApiState {
     pub live: Arc<LiveEvents>,
     /// The oracle, read for the on-chain side of a question.
     pub oracle: Address,
+    /// The report files served, each checked once per version of the file.
+    pub reports: Arc<reports::ReportCache>,
 }
 
 /// The API's routes.
@@ -310,8 +312,9 @@ async fn report_file(State(s): State<ApiState>, Path(id): Path<String>) -> Respo
 /// A report file this node wrote, as written (its evidence items as committed), once checked to
 /// be a [`crate::report::Report`] ([`reports`]); a file that is not one (a damaged disk, a hand
 /// edit) is served as absent and logged.
-fn read_report(path: &str) -> Option<Arc<Value>> {
-    reports::read(std::path::Path::new(path))
+fn read_report(s: &ApiState, path: &str) -> Option<Arc<Value>> {
+    s.reports
+        .read(std::path::Path::new(path))
         .map_err(|e| {
             let error = e.to_string();
             warn!(target: "veritas::api", error, "report file not served");
@@ -352,7 +355,7 @@ fn internal(e: &impl std::fmt::Display) -> Response {
 async fn question_page(s: &ApiState, id: U256, job: Job) -> Value {
     let intent = s.store.intent(id).ok().flatten();
     let txs = transactions(s, id);
-    let report = intent.as_ref().and_then(|i| read_report(&i.report_path));
+    let report = intent.as_ref().and_then(|i| read_report(s, &i.report_path));
     let status = s
         .store
         .question_summary(id)
@@ -367,7 +370,7 @@ async fn question_page(s: &ApiState, id: U256, job: Job) -> Value {
     let second_opinion = lifecycle
         .as_ref()
         .and_then(|l| l.second_opinion.as_deref())
-        .and_then(read_report);
+        .and_then(|path| read_report(s, path));
     let operator_reports = s.store.operator_reports(id).unwrap_or_default();
     // While open: the on-chain submissions and the provisional runs they triggered.
     let submissions = submissions_of(s, id);
@@ -472,7 +475,7 @@ async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response
         Err(e) => return internal(&e),
     };
     for intent in intents {
-        if let Some(report) = read_report(&intent.report_path) {
+        if let Some(report) = read_report(&s, &intent.report_path) {
             return Json(json!({
                 "root": report.get("root"),
                 "question": report.get("question"),
@@ -493,16 +496,19 @@ async fn bundle(State(s): State<ApiState>, Path(root): Path<String>) -> Response
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use super::read_report;
+    use std::path::Path;
+
+    use super::reports::ReportCache;
 
     #[test]
     fn a_file_that_is_not_a_report_is_not_served() {
+        let reports = ReportCache::default();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("1.json");
         for text in [r#"{"root": "0x01", "stats": {}}"#, "not json", "[]"] {
             std::fs::write(&path, text).unwrap();
-            assert_eq!(read_report(path.to_str().unwrap()), None, "{text}");
+            assert!(reports.read(&path).is_err(), "{text}");
         }
-        assert_eq!(read_report("/nonexistent/1.json"), None);
+        assert!(reports.read(Path::new("/nonexistent/1.json")).is_err());
     }
 }

@@ -175,7 +175,7 @@ async fn case_of(s: &ApiState, id: U256, text: &str, status: &'static str) -> Ca
                 .intents_by_root(report.merkle_root)
                 .unwrap_or_default()
                 .iter()
-                .find_map(|i| read_report(&i.report_path))
+                .find_map(|i| read_report(s, &i.report_path))
                 .and_then(|r| r.get("evidence").cloned());
             ReportEvidence {
                 triple: crate::stats::to_wad(report.counts),
@@ -190,7 +190,7 @@ async fn case_of(s: &ApiState, id: U256, text: &str, status: &'static str) -> Ca
         .ok()
         .flatten()
         .and_then(|l| l.second_opinion)
-        .and_then(|path| read_report(&path))
+        .and_then(|path| read_report(s, &path))
         .map(std::sync::Arc::unwrap_or_clone);
     Case {
         id,

@@ -12,16 +12,12 @@ use std::{
     collections::HashMap,
     os::unix::fs::MetadataExt as _,
     path::{Path, PathBuf},
-    sync::{Arc, LazyLock, Mutex, PoisonError},
+    sync::{Arc, Mutex, PoisonError},
     time::SystemTime,
 };
 
 use serde::Deserialize as _;
 use serde_json::Value;
-
-/// The files every [`super::ApiState`] of the process serves (keyed by path, so daemons
-/// sharing a process share it safely).
-static CHECKED: LazyLock<ReportCache> = LazyLock::new(|| ReportCache::new(MAX_ENTRIES, MAX_BYTES));
 
 /// Why a report file is not served.
 #[derive(Debug, thiserror::Error)]
@@ -37,15 +33,6 @@ pub enum NotServed {
         /// Where its JSON departs from a report.
         source: serde_json::Error,
     },
-}
-
-/// The report file at `path` as written, read through the audit's bounded reader and checked
-/// to be a [`crate::report::Report`]; kept while the file is unchanged.
-///
-/// # Errors
-/// [`NotServed`]: unreadable, not JSON, or not a report.
-pub fn read(path: &Path) -> Result<Arc<Value>, NotServed> {
-    CHECKED.get(path, check)
 }
 
 fn check(path: &Path) -> Result<Value, NotServed> {
@@ -129,7 +116,23 @@ pub struct ReportCache {
     max_bytes: u64,
 }
 
+/// At most [`MAX_ENTRIES`] files and [`MAX_BYTES`] file bytes.
+impl Default for ReportCache {
+    fn default() -> Self {
+        Self::new(MAX_ENTRIES, MAX_BYTES)
+    }
+}
+
 impl ReportCache {
+    /// The report file at `path` as written, read through the audit's bounded reader and
+    /// checked to be a [`crate::report::Report`]; kept while the file is unchanged.
+    ///
+    /// # Errors
+    /// [`NotServed`]: unreadable, not JSON, or not a report.
+    pub fn read(&self, path: &Path) -> Result<Arc<Value>, NotServed> {
+        self.get(path, check)
+    }
+
     /// An empty cache of at most `max_entries` files and `max_bytes` file bytes.
     pub fn new(max_entries: usize, max_bytes: u64) -> Self {
         Self {

@@ -445,6 +445,7 @@ impl Daemon {
             ready_max_lag: config.node.ready_max_lag,
             live: Arc::clone(&live),
             oracle,
+            reports: Arc::default(),
         };
         let chain_clock = Arc::clone(&api_state.watch);
         let api = ApiServer::bind(config.node.http_addr, api_state, live).await?;
