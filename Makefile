@@ -43,7 +43,7 @@ VERITAS_BIN := $(TARGET_DIR)/debug/veritas
 WALLET_BUNDLE := node/web/dist/wallet.js
 # esbuild's own binary from the one platform package npm installed (never a launcher in .bin).
 ESBUILD = $(firstword $(wildcard $(TOOLS)/node_modules/@esbuild/*/bin/esbuild))
-.PHONY: bench eval setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
+.PHONY: bench eval setup setup-demo wallet browser demo test test-forge clippy test-rust test-long test-long-rust test-fuzz test-suites test-gates lint fmt deploy-local gas snapshot clean-tools docs test-docs test-ops release tree-snapshot test-clean-tree
 
 ## setup: everything `make test` needs: the demo's tools (setup-demo) plus cargo-fuzz, the
 ## browser of the web view's test, llama.cpp's `llama-server`, mdbook and promtool
@@ -162,7 +162,7 @@ browser:
 ## test: every test (forge with the CI fuzz profile, the Rust workspace compiled through clippy,
 ## the long reliability runs and the fuzzers of test-long, the book, the operator kit, the
 ## gates' self-test, formatting), then that none of it changed the work tree
-test: tree-snapshot setup test-forge test-rust test-long test-docs test-ops test-gates lint test-clean-tree
+test: tree-snapshot setup test-forge test-suites test-docs test-ops test-gates lint test-clean-tree
 
 # The gas snapshot covers the deterministic tests only: fuzz and invariant tests average over
 # random inputs, so their gas would tie the snapshot to the run count and seed; RoutingTest reads
@@ -209,8 +209,12 @@ clippy: setup-demo
 # standalone (`make test-docs` on a fresh tree) it builds what it needs.
 VERITAS_TEST_BUILD = $(CARGO_LINTED) test --workspace --locked --no-run
 
+# The Rust tests, as test-rust, test-long-rust and test-suites run them (the gates go red
+# through the first two, so the three share one command).
+RUST_TESTS = $(CARGO_LINTED) test --workspace --locked
+
 test-rust: setup clippy
-	$(CARGO_LINTED) test --workspace --locked -- $(TEST_FILTER)
+	$(RUST_TESTS) -- $(TEST_FILTER)
 
 ## test-long: the reliability suite's long runs (load burst, crash-anywhere, ...): the Rust tests
 ## marked #[ignore = "long: ..."], run on their own so `cargo test` stays quick; then every
@@ -218,10 +222,25 @@ test-rust: setup clippy
 test-long: test-long-rust test-fuzz
 
 test-long-rust: setup clippy
-	$(CARGO_LINTED) test --workspace --locked -- --ignored
+	$(RUST_TESTS) -- --ignored
 
 test-fuzz: setup
 	scripts/fuzz.sh
+
+## test-suites: test-rust and test-long as `make test` runs them. The fuzz targets' optimised
+## build (its own target dir, about 14 CPU-minutes) runs beside the Rust tests, which mostly
+## wait on anvil, node processes and the browser, instead of after them; then the fuzzers run.
+## A failing test stops the build (setsid: its own process group, killed whole).
+test-suites: setup clippy
+	@mkdir -p fuzz/target
+	@FUZZ_STEP=build setsid scripts/fuzz.sh >fuzz/target/build.log 2>&1 & build=$$!; \
+	status=0; \
+	{ $(RUST_TESTS) && $(RUST_TESTS) -- --ignored; } || status=$$?; \
+	if [ $$status != 0 ]; then kill -- -$$build 2>/dev/null || kill $$build 2>/dev/null || :; wait $$build || :; exit $$status; fi; \
+	if ! wait $$build; then tail -n 60 fuzz/target/build.log; \
+	  echo "fuzz: the build failed (full log: fuzz/target/build.log)" >&2; exit 1; fi; \
+	grep "^fuzz: build took" fuzz/target/build.log
+	FUZZ_STEP=run scripts/fuzz.sh
 
 ## bench: the speed figures the book quotes, printed and never asserted (a busy machine must not
 ## turn `make test` red): the criterion benches of the pure code (stats, commitment), then the

@@ -7,6 +7,8 @@
 #   FUZZ_SECONDS=300 scripts/fuzz.sh          # longer runs
 #   FUZZ_TARGETS="commit proof" scripts/fuzz.sh
 #   FUZZ_SCRATCH=/tmp/corpus scripts/fuzz.sh   # another folder for the inputs found (per target)
+#   FUZZ_STEP=build scripts/fuzz.sh            # only build (`make test` builds beside the Rust tests),
+#   FUZZ_STEP=run scripts/fuzz.sh              # then run (cargo-fuzz finds the build up to date)
 #
 # cargo-fuzz needs nightly-only rustc flags; RUSTC_BOOTSTRAP=1 lets the stable toolchain
 # accept them. No sanitizer: node/src has no `unsafe`, so AddressSanitizer would only slow
@@ -36,9 +38,18 @@ unset CARGO_TARGET_DIR
 # tantivy, ...) several times slower on a 2-core CI machine, for a little fuzzing speed.
 flags=(--sanitizer none --codegen-units 16 --target-dir "$root/fuzz/target")
 
+step=${FUZZ_STEP:-all}
+case $step in all | build | run) ;; *)
+    echo "fuzz: FUZZ_STEP must be all, build or run, not $step" >&2
+    exit 2
+    ;;
+esac
 start=$(date +%s)
-"$cargo_fuzz" build "${flags[@]}"
-echo "fuzz: build took $(($(date +%s) - start)) s"
+if [[ $step != run ]]; then
+    "$cargo_fuzz" build "${flags[@]}"
+    echo "fuzz: build took $(($(date +%s) - start)) s"
+fi
+[[ $step == build ]] && exit 0
 
 # One target per core at a time: each libFuzzer run is single-threaded, so two side by side on
 # two cores take the wall time of one while each still gets its FUZZ_SECONDS of a core.

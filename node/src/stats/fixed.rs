@@ -11,7 +11,7 @@ pub fn wad_to_f64(value: U256) -> f64 {
     let wad = U256::from(WAD);
     // Integer part and 18 decimals, each exact in f64's range for values ≤ 1e18.
     let whole = u64::try_from(value / wad).unwrap_or(u64::MAX) as f64;
-    let frac = u64::try_from(value % wad).unwrap_or(0) as f64 / 1e18;
+    let frac = u64::try_from(value % wad).unwrap_or(0) as f64 / WAD as f64;
     whole + frac
 }
 
