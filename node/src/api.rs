@@ -16,6 +16,10 @@
 //! | `GET /cases` | every disputed, escalated or ruled question with what its court needs ([`court`]) |
 //! | `GET /cases/{id}/evidence.json` | the case as an ERC-1497 case file, a download ([`court`]) |
 //!
+//! A question page, a check and the court's pages read the chain: at most
+//! [`shed::MAX_CHAIN_READS_IN_FLIGHT`] of them run at once, and one more is answered 503 with
+//! `Retry-After: 1` at once ([`shed`]), so the API cannot spend the RPC the node needs.
+//!
 //! It binds 127.0.0.1 by default and has no write route (`POST /explain` only decodes what it
 //! is sent; a check only reads the chain): it is safe to expose to a local Prometheus, and needs a reverse proxy (with its own
 //! auth) to go further. It never holds a user's key: the web view's wallet signs in the browser.
@@ -23,6 +27,7 @@
 pub mod check;
 pub mod court;
 pub mod reports;
+pub mod shed;
 pub mod wallet;
 
 use std::{
@@ -39,6 +44,7 @@ use axum::{
     Json, Router,
     extract::{Path, State},
     http::{StatusCode, header},
+    middleware::from_fn_with_state,
     response::{IntoResponse, Response},
     routing::{get, post},
 };
@@ -83,23 +89,30 @@ pub struct ApiState {
     pub reports: Arc<reports::ReportCache>,
 }
 
-/// The API's routes.
+/// The API's routes. Those that read the chain for a page share one bound on requests in
+/// flight ([`shed`]).
 pub fn router(state: ApiState) -> Router {
+    let chain_reading = Router::new()
+        .route("/questions/{id}", get(question))
+        .route("/questions/{id}/check/{action}", get(check::check))
+        .route("/cases", get(court::cases))
+        .route("/cases/{id}/evidence.json", get(court::case_file))
+        .route_layer(from_fn_with_state(
+            shed::ChainReads::default(),
+            shed::bounded,
+        ));
     crate::web::with_security_headers(
         Router::new()
             .route("/healthz", get(|| async { "ok\n" }))
             .route("/readyz", get(readyz))
             .route("/metrics", get(metrics))
             .route("/questions", get(questions))
-            .route("/questions/{id}", get(question))
             .route("/questions/{id}/provisional", get(provisional))
-            .route("/questions/{id}/check/{action}", get(check::check))
             .route("/bundles/{root}", get(bundle))
             .route("/reports/{id}", get(report_file))
             .route("/abi", get(wallet::abi))
             .route("/explain", post(wallet::explain))
-            .route("/cases", get(court::cases))
-            .route("/cases/{id}/evidence.json", get(court::case_file))
+            .merge(chain_reading)
             .with_state(state),
     )
 }
