@@ -17,7 +17,7 @@ use alloy::{
     network::{EthereumWallet, TransactionBuilder},
     primitives::{Address, Bytes, U256},
     providers::{Provider, ProviderBuilder},
-    rpc::types::TransactionRequest,
+    rpc::types::{TransactionReceipt, TransactionRequest},
     signers::local::PrivateKeySigner,
     sol_types::SolValue,
 };
@@ -412,77 +412,90 @@ pub async fn deploy_oracle(
     owner_key: &str,
     operators: &[Address],
 ) -> Result<(Address, u64), DevnetError> {
-    let deploy = |e: &dyn std::fmt::Display| DevnetError::Deploy(e.to_string());
-    let signer: PrivateKeySigner = owner_key.parse().map_err(|e| deploy(&e))?;
+    let signer: PrivateKeySigner = owner_key.parse().map_err(deploy_error)?;
     let owner = signer.address();
-    let url: reqwest::Url = rpc_url.parse().map_err(|e| deploy(&e))?;
+    let url: reqwest::Url = rpc_url.parse().map_err(deploy_error)?;
     let provider = ProviderBuilder::new()
         .wallet(EthereumWallet::from(signer))
         .connect_http(url);
-    let create = |name: &'static str, args: Vec<u8>| {
-        let provider = &provider;
-        async move {
-            let mut code = artifact_bytecode(name)?.to_vec();
-            code.extend_from_slice(&args);
-            let receipt = provider
-                .send_transaction(TransactionRequest::default().with_deploy_code(code))
-                .await
-                .map_err(|e| deploy(&e))?
-                .get_receipt()
-                .await
-                .map_err(|e| deploy(&e))?;
-            let address = receipt
-                .contract_address
-                .ok_or_else(|| DevnetError::Deploy(format!("{name}: no contract address")))?;
-            Ok::<_, DevnetError>((address, receipt.block_number.unwrap_or_default()))
-        }
-    };
     // The modules first: the oracle runs their code, and its initcode cannot carry it (EIP-3860).
-    let (court_module, _) = create("VeritasCourtModule", Vec::new()).await?;
-    let (admin_module, _) = create("VeritasAdminModule", Vec::new()).await?;
+    let (court_module, _) = create(&provider, "VeritasCourtModule", Vec::new()).await?;
+    let (admin_module, _) = create(&provider, "VeritasAdminModule", Vec::new()).await?;
     let (address, block) = create(
+        &provider,
         "VeritasOracle",
         (owner, court_module, admin_module).abi_encode_params(),
     )
     .await?;
     let judges = vec![owner];
     let (court, _) = create(
+        &provider,
         "VeritasCourt",
         (judges, U256::ZERO, U256::ZERO, U256::ZERO).abi_encode_params(),
     )
     .await?;
-    let oracle = IVeritasOracle::new(address, &provider);
-    for op in operators {
-        // Each report locks its question's dispute bond of the operator's stake.
-        for call in [
-            oracle.addOperator(*op).into_transaction_request(),
-            oracle
-                .stake(*op)
-                .value(DEVNET_OPERATOR_STAKE)
-                .into_transaction_request(),
-        ] {
-            provider
-                .send_transaction(call)
-                .await
-                .map_err(|e| deploy(&e))?
-                .get_receipt()
-                .await
-                .map_err(|e| deploy(&e))?;
-        }
-    }
     if !operators.is_empty() {
-        let mut parameters = oracle.parameters().call().await.map_err(|e| deploy(&e))?;
-        parameters.arbitrator = court;
-        oracle
-            .setParameters(parameters, String::new())
-            .send()
-            .await
-            .map_err(|e| deploy(&e))?
-            .get_receipt()
-            .await
-            .map_err(|e| deploy(&e))?;
+        enrol(&provider, address, operators, court).await?;
     }
     Ok((address, block))
+}
+
+/// Add and stake each operator (each report locks its question's dispute bond of the
+/// operator's stake), then make `court` the arbitrator of the parameter set.
+async fn enrol(
+    provider: &impl Provider,
+    address: Address,
+    operators: &[Address],
+    court: Address,
+) -> Result<(), DevnetError> {
+    let oracle = IVeritasOracle::new(address, provider);
+    for op in operators {
+        mined(provider, oracle.addOperator(*op).into_transaction_request()).await?;
+        let stake = oracle.stake(*op).value(DEVNET_OPERATOR_STAKE);
+        mined(provider, stake.into_transaction_request()).await?;
+    }
+    let mut parameters = oracle.parameters().call().await.map_err(deploy_error)?;
+    parameters.arbitrator = court;
+    let set = oracle.setParameters(parameters, String::new());
+    mined(provider, set.into_transaction_request()).await?;
+    Ok(())
+}
+
+/// Deploy the artifact `name` with its encoded constructor `args`: its address and block.
+async fn create(
+    provider: &impl Provider,
+    name: &'static str,
+    args: Vec<u8>,
+) -> Result<(Address, u64), DevnetError> {
+    let mut code = artifact_bytecode(name)?.to_vec();
+    code.extend_from_slice(&args);
+    let receipt = mined(
+        provider,
+        TransactionRequest::default().with_deploy_code(code),
+    )
+    .await?;
+    let address = receipt
+        .contract_address
+        .ok_or_else(|| DevnetError::Deploy(format!("{name}: no contract address")))?;
+    Ok((address, receipt.block_number.unwrap_or_default()))
+}
+
+/// Send `tx` and wait for its receipt.
+async fn mined(
+    provider: &impl Provider,
+    tx: TransactionRequest,
+) -> Result<TransactionReceipt, DevnetError> {
+    provider
+        .send_transaction(tx)
+        .await
+        .map_err(deploy_error)?
+        .get_receipt()
+        .await
+        .map_err(deploy_error)
+}
+
+fn deploy_error(e: impl std::fmt::Display) -> DevnetError {
+    DevnetError::Deploy(e.to_string())
 }
 
 #[cfg(test)]
