@@ -181,45 +181,13 @@ impl JuryConfig {
         if self.jurors.is_empty() {
             return Err(PoolError::Empty);
         }
-        let mut models: Vec<(PathBuf, Arc<LocalModel>)> = Vec::new();
+        let mut models = Models::default();
         let mut jurors = Vec::new();
         for (index, j) in self.jurors.iter().enumerate() {
-            let err = |source: JurorError| PoolError::Juror { index, source };
-            let juror: Arc<dyn Juror> = match &j.kind {
-                JurorKind::Local(c) => {
-                    let mut mc = c.model.clone();
-                    mc.path = resolve_model_path(&mc.path);
-                    let model = match models.iter().find(|(p, _)| *p == mc.path) {
-                        Some((_, m)) => m.clone(),
-                        None => {
-                            let m = Arc::new(LocalModel::load(&mc).map_err(|e| err(e.into()))?);
-                            models.push((mc.path.clone(), m.clone()));
-                            m
-                        }
-                    };
-                    Arc::new(LocalJuror::new(model, archetypes.clone(), c.calibrate))
-                }
-                JurorKind::Openai(c) => {
-                    let client = OpenAiChat::new(c.clone()).map_err(|e| err(e.into()))?;
-                    Arc::new(ChatJuror::new(
-                        Arc::new(client),
-                        c.temperature,
-                        c.max_tokens,
-                    ))
-                }
-                JurorKind::Replay(c) => {
-                    let script = match (&c.vote, &c.script) {
-                        (Some(v), None) => Script::Fixed(*v),
-                        (None, Some(path)) => ReplayJuror::load_script(path).map_err(err)?,
-                        _ => {
-                            return Err(err(JurorError::Llm(LlmError::Unavailable(
-                                "a replay juror needs exactly one of `vote` or `script`".to_owned(),
-                            ))));
-                        }
-                    };
-                    Arc::new(ReplayJuror::new(c.label.clone(), script, c.delay))
-                }
-            };
+            let juror = j
+                .kind
+                .juror(&archetypes, &mut models)
+                .map_err(|source| PoolError::Juror { index, source })?;
             jurors.push(PoolMember {
                 juror,
                 weight: j.weight,
@@ -230,6 +198,62 @@ impl JuryConfig {
             archetype_weights,
             jurors,
             config: self.committee.clone(),
+        })
+    }
+}
+
+/// The local models loaded while building a pool, one per model file: jurors that name the
+/// same file share it.
+#[derive(Default)]
+struct Models(Vec<(PathBuf, Arc<LocalModel>)>);
+
+impl Models {
+    /// The model of `config`'s file, loaded on first use.
+    fn get(&mut self, config: &LocalModelConfig) -> Result<Arc<LocalModel>, JurorError> {
+        let mut config = config.clone();
+        config.path = resolve_model_path(&config.path);
+        if let Some((_, model)) = self.0.iter().find(|(path, _)| *path == config.path) {
+            return Ok(Arc::clone(model));
+        }
+        let model = Arc::new(LocalModel::load(&config)?);
+        self.0.push((config.path, Arc::clone(&model)));
+        Ok(model)
+    }
+}
+
+impl JurorKind {
+    /// The juror this configuration describes.
+    fn juror(
+        &self,
+        archetypes: &[Archetype],
+        models: &mut Models,
+    ) -> Result<Arc<dyn Juror>, JurorError> {
+        Ok(match self {
+            Self::Local(c) => Arc::new(LocalJuror::new(
+                models.get(&c.model)?,
+                archetypes.to_vec(),
+                c.calibrate,
+            )),
+            Self::Openai(c) => {
+                let client = OpenAiChat::new(c.clone())?;
+                Arc::new(ChatJuror::new(
+                    Arc::new(client),
+                    c.temperature,
+                    c.max_tokens,
+                ))
+            }
+            Self::Replay(c) => {
+                let script = match (&c.vote, &c.script) {
+                    (Some(v), None) => Script::Fixed(*v),
+                    (None, Some(path)) => ReplayJuror::load_script(path)?,
+                    _ => {
+                        return Err(JurorError::Llm(LlmError::Unavailable(
+                            "a replay juror needs exactly one of `vote` or `script`".to_owned(),
+                        )));
+                    }
+                };
+                Arc::new(ReplayJuror::new(c.label.clone(), script, c.delay))
+            }
         })
     }
 }
