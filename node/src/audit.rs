@@ -380,22 +380,39 @@ fn count_differences(rec: &Recomputed, stats: &StatsClaims) -> Vec<Mismatch> {
     .collect()
 }
 
-/// Compare the recomputed values with the verdict on-chain for `id`.
+/// The question a report is compared with on-chain: question `id` of the oracle at `oracle`,
+/// read through `provider`. Built once by the caller, it is what every chain comparison reads.
+#[derive(Debug, Clone, Copy)]
+pub struct QuestionOnChain<'a> {
+    /// The RPC connection.
+    pub provider: &'a ChainProvider,
+    /// The oracle contract.
+    pub oracle: Address,
+    /// The question id.
+    pub id: U256,
+}
+
+impl<'a> QuestionOnChain<'a> {
+    /// The oracle contract, for its views.
+    fn contract(&self) -> IVeritasOracle::IVeritasOracleInstance<&'a ChainProvider> {
+        IVeritasOracle::new(self.oracle, self.provider)
+    }
+}
+
+/// Compare the recomputed values with the verdict on-chain for the question.
 ///
 /// # Errors
 /// [`ChainError`] when the chain cannot be read (no verdict is a mismatch, not an error).
 pub async fn compare_with_chain(
     rec: &Recomputed,
-    provider: &ChainProvider,
-    oracle: alloy::primitives::Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Vec<Mismatch>, ChainError> {
     use IVeritasOracle::VerdictStatus as S;
-    let contract = IVeritasOracle::new(oracle, provider);
-    let status = contract.verdictStatus(id).view("verdictStatus").await?;
+    let contract = at.contract();
+    let status = contract.verdictStatus(at.id).view("verdictStatus").await?;
     let mut out = Vec::new();
     if let Some(n) = &rec.not_yet {
-        out.extend(compare_clock_with_chain(n, rec, provider, oracle, id).await?);
+        out.extend(compare_clock_with_chain(n, rec, at).await?);
     }
     if rec.defers() {
         // A "not yet" report posts no verdict of its own: the round it answered was deferred
@@ -422,7 +439,7 @@ pub async fn compare_with_chain(
     if !matches!(status, S::Resolved | S::Escalated) {
         return Ok(out);
     }
-    let v = contract.getVerdict(id).view("getVerdict").await?;
+    let v = contract.getVerdict(at.id).view("getVerdict").await?;
     check(
         "questionHash",
         rec.question_hash.to_string(),
@@ -447,16 +464,14 @@ pub async fn compare_with_chain(
 async fn compare_clock_with_chain(
     n: &NotYet,
     rec: &Recomputed,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Vec<Mismatch>, ChainError> {
     let Some(clock) = rec.clock else {
         return Ok(Vec::new());
     };
-    let mut out = clock_differences(&clock, provider, oracle, id).await?;
+    let mut out = clock_differences(&clock, at).await?;
     if n.defers {
-        out.extend(deferred_round_still_open(&clock, provider, oracle, id).await?);
+        out.extend(deferred_round_still_open(&clock, at).await?);
     }
     Ok(out)
 }
@@ -465,18 +480,22 @@ async fn compare_clock_with_chain(
 /// the question's ask time, horizon and round there.
 async fn clock_differences(
     clock: &not_yet::RoundClock,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Vec<Mismatch>, ChainError> {
-    let block = provider
+    let block = at
+        .provider
         .get_block_by_number(clock.block.into())
         .await
         .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
     let timestamp = block.map_or("(no such block)".into(), |b| b.header.timestamp.to_string());
-    let then =
-        crate::contract::reader::round_clock_at(provider, oracle, id, clock.block, clock.now)
-            .await?;
+    let then = crate::contract::reader::round_clock_at(
+        at.provider,
+        at.oracle,
+        at.id,
+        clock.block,
+        clock.now,
+    )
+    .await?;
     Ok([
         (
             "block timestamp (question.clock.now)",
@@ -514,13 +533,11 @@ async fn clock_differences(
 /// "not yet" outvoted).
 async fn deferred_round_still_open(
     clock: &not_yet::RoundClock,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Option<Mismatch>, ChainError> {
-    let c = IVeritasOracle::new(oracle, provider);
-    let now = c.deferral(id).view("deferral").await?;
-    let status = c.verdictStatus(id).view("verdictStatus").await?;
+    let c = at.contract();
+    let now = c.deferral(at.id).view("deferral").await?;
+    let status = c.verdictStatus(at.id).view("verdictStatus").await?;
     let open = now.count <= U256::from(clock.round)
         && matches!(status, IVeritasOracle::VerdictStatus::Asked);
     Ok(open.then(|| Mismatch {
@@ -683,22 +700,18 @@ fn bundled_item_differences(
 /// `evidenceCount(id)` at the latest block and the question's `EvidenceSubmitted` logs from
 /// `from_block` to it, decoded (removed logs skipped).
 async fn chain_submissions(
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
     from_block: u64,
 ) -> Result<(U256, Vec<evidence_chain::SubmittedLog>), ChainError> {
     let (latest, logs) = question_logs(
-        provider,
-        oracle,
+        at,
         IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
-        id,
         from_block,
     )
     .await?;
-    let contract = IVeritasOracle::new(oracle, provider);
-    let on_chain = contract
-        .evidenceCount(id)
+    let on_chain = at
+        .contract()
+        .evidenceCount(at.id)
         .view_at(latest.into(), "evidenceCount")
         .await?;
     let mut chain_items = Vec::with_capacity(logs.len());
@@ -712,25 +725,25 @@ async fn chain_submissions(
     Ok((on_chain, chain_items))
 }
 
-/// The latest block, and the logs of event `signature` about question `id` from `from_block` to it.
+/// The latest block, and the logs of event `signature` about the question from `from_block` to it.
 async fn question_logs(
-    provider: &ChainProvider,
-    oracle: Address,
+    at: QuestionOnChain<'_>,
     signature: B256,
-    id: U256,
     from_block: u64,
 ) -> Result<(u64, Vec<alloy::rpc::types::Log>), ChainError> {
-    let latest = provider
+    let latest = at
+        .provider
         .get_block_number()
         .await
         .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
     let filter = Filter::new()
-        .address(oracle)
+        .address(at.oracle)
         .event_signature(signature)
-        .topic1(id)
+        .topic1(at.id)
         .from_block(from_block)
         .to_block(latest);
-    let logs = provider
+    let logs = at
+        .provider
         .get_logs(&filter)
         .await
         .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
@@ -745,9 +758,7 @@ async fn question_logs(
 /// [`ChainError`] when the chain cannot be read or a log is not what the contract emits.
 pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
     report: &R,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
     from_block: u64,
 ) -> Result<Vec<Mismatch>, ChainError> {
     let reported: Vec<String> = match &report.audit_report().question.clarifications {
@@ -762,10 +773,8 @@ pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
         }
     };
     let (_, logs) = question_logs(
-        provider,
-        oracle,
+        at,
         IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
-        id,
         from_block,
     )
     .await?;
@@ -807,9 +816,7 @@ pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
 /// a mismatch.
 pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
     report: &R,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
     from_block: u64,
 ) -> Result<Vec<Mismatch>, ChainError> {
     let mut out = Vec::new();
@@ -825,7 +832,7 @@ pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
             (0, Vec::new())
         }
     };
-    let (on_chain, chain_items) = chain_submissions(provider, oracle, id, from_block).await?;
+    let (on_chain, chain_items) = chain_submissions(at, from_block).await?;
     out.extend(count_differences_with_chain(
         on_chain,
         chain_items.len(),
