@@ -145,13 +145,22 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
-    /// A finding on the report's own key `field` (named `report.<field>`).
-    fn in_report(field: &str, expected: impl Into<String>, found: impl Into<String>) -> Self {
+    /// A finding on `field`, named with its source (`report.committee.M`, `chain.pYes`).
+    fn new(
+        field: impl Into<String>,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> Self {
         Self {
-            field: format!("report.{field}"),
+            field: field.into(),
             expected: expected.into(),
             found: found.into(),
         }
+    }
+
+    /// A finding on the report's own key `field` (named `report.<field>`).
+    fn in_report(field: &str, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        Self::new(format!("report.{field}"), expected, found)
     }
 }
 
