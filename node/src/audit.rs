@@ -24,13 +24,10 @@
 //! spec commits. [`pooled`] rebuilds a verdict pooled from several operators' reports
 //! (version 2).
 //!
-//! On-chain evidence ([`check_submissions`], [`compare_submissions_with_chain`]): the report's
-//! `submissions` key lists every item submitted for the question with its link of the
-//! contract's evidence hash chain. Offline, each link is recomputed
-//! (`keccak256(abi.encode(prev_head, id, submitter, url, title, snippet)) == evidence_head`) and
-//! each item the report says it bundled is checked against `evidence`. With the chain, every
-//! `EvidenceSubmitted` log of the question must be in the report with the same head (hence the
-//! same fields), and the count must equal `evidenceCount(id)`.
+//! On-chain evidence ([`check_submissions`], [`compare_submissions_with_chain`], from
+//! `audit/submissions.rs`): the report's `submissions` key lists every item submitted for the
+//! question with its link of the contract's evidence hash chain, each link recomputed offline
+//! and every `EvidenceSubmitted` log of the question looked up in it with the chain.
 //!
 //! The asker's clarifications ([`compare_clarifications_with_chain`]): offline they are part of
 //! the root (leaves 1..=c, from `question.clarifications`); with the chain, the report must hold
@@ -53,25 +50,23 @@ pub mod pooled;
 pub mod question;
 pub mod routing;
 pub mod seed;
+mod submissions;
 
 pub use file::{MAX_REPORT_BYTES, ReportFileError, read_report};
 pub use input::{AsAuditReport, AuditReport, Claim};
 pub use routing::RoutingAudit;
+pub use submissions::{check_submissions, compare_submissions_with_chain};
 
 use input::StatsClaims;
 
 use crate::chain::ViewCall;
 use crate::commitment::{self, root::Root};
 use crate::decimal::Dec;
-use crate::evidence::{
-    normalize::normalize_url,
-    onchain::{Status, SubmissionEntry},
-};
 use crate::policy::not_yet::{self, NotYet};
 use crate::stats::{self, BallotRecord};
 use crate::{
     chain::{ChainError, ChainProvider},
-    contract::{IVeritasOracle, evidence_chain},
+    contract::IVeritasOracle,
 };
 
 /// Why a report could not be audited at all.
@@ -150,13 +145,22 @@ pub struct Mismatch {
 }
 
 impl Mismatch {
-    /// A finding on the report's own key `field` (named `report.<field>`).
-    fn in_report(field: &str, expected: impl Into<String>, found: impl Into<String>) -> Self {
+    /// A finding on `field`, named with its source (`report.committee.M`, `chain.pYes`).
+    fn new(
+        field: impl Into<String>,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> Self {
         Self {
-            field: format!("report.{field}"),
+            field: field.into(),
             expected: expected.into(),
             found: found.into(),
         }
+    }
+
+    /// A finding on the report's own key `field` (named `report.<field>`).
+    fn in_report(field: &str, expected: impl Into<String>, found: impl Into<String>) -> Self {
+        Self::new(format!("report.{field}"), expected, found)
     }
 }
 
@@ -380,22 +384,39 @@ fn count_differences(rec: &Recomputed, stats: &StatsClaims) -> Vec<Mismatch> {
     .collect()
 }
 
-/// Compare the recomputed values with the verdict on-chain for `id`.
+/// The question a report is compared with on-chain: question `id` of the oracle at `oracle`,
+/// read through `provider`. Built once by the caller, it is what every chain comparison reads.
+#[derive(Debug, Clone, Copy)]
+pub struct QuestionOnChain<'a> {
+    /// The RPC connection.
+    pub provider: &'a ChainProvider,
+    /// The oracle contract.
+    pub oracle: Address,
+    /// The question id.
+    pub id: U256,
+}
+
+impl<'a> QuestionOnChain<'a> {
+    /// The oracle contract, for its views.
+    fn contract(&self) -> IVeritasOracle::IVeritasOracleInstance<&'a ChainProvider> {
+        IVeritasOracle::new(self.oracle, self.provider)
+    }
+}
+
+/// Compare the recomputed values with the verdict on-chain for the question.
 ///
 /// # Errors
 /// [`ChainError`] when the chain cannot be read (no verdict is a mismatch, not an error).
 pub async fn compare_with_chain(
     rec: &Recomputed,
-    provider: &ChainProvider,
-    oracle: alloy::primitives::Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Vec<Mismatch>, ChainError> {
     use IVeritasOracle::VerdictStatus as S;
-    let contract = IVeritasOracle::new(oracle, provider);
-    let status = contract.verdictStatus(id).view("verdictStatus").await?;
+    let contract = at.contract();
+    let status = contract.verdictStatus(at.id).view("verdictStatus").await?;
     let mut out = Vec::new();
     if let Some(n) = &rec.not_yet {
-        out.extend(compare_clock_with_chain(n, rec, provider, oracle, id).await?);
+        out.extend(compare_clock_with_chain(n, rec, at).await?);
     }
     if rec.defers() {
         // A "not yet" report posts no verdict of its own: the round it answered was deferred
@@ -422,7 +443,7 @@ pub async fn compare_with_chain(
     if !matches!(status, S::Resolved | S::Escalated) {
         return Ok(out);
     }
-    let v = contract.getVerdict(id).view("getVerdict").await?;
+    let v = contract.getVerdict(at.id).view("getVerdict").await?;
     check(
         "questionHash",
         rec.question_hash.to_string(),
@@ -447,16 +468,14 @@ pub async fn compare_with_chain(
 async fn compare_clock_with_chain(
     n: &NotYet,
     rec: &Recomputed,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Vec<Mismatch>, ChainError> {
     let Some(clock) = rec.clock else {
         return Ok(Vec::new());
     };
-    let mut out = clock_differences(&clock, provider, oracle, id).await?;
+    let mut out = clock_differences(&clock, at).await?;
     if n.defers {
-        out.extend(deferred_round_still_open(&clock, provider, oracle, id).await?);
+        out.extend(deferred_round_still_open(&clock, at).await?);
     }
     Ok(out)
 }
@@ -465,18 +484,22 @@ async fn compare_clock_with_chain(
 /// the question's ask time, horizon and round there.
 async fn clock_differences(
     clock: &not_yet::RoundClock,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Vec<Mismatch>, ChainError> {
-    let block = provider
+    let block = at
+        .provider
         .get_block_by_number(clock.block.into())
         .await
         .map_err(|e| ChainError::rpc("eth_getBlockByNumber", e))?;
     let timestamp = block.map_or("(no such block)".into(), |b| b.header.timestamp.to_string());
-    let then =
-        crate::contract::reader::round_clock_at(provider, oracle, id, clock.block, clock.now)
-            .await?;
+    let then = crate::contract::reader::round_clock_at(
+        at.provider,
+        at.oracle,
+        at.id,
+        clock.block,
+        clock.now,
+    )
+    .await?;
     Ok([
         (
             "block timestamp (question.clock.now)",
@@ -514,13 +537,11 @@ async fn clock_differences(
 /// "not yet" outvoted).
 async fn deferred_round_still_open(
     clock: &not_yet::RoundClock,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
 ) -> Result<Option<Mismatch>, ChainError> {
-    let c = IVeritasOracle::new(oracle, provider);
-    let now = c.deferral(id).view("deferral").await?;
-    let status = c.verdictStatus(id).view("verdictStatus").await?;
+    let c = at.contract();
+    let now = c.deferral(at.id).view("deferral").await?;
+    let status = c.verdictStatus(at.id).view("verdictStatus").await?;
     let open = now.count <= U256::from(clock.round)
         && matches!(status, IVeritasOracle::VerdictStatus::Asked);
     Ok(open.then(|| Mismatch {
@@ -533,204 +554,25 @@ async fn deferred_round_still_open(
     }))
 }
 
-/// The report's `submissions` entries (none when the key is absent).
-fn submission_entries(report: &AuditReport) -> Result<(u64, Vec<SubmissionEntry>), AuditError> {
-    let Some(block) = &report.submissions else {
-        return Ok((0, Vec::new()));
-    };
-    let items = block
-        .items
-        .required()
-        .map_err(|why| shape("submissions.items", why))?
-        .clone();
-    let count = *block
-        .count
-        .ok()
-        .ok_or_else(|| shape("submissions.count", "missing or not an integer"))?;
-    Ok((count, items))
-}
-
-fn question_id(report: &AuditReport) -> Result<U256, AuditError> {
-    match &report.question.id {
-        Claim::Is {
-            value: Some(id), ..
-        } => Ok(id.0),
-        Claim::Absent | Claim::Is { value: None, .. } => Err(shape(
-            "question.id",
-            "missing: submissions need the question id",
-        )),
-        Claim::Not { why, .. } => Err(shape("question.id", why.clone())),
-    }
-}
-
-fn describe(index: u64, submitter: Address, url: &str) -> String {
-    format!("item {index} from {submitter} ({url})")
-}
-
-/// Check the report's `submissions` on its own: consecutive indexes, every hash-chain link
-/// recomputed, and every item the report says it bundled present in `evidence`.
-///
-/// # Errors
-/// [`AuditError::Shape`] when `submissions` (or `question.id`, which the links hash) is malformed.
-pub fn check_submissions<R: AsAuditReport + ?Sized>(
-    report: &R,
-) -> Result<Vec<Mismatch>, AuditError> {
-    let report = report.audit_report();
-    let (count, items) = submission_entries(&report)?;
-    let mut out = Vec::new();
-    if items.is_empty() && count == 0 {
-        return Ok(out);
-    }
-    let id = question_id(&report)?;
-    if count != items.len() as u64 {
-        out.push(Mismatch::in_report(
-            "submissions.count",
-            items.len().to_string(),
-            count.to_string(),
-        ));
-    }
-    for (position, entry) in (1..).zip(&items) {
-        out.extend(submission_differences(&report, id, position, entry));
-    }
-    Ok(out)
-}
-
-/// One `submissions` entry, the `position`-th: its index is its position, its hash-chain
-/// link recomputes, and the evidence item it says it became is there.
-fn submission_differences(
-    report: &AuditReport,
-    id: U256,
-    position: u64,
-    entry: &SubmissionEntry,
-) -> Vec<Mismatch> {
-    let s = &entry.submission;
-    let field = format!("submissions[{}]", s.index);
-    let mut out = Vec::new();
-    if s.index != position {
-        out.push(Mismatch::in_report(
-            &format!("{field}.index"),
-            position.to_string(),
-            s.index.to_string(),
-        ));
-    }
-    let [url, title, snippet] = match s.field_bytes() {
-        Ok(fields) => fields,
-        Err(reason) => {
-            out.push(Mismatch::in_report(
-                &format!("{field}.encoding"),
-                "hex fields",
-                reason,
-            ));
-            return out;
-        }
-    };
-    let head = evidence_chain::link(s.prev_head, id, s.submitter, &url, &title, &snippet);
-    if head != s.evidence_head {
-        out.push(Mismatch::in_report(
-            &format!(
-                "{field}.evidence_head ({})",
-                describe(s.index, s.submitter, &s.url)
-            ),
-            head.to_string(),
-            s.evidence_head.to_string(),
-        ));
-    }
-    if matches!(entry.status, Status::Included | Status::Merged) {
-        out.extend(bundled_item_differences(report, entry, &field));
-    }
-    out
-}
-
-/// A submission the report says it bundled (included or merged): its evidence item has the
-/// submitted URL (both sides normalised, as bundle items hold normalised URLs) and, when its
-/// text was included, its submitter.
-fn bundled_item_differences(
-    report: &AuditReport,
-    entry: &SubmissionEntry,
-    field: &str,
-) -> Vec<Mismatch> {
-    let s = &entry.submission;
-    let mut out = Vec::new();
-    let item = entry.item.and_then(|n| report.evidence_item(u64::from(n)));
-    let expected_url = normalize_url(&s.url).unwrap_or_else(|e| e.url);
-    let found_url = item
-        .as_ref()
-        .and_then(|i| i.url.ok())
-        .map_or("(no such evidence item)", String::as_str);
-    let found_norm = normalize_url(found_url).unwrap_or_else(|e| e.url);
-    if found_norm != expected_url {
-        out.push(Mismatch::in_report(
-            &format!("{field}.item"),
-            expected_url,
-            found_url,
-        ));
-    }
-    let submitter = item
-        .as_ref()
-        .and_then(|i| i.submitter.ok())
-        .map_or("", String::as_str);
-    if entry.status == Status::Included && !submitter.eq_ignore_ascii_case(&s.submitter.to_string())
-    {
-        out.push(Mismatch::in_report(
-            &format!("{field}.item.submitter"),
-            s.submitter.to_string(),
-            submitter,
-        ));
-    }
-    out
-}
-
-/// `evidenceCount(id)` at the latest block and the question's `EvidenceSubmitted` logs from
-/// `from_block` to it, decoded (removed logs skipped).
-async fn chain_submissions(
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
-    from_block: u64,
-) -> Result<(U256, Vec<evidence_chain::SubmittedLog>), ChainError> {
-    let (latest, logs) = question_logs(
-        provider,
-        oracle,
-        IVeritasOracle::EvidenceSubmitted::SIGNATURE_HASH,
-        id,
-        from_block,
-    )
-    .await?;
-    let contract = IVeritasOracle::new(oracle, provider);
-    let on_chain = contract
-        .evidenceCount(id)
-        .view_at(latest.into(), "evidenceCount")
-        .await?;
-    let mut chain_items = Vec::with_capacity(logs.len());
-    for log in logs.iter().filter(|l| !l.removed) {
-        let item = evidence_chain::decode(log).map_err(|e| ChainError::Contract {
-            op: "EvidenceSubmitted",
-            reason: e.to_string(),
-        })?;
-        chain_items.push(item);
-    }
-    Ok((on_chain, chain_items))
-}
-
-/// The latest block, and the logs of event `signature` about question `id` from `from_block` to it.
+/// The latest block, and the logs of event `signature` about the question from `from_block` to it.
 async fn question_logs(
-    provider: &ChainProvider,
-    oracle: Address,
+    at: QuestionOnChain<'_>,
     signature: B256,
-    id: U256,
     from_block: u64,
 ) -> Result<(u64, Vec<alloy::rpc::types::Log>), ChainError> {
-    let latest = provider
+    let latest = at
+        .provider
         .get_block_number()
         .await
         .map_err(|e| ChainError::rpc("eth_blockNumber", e))?;
     let filter = Filter::new()
-        .address(oracle)
+        .address(at.oracle)
         .event_signature(signature)
-        .topic1(id)
+        .topic1(at.id)
         .from_block(from_block)
         .to_block(latest);
-    let logs = provider
+    let logs = at
+        .provider
         .get_logs(&filter)
         .await
         .map_err(|e| ChainError::rpc("eth_getLogs", e))?;
@@ -745,9 +587,7 @@ async fn question_logs(
 /// [`ChainError`] when the chain cannot be read or a log is not what the contract emits.
 pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
     report: &R,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
+    at: QuestionOnChain<'_>,
     from_block: u64,
 ) -> Result<Vec<Mismatch>, ChainError> {
     let reported: Vec<String> = match &report.audit_report().question.clarifications {
@@ -762,10 +602,8 @@ pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
         }
     };
     let (_, logs) = question_logs(
-        provider,
-        oracle,
+        at,
         IVeritasOracle::QuestionClarified::SIGNATURE_HASH,
-        id,
         from_block,
     )
     .await?;
@@ -798,124 +636,11 @@ pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
     Ok(out)
 }
 
-/// Compare the report's `submissions` with the question's `EvidenceSubmitted` logs (from
-/// `from_block`) and `evidenceCount(id)`: an item on-chain but not in the report, or differing
-/// from it, is a mismatch naming the item.
-///
-/// # Errors
-/// [`ChainError`] when the chain cannot be read; a malformed `submissions` key is reported as
-/// a mismatch.
-pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
-    report: &R,
-    provider: &ChainProvider,
-    oracle: Address,
-    id: U256,
-    from_block: u64,
-) -> Result<Vec<Mismatch>, ChainError> {
-    let mut out = Vec::new();
-    let entries = submission_entries(&report.audit_report());
-    let (count, items) = match entries {
-        Ok(entries) => entries,
-        Err(e) => {
-            out.push(Mismatch {
-                field: "report.submissions".into(),
-                expected: "a submissions list".into(),
-                found: e.to_string(),
-            });
-            (0, Vec::new())
-        }
-    };
-    let (on_chain, chain_items) = chain_submissions(provider, oracle, id, from_block).await?;
-    out.extend(count_differences_with_chain(
-        on_chain,
-        chain_items.len(),
-        count,
-        from_block,
-    ));
-    out.extend(
-        chain_items
-            .iter()
-            .filter_map(|c| item_difference(c, &items)),
-    );
-    out.extend(
-        items
-            .iter()
-            .filter(|e| !chain_items.iter().any(|c| c.index == e.submission.index))
-            .map(|e| {
-                let s = &e.submission;
-                Mismatch {
-                    field: format!("submissions[{}]", s.index),
-                    expected: "(not on-chain)".into(),
-                    found: describe(s.index, s.submitter, &s.url),
-                }
-            }),
-    );
-    Ok(out)
-}
-
-/// `evidenceCount(id)` against the `logs` read from `from_block` (too few: the scan started
-/// late) and against the report's `submissions.count`.
-fn count_differences_with_chain(
-    on_chain: U256,
-    logs: usize,
-    reported: u64,
-    from_block: u64,
-) -> Vec<Mismatch> {
-    let mut out = Vec::new();
-    if U256::from(logs) != on_chain {
-        out.push(Mismatch {
-            field: "chain.EvidenceSubmitted logs".into(),
-            expected: format!("{on_chain} (evidenceCount)"),
-            found: format!("{logs} logs from block {from_block}"),
-        });
-    }
-    if U256::from(reported) != on_chain {
-        out.push(Mismatch {
-            field: "chain.evidenceCount".into(),
-            expected: on_chain.to_string(),
-            found: format!("{reported} in report.submissions.count"),
-        });
-    }
-    out
-}
-
-/// One on-chain item against the report's entry of the same index: missing, or with another
-/// head, submitter or field.
-fn item_difference(
-    c: &evidence_chain::SubmittedLog,
-    items: &[SubmissionEntry],
-) -> Option<Mismatch> {
-    let url = String::from_utf8_lossy(&c.url);
-    let name = describe(c.index, c.submitter, &url);
-    let field = format!("submissions[{}]", c.index);
-    let Some(entry) = items.iter().find(|e| e.submission.index == c.index) else {
-        return Some(Mismatch {
-            field,
-            expected: format!("on-chain {name}"),
-            found: "(missing from the report)".into(),
-        });
-    };
-    let s = &entry.submission;
-    let same_fields = s.field_bytes().is_ok_and(|[u, t, sn]| {
-        u == c.url.as_ref() && t == c.title.as_ref() && sn == c.snippet.as_ref()
-    });
-    let same = s.evidence_head == c.evidence_head && s.submitter == c.submitter && same_fields;
-    (!same).then(|| Mismatch {
-        field,
-        expected: format!("on-chain {name} with head {}", c.evidence_head),
-        found: format!(
-            "{} with head {}",
-            describe(s.index, s.submitter, &s.url),
-            s.evidence_head
-        ),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::*;
     use crate::policy::Decision;
@@ -988,95 +713,6 @@ mod tests {
                 "report.committee.calls"
             ]
         );
-    }
-
-    /// A report whose `submissions` hold two linked items (one bundled as item 1).
-    fn report_with_submissions() -> Value {
-        use crate::evidence::onchain::{ChainSubmission, SubmissionsRecord};
-        let id = U256::from(7);
-        let oracle = Address::with_last_byte(0xaa);
-        let submitter = Address::with_last_byte(0x51);
-        let h0 = evidence_chain::head0(31337, oracle);
-        let h1 = evidence_chain::link(h0, id, submitter, b"https://a", b"A", b"s");
-        let h2 = evidence_chain::link(h1, id, submitter, b"https://b", b"B", b"t");
-        let entry = |index, url: &str, title: &str, snippet: &str, prev, head, status, item| {
-            SubmissionEntry {
-                submission: ChainSubmission::from_bytes(
-                    index,
-                    submitter,
-                    url.as_bytes(),
-                    title.as_bytes(),
-                    snippet.as_bytes(),
-                    prev,
-                    head,
-                    5,
-                    index,
-                ),
-                status,
-                item,
-                dropped: None,
-            }
-        };
-        let record = SubmissionsRecord {
-            count: 2,
-            items: vec![
-                entry(1, "https://a", "A", "s", h0, h1, Status::Merged, Some(1)),
-                entry(
-                    2,
-                    "https://b",
-                    "B",
-                    "t",
-                    h1,
-                    h2,
-                    Status::NotConsidered,
-                    None,
-                ),
-            ],
-        };
-        let mut r = report();
-        r["submissions"] = serde_json::to_value(record).unwrap();
-        r
-    }
-
-    #[test]
-    fn submission_links_are_recomputed() {
-        let r = report_with_submissions();
-        assert_eq!(check_submissions(&r).unwrap(), vec![]);
-        // An edited snippet breaks its link, and the mismatch names the item.
-        let mut edited = r.clone();
-        edited["submissions"]["items"][1]["snippet"] = json!("edited");
-        let m = check_submissions(&edited).unwrap();
-        assert_eq!(m.len(), 1, "{m:?}");
-        assert!(
-            m[0].field.contains("submissions[2]") && m[0].field.contains("https://b"),
-            "{}",
-            m[0]
-        );
-        // A removed item leaves a gap in the indexes and the count.
-        let mut removed = r.clone();
-        removed["submissions"]["items"]
-            .as_array_mut()
-            .unwrap()
-            .remove(0);
-        let fields: Vec<String> = check_submissions(&removed)
-            .unwrap()
-            .into_iter()
-            .map(|m| m.field)
-            .collect();
-        assert!(
-            fields.contains(&"report.submissions.count".to_string())
-                && fields.contains(&"report.submissions[2].index".to_string()),
-            "{fields:?}"
-        );
-        // An item claimed as bundled must be in the evidence.
-        let mut wrong = r;
-        wrong["submissions"]["items"][0]["item"] = json!(4);
-        let fields: Vec<String> = check_submissions(&wrong)
-            .unwrap()
-            .into_iter()
-            .map(|m| m.field)
-            .collect();
-        assert_eq!(fields, ["report.submissions[1].item"]);
     }
 
     #[test]

@@ -126,7 +126,7 @@ async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
         let report = node.report(*id);
         let rec = audit::recompute(&report).unwrap();
         assert_eq!(
-            audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, *id)
+            audit::compare_with_chain(&rec, chain.question(&chain.reader(), *id))
                 .await
                 .unwrap(),
             vec![]

@@ -127,7 +127,7 @@ async fn not_yet_reporters(chain: &Chain, id: U256) -> Vec<Address> {
 async fn assert_round_audits(chain: &Chain, report: &Value, id: U256) {
     let rec = audit::recompute(report).unwrap();
     assert_eq!(audit::compare_with_report(&rec, report), vec![], "{id}");
-    let chain_checks = audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, id)
+    let chain_checks = audit::compare_with_chain(&rec, chain.question(&chain.reader(), id))
         .await
         .unwrap();
     if rec.defers() {

@@ -531,10 +531,13 @@ async fn every_node_of_a_quorum_bundles_the_submissions() {
         assert_eq!(report["submissions"]["count"], 2);
         assert_eq!(veritas::audit::check_submissions(&report).unwrap(), vec![]);
         let provider = veritas::chain::connect(&chain.anvil.url, Duration::from_secs(5)).unwrap();
-        let missing =
-            veritas::audit::compare_submissions_with_chain(&report, &provider, chain.oracle, id, 0)
-                .await
-                .unwrap();
+        let missing = veritas::audit::compare_submissions_with_chain(
+            &report,
+            chain.question(&provider, id),
+            0,
+        )
+        .await
+        .unwrap();
         assert_eq!(missing, vec![]);
         args.push("--report".into());
         args.push(node.report_path(id).display().to_string());

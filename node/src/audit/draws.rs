@@ -18,22 +18,10 @@ use crate::stats::{EarlyStopping, posterior_mean};
 /// Positions listed one by one at most (beyond, one finding gives the count).
 const LISTED: usize = 20;
 
-fn finding(
-    field: impl Into<String>,
-    expected: impl Into<String>,
-    found: impl Into<String>,
-) -> Mismatch {
-    Mismatch {
-        field: field.into(),
-        expected: expected.into(),
-        found: found.into(),
-    }
-}
-
 /// A committee key that must be an integer ≥ `min`.
 fn integer(claim: &Claim<u64>, key: &str, min: u64) -> Result<u64, Mismatch> {
     claim.ok().copied().filter(|n| *n >= min).ok_or_else(|| {
-        finding(
+        Mismatch::new(
             format!("report.committee.{key}"),
             format!("an integer ≥ {min}"),
             claim.shown(),
@@ -44,15 +32,14 @@ fn integer(claim: &Claim<u64>, key: &str, min: u64) -> Result<u64, Mismatch> {
 /// A weight list: `[{name, weight}]`, not empty.
 fn weights(claim: &Claim<Vec<Claim<Weight>>>, key: &str) -> Result<Vec<(String, u64)>, Mismatch> {
     let field = format!("report.committee.{key}");
-    let list = claim
-        .ok()
-        .filter(|a| !a.is_empty())
-        .ok_or_else(|| finding(&field, "a non-empty list of {name, weight}", claim.shown()))?;
+    let list = claim.ok().filter(|a| !a.is_empty()).ok_or_else(|| {
+        Mismatch::new(&field, "a non-empty list of {name, weight}", claim.shown())
+    })?;
     list.iter()
         .enumerate()
         .map(|(i, w)| match w.ok() {
             Some(w) => Ok((w.name.clone(), w.weight)),
-            None => Err(finding(
+            None => Err(Mismatch::new(
                 format!("{field}[{i}]"),
                 "{name: string, weight: integer}",
                 w.shown(),
@@ -65,15 +52,14 @@ fn weights(claim: &Claim<Vec<Claim<Weight>>>, key: &str) -> Result<Vec<(String, 
 fn stopping(report: &AuditReport) -> Result<(EarlyStopping, bool), Mismatch> {
     let c = &report.committee;
     let rule = EarlyStopping {
-        epsilon: *c
-            .epsilon
-            .ok()
-            .ok_or_else(|| finding("report.committee.epsilon", "a number", c.epsilon.shown()))?,
+        epsilon: *c.epsilon.ok().ok_or_else(|| {
+            Mismatch::new("report.committee.epsilon", "a number", c.epsilon.shown())
+        })?,
         tau: u32::try_from(integer(&c.tau, "tau", 0)?).unwrap_or(u32::MAX),
         min_ballots: u32::try_from(integer(&c.min_ballots, "min_ballots", 0)?).unwrap_or(u32::MAX),
     };
     let on = *c.early_stopping.ok().ok_or_else(|| {
-        finding(
+        Mismatch::new(
             "report.committee.early_stopping",
             "true or false",
             c.early_stopping.shown(),
@@ -108,7 +94,7 @@ fn shape(report: &AuditReport) -> Result<Shape, Vec<Mismatch>> {
     match (m, t, stop, a, j, s) {
         (Ok(m), Ok(iterations), Ok(stop), Ok(archetypes), Ok(jurors), Ok((rule, on))) => {
             if stop > iterations {
-                return Err(vec![finding(
+                return Err(vec![Mismatch::new(
                     "report.committee.stop_iteration",
                     format!("at most T = {iterations}"),
                     stop.to_string(),
@@ -138,7 +124,11 @@ pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
         Err(findings) => return findings,
     };
     let Some(ballots) = report.ballots.ok() else {
-        return vec![finding("report.ballots", "a list", report.ballots.shown())];
+        return vec![Mismatch::new(
+            "report.ballots",
+            "a list",
+            report.ballots.shown(),
+        )];
     };
     let positions = match listable_positions(&shape, ballots.len()) {
         Ok(p) => p,
@@ -157,7 +147,7 @@ pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
 fn listable_positions(shape: &Shape, ballots: usize) -> Result<u64, Mismatch> {
     match shape.stop.checked_mul(shape.m) {
         Some(p) if p <= 2 * ballots as u64 + LISTED as u64 => Ok(p),
-        claimed => Err(finding(
+        claimed => Err(Mismatch::new(
             "report.committee",
             format!("stop_iteration × M positions for {ballots} ballots"),
             format!(
@@ -182,7 +172,7 @@ fn place(shape: &Shape, ballots: &[BallotClaims]) -> (BTreeMap<u64, usize>, Vec<
                 (iteration - 1) * shape.m + s
             }
             _ => {
-                out.push(finding(
+                out.push(Mismatch::new(
                     format!("report.ballots[{i}]"),
                     format!("iteration in 1..={} and slot in 0..{}", shape.stop, shape.m),
                     format!("iteration {iteration}, slot {}", b.slot.shown()),
@@ -192,7 +182,7 @@ fn place(shape: &Shape, ballots: &[BallotClaims]) -> (BTreeMap<u64, usize>, Vec<
         };
         if let Some(first) = at.insert(position, i) {
             at.insert(position, first);
-            out.push(finding(
+            out.push(Mismatch::new(
                 format!("report.ballots[{i}]"),
                 "each (iteration, slot) once".to_owned(),
                 format!(
@@ -211,7 +201,7 @@ fn missing(shape: &Shape, positions: u64, at: &BTreeMap<u64, usize>) -> Vec<Mism
     let mut out = Vec::new();
     let missing: Vec<u64> = (0..positions).filter(|p| !at.contains_key(p)).collect();
     for p in missing.iter().take(LISTED) {
-        out.push(finding(
+        out.push(Mismatch::new(
             format!(
                 "report.ballots (iteration {}, slot {})",
                 p / shape.m + 1,
@@ -222,7 +212,7 @@ fn missing(shape: &Shape, positions: u64, at: &BTreeMap<u64, usize>) -> Vec<Mism
         ));
     }
     if missing.len() > LISTED {
-        out.push(finding(
+        out.push(Mismatch::new(
             "report.ballots",
             format!("{positions} positions"),
             format!("{} more missing", missing.len() - LISTED),
@@ -243,7 +233,7 @@ fn drawn(
         shape.archetypes.iter().map(|w| w.1).collect(),
         shape.jurors.iter().map(|w| w.1).collect(),
     ) else {
-        return vec![finding(
+        return vec![Mismatch::new(
             "report.committee.archetype_weights",
             "weights with a positive total",
             "nothing to draw from",
@@ -268,7 +258,7 @@ fn drawn(
         ] {
             let expected = expected.map_or("(no such weight)", |w| w.0.as_str());
             if found != expected {
-                out.push(finding(
+                out.push(Mismatch::new(
                     format!("report.ballots[{i}].{key}"),
                     expected,
                     found,
@@ -314,7 +304,7 @@ fn stop(shape: &Shape, report: &AuditReport, ballots: &[BallotClaims]) -> Vec<Mi
     };
     let mut out = Vec::new();
     if expected != shape.stop {
-        out.push(finding(
+        out.push(Mismatch::new(
             "report.committee.stop_iteration",
             format!("{expected} ({why})"),
             shape.stop.to_string(),
@@ -323,7 +313,7 @@ fn stop(shape: &Shape, report: &AuditReport, ballots: &[BallotClaims]) -> Vec<Mi
     let early = shape.stop < shape.iterations;
     let claimed = &report.committee.stopped_early;
     if claimed.ok() != Some(&early) {
-        out.push(finding(
+        out.push(Mismatch::new(
             "report.committee.stopped_early",
             early.to_string(),
             claimed.shown(),
@@ -331,7 +321,7 @@ fn stop(shape: &Shape, report: &AuditReport, ballots: &[BallotClaims]) -> Vec<Mi
     }
     let calls = &report.committee.calls;
     if calls.ok() != Some(&(ballots.len() as u64)) {
-        out.push(finding(
+        out.push(Mismatch::new(
             "report.committee.calls",
             format!("{} (one per ballot)", ballots.len()),
             calls.shown(),

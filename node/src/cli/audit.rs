@@ -161,14 +161,13 @@ async fn on_chain(
         .question_id
         .context("the report has no question.id: it was not resolved on-chain")?;
     let provider = chain::connect(rpc, std::time::Duration::from_secs(15))?;
-    mismatches.extend(audit::compare_with_chain(rec, &provider, oracle, id).await?);
-    mismatches.extend(
-        audit::compare_submissions_with_chain(report, &provider, oracle, id, args.from_block)
-            .await?,
-    );
-    mismatches.extend(
-        audit::compare_clarifications_with_chain(report, &provider, oracle, id, args.from_block)
-            .await?,
-    );
+    let at = audit::QuestionOnChain {
+        provider: &provider,
+        oracle,
+        id,
+    };
+    mismatches.extend(audit::compare_with_chain(rec, at).await?);
+    mismatches.extend(audit::compare_submissions_with_chain(report, at, args.from_block).await?);
+    mismatches.extend(audit::compare_clarifications_with_chain(report, at, args.from_block).await?);
     Ok((id, oracle))
 }

@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
@@ -83,6 +83,14 @@ pub struct ScoreResult {
     pub candidates: Vec<CandidateToken>,
 }
 
+/// One [`LocalModel::score`] request for the worker thread.
+#[cfg_attr(
+    not(feature = "llama"),
+    expect(
+        dead_code,
+        reason = "only the llama.cpp worker reads a job; without it `load` fails before one is sent"
+    )
+)]
 struct Job {
     prefix: String,
     suffixes: Vec<String>,
@@ -185,6 +193,8 @@ mod engine;
 
 #[cfg(feature = "llama")]
 mod worker {
+    use std::time::Instant;
+
     use super::engine::Engine;
     use super::*;
 

@@ -76,6 +76,20 @@ impl Chain {
             .erased()
     }
 
+    /// Question `id` of this chain's oracle, read through `provider` (e.g. [`Chain::reader`]):
+    /// what the audit's chain comparisons take.
+    pub fn question<'a>(
+        &self,
+        provider: &'a DynProvider,
+        id: U256,
+    ) -> veritas::audit::QuestionOnChain<'a> {
+        veritas::audit::QuestionOnChain {
+            provider,
+            oracle: self.oracle,
+            id,
+        }
+    }
+
     /// Ask questions from anvil's account 2; returns their ids.
     pub async fn ask(&self, questions: &[&str]) -> Vec<U256> {
         let mut ids = Vec::new();
@@ -471,7 +485,7 @@ pub async fn assert_audits(chain: &Chain, report: &serde_json::Value, id: U256) 
         "question {id}"
     );
     assert_eq!(
-        audit::compare_with_chain(&rec, &chain.reader(), chain.oracle, id)
+        audit::compare_with_chain(&rec, chain.question(&chain.reader(), id))
             .await
             .unwrap(),
         vec![],

@@ -16,14 +16,8 @@ pub async fn until<T>(
     what: impl Fn() -> String,
     mut check: impl AsyncFnMut() -> Option<T>,
 ) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "{} (after {timeout:?})", what());
-        tokio::time::sleep(POLL).await;
-    }
+    let check = async || check().await.map_or(Progress::Working(0), Progress::Done);
+    poll(POLL, None, timeout, what, check).await
 }
 
 /// What a check of [`until_stalled`] saw: done, or not yet with its progress counter.
@@ -42,6 +36,19 @@ pub async fn until_stalled<T>(
     stall: Duration,
     cap: Duration,
     what: impl Fn() -> String,
+    check: impl AsyncFnMut() -> Progress<T>,
+) -> T {
+    poll(Duration::from_secs(1), Some(stall), cap, what, check).await
+}
+
+/// The poll loop of [`until`] and [`until_stalled`]: `check` every `every` until it is done;
+/// panic with `what()` after `cap`, or, given a `stall` bound, when the progress counter has
+/// not moved for that long.
+async fn poll<T>(
+    every: Duration,
+    stall: Option<Duration>,
+    cap: Duration,
+    what: impl Fn() -> String,
     mut check: impl AsyncFnMut() -> Progress<T>,
 ) -> T {
     let start = Instant::now();
@@ -54,13 +61,15 @@ pub async fn until_stalled<T>(
             }
             Progress::Working(_) => {}
         }
-        assert!(
-            moved.elapsed() < stall,
-            "{} (no progress for {stall:?}, at {seen:?})",
-            what()
-        );
+        if let Some(stall) = stall {
+            assert!(
+                moved.elapsed() < stall,
+                "{} (no progress for {stall:?}, at {seen:?})",
+                what()
+            );
+        }
         assert!(start.elapsed() < cap, "{} (after {cap:?})", what());
-        tokio::time::sleep(Duration::from_secs(1)).await;
+        tokio::time::sleep(every).await;
     }
 }
 

@@ -438,7 +438,12 @@ async fn wait_and_print(
             let typed = audit::AuditReport::from_json(&report);
             let rec = audit::recompute(&typed)?;
             let mut mismatches = audit::compare_with_report(&rec, &typed);
-            mismatches.extend(audit::compare_with_chain(&rec, &provider, oracle, *id).await?);
+            let at = audit::QuestionOnChain {
+                provider: &provider,
+                oracle,
+                id: *id,
+            };
+            mismatches.extend(audit::compare_with_chain(&rec, at).await?);
             print_block(
                 *id,
                 question,
