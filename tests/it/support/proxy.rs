@@ -156,6 +156,8 @@ pub struct Proxy {
     plan: Arc<Mutex<FaultPlan>>,
     /// Every request answers 503 while set (an outage).
     pub down: Arc<AtomicBool>,
+    /// Every `eth_call` waits, unanswered, while set (a provider that hangs on views).
+    pub hold_calls: Arc<AtomicBool>,
     empty_left: Arc<AtomicU64>,
     underpriced_left: Arc<AtomicU64>,
     requests: Arc<AtomicU64>,
@@ -220,6 +222,9 @@ impl Proxy {
         let k = self.requests.fetch_add(1, Ordering::Relaxed);
         let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
         let method = request["method"].as_str().unwrap_or("").to_owned();
+        while method == "eth_call" && self.hold_calls.load(Ordering::Relaxed) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
         let plan = self.plan.lock().unwrap().clone();
         if method == "eth_getLogs" && log_range(&request) > plan.max_range {
             self.note(Fault::RangeRefused);
@@ -421,6 +426,7 @@ pub async fn start_faulty_proxy(upstream: &str, plan: FaultPlan) -> (String, Pro
         underpriced_left: Arc::new(AtomicU64::new(plan.underpriced_first)),
         plan: Arc::new(Mutex::new(plan)),
         down: Arc::default(),
+        hold_calls: Arc::default(),
         requests: Arc::default(),
         counts: Arc::default(),
         client: reqwest::Client::new(),
