@@ -40,6 +40,11 @@ pub const ENV_PRIVATE_KEY: &str = "VERITAS_PRIVATE_KEY";
 /// Environment variable holding the password of the operator's keystore.
 pub const ENV_KEYSTORE_PASSWORD: &str = "VERITAS_KEYSTORE_PASSWORD";
 
+/// The largest sampling weight of an archetype or a juror: the sampler adds the weights in a
+/// u64, and a configuration must write back as TOML (whose integers are i64). A huge number the
+/// file layer saturates (`4.3e33` read as u64::MAX) is refused, not summed.
+pub const MAX_WEIGHT: u64 = 1_000_000;
+
 /// Why the configuration could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -350,6 +355,18 @@ impl Config {
                 "iterations and ballots_per_iteration must be at least 1",
             );
         }
+        if self
+            .jury
+            .archetype_weights
+            .values()
+            .chain(self.jury.jurors.iter().map(|j| &j.weight))
+            .any(|w| *w > MAX_WEIGHT)
+        {
+            return invalid(
+                "jury",
+                "archetype_weights and juror weights must be at most 1000000",
+            );
+        }
         let epsilon = committee.stopping.epsilon;
         if !(epsilon > 0.0 && epsilon.is_finite()) {
             return invalid(
@@ -598,6 +615,26 @@ mod tests {
         )
         .unwrap();
         assert_eq!(config.planner_model.unwrap().model, "planner");
+    }
+
+    /// Found by the `config` fuzz target: a float weight far past u64 was saturated to
+    /// u64::MAX by the file layer, accepted, and then could not be written back as TOML.
+    #[test]
+    fn a_weight_past_the_bound_is_refused_however_it_is_written() {
+        for doc in [
+            "[jury.archetype_weights]\nSkeptic = 4333333333333333333333333333333333.3\n",
+            "[jury.archetype_weights]\nSkeptic = 1000001\n",
+            "[[jury.jurors]]\nkind = \"replay\"\nvote = \"YES\"\nweight = 18446744073709551615\n",
+        ] {
+            let err = match Config::from_toml_str(doc) {
+                Ok(_) => panic!("accepted: {doc}"),
+                Err(e) => e.to_string(),
+            };
+            assert!(err.contains("weight"), "{doc}: {err}");
+        }
+        let at_bound = "[jury.archetype_weights]\nSkeptic = 1000000\n";
+        let config = Config::from_toml_str(at_bound).unwrap();
+        assert_eq!(config.jury.archetype_weights["Skeptic"], MAX_WEIGHT);
     }
 
     #[test]
