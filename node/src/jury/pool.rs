@@ -40,7 +40,7 @@ use crate::stats::Outcome;
 pub struct JuryConfig {
     /// A folder of archetype TOML files replacing the shipped five.
     pub archetypes_dir: Option<PathBuf>,
-    /// Integer sampling weight per archetype name (missing names weigh 1).
+    /// Integer sampling weight per archetype name (missing names weigh 1), at most 1,000,000.
     pub archetype_weights: BTreeMap<String, u64>,
     /// The juror pool.
     pub jurors: Vec<JurorConfig>,
@@ -66,7 +66,7 @@ impl Default for JuryConfig {
 /// One pool member.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JurorConfig {
-    /// Integer sampling weight.
+    /// Integer sampling weight, at most 1,000,000.
     #[serde(default = "one")]
     pub weight: u64,
     /// What kind of juror, and its settings.
