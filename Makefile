@@ -228,11 +228,12 @@ test-fuzz: setup
 	scripts/fuzz.sh
 
 ## test-suites: test-rust and test-long as `make test` runs them. The fuzz targets' optimised
-## build (its own target dir, about 14 CPU-minutes) runs beside the Rust tests, which mostly
+## build (its own target dir, about 12 CPU-minutes) runs beside the Rust tests, which mostly
 ## wait on anvil, node processes and the browser, instead of after them; then the fuzzers run.
 ## The build runs at the idle scheduling class (SCHED_IDLE; `nice -n 19` where chrt cannot set
-## it), so it takes only CPU time the tests leave unused and never slows them: measured, the it
-## and long suites use under one of two cores on average. A failing test stops the build
+## it), so it gets only CPU time the tests leave unused (measured: the it and long suites use
+## under one of two cores on average). It still shares caches and memory bandwidth: the
+## CPU-bound long tests run slower beside it, which no test asserts. A failing test stops the build
 ## (setsid: its own process group, killed whole).
 IDLE_PRIORITY := $(shell chrt --idle 0 true 2>/dev/null && echo chrt --idle 0 || echo nice -n 19)
 test-suites: setup clippy
