@@ -364,7 +364,7 @@ impl Config {
         {
             return invalid(
                 "jury",
-                "archetype_weights and juror weights must be at most 1000000",
+                &format!("archetype_weights and juror weights must be at most {MAX_WEIGHT}"),
             );
         }
         let epsilon = committee.stopping.epsilon;

@@ -26,12 +26,12 @@ pub const MAX_CHAIN_READS_IN_FLIGHT: usize = 16;
 
 /// The permits of one API server (each server holds its own).
 #[derive(Debug, Clone)]
-pub struct ChainReads(Arc<Semaphore>);
+pub struct ChainReads(Arc<Semaphore>, usize);
 
 impl ChainReads {
     /// A bound of `permits` requests in flight.
     pub fn new(permits: usize) -> Self {
-        Self(Arc::new(Semaphore::new(permits)))
+        Self(Arc::new(Semaphore::new(permits)), permits)
     }
 }
 
@@ -50,7 +50,8 @@ pub async fn bounded(State(reads): State<ChainReads>, request: Request, next: Ne
             [(header::RETRY_AFTER, "1")],
             Json(json!({
                 "error": format!(
-                    "busy: {MAX_CHAIN_READS_IN_FLIGHT} requests are reading the chain; retry in a second"
+                    "busy: {} requests are reading the chain; retry in a second",
+                    reads.1
                 )
             })),
         )
