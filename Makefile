@@ -161,8 +161,12 @@ browser:
 
 ## test: every test (forge with the CI fuzz profile, the Rust workspace compiled through clippy,
 ## the long reliability runs and the fuzzers of test-long, the book, the operator kit, the
-## gates' self-test, formatting), then that none of it changed the work tree
-test: tree-snapshot setup test-forge test-suites test-docs test-ops test-gates lint test-clean-tree
+## gates' self-test, formatting), then that none of it changed the work tree. The fuzz targets'
+## build starts first, in the idle scheduling class (scripts/beside-fuzz-build.sh): it fills the
+## cores solc's compiles, the Rust build's tail and the tests leave idle.
+TEST_STEPS := test-forge test-suites test-docs test-ops test-gates lint test-clean-tree
+test: tree-snapshot setup
+	scripts/beside-fuzz-build.sh $(MAKE) --no-print-directory $(TEST_STEPS)
 
 # The gas snapshot covers the deterministic tests only: fuzz and invariant tests average over
 # random inputs, so their gas would tie the snapshot to the run count and seed; RoutingTest reads
@@ -227,33 +231,23 @@ test-long-rust: setup clippy
 test-fuzz: setup
 	scripts/fuzz.sh
 
-## test-suites: test-rust and test-long as `make test` runs them. The fuzz targets' optimised
-## build (its own target dir, about 12 CPU-minutes) runs beside the Rust tests, which mostly
-## wait on anvil, node processes and the browser, instead of after them; then the fuzzers run.
-## The build runs at the idle scheduling class (SCHED_IDLE; `nice -n 19` where chrt cannot set
-## it), so it gets only CPU time the tests leave unused (measured: the it and long suites use
-## under one of two cores on average). It still shares caches and memory bandwidth: the
-## CPU-bound long tests run slower beside it, which no test asserts. A failing test stops the build
-## (setsid: its own process group, killed whole).
-IDLE_PRIORITY := $(shell chrt --idle 0 true 2>/dev/null && echo chrt --idle 0 || echo nice -n 19)
+## test-suites: test-rust and test-long as `make test` runs them: the plain and the long Rust
+## suites side by side (scripts/test-suites.sh: each keeps under one of two cores busy, mostly
+## waiting on anvil, node processes and the browser; the first to fail stops the other), with the
+## fuzz targets' optimised build beside them in the idle scheduling class
+## (scripts/beside-fuzz-build.sh; `make test` starts it at its beginning instead); then the fuzzers.
 test-suites: setup clippy
-	@mkdir -p fuzz/target
-	@FUZZ_STEP=build setsid $(IDLE_PRIORITY) scripts/fuzz.sh >fuzz/target/build.log 2>&1 & build=$$!; \
-	status=0; \
-	{ $(RUST_TESTS) && $(RUST_TESTS) -- --ignored; } || status=$$?; \
-	if [ $$status != 0 ]; then kill -- -$$build 2>/dev/null || kill $$build 2>/dev/null || :; wait $$build || :; exit $$status; fi; \
-	if ! wait $$build; then tail -n 60 fuzz/target/build.log; \
-	  echo "fuzz: the build failed (full log: fuzz/target/build.log)" >&2; exit 1; fi; \
-	grep "^fuzz: build took" fuzz/target/build.log
+	scripts/beside-fuzz-build.sh scripts/test-suites.sh $(RUST_TESTS)
 	FUZZ_STEP=run scripts/fuzz.sh
 
 ## bench: the speed figures the book quotes, printed and never asserted (a busy machine must not
 ## turn `make test` red): the criterion benches of the pure code (stats, commitment), then the
 ## load bursts (one node; three nodes at quorum 2, clear text and commit-reveal) on anvil with
-## 1 s blocks. Quote a figure with the machine and what else ran (book/src/performance.md).
+## 1 s blocks, then the confirmation-to-verdict latency. Quote a figure with the machine and what else ran (book/src/performance.md).
 bench: setup
 	cargo bench -p veritas-node --locked
 	LOAD_RUNS=$${LOAD_RUNS:-3} cargo test -p veritas-node --locked --test it load:: -- --ignored --nocapture --test-threads 1
+	cargo test -p veritas-node --locked --test it latency:: -- --ignored --nocapture
 
 ## test-gates: every gate above fails when what it guards is broken (scripts/test-gates.sh;
 ## reuses the binaries the other targets built)

@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export FOUNDRY_SOLC="$PWD/tools/solc"
-cargo test -p veritas-node --test it latency:: -- --ignored --nocapture 2>&1 | grep -E "latency confirmation|test result"
+cargo test -p veritas-node --test it latency:: -- --ignored --nocapture 2>&1 | grep -E "latency confirmation|p50 target|test result"

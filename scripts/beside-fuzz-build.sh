@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Run a command with the fuzz targets' optimised build (`FUZZ_STEP=build scripts/fuzz.sh`, its own
+# target dir, 10-12 CPU-minutes cold) beside it, so the build takes the CPU the command leaves
+# unused instead of its own minutes afterwards:
+#
+#   scripts/beside-fuzz-build.sh make test-forge test-suites ...   (what `make test` runs)
+#
+# The build runs in the idle scheduling class (SCHED_IDLE; `nice -n 19` where chrt cannot set
+# it): it gets CPU only when the command's processes leave a core idle (solc's single-threaded
+# compiles, the tail of the Rust build, tests waiting on anvil and node processes). It still shares
+# caches and memory bandwidth, so what runs beside it can run slower, which no test asserts.
+#
+# Anything in the command that needs the build (`FUZZ_STEP=run scripts/fuzz.sh`) waits for it on
+# cargo's lock of fuzz/target and then finds it up to date. The build is its own session
+# (setsid): a failing or interrupted command stops it whole. The command's exit status is the
+# script's; when the command passed, a failed build fails it too (its log: fuzz/target/build.log).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ $# == 0 ]]; then
+    echo "usage: scripts/beside-fuzz-build.sh COMMAND..." >&2
+    exit 2
+fi
+# Nested (`make test` runs `make test-suites`, which asks for the build too): one build is enough.
+if [[ -n ${VERITAS_FUZZ_BUILD_BESIDE:-} ]]; then
+    exec "$@"
+fi
+export VERITAS_FUZZ_BUILD_BESIDE=1
+idle=(nice -n 19)
+chrt --idle 0 true 2>/dev/null && idle=(chrt --idle 0)
+
+mkdir -p fuzz/target
+FUZZ_STEP=build setsid "${idle[@]}" scripts/fuzz.sh >fuzz/target/build.log 2>&1 &
+build=$!
+trap 'pkill -s "$build" || :' EXIT
+
+status=0
+"$@" || status=$?
+if [[ $status != 0 ]]; then
+    exit "$status"
+fi
+if ! wait "$build"; then
+    tail -n 60 fuzz/target/build.log >&2
+    echo "fuzz: the build failed (full log: fuzz/target/build.log)" >&2
+    exit 1
+fi
+trap - EXIT
+grep "^fuzz: build took" fuzz/target/build.log || :
