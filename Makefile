@@ -161,12 +161,8 @@ browser:
 
 ## test: every test (forge with the CI fuzz profile, the Rust workspace compiled through clippy,
 ## the long reliability runs and the fuzzers of test-long, the book, the operator kit, the
-## gates' self-test, formatting), then that none of it changed the work tree. The fuzz targets'
-## build starts first, in the idle scheduling class (scripts/beside-fuzz-build.sh): it fills the
-## cores solc's compiles, the Rust build's tail and the tests leave idle.
-TEST_STEPS := test-forge test-suites test-docs test-ops test-gates lint test-clean-tree
-test: tree-snapshot setup
-	scripts/beside-fuzz-build.sh $(MAKE) --no-print-directory $(TEST_STEPS)
+## gates' self-test, formatting), then that none of it changed the work tree
+test: tree-snapshot setup test-forge test-suites test-docs test-ops test-gates lint test-clean-tree
 
 # The gas snapshot covers the deterministic tests only: fuzz and invariant tests average over
 # random inputs, so their gas would tie the snapshot to the run count and seed; RoutingTest reads
@@ -235,7 +231,7 @@ test-fuzz: setup
 ## suites side by side (scripts/test-suites.sh: each keeps under one of two cores busy, mostly
 ## waiting on anvil, node processes and the browser; the first to fail stops the other), with the
 ## fuzz targets' optimised build beside them in the idle scheduling class
-## (scripts/beside-fuzz-build.sh; `make test` starts it at its beginning instead); then the fuzzers.
+## (scripts/beside-fuzz-build.sh); then the fuzzers.
 test-suites: setup clippy
 	scripts/beside-fuzz-build.sh scripts/test-suites.sh $(RUST_TESTS)
 	FUZZ_STEP=run scripts/fuzz.sh

@@ -3,12 +3,15 @@
 # target dir, 10-12 CPU-minutes cold) beside it, so the build takes the CPU the command leaves
 # unused instead of its own minutes afterwards:
 #
-#   scripts/beside-fuzz-build.sh make test-forge test-suites ...   (what `make test` runs)
+#   scripts/beside-fuzz-build.sh scripts/test-suites.sh cargo test ...   (what `make test` runs)
 #
 # The build runs in the idle scheduling class (SCHED_IDLE; `nice -n 19` where chrt cannot set
-# it): it gets CPU only when the command's processes leave a core idle (solc's single-threaded
-# compiles, the tail of the Rust build, tests waiting on anvil and node processes). It still shares
-# caches and memory bandwidth, so what runs beside it can run slower, which no test asserts.
+# it): it gets CPU only when the command's processes leave a core idle. It still shares caches
+# and memory bandwidth, so it is worth it only beside a command that leaves a core idle, as the
+# tests do (they mostly wait on anvil, node processes and the browser). Started at the beginning
+# of a cold `make test` instead, it took 11.5 min beside forge and the Rust build and made them
+# 6 min slower (forge 2 min 24 s -> 4 min 31 s, the build 8 min 30 s -> 12 min 30 s): those are
+# CPU-bound on both cores, and what SCHED_IDLE yields is the CPU, not the memory system.
 #
 # Anything in the command that needs the build (`FUZZ_STEP=run scripts/fuzz.sh`) waits for it on
 # cargo's lock of fuzz/target and then finds it up to date. The build is its own session
@@ -20,11 +23,6 @@ if [[ $# == 0 ]]; then
     echo "usage: scripts/beside-fuzz-build.sh COMMAND..." >&2
     exit 2
 fi
-# Nested (`make test` runs `make test-suites`, which asks for the build too): one build is enough.
-if [[ -n ${VERITAS_FUZZ_BUILD_BESIDE:-} ]]; then
-    exec "$@"
-fi
-export VERITAS_FUZZ_BUILD_BESIDE=1
 idle=(nice -n 19)
 chrt --idle 0 true 2>/dev/null && idle=(chrt --idle 0)
 

@@ -425,11 +425,7 @@ pub async fn compare_with_chain(
     }
     let mut check = |field: &str, expected: String, found: String| {
         if !expected.eq_ignore_ascii_case(&found) {
-            out.push(Mismatch {
-                field: format!("chain.{field}"),
-                expected,
-                found,
-            });
+            out.push(Mismatch::new(format!("chain.{field}"), expected, found));
         }
     };
     // The report's routing fixes the status the chain must show; anything but a posted verdict
@@ -524,11 +520,7 @@ async fn clock_differences(
     ]
     .into_iter()
     .filter(|(_, expected, found)| expected != found)
-    .map(|(field, expected, found)| Mismatch {
-        field: format!("chain.{field}"),
-        expected,
-        found,
-    })
+    .map(|(field, expected, found)| Mismatch::new(format!("chain.{field}"), expected, found))
     .collect())
 }
 
@@ -544,13 +536,15 @@ async fn deferred_round_still_open(
     let status = c.verdictStatus(at.id).view("verdictStatus").await?;
     let open = now.count <= U256::from(clock.round)
         && matches!(status, IVeritasOracle::VerdictStatus::Asked);
-    Ok(open.then(|| Mismatch {
-        field: "chain.deferral.count".into(),
-        expected: format!(
-            "more than {}, or a verdict (the round this report said \"not yet\" in is over)",
-            clock.round
-        ),
-        found: format!("{} and still Asked", now.count),
+    Ok(open.then(|| {
+        Mismatch::new(
+            "chain.deferral.count",
+            format!(
+                "more than {}, or a verdict (the round this report said \"not yet\" in is over)",
+                clock.round
+            ),
+            format!("{} and still Asked", now.count),
+        )
     }))
 }
 
@@ -594,11 +588,11 @@ pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
         Claim::Absent => Vec::new(),
         Claim::Is { value, .. } => value.clone(),
         Claim::Not { why, .. } => {
-            return Ok(vec![Mismatch {
-                field: "report.question.clarifications".into(),
-                expected: "a list of strings".into(),
-                found: why.clone(),
-            }]);
+            return Ok(vec![Mismatch::new(
+                "report.question.clarifications",
+                "a list of strings",
+                why.clone(),
+            )]);
         }
     };
     let (_, logs) = question_logs(
@@ -620,17 +614,17 @@ pub async fn compare_clarifications_with_chain<R: AsAuditReport + ?Sized>(
             .map(|c| String::from_utf8_lossy(&c.text).into_owned());
         let report_text = reported.get(k);
         if chain_text.as_ref() != report_text {
-            out.push(Mismatch {
-                field: format!("report.question.clarifications[{k}]"),
-                expected: chain_text.map_or_else(
+            out.push(Mismatch::new(
+                format!("report.question.clarifications[{k}]"),
+                chain_text.map_or_else(
                     || "(none on chain)".into(),
                     |t| serde_json::Value::from(t).to_string(),
                 ),
-                found: report_text.map_or_else(
+                report_text.map_or_else(
                     || "(missing)".into(),
                     |t| serde_json::Value::from(t.as_str()).to_string(),
                 ),
-            });
+            ));
         }
     }
     Ok(out)

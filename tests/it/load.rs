@@ -27,9 +27,10 @@
 //! Asserted in every run: 0 lost, 0 duplicated verdicts, 0 duplicated reports, exactly the
 //! quorum's reports per question, contiguous nonces, several reports in one block, at most one
 //! transaction per question (commit-reveal: exactly the quorum's commits per question, one per
-//! operator, each revealed once; at most two transactions per question). Asserted on the best of `LOAD_RUNS` runs (default 5): at least
-//! 20 (one node) / 60 (three nodes) verdicts/s from the first confirmation, with p50
-//! confirmation → final verdict ≤ 4 s for three nodes.
+//! operator, each revealed once; at most two transactions per question). Printed, never asserted,
+//! for the best of `LOAD_RUNS` runs (default 1; `make bench` runs 3): the targets of at least 20
+//! (one node) / 60 (three nodes) verdicts/s from the first confirmation, with p50 confirmation →
+//! final verdict ≤ 4 s for three nodes.
 //!
 //! `cargo test -p veritas-node --test it load:: -- --ignored --nocapture` (`LOAD_QUESTIONS`, default
 //! 200; `LOAD_CONCURRENCY` = `node.concurrency`, default 4; `LOAD_IN_FLIGHT` =
@@ -119,21 +120,20 @@ struct Seen {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "long: load measurement, 5 bursts of 200 questions (~60 s); prints its throughput"]
+#[ignore = "long: load measurement, a burst of 200 questions (~15 s); prints its throughput"]
 async fn burst_of_questions() {
     burst(&[1], 1, 20.0, None).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "long: load measurement, 5 bursts of 200 questions, 3 nodes, quorum 2 (~90 s); prints its throughput"]
+#[ignore = "long: load measurement, a burst of 200 questions, 3 nodes, quorum 2 (~20 s); prints its throughput"]
 async fn burst_three_nodes_quorum_two() {
     burst(&[1, 3, 4], 2, 60.0, Some(4000)).await;
 }
 
 /// Three nodes at quorum 2 with a 30 s reveal window: every question is committed, then
 /// revealed. Asserted besides the common checks: exactly the quorum's commits per question, one
-/// per operator, each revealed once. No throughput is asserted (the figures are printed);
-/// `LOAD_RUNS` defaults to 1 here.
+/// per operator, each revealed once. No throughput is asserted (the figures are printed).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "long: load measurement, a burst of 200 commit-reveal questions, 3 nodes, quorum 2 (~1 min)"]
 async fn burst_three_nodes_quorum_two_commit_reveal() {
@@ -156,7 +156,7 @@ struct Figures {
     p50_ms: i64,
 }
 
-/// Run the burst `LOAD_RUNS` times (default 5) and print each figure's best over the runs
+/// Run the burst `LOAD_RUNS` times (default 1) and print each figure's best over the runs
 /// against its target: at least `min_rate` final verdicts/s and, when given, a p50 latency
 /// bound in ms. The targets are not asserted: a throughput depends on the machine and what
 /// else it runs (a fresh-clone `make test` went red on "best 28.5 verdicts/s < 60" with nothing
@@ -166,15 +166,15 @@ struct Figures {
 ///
 /// With 1 s blocks a burst's verdicts land in whole blocks, so one run's figure depends on the
 /// phase of anvil's block timer: three nodes put 200 verdicts in 2 blocks (about 97/s), 3
-/// (about 66/s) or 4 (about 50/s). Of six runs on 2026-11-27, three were 97, one 66 and two 50
-/// (the 50 was 1 run in 8 earlier), so one run, or the median of three, gated on the timer.
-/// The best of five is below 60 by chance only when all five land in 4 blocks (about 1 time
-/// in 250 at 1 in 3). Every run must still lose nothing and duplicate nothing.
+/// (about 66/s) or 4 (about 50/s); of six runs on 2026-11-27, three were 97, one 66 and two 50.
+/// So a figure worth quoting is the best of several runs (`make bench`: `LOAD_RUNS=3`), while
+/// `make test`, which asserts no figure, runs each burst once: every run checks the same things
+/// (nothing lost, nothing duplicated), and four more runs only cost minutes.
 async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64>) {
     // One load run at a time, and no other long test beside it: the harness runs tests on
     // parallel threads, and two bursts on two cores would measure each other.
     let _alone = support::measuring().await;
-    let runs = env_or("LOAD_RUNS", 5).max(1) as usize;
+    let runs = env_or("LOAD_RUNS", 1).max(1) as usize;
     let mut figures = Vec::with_capacity(runs);
     for _ in 0..runs {
         figures.push(burst_once(keys, quorum, 0).await);
@@ -183,9 +183,14 @@ async fn burst(keys: &[usize], quorum: u8, min_rate: f64, max_p50_ms: Option<i64
     let p50s: Vec<i64> = figures.iter().map(|f| f.p50_ms).collect();
     let rate = rates.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let p50 = p50s.iter().copied().min().unwrap_or(i64::MAX);
+    let over = if runs == 1 {
+        "one run".to_string()
+    } else {
+        format!("best of {runs} runs")
+    };
     println!(
-        "best of {runs} runs: {rate:.1} verdicts/s (runs {rates:.1?}), p50 confirmation -> \
-         final verdict {p50} ms (runs {p50s:?})"
+        "{over}: {rate:.1} verdicts/s (runs {rates:.1?}), p50 confirmation -> final verdict \
+         {p50} ms (runs {p50s:?})"
     );
     let verdict = if rate >= min_rate { "met" } else { "NOT met" };
     println!("throughput target {min_rate} verdicts/s: {verdict} (printed, not asserted)");

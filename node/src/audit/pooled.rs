@@ -39,11 +39,7 @@ pub fn failures(checks: &[Check]) -> Vec<Mismatch> {
     checks
         .iter()
         .filter(|c| !c.ok())
-        .map(|c| Mismatch {
-            field: c.field.clone(),
-            expected: c.expected.clone(),
-            found: c.found.clone(),
-        })
+        .map(|c| Mismatch::new(c.field.clone(), c.expected.clone(), c.found.clone()))
         .collect()
 }
 

@@ -215,11 +215,11 @@ pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
     let (count, items) = match entries {
         Ok(entries) => entries,
         Err(e) => {
-            out.push(Mismatch {
-                field: "report.submissions".into(),
-                expected: "a submissions list".into(),
-                found: e.to_string(),
-            });
+            out.push(Mismatch::new(
+                "report.submissions",
+                "a submissions list",
+                e.to_string(),
+            ));
             (0, Vec::new())
         }
     };
@@ -241,11 +241,11 @@ pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
             .filter(|e| !chain_items.iter().any(|c| c.index == e.submission.index))
             .map(|e| {
                 let s = &e.submission;
-                Mismatch {
-                    field: format!("submissions[{}]", s.index),
-                    expected: "(not on-chain)".into(),
-                    found: describe(s.index, s.submitter, &s.url),
-                }
+                Mismatch::new(
+                    format!("submissions[{}]", s.index),
+                    "(not on-chain)",
+                    describe(s.index, s.submitter, &s.url),
+                )
             }),
     );
     Ok(out)
@@ -261,18 +261,18 @@ fn count_differences_with_chain(
 ) -> Vec<Mismatch> {
     let mut out = Vec::new();
     if U256::from(logs) != on_chain {
-        out.push(Mismatch {
-            field: "chain.EvidenceSubmitted logs".into(),
-            expected: format!("{on_chain} (evidenceCount)"),
-            found: format!("{logs} logs from block {from_block}"),
-        });
+        out.push(Mismatch::new(
+            "chain.EvidenceSubmitted logs",
+            format!("{on_chain} (evidenceCount)"),
+            format!("{logs} logs from block {from_block}"),
+        ));
     }
     if U256::from(reported) != on_chain {
-        out.push(Mismatch {
-            field: "chain.evidenceCount".into(),
-            expected: on_chain.to_string(),
-            found: format!("{reported} in report.submissions.count"),
-        });
+        out.push(Mismatch::new(
+            "chain.evidenceCount",
+            on_chain.to_string(),
+            format!("{reported} in report.submissions.count"),
+        ));
     }
     out
 }
@@ -287,25 +287,27 @@ fn item_difference(
     let name = describe(c.index, c.submitter, &url);
     let field = format!("submissions[{}]", c.index);
     let Some(entry) = items.iter().find(|e| e.submission.index == c.index) else {
-        return Some(Mismatch {
+        return Some(Mismatch::new(
             field,
-            expected: format!("on-chain {name}"),
-            found: "(missing from the report)".into(),
-        });
+            format!("on-chain {name}"),
+            "(missing from the report)",
+        ));
     };
     let s = &entry.submission;
     let same_fields = s.field_bytes().is_ok_and(|[u, t, sn]| {
         u == c.url.as_ref() && t == c.title.as_ref() && sn == c.snippet.as_ref()
     });
     let same = s.evidence_head == c.evidence_head && s.submitter == c.submitter && same_fields;
-    (!same).then(|| Mismatch {
-        field,
-        expected: format!("on-chain {name} with head {}", c.evidence_head),
-        found: format!(
-            "{} with head {}",
-            describe(s.index, s.submitter, &s.url),
-            s.evidence_head
-        ),
+    (!same).then(|| {
+        Mismatch::new(
+            field,
+            format!("on-chain {name} with head {}", c.evidence_head),
+            format!(
+                "{} with head {}",
+                describe(s.index, s.submitter, &s.url),
+                s.evidence_head
+            ),
+        )
     })
 }
 
