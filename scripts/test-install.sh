@@ -11,7 +11,8 @@
 # when the user exists); `systemctl` lines are left out (no service is started here). The
 # steps run in a staging folder that looks like the clone the header speaks of: the binary
 # under test as target/release/veritas, the repository's corpus/, ops/ and book/, a stand-in
-# file for the model (the doctor checks that the file exists, not the model in it) and a
+# file for the model (this test checks the path: the doctor finds the file as the service user
+# and then reports that it cannot load it, which is right for a stand-in), and a
 # veritas.toml with the absolute paths the header asks for.
 #
 # Then it asserts, from the doctor's JSON run as `veritas` in /var/lib/veritas: the config was
@@ -44,7 +45,7 @@ mkdir -p "$root" "$stage/target/release" "$stage/tools/models"
 chmod 0755 "$root"
 ln -s "$VERITAS" "$stage/target/release/veritas"
 ln -s "$repo/corpus" "$repo/ops" "$repo/book" "$stage/"
-printf 'stand-in for the model file: the doctor checks that it exists\n' \
+printf 'stand-in for the model file: the doctor finds it, and cannot load it\n' \
     >"$stage/tools/models/gemma-3-270m-q4_k_m.gguf"
 # The operator's configuration, with absolute paths as the header asks (under the scratch
 # root, where the lines install them). No chain answers at port 9: the chain checks fail, and
