@@ -227,13 +227,14 @@ test-long-rust: setup clippy
 test-fuzz: setup
 	scripts/fuzz.sh
 
-## test-suites: test-rust and test-long as `make test` runs them: the plain and the long Rust
-## suites side by side (scripts/test-suites.sh: each keeps under one of two cores busy, mostly
-## waiting on anvil, node processes and the browser; the first to fail stops the other), with the
-## fuzz targets' optimised build beside them in the idle scheduling class
-## (scripts/beside-fuzz-build.sh); then the fuzzers.
+## test-suites: test-rust and test-long as `make test` runs them: the plain and then the long
+## Rust suite, with the fuzz targets' optimised build beside them in the idle scheduling class
+## (scripts/beside-fuzz-build.sh: the tests mostly wait on anvil, node processes and the browser,
+## and leave a core idle); then the fuzzers. A failing test stops the build. (The two suites side
+## by side saved no time on a cold run, which is CPU-bound, and a not-yet test failed once under
+## that load: see the 2026-11-29 note.)
 test-suites: setup clippy
-	scripts/beside-fuzz-build.sh scripts/test-suites.sh $(RUST_TESTS)
+	scripts/beside-fuzz-build.sh sh -c '$(RUST_TESTS) && $(RUST_TESTS) -- --ignored'
 	FUZZ_STEP=run scripts/fuzz.sh
 
 ## bench: the speed figures the book quotes, printed and never asserted (a busy machine must not

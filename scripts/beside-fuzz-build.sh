@@ -3,7 +3,7 @@
 # target dir, 10-12 CPU-minutes cold) beside it, so the build takes the CPU the command leaves
 # unused instead of its own minutes afterwards:
 #
-#   scripts/beside-fuzz-build.sh scripts/test-suites.sh cargo test ...   (what `make test` runs)
+#   scripts/beside-fuzz-build.sh sh -c 'cargo test && cargo test -- --ignored'   (`make test-suites`)
 #
 # The build runs in the idle scheduling class (SCHED_IDLE; `nice -n 19` where chrt cannot set
 # it): it gets CPU only when the command's processes leave a core idle. It still shares caches

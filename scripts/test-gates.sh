@@ -20,7 +20,7 @@
 #                                      -> make test-rust twice: the CLI's refusal test and the
 #                                         web view's browser test (CI=true, chromium) both red
 #  14. a failing cargo test            -> make test-suites  (`make test`'s path: the armed
-#                                         `gate_canary` test, with the long suite beside it)
+#                                         `gate_canary` test, the fuzz build beside it)
 #
 # The forge gates run in a scratch copy of the contracts (the repository is never edited);
 # the Rust and fuzz gates reuse the built test and fuzz binaries: a canary test and a canary
@@ -158,8 +158,8 @@ expect_fail "wrong .gas-snapshot line ($contract) -> make test-forge" "Diff in \
 export VERITAS_GATE_CANARY=armed
 expect_fail "failing cargo test -> make test-rust" "gate canary: failing on purpose" \
     make --no-print-directory test-rust TEST_FILTER="gate_canary::gate_canary --exact"
-# `make test` runs the suites through test-suites (the plain and the long suite side by side,
-# the fuzz build beside them), not test-rust: its path must go red too, and stop the rest.
+# `make test` runs the suites through test-suites (the fuzz build beside them), not test-rust:
+# its path must go red too, and stop the build.
 expect_fail "failing cargo test -> make test-suites" "gate canary: failing on purpose" \
     make --no-print-directory test-suites
 corpus=$scratch/fuzz-corpus
