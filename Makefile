@@ -240,7 +240,8 @@ test-suites: setup clippy
 ## bench: the speed figures the book quotes, printed and never asserted (a busy machine must not
 ## turn `make test` red): the criterion benches of the pure code (stats, commitment), then the
 ## load bursts (one node; three nodes at quorum 2, clear text and commit-reveal) on anvil with
-## 1 s blocks, then the confirmation-to-verdict latency. Quote a figure with the machine and what else ran (book/src/performance.md).
+## 1 s blocks, then the confirmation-to-verdict latency. Quote a figure with the machine and what
+## else ran (book/src/performance.md).
 bench: setup
 	cargo bench -p veritas-node --locked
 	LOAD_RUNS=$${LOAD_RUNS:-3} cargo test -p veritas-node --locked --test it load:: -- --ignored --nocapture --test-threads 1

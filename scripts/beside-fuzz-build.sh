@@ -31,11 +31,7 @@ FUZZ_STEP=build setsid "${idle[@]}" scripts/fuzz.sh >fuzz/target/build.log 2>&1 
 build=$!
 trap 'pkill -s "$build" || :' EXIT
 
-status=0
-"$@" || status=$?
-if [[ $status != 0 ]]; then
-    exit "$status"
-fi
+"$@" # set -e: a failure exits with its status, and the trap stops the build
 if ! wait "$build"; then
     tail -n 60 fuzz/target/build.log >&2
     echo "fuzz: the build failed (full log: fuzz/target/build.log)" >&2

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzz every cargo-fuzz target in fuzz/ (ballot, commit, proof, config, stats) for
 # FUZZ_SECONDS of a core each (default 60), all at once on FUZZ_JOBS cores (default: all), and
-# fail if any target finds a crash, printing the command that reproduces it. Part of `make test-long`;
-# needs `make setup` (cargo-fuzz in tools/cargo).
+# fail if any target finds a crash, printing the command that reproduces it. Part of
+# `make test-long`; needs `make setup` (cargo-fuzz in tools/cargo).
 #
 #   FUZZ_SECONDS=300 scripts/fuzz.sh          # longer runs
 #   FUZZ_TARGETS="commit proof" scripts/fuzz.sh

@@ -10,18 +10,15 @@ use std::{sync::atomic::Ordering, time::Duration};
 
 use alloy::primitives::Address;
 use reqwest::StatusCode;
-use veritas::{api::shed::MAX_CHAIN_READS_IN_FLIGHT, devnet::AnvilOptions};
+use veritas::api::shed::MAX_CHAIN_READS_IN_FLIGHT;
 
-use crate::support::{Chain, Node, proxy::start_proxy, wait};
+use crate::support::wait;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "YES", "YES", "YES", "YES"]}}"#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_chain_reading_requests_is_shed_past_the_bound_and_monitoring_still_answers() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let (proxy_url, proxy) = start_proxy(&chain.anvil.url, 1_000).await;
-    let mut node = Node::configure(&chain, REPLAY, "");
-    node.edit_config(&chain.anvil.url, &proxy_url);
+    let (chain, mut node, proxy) = crate::support::chain_and_node_behind_proxy(REPLAY).await;
     node.start_in_process().await;
     let id = chain.ask(&["Does the API bound its chain reads?"]).await[0];
     chain.wait_verdicts(&[id], Duration::from_secs(60)).await;

@@ -8,9 +8,8 @@
 
 use std::time::Duration;
 
-use crate::support::{Chain, Node, proxy::start_proxy, wait};
+use crate::support::{Node, wait};
 use serde_json::{Value, json};
-use veritas::devnet::AnvilOptions;
 
 const REPLAY: &str = r#"{"default": {"votes": ["YES", "YES", "NO", "YES", "NULL", "YES"]}}"#;
 
@@ -68,10 +67,7 @@ async fn rejected_pages(node: &Node) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lying_get_logs_is_refused_page_by_page_and_nothing_forged_is_stored() {
-    let chain = Chain::start(AnvilOptions::default()).await;
-    let (proxy_url, proxy) = start_proxy(&chain.anvil.url, 1_000).await;
-    let mut node = Node::configure(&chain, REPLAY, "");
-    node.edit_config(&chain.anvil.url, &proxy_url);
+    let (chain, mut node, proxy) = crate::support::chain_and_node_behind_proxy(REPLAY).await;
     let lies: [(&str, crate::support::proxy::Lie); 5] = [
         ("block 2^63", block_2_63),
         ("log index 2^64-1", huge_log_index),

@@ -201,6 +201,17 @@ pub async fn chain_and_committee_node(replay: &str) -> (Chain, Node) {
     (chain, node)
 }
 
+/// A chain and a node configured on it (not started) whose RPC goes through a quiet test proxy
+/// ([`proxy::start_proxy`], ranges up to 1,000 blocks): the tests that make the chain lie or
+/// stall switch the proxy while the node runs.
+pub async fn chain_and_node_behind_proxy(replay: &str) -> (Chain, Node, proxy::Proxy) {
+    let chain = Chain::start(AnvilOptions::default()).await;
+    let (proxy_url, proxy) = proxy::start_proxy(&chain.anvil.url, 1_000).await;
+    let node = Node::configure(&chain, replay, "");
+    node.edit_config(&chain.anvil.url, &proxy_url);
+    (chain, node, proxy)
+}
+
 /// [`chain_and_node`] with the node run in this process ([`Node::start_in_process`]).
 pub async fn chain_and_node_in_process(replay: &str, extra: &str) -> (Chain, Node) {
     let chain = Chain::start(AnvilOptions::default()).await;
