@@ -8,7 +8,9 @@
 //! - one whose committee finds that the event already happened resolves YES before its
 //!   deadline;
 //! - a deadline far enough ahead keeps every round "not yet": the eighth "not yet" majority
-//!   escalates (the contract's bound), and each node applied each deferral exactly once.
+//!   escalates (the contract's bound), and each node applied each deferral exactly once;
+//! - a report saved before a crash, for a round deferred meanwhile, is not sent into the next
+//!   round while the node's watcher lags: the node waits for it and resolves the round afresh.
 //!
 //! Every report of every round audits (recomputed from its file, the deferral checked on the
 //! chain); the deferred round's report is kept beside the new one.
@@ -199,16 +201,9 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
     let ids = chain.ask(&[&ferry, &timetable]).await;
     let (ferry_id, timetable_id) = (ids[0], ids[1]);
 
-    // YES already happened: settled before the deadline.
-    chain.wait_status(timetable_id, S::Resolved, WAIT).await;
-    let reader = chain.reader();
-    let oracle = IVeritasOracle::new(chain.oracle, &reader);
-    let v = oracle.getVerdict(timetable_id).call().await.unwrap();
-    assert!(v.pYes > v.pNo, "timetable: YES leads");
-    assert!(not_yet_reporters(&chain, timetable_id).await.is_empty());
-
     // NO before the deadline: every node says "not yet", the question is deferred, neither
-    // settled nor escalated.
+    // settled nor escalated. The first node dies applying the deferral, maybe before it saw the
+    // timetable question (asked a block later under load): restarted before that one is awaited.
     let opens = wait_deferrals(&chain, &nodes, ferry_id, 1).await;
     nodes[0].wait_crashed("deferral.applying:1", WAIT);
     assert_eq!(
@@ -223,6 +218,14 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
         "nothing of the deferral was committed"
     );
     nodes[0].start();
+
+    // YES already happened: settled before the deadline.
+    chain.wait_status(timetable_id, S::Resolved, WAIT).await;
+    let reader = chain.reader();
+    let oracle = IVeritasOracle::new(chain.oracle, &reader);
+    let v = oracle.getVerdict(timetable_id).call().await.unwrap();
+    assert!(v.pYes > v.pNo, "timetable: YES leads");
+    assert!(not_yet_reporters(&chain, timetable_id).await.is_empty());
     assert_eq!(chain.status(ferry_id).await, S::Asked);
     assert!(opens > chain_now(&chain).await, "reports reopen later");
     let mut reporters = not_yet_reporters(&chain, ferry_id).await;
@@ -264,11 +267,8 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
     chain.wait_status(ferry_id, S::Resolved, WAIT).await;
     let v = oracle.getVerdict(ferry_id).call().await.unwrap();
     assert!(v.pNo > v.pYes, "ferry: NO leads after the deadline");
-    assert_eq!(
-        not_yet_reporters(&chain, ferry_id).await.len(),
-        3,
-        "no new not-yet"
-    );
+    let not_yet = not_yet_reporters(&chain, ferry_id).await;
+    assert_eq!(not_yet.len(), 3, "no new not-yet: {not_yet:?}");
     for node in &nodes {
         node.report_with_tx(ferry_id, WAIT).await;
     }
@@ -314,6 +314,83 @@ async fn deferred_before_the_deadline_resolved_after_it_and_yes_settles_early() 
         );
         assert_eq!(store.job(ferry_id).unwrap().unwrap().round, 1);
     }
+}
+
+/// A node killed with its round-0 report saved but not sent comes back after the other
+/// operator's "not yet" deferred the question and the next round opened. Until its watcher
+/// applies the deferral, the saved report answers a round that is gone, and the contract takes
+/// reports without a round: sent now, it would count in round 1. The node must wait for its
+/// watcher instead (its confirmations raised past the chain's height hold the watcher back for
+/// as long as the test needs), then resolve round 1 afresh.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_report_saved_for_a_deferred_round_is_not_sent_into_the_next() {
+    let chain = Chain::start_with(AnvilOptions::default(), &[1, 3], |p| p.quorum = 1).await;
+    let now = chain_now(&chain).await;
+    let question = format!(
+        "Will the Calderwick ferry resume service before {}?",
+        date_after(now, 30)
+    );
+    let script = r#"{"default": {"votes": ["NO", "NO", "YES"]}}"#;
+    let mut late = Node::configure_as(&chain, 1, script, "");
+    let mut other = Node::configure_as(&chain, 3, script, "");
+    late.start_crashing_at("intent.saved", 1);
+    let id = chain.ask(&[&question]).await[0];
+    late.wait_crashed("intent.saved:1", WAIT);
+    other.start();
+    let opens = wait_deferrals(&chain, std::slice::from_ref(&other), id, 1).await;
+    other.stop();
+    let wait = opens.saturating_sub(chain_now(&chain).await);
+    chain.advance(wait + 1).await;
+
+    // Round 1 is open, and the late node's store still holds its round-0 report.
+    let late_key = crate::support::address(1);
+    late.edit_config("confirmations = 1", "confirmations = 1000000");
+    late.start();
+    let error = wait::until(
+        WAIT,
+        || {
+            format!(
+                "the late node neither reported nor waited\n{}",
+                late.log_text()
+            )
+        },
+        async || {
+            // A "not yet" at quorum 1 defers at once: its log, not `hasReported`, tells.
+            let sent = not_yet_reporters(&chain, id).await.contains(&late_key);
+            let error = late.last_error(id);
+            (sent || !error.is_empty()).then_some((sent, error))
+        },
+    )
+    .await;
+    assert_eq!(
+        error,
+        (
+            false,
+            "the chain is in report round 1, the store in round 0: waiting for the watcher"
+                .to_owned()
+        ),
+        "{}",
+        late.log_text()
+    );
+
+    // Its watcher reads the deferral: round 1 is resolved afresh (still "not yet", so quorum 1
+    // defers again), and the round-0 report is kept as such.
+    late.stop();
+    late.edit_config("confirmations = 1000000", "confirmations = 1");
+    late.start();
+    wait_deferrals(&chain, std::slice::from_ref(&late), id, 2).await;
+    late.wait_stage(id, "queued", WAIT).await;
+    let store = late.store().unwrap();
+    let deferrals = store.deferrals(id).unwrap();
+    assert_eq!(deferrals.len(), 2, "{deferrals:?}");
+    assert_eq!(deferrals[0].not_yet, Some(true), "the round-0 intent, kept");
+    assert_eq!(deferrals[1].not_yet, Some(true), "the fresh round-1 report");
+    let round_one = read(&late.data_dir().join(format!("reports/{id}.json")));
+    assert_eq!(round_one["question"]["clock"]["round"], 1, "{round_one:#}");
+    assert_eq!(
+        not_yet_reporters(&chain, id).await,
+        vec![crate::support::address(3), late_key]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -337,6 +337,16 @@ impl JobRunner {
                 ControlFlow::Break(outcome) => return Ok(outcome),
             },
         };
+        // The intent answers one report round. A deferral ends it on-chain before the watcher
+        // deletes the intent here, and the contract takes reports without a round: sent once the
+        // next round opens, the old report would count in it.
+        let round = self.poster.round(qid).await?;
+        if round != intent.round {
+            return Err(JobError::Round {
+                chain: round,
+                stored: intent.round,
+            });
+        }
         let started = Instant::now();
         let posted = self.poster.post(&job.question, &intent).await?;
         self.metrics.observe("post", started.elapsed());

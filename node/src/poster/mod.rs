@@ -168,6 +168,18 @@ impl Poster {
         crate::contract::reader::round_clock(&self.provider, self.config.oracle, id).await
     }
 
+    /// The report round `id` is in on-chain: how many times it was deferred.
+    ///
+    /// # Errors
+    /// [`ChainError`] from the call; [`ChainError::Contract`] for a count out of range.
+    pub async fn round(&self, id: U256) -> Result<u32, ChainError> {
+        let deferral = self.contract().deferral(id).view("deferral").await?;
+        u32::try_from(deferral.count).map_err(|_| ChainError::Contract {
+            op: "deferral",
+            reason: format!("count {} out of range", deferral.count),
+        })
+    }
+
     /// The on-chain status of a question.
     ///
     /// # Errors
