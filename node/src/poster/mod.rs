@@ -173,11 +173,8 @@ impl Poster {
     /// # Errors
     /// [`ChainError`] from the call; [`ChainError::Contract`] for a count out of range.
     pub async fn round(&self, id: U256) -> Result<u32, ChainError> {
-        let deferral = self.contract().deferral(id).view("deferral").await?;
-        u32::try_from(deferral.count).map_err(|_| ChainError::Contract {
-            op: "deferral",
-            reason: format!("count {} out of range", deferral.count),
-        })
+        let latest = alloy::eips::BlockId::latest();
+        crate::contract::reader::round_at(&self.provider, self.config.oracle, id, latest).await
     }
 
     /// The on-chain status of a question.

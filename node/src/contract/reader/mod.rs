@@ -312,14 +312,28 @@ pub async fn round_clock_at(
     let c = IVeritasOracle::new(oracle, provider);
     let question = c.getQuestion(id).view_at(at, "getQuestion").await?;
     let horizon = c.maxHorizon().view_at(at, "maxHorizon").await?;
-    let deferral = c.deferral(id).view_at(at, "deferral").await?;
     Ok(crate::policy::not_yet::RoundClock {
         asked_at: question.askedAt,
         block,
         now,
         horizon: small("maxHorizon", horizon)?,
-        round: small("deferral", deferral.count)?,
+        round: round_at(provider, oracle, id, at).await?,
     })
+}
+
+/// The report round `id` is in at `at`: how many times it was deferred.
+///
+/// # Errors
+/// [`ChainError::Rpc`]; [`ChainError::Contract`] for a count out of range.
+pub async fn round_at(
+    provider: &ChainProvider,
+    oracle: Address,
+    id: U256,
+    at: BlockId,
+) -> Result<u32, ChainError> {
+    let c = IVeritasOracle::new(oracle, provider);
+    let deferral = c.deferral(id).view_at(at, "deferral").await?;
+    small("deferral", deferral.count)
 }
 
 /// Read question `id` whole (views at the latest block, events from `from_block` to it).
