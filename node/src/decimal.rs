@@ -10,8 +10,8 @@
 //! #[serde(with = "crate::decimal::triple")] p_fixed: [u128; 3],
 //! ```
 //!
-//! Where a type is needed rather than a field attribute (a claim the audit reads, a store
-//! column), [`Dec`] wraps the value: the same text in JSON, and in SQL (`store::sql`).
+//! Where a type is needed rather than a field attribute (a store column), [`Dec`] wraps the
+//! value: the same text in JSON, and in SQL (`store::sql`).
 
 use std::{fmt::Display, str::FromStr};
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::Value;
+use serde_json::{Value, json};
 use veritas::audit::MAX_REPORT_BYTES;
 use veritas::bundle::{Bundle, Rubric};
 use veritas::cli::resolve::read_evidence;
@@ -163,7 +163,12 @@ async fn each_forgery_is_named_by_the_audit() {
         v["committee"].as_object_mut().unwrap().remove(key);
         v
     };
-    let cases: [(&str, Value, String); 8] = [
+    let with = |r: &Report, key: &str, value: Value| {
+        let mut v = json_of(r);
+        v["committee"][key] = value;
+        v
+    };
+    let cases: [(&str, Value, String); 10] = [
         (
             "ballot deleted",
             json_of(&deleted),
@@ -188,17 +193,27 @@ async fn each_forgery_is_named_by_the_audit() {
         (
             "M removed",
             without(&resolved, "M"),
-            "MISMATCH report.committee.M: recomputed an integer ≥ 1, found (missing)".into(),
+            "MISMATCH report.committee.M: recomputed a value, found (missing)".into(),
+        ),
+        (
+            "M zero",
+            with(&resolved, "M", json!(0)),
+            "MISMATCH report.committee.M: recomputed an integer ≥ 1, found 0".into(),
         ),
         (
             "juror weights removed",
             without(&resolved, "juror_weights"),
+            "MISMATCH report.committee.juror_weights: recomputed a value, found (missing)".into(),
+        ),
+        (
+            "juror weights emptied",
+            with(&resolved, "juror_weights", json!([])),
             "MISMATCH report.committee.juror_weights: recomputed a non-empty list".into(),
         ),
         (
-            "archetype weights removed",
-            without(&resolved, "archetype_weights"),
-            "MISMATCH report.committee.archetype_weights: recomputed a non-empty list".into(),
+            "archetype weights of another type",
+            with(&resolved, "archetype_weights", json!("a, b")),
+            "MISMATCH report.committee.archetype_weights: recomputed a sequence, found a, b".into(),
         ),
         (
             "claims escalate where the policy resolves",
@@ -292,22 +307,22 @@ fn an_oversized_or_misshapen_file_is_refused_with_a_clear_error() {
         (
             "empty object",
             b"{}",
-            "report key `question.text`: missing or not a string",
+            "MISMATCH report.question: recomputed a value, found (missing)",
         ),
         (
             "evidence not a list",
             br#"{"question": {"text": "q"}, "evidence": "x"}"#,
-            "report key `evidence`: missing or not an array",
+            "MISMATCH report.evidence: recomputed a sequence, found x",
         ),
         (
             "ballots of the wrong shape",
             br#"{"question": {"text": "q"}, "evidence": [], "ballots": [{"iteration": "one"}]}"#,
-            "report key `ballots`",
+            "MISMATCH report.ballots[0].iteration: recomputed u32, found one",
         ),
         (
             "question id an object",
             br#"{"question": {"text": "q", "id": {}}, "evidence": []}"#,
-            "report key `question.id`",
+            "MISMATCH report.question.id",
         ),
     ];
     for (what, bytes, expected) in cases {

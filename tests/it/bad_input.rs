@@ -194,6 +194,7 @@ async fn hand_edited_reports_are_caught_naming_the_field() {
             assert!(out.contains(field), "{what}: no `{field}` in\n{out}");
         }
         // Each edit is caught from the file alone, before any chain comparison.
+        let edited = audit::AuditReport::from_json(&edited).unwrap();
         let rec = audit::recompute(&edited).unwrap();
         assert!(
             !audit::compare_with_report(&rec, &edited).is_empty(),

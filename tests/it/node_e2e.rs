@@ -123,7 +123,7 @@ async fn sigkill_mid_resolution_then_restart_posts_exactly_once() {
             "question {id}: {}",
             node.log_text()
         );
-        let report = node.report(*id);
+        let report = audit::AuditReport::from_json(&node.report(*id)).unwrap();
         let rec = audit::recompute(&report).unwrap();
         assert_eq!(
             audit::compare_with_chain(&rec, chain.question(&chain.reader(), *id))

@@ -127,6 +127,7 @@ async fn not_yet_reporters(chain: &Chain, id: U256) -> Vec<Address> {
 /// `report` recomputes to itself and agrees with the chain on its clock, and, when it says
 /// "not yet", on its round having been deferred.
 async fn assert_round_audits(chain: &Chain, report: &Value, id: U256) {
+    let report = &audit::AuditReport::from_json(report).unwrap();
     let rec = audit::recompute(report).unwrap();
     assert_eq!(audit::compare_with_report(&rec, report), vec![], "{id}");
     let chain_checks = audit::compare_with_chain(&rec, chain.question(&chain.reader(), id))

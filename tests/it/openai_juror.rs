@@ -574,8 +574,9 @@ async fn an_injected_document_stays_data_from_bundle_to_report() {
         Some(b.evidence[2].snippet.as_str())
     );
     assert_eq!(report.failures().count(), 3);
-    let rec = audit::recompute(&value).unwrap();
-    assert_eq!(audit::compare_with_report(&rec, &value), vec![]);
+    let typed = audit::AuditReport::from_json(&value).unwrap();
+    let rec = audit::recompute(&typed).unwrap();
+    assert_eq!(audit::compare_with_report(&rec, &typed), vec![]);
 }
 
 #[tokio::test]

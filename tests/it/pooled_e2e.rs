@@ -110,7 +110,8 @@ fn hand_report(
         .enumerate()
         .map(|(i, v)| {
             json!({"iteration": i / 3 + 1, "slot": i % 3, "model": "m", "archetype": "a",
-                   "vote": v})
+                   "vote": v, "confidence": null, "reasoning": null, "latency_ms": 0,
+                   "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, "failure": null})
         })
         .collect();
     let records: Vec<BallotRecord> = serde_json::from_value(json!(ballots)).unwrap();
@@ -134,7 +135,7 @@ fn hand_report(
                       "seed_inputs": inputs, "T": iterations, "M": 3, "epsilon": 0.02,
                       "tau": 2, "min_ballots": 6, "early_stopping": false,
                       "stop_iteration": iterations, "stopped_early": false,
-                      "calls": votes.len(),
+                      "calls": votes.len(), "divergences": [],
                       "archetype_weights": [{"name": "a", "weight": 1}],
                       "juror_weights": [{"name": "m", "weight": 1}]},
         "question": {"text": QUESTION, "id": id.to_string(), "chain_id": 31337,
@@ -172,7 +173,7 @@ async fn submit(chain: &Chain, signer: usize, id: U256, claim: &ReportClaim) {
 }
 
 fn claim_of(report: &Value) -> ReportClaim {
-    let rec = audit::recompute(report).unwrap();
+    let rec = audit::recompute(&audit::AuditReport::from_json(report).unwrap()).unwrap();
     ReportClaim {
         not_yet: false,
         operator: Address::ZERO,

@@ -529,10 +529,11 @@ async fn every_node_of_a_quorum_bundles_the_submissions() {
             .collect();
         assert_eq!(submitted, expected, "{}", report["evidence"]);
         assert_eq!(report["submissions"]["count"], 2);
-        assert_eq!(veritas::audit::check_submissions(&report).unwrap(), vec![]);
+        let typed = veritas::audit::AuditReport::from_json(&report).unwrap();
+        assert_eq!(veritas::audit::check_submissions(&typed).unwrap(), vec![]);
         let provider = veritas::chain::connect(&chain.anvil.url, Duration::from_secs(5)).unwrap();
         let missing = veritas::audit::compare_submissions_with_chain(
-            &report,
+            &typed,
             chain.question(&provider, id),
             0,
         )

@@ -6,67 +6,18 @@
 //! fixes the positions a run has: iterations 1..=`stop_iteration`, slots 0..`M`. A real
 //! committee records every position (a failed or panicking juror is a failed ballot), so a
 //! missing, repeated or out-of-range position is a finding that names it, and a committee
-//! block without what the draws need is a finding too, never a skipped check. Draws are
+//! block that cannot fix the positions (an `M` of 0, no weights) is a finding too, never a
+//! skipped check. Draws are
 //! consumed in position order, as [`crate::jury::committee`] consumes them.
 
 use std::collections::BTreeMap;
 
-use super::{AuditReport, Claim, Mismatch, input::BallotClaims};
-use crate::jury::{Sampler, committee::Weight};
+use super::{AuditReport, Mismatch};
+use crate::jury::{BallotRow, Sampler, committee::Weight};
 use crate::stats::{EarlyStopping, posterior_mean};
 
 /// Positions listed one by one at most (beyond, one finding gives the count).
 const LISTED: usize = 20;
-
-/// A committee key that must be an integer ≥ `min`.
-fn integer(claim: &Claim<u64>, key: &str, min: u64) -> Result<u64, Mismatch> {
-    claim.ok().copied().filter(|n| *n >= min).ok_or_else(|| {
-        Mismatch::new(
-            format!("report.committee.{key}"),
-            format!("an integer ≥ {min}"),
-            claim.shown(),
-        )
-    })
-}
-
-/// A weight list: `[{name, weight}]`, not empty.
-fn weights(claim: &Claim<Vec<Claim<Weight>>>, key: &str) -> Result<Vec<(String, u64)>, Mismatch> {
-    let field = format!("report.committee.{key}");
-    let list = claim.ok().filter(|a| !a.is_empty()).ok_or_else(|| {
-        Mismatch::new(&field, "a non-empty list of {name, weight}", claim.shown())
-    })?;
-    list.iter()
-        .enumerate()
-        .map(|(i, w)| match w.ok() {
-            Some(w) => Ok((w.name.clone(), w.weight)),
-            None => Err(Mismatch::new(
-                format!("{field}[{i}]"),
-                "{name: string, weight: integer}",
-                w.shown(),
-            )),
-        })
-        .collect()
-}
-
-/// The stopping rule and whether it was on.
-fn stopping(report: &AuditReport) -> Result<(EarlyStopping, bool), Mismatch> {
-    let c = &report.committee;
-    let rule = EarlyStopping {
-        epsilon: *c.epsilon.ok().ok_or_else(|| {
-            Mismatch::new("report.committee.epsilon", "a number", c.epsilon.shown())
-        })?,
-        tau: u32::try_from(integer(&c.tau, "tau", 0)?).unwrap_or(u32::MAX),
-        min_ballots: u32::try_from(integer(&c.min_ballots, "min_ballots", 0)?).unwrap_or(u32::MAX),
-    };
-    let on = *c.early_stopping.ok().ok_or_else(|| {
-        Mismatch::new(
-            "report.committee.early_stopping",
-            "true or false",
-            c.early_stopping.shown(),
-        )
-    })?;
-    Ok((rule, on))
-}
 
 /// What the committee block fixes.
 struct Shape {
@@ -79,42 +30,63 @@ struct Shape {
     early_stopping: bool,
 }
 
+/// The committee block's shape, or a finding for each key that cannot fix one: an `M`, `T`
+/// or `stop_iteration` of 0, an empty weight list, a stop after `T`.
 fn shape(report: &AuditReport) -> Result<Shape, Vec<Mismatch>> {
     let c = &report.committee;
-    let (m, t, stop) = (
-        integer(&c.m, "M", 1),
-        integer(&c.t, "T", 1),
-        integer(&c.stop_iteration, "stop_iteration", 1),
-    );
-    let (a, j, s) = (
-        weights(&c.archetype_weights, "archetype_weights"),
-        weights(&c.juror_weights, "juror_weights"),
-        stopping(report),
-    );
-    match (m, t, stop, a, j, s) {
-        (Ok(m), Ok(iterations), Ok(stop), Ok(archetypes), Ok(jurors), Ok((rule, on))) => {
-            if stop > iterations {
-                return Err(vec![Mismatch::new(
-                    "report.committee.stop_iteration",
-                    format!("at most T = {iterations}"),
-                    stop.to_string(),
-                )]);
-            }
-            Ok(Shape {
-                m,
-                iterations,
-                stop,
-                archetypes,
-                jurors,
-                rule,
-                early_stopping: on,
-            })
+    let mut out = Vec::new();
+    for (key, n) in [
+        ("M", c.ballots_per_iteration),
+        ("T", c.iterations),
+        ("stop_iteration", c.stop_iteration),
+    ] {
+        if n == 0 {
+            out.push(Mismatch::in_report(
+                &format!("committee.{key}"),
+                "an integer ≥ 1",
+                "0",
+            ));
         }
-        (m, t, stop, a, j, s) => Err([m.err(), t.err(), stop.err(), a.err(), j.err(), s.err()]
-            .into_iter()
-            .flatten()
-            .collect()),
     }
+    let mut pairs = |key: &str, list: &[Weight]| {
+        if list.is_empty() {
+            out.push(Mismatch::in_report(
+                &format!("committee.{key}"),
+                "a non-empty list of {name, weight}",
+                "[]",
+            ));
+        }
+        list.iter()
+            .map(|w| (w.name.clone(), w.weight))
+            .collect::<Vec<_>>()
+    };
+    let (archetypes, jurors) = (
+        pairs("archetype_weights", &c.archetype_weights),
+        pairs("juror_weights", &c.juror_weights),
+    );
+    if out.is_empty() && c.stop_iteration > c.iterations {
+        out.push(Mismatch::in_report(
+            "committee.stop_iteration",
+            format!("at most T = {}", c.iterations),
+            c.stop_iteration.to_string(),
+        ));
+    }
+    if !out.is_empty() {
+        return Err(out);
+    }
+    Ok(Shape {
+        m: u64::from(c.ballots_per_iteration),
+        iterations: u64::from(c.iterations),
+        stop: u64::from(c.stop_iteration),
+        archetypes,
+        jurors,
+        rule: EarlyStopping {
+            epsilon: c.epsilon,
+            tau: c.tau,
+            min_ballots: c.min_ballots,
+        },
+        early_stopping: c.early_stopping,
+    })
 }
 
 /// Every finding of the committee's ballots against its block, drawn from `seed`.
@@ -123,13 +95,7 @@ pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
         Ok(s) => s,
         Err(findings) => return findings,
     };
-    let Some(ballots) = report.ballots.ok() else {
-        return vec![Mismatch::new(
-            "report.ballots",
-            "a list",
-            report.ballots.shown(),
-        )];
-    };
+    let ballots = &report.ballots;
     let positions = match listable_positions(&shape, ballots.len()) {
         Ok(p) => p,
         Err(finding) => return vec![finding],
@@ -137,7 +103,7 @@ pub fn check(report: &AuditReport, seed: [u8; 32]) -> Vec<Mismatch> {
     let (at, mut out) = place(&shape, ballots);
     out.extend(missing(&shape, positions, &at));
     out.extend(drawn(&shape, ballots, &at, seed));
-    out.extend(stop(&shape, report, ballots));
+    out.extend(stop(&shape, report));
     out
 }
 
@@ -162,20 +128,20 @@ fn listable_positions(shape: &Shape, ballots: usize) -> Result<u64, Mismatch> {
 
 /// Position of each ballot: (iteration − 1) × M + slot, each at most once; a ballot outside
 /// the shape or at a taken position is a finding.
-fn place(shape: &Shape, ballots: &[BallotClaims]) -> (BTreeMap<u64, usize>, Vec<Mismatch>) {
+fn place(shape: &Shape, ballots: &[BallotRow]) -> (BTreeMap<u64, usize>, Vec<Mismatch>) {
     let mut out = Vec::new();
     let mut at: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, b) in ballots.iter().enumerate() {
-        let iteration = u64::from(b.record.iteration);
-        let position = match b.slot.ok() {
-            Some(&s) if (1..=shape.stop).contains(&iteration) && s < shape.m => {
+        let (iteration, slot) = (u64::from(b.iteration), u64::from(b.slot));
+        let position = match slot {
+            s if (1..=shape.stop).contains(&iteration) && s < shape.m => {
                 (iteration - 1) * shape.m + s
             }
             _ => {
                 out.push(Mismatch::new(
                     format!("report.ballots[{i}]"),
                     format!("iteration in 1..={} and slot in 0..{}", shape.stop, shape.m),
-                    format!("iteration {iteration}, slot {}", b.slot.shown()),
+                    format!("iteration {iteration}, slot {slot}"),
                 ));
                 continue;
             }
@@ -224,7 +190,7 @@ fn missing(shape: &Shape, positions: u64, at: &BTreeMap<u64, usize>) -> Vec<Mism
 /// Each present ballot's (archetype, juror) against the sampler's draw at its position.
 fn drawn(
     shape: &Shape,
-    ballots: &[BallotClaims],
+    ballots: &[BallotRow],
     at: &BTreeMap<u64, usize>,
     seed: [u8; 32],
 ) -> Vec<Mismatch> {
@@ -247,7 +213,7 @@ fn drawn(
             pair = sampler.draw();
             draws += 1;
         }
-        let record = &ballots[i].record;
+        let record = &ballots[i];
         for (key, expected, found) in [
             (
                 "archetype",
@@ -272,11 +238,12 @@ fn drawn(
 /// The KL rule replayed on the ballots, iteration by iteration as the committee ran it: the
 /// run stops at the first iteration the rule stops (when early stopping is on), else at T.
 /// Also `stopped_early` and `calls` (one per ballot).
-fn stop(shape: &Shape, report: &AuditReport, ballots: &[BallotClaims]) -> Vec<Mismatch> {
+fn stop(shape: &Shape, report: &AuditReport) -> Vec<Mismatch> {
+    let ballots = &report.ballots;
     let mut per_iteration = vec![[0u64; 3]; usize::try_from(shape.stop).unwrap_or(0)];
     for b in ballots {
-        let vote = b.record.vote;
-        let slot = usize::try_from(b.record.iteration)
+        let vote = b.vote;
+        let slot = usize::try_from(b.iteration)
             .ok()
             .and_then(|t| t.checked_sub(1))
             .and_then(|t| per_iteration.get_mut(t));
@@ -311,20 +278,20 @@ fn stop(shape: &Shape, report: &AuditReport, ballots: &[BallotClaims]) -> Vec<Mi
         ));
     }
     let early = shape.stop < shape.iterations;
-    let claimed = &report.committee.stopped_early;
-    if claimed.ok() != Some(&early) {
+    let claimed = report.committee.stopped_early;
+    if claimed != early {
         out.push(Mismatch::new(
             "report.committee.stopped_early",
             early.to_string(),
-            claimed.shown(),
+            claimed.to_string(),
         ));
     }
-    let calls = &report.committee.calls;
-    if calls.ok() != Some(&(ballots.len() as u64)) {
+    let calls = report.committee.calls;
+    if calls != ballots.len() as u64 {
         out.push(Mismatch::new(
             "report.committee.calls",
             format!("{} (one per ballot)", ballots.len()),
-            calls.shown(),
+            calls.to_string(),
         ));
     }
     out
@@ -371,11 +338,11 @@ mod tests {
         assert!(fields(&r).contains(&"report.ballots[3]".to_string()));
         let mut r = report();
         r["ballots"][3].as_object_mut().unwrap().remove("slot");
-        assert!(fields(&r).contains(&"report.ballots[3]".to_string()));
+        assert_eq!(fields(&r), ["report.ballots[3].slot"]);
     }
 
     #[test]
-    fn a_missing_m_or_weight_list_is_a_mismatch() {
+    fn a_missing_zero_or_empty_m_or_weight_list_is_a_mismatch() {
         for key in [
             "M",
             "T",
@@ -393,7 +360,7 @@ mod tests {
         assert_eq!(fields(&r), ["report.committee.juror_weights"]);
         let mut r = report();
         r["committee"]["juror_weights"][1]["weight"] = json!("1");
-        assert_eq!(fields(&r), ["report.committee.juror_weights[1]"]);
+        assert_eq!(fields(&r), ["report.committee.juror_weights[1].weight"]);
         let mut r = report();
         r["committee"]["M"] = json!(0);
         assert_eq!(fields(&r), ["report.committee.M"]);
@@ -402,9 +369,9 @@ mod tests {
     #[test]
     fn a_huge_claimed_shape_is_refused_without_listing_it() {
         let mut r = report();
-        r["committee"]["M"] = json!(u64::MAX);
-        r["committee"]["T"] = json!(u64::MAX);
-        r["committee"]["stop_iteration"] = json!(u64::MAX);
+        r["committee"]["M"] = json!(u32::MAX);
+        r["committee"]["T"] = json!(u32::MAX);
+        r["committee"]["stop_iteration"] = json!(u32::MAX);
         assert_eq!(fields(&r), ["report.committee"]);
     }
 

@@ -3,8 +3,7 @@
 //! The report comes from the operator being audited, so it is hostile input: a file (or a
 //! response body) larger than [`MAX_REPORT_BYTES`] is refused without being read into memory,
 //! and text that is not JSON, or JSON that is not an object, is refused with an error naming
-//! the source. The JSON is then read once into its typed form ([`super::input`]); the checks
-//! that need particular keys come after, in [`super::recompute`].
+//! the source. The JSON is then read once as the node's report type ([`super::input`]).
 
 use std::{
     io::Read,

@@ -5,6 +5,7 @@
 use alloy::primitives::U256;
 use serde_json::{Value, json};
 
+use super::AuditReport;
 use crate::bundle::EvidenceItem;
 use crate::commitment;
 use crate::jury::{Sampler, committee_seed};
@@ -12,10 +13,10 @@ use crate::policy::{RoutingInputs, RoutingPolicy, route};
 use crate::stats::{self, BallotRecord};
 
 /// The question of [`report`].
-pub(super) const QUESTION: &str = "Did the Calderwick council approve the bike lane?";
+pub(crate) const QUESTION: &str = "Did the Calderwick council approve the bike lane?";
 
 /// A policy under which a clear lead resolves (the fixture has four ballots of two models).
-pub(super) fn lenient() -> RoutingPolicy {
+pub(crate) fn lenient() -> RoutingPolicy {
     RoutingPolicy {
         min_posterior: 0.0,
         min_lower_bound: 0.0,
@@ -28,7 +29,7 @@ pub(super) fn lenient() -> RoutingPolicy {
 
 /// Question 7, off-chain seed, T = M = 2, four ballots drawn from the seed (the last one
 /// failed), routed with [`lenient`]: resolves YES.
-pub(super) fn report() -> Value {
+pub(crate) fn report() -> Value {
     let evidence = json!([{"id": 1, "url": "https://a", "title": "Council approves bike lane",
         "snippet": "The Calderwick council approved the bike lane.", "published_at": null,
         "source": "local", "submitter": null}]);
@@ -45,7 +46,9 @@ pub(super) fn report() -> Value {
             let (a, j) = sampler.draw();
             let failure = vote.is_null().then_some("timeout");
             json!({"iteration": i / 2 + 1, "slot": i % 2, "model": jurors[j],
-                "archetype": archetypes[a], "vote": vote, "failure": failure})
+                "archetype": archetypes[a], "vote": vote, "confidence": null,
+                "reasoning": null, "latency_ms": 5, "prompt_tokens": 10,
+                "completion_tokens": 2, "cost_usd": 0.0, "failure": failure})
         })
         .collect();
     let weights = |names: &[&str]| -> Value {
@@ -71,7 +74,7 @@ pub(super) fn report() -> Value {
 }
 
 /// Recompute `stats`, `committee.calls` and `routing` (from its own policy) after an edit.
-pub(super) fn reseal(r: &mut Value) {
+pub(crate) fn reseal(r: &mut Value) {
     let records: Vec<BallotRecord> =
         serde_json::from_value(r["ballots"].clone()).unwrap_or_else(|e| panic!("{e}"));
     let summary = stats::summarize(&records);
@@ -85,10 +88,20 @@ pub(super) fn reseal(r: &mut Value) {
     r["committee"]["calls"] = json!(records.len());
 }
 
-/// The fields of `r`'s mismatches against itself.
-pub(super) fn fields(r: &Value) -> Vec<String> {
-    let rec = super::recompute(r).unwrap_or_else(|e| panic!("{e}"));
-    super::compare_with_report(&rec, r)
+/// `r` read as the audit reads it.
+pub(crate) fn read(r: &Value) -> AuditReport {
+    AuditReport::from_json(r).unwrap_or_else(|m| panic!("{m}"))
+}
+
+/// The fields of `r`'s mismatches against itself: the one naming a key that does not read, or
+/// every value that differs from its recomputation.
+pub(crate) fn fields(r: &Value) -> Vec<String> {
+    let report = match AuditReport::from_json(r) {
+        Ok(report) => report,
+        Err(m) => return vec![m.field],
+    };
+    let rec = super::recompute(&report).unwrap_or_else(|e| panic!("{e}"));
+    super::compare_with_report(&rec, &report)
         .into_iter()
         .map(|m| m.field)
         .collect()

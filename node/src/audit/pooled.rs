@@ -131,10 +131,11 @@ mod tests {
             counts: [3, 1, 0],
             escalated: false,
             routing: crate::audit::RoutingAudit {
-                routing: None,
-                claimed: crate::policy::Decision::Resolve,
-                recomputed: Some(crate::policy::Decision::Resolve),
-                reasons: Vec::new(),
+                routing: crate::policy::route(
+                    &stats::summarize::<stats::BallotRecord>(&[]),
+                    &crate::policy::RoutingInputs::from_bundle("q", &[]),
+                    &crate::policy::RoutingPolicy::default(),
+                ),
                 findings: Vec::new(),
             },
         };

@@ -6,84 +6,76 @@
 //! answer): it is read where the node reads it, the report's `search.plan.question_kind`,
 //! never from the `routing` block being checked. Every key of the recomputed block must equal
 //! the report's, so a flipped decision, an edited reason or a threshold changed after the fact
-//! is named. A policy that is missing, incomplete or malformed is a finding, not a skipped check.
+//! is named. A policy that is missing or incomplete does not read as a report
+//! ([`super::input`]): that is the finding, not a skipped check.
 
-use super::{AuditReport, Claim, Mismatch};
-use crate::policy::{self, Decision, Routing, RoutingInputs};
-use crate::question::QuestionKind;
+use serde_json::{Map, Value};
+
+use super::{AuditReport, Mismatch};
+use crate::policy::{self, Routing, RoutingInputs};
 use crate::stats::Summary;
 
-/// The routing recomputed from a report, and what could not be.
+/// The routing recomputed from a report, and where the report's block differs from it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RoutingAudit {
-    /// The decision the report claims.
-    pub claimed: Decision,
-    /// The decision recomputed; `None` when `findings` say why it could not be.
-    pub recomputed: Option<Decision>,
-    /// The recomputed reasons (empty when not recomputed).
-    pub reasons: Vec<String>,
-    /// Keys that differ from the recomputed block, or that stop the recomputation.
+    /// The routing recomputed (its decision is the one a verdict posts, never the claim).
+    pub routing: Routing,
+    /// Every key of the report's block that differs from the recomputed one.
     pub findings: Vec<Mismatch>,
-    /// The routing recomputed, when it could be (the "not yet" rule reads it).
-    pub routing: Option<Routing>,
 }
 
 impl RoutingAudit {
-    /// Whether the verdict is escalated: the recomputed decision, else the claimed one (then
-    /// `findings` is not empty, so the report does not audit).
+    /// Whether the recomputed routing escalates.
     pub fn escalated(&self) -> bool {
-        self.recomputed.unwrap_or(self.claimed) == Decision::Escalate
+        self.routing.decision == policy::Decision::Escalate
     }
 }
 
-/// The planner's classification as the node used it (`search.plan.question_kind`).
-fn planner_kind(report: &AuditReport) -> Result<Option<QuestionKind>, Mismatch> {
-    match &report.search.plan.question_kind {
-        Claim::Absent => Ok(None),
-        Claim::Is { value, .. } => Ok(*value),
-        Claim::Not { why, .. } => Err(Mismatch::in_report(
-            "search.plan.question_kind",
-            "yes_no, multi_outcome or open",
-            why.clone(),
-        )),
+/// Recompute the routing of `report` (question `question`, ballots summarised as `summary`)
+/// from its own policy, evidence and planner classification.
+pub fn recompute(report: &AuditReport, question: &str, summary: &Summary) -> RoutingAudit {
+    let mut inputs = RoutingInputs::from_bundle(question, &report.evidence);
+    inputs.planner_kind = report.search.as_ref().and_then(|s| s.plan.question_kind);
+    let routing = policy::route(summary, &inputs, &report.routing.policy);
+    RoutingAudit {
+        findings: differences(&report.routing, &routing),
+        routing,
     }
 }
 
-/// Recompute the routing of `report` (question `question`, ballots summarised as `summary`),
-/// given the decision it claims.
-pub fn recompute(
-    report: &AuditReport,
-    question: &str,
-    summary: &Summary,
-    claimed: Decision,
-) -> RoutingAudit {
-    let mut audit = RoutingAudit {
-        claimed,
-        recomputed: None,
-        reasons: Vec::new(),
-        findings: Vec::new(),
-        routing: None,
+/// Every key whose JSON differs between the report's routing block and the recomputed one
+/// (a key only one of them has included).
+fn differences(stated: &Routing, recomputed: &Routing) -> Vec<Mismatch> {
+    let keys = |r: &Routing| match serde_json::to_value(r) {
+        Ok(Value::Object(keys)) => keys,
+        _ => Map::new(),
     };
-    let items = report
-        .evidence_items()
-        .map_err(|e| Mismatch::in_report("evidence", "evidence items routing can read", e));
-    let (policy, items, kind) = match (report.policy(), items, planner_kind(report)) {
-        (Ok(p), Ok(i), Ok(k)) => (p, i, k),
-        (p, i, k) => {
-            audit.findings.extend(p.err());
-            audit.findings.extend(i.err());
-            audit.findings.extend(k.err());
-            return audit;
-        }
+    let (recomputed, stated) = (keys(recomputed), keys(stated));
+    let mut names: Vec<&String> = recomputed.keys().chain(stated.keys()).collect();
+    names.sort();
+    names.dedup();
+    let show = |v: Option<&Value>, absent: &str| {
+        v.map_or_else(
+            || absent.to_owned(),
+            |v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        )
     };
-    let mut inputs = RoutingInputs::from_bundle(question, &items);
-    inputs.planner_kind = kind;
-    let routing: Routing = policy::route(summary, &inputs, &policy);
-    audit.recomputed = Some(routing.decision);
-    audit.reasons = routing.reasons.clone();
-    audit.findings = report.routing_differences(&routing);
-    audit.routing = Some(routing);
-    audit
+    names
+        .into_iter()
+        .filter_map(|key| {
+            let (expected, found) = (recomputed.get(key), stated.get(key));
+            (expected != found).then(|| {
+                Mismatch::in_report(
+                    &format!("routing.{key}"),
+                    show(expected, "(absent)"),
+                    show(found, "(missing)"),
+                )
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -92,7 +84,7 @@ mod tests {
 
     use serde_json::json;
 
-    use super::super::fixture::{fields, report, reseal};
+    use super::super::fixture::{fields, read, report, reseal};
 
     #[test]
     fn a_flipped_decision_is_recomputed_both_ways() {
@@ -101,7 +93,7 @@ mod tests {
         assert_eq!(r["routing"]["decision"], "resolve");
         r["routing"]["decision"] = json!("escalate");
         assert_eq!(fields(&r), ["report.routing.decision"]);
-        let rec = crate::audit::recompute(&r).unwrap();
+        let rec = crate::audit::recompute(&read(&r)).unwrap();
         assert!(!rec.escalated, "the recomputed decision, not the claim");
         // The policy says escalate (a posterior of 1 is out of reach); the report claims resolve.
         let mut r = report();
@@ -111,7 +103,7 @@ mod tests {
         assert_eq!(fields(&r), Vec::<String>::new());
         r["routing"]["decision"] = json!("resolve");
         assert_eq!(fields(&r), ["report.routing.decision"]);
-        assert!(crate::audit::recompute(&r).unwrap().escalated);
+        assert!(crate::audit::recompute(&read(&r)).unwrap().escalated);
     }
 
     #[test]
@@ -152,7 +144,9 @@ mod tests {
     fn the_planner_kind_is_read_from_the_search_record() {
         // The planner called it open: routing must escalate, whatever `routing` says.
         let mut r = report();
-        r["search"] = json!({"plan": {"question_kind": "open"}});
+        r["search"] = json!({"resolve_after": null, "raw_hits": [], "dropped": [],
+            "plan": {"queries": [], "rubric": crate::bundle::Rubric::default(), "model": null,
+                "fallback_reason": null, "latency_ms": 0, "question_kind": "open"}});
         let found = fields(&r);
         assert!(
             found.contains(&"report.routing.decision".to_string())

@@ -9,23 +9,21 @@
 
 use alloy::primitives::{B256, U256};
 
-use super::{AuditReport, Claim, Mismatch, input::QuestionClaims};
+use super::{AuditReport, Mismatch};
 use crate::commitment::root::Root;
 use crate::jury::{SeedInputs, SeedSource};
+use crate::report::QuestionInfo;
 
 /// Mismatches between the report's `committee.seed`, its inputs and its ballots' draws.
 pub fn check(report: &AuditReport, root: &Root) -> Vec<Mismatch> {
-    let (source, mut out) = match seed_source(report) {
-        Ok(found) => found,
-        Err(malformed) => return vec![malformed],
-    };
+    let (source, mut out) = seed_source(report);
     let seed = source.seed(root);
-    let claimed = &report.committee.seed;
-    if claimed.ok() != Some(&B256::from(seed)) {
+    let claimed = report.committee.seed;
+    if claimed != B256::from(seed) {
         out.push(Mismatch::in_report(
             "committee.seed",
             format!("0x{}", hex::encode(seed)),
-            claimed.bare(),
+            claimed.to_string(),
         ));
         return out;
     }
@@ -35,55 +33,44 @@ pub fn check(report: &AuditReport, root: &Root) -> Vec<Mismatch> {
 
 /// What the report's seed is drawn from: the chain's values in `committee.seed_inputs`, with a
 /// finding for each one that is not the report's own question's, or without them (off-chain)
-/// its question id. A malformed `seed_inputs` is the one finding (no seed to check).
-fn seed_source(report: &AuditReport) -> Result<(SeedSource, Vec<Mismatch>), Mismatch> {
-    let own_id = report.question.id.ok().copied().flatten().map(|id| id.0);
-    match &report.committee.seed_inputs.inputs {
-        Claim::Absent | Claim::Is { value: None, .. } => Ok((
+/// its question id.
+fn seed_source(report: &AuditReport) -> (SeedSource, Vec<Mismatch>) {
+    let own_id = report.question.id;
+    match &report.committee.seed_inputs {
+        None => (
             SeedSource::Offline {
                 question_id: own_id.unwrap_or(U256::ZERO),
             },
             Vec::new(),
-        )),
-        Claim::Is {
-            value: Some(inputs),
-            ..
-        } => Ok((
+        ),
+        Some(inputs) => (
             SeedSource::Chain(*inputs),
-            foreign_inputs(&report.question, own_id, inputs),
-        )),
-        Claim::Not { why, .. } => Err(Mismatch::in_report(
-            "committee.seed_inputs",
-            "chain_id, oracle, question_id, operator, block_hash",
-            why.clone(),
-        )),
+            foreign_inputs(&report.question, inputs),
+        ),
     }
 }
 
 /// A finding for each seed input the chain fixed (question id, chain id, oracle) that is not
 /// the report's own question's: a seed drawn for another question.
-fn foreign_inputs(
-    question: &QuestionClaims,
-    own_id: Option<U256>,
-    inputs: &SeedInputs,
-) -> Vec<Mismatch> {
+fn foreign_inputs(question: &QuestionInfo, inputs: &SeedInputs) -> Vec<Mismatch> {
+    let own = |v: Option<String>| v.unwrap_or_else(|| "(missing)".into());
     [
         (
             "committee.seed_inputs.question_id",
-            own_id == Some(inputs.question_id),
-            question.id.bare(),
+            question.id == Some(inputs.question_id),
+            own(question.id.map(|id| id.to_string())),
             inputs.question_id.to_string(),
         ),
         (
             "committee.seed_inputs.chain_id",
-            question.chain_id.ok() == Some(&inputs.chain_id),
-            question.chain_id.bare(),
+            question.chain_id == Some(inputs.chain_id),
+            own(question.chain_id.map(|id| id.to_string())),
             inputs.chain_id.to_string(),
         ),
         (
             "committee.seed_inputs.oracle",
-            question.oracle.ok() == Some(&inputs.oracle),
-            question.oracle.bare(),
+            question.oracle == Some(inputs.oracle),
+            own(question.oracle.map(|a| a.to_checksum(None))),
             inputs.oracle.to_string(),
         ),
     ]

@@ -13,9 +13,7 @@ use alloy::{
     sol_types::SolEvent,
 };
 
-use super::{
-    AsAuditReport, AuditError, AuditReport, Claim, Mismatch, QuestionOnChain, question_logs, shape,
-};
+use super::{AuditError, AuditReport, Mismatch, QuestionOnChain, question_logs, shape};
 use crate::chain::{ChainError, ViewCall};
 use crate::contract::{IVeritasOracle, evidence_chain};
 use crate::evidence::{
@@ -23,34 +21,19 @@ use crate::evidence::{
     onchain::{Status, SubmissionEntry},
 };
 
-/// The report's `submissions` entries (none when the key is absent).
-fn submission_entries(report: &AuditReport) -> Result<(u64, Vec<SubmissionEntry>), AuditError> {
-    let Some(block) = &report.submissions else {
-        return Ok((0, Vec::new()));
-    };
-    let items = block
-        .items
-        .required()
-        .map_err(|why| shape("submissions.items", why))?
-        .clone();
-    let count = *block
-        .count
-        .ok()
-        .ok_or_else(|| shape("submissions.count", "missing or not an integer"))?;
-    Ok((count, items))
+/// The report's `submissions` count and entries (none when the key is absent).
+fn submission_entries(report: &AuditReport) -> (u64, &[SubmissionEntry]) {
+    report
+        .submissions
+        .as_ref()
+        .map_or((0, &[][..]), |s| (s.count, s.items.as_slice()))
 }
 
 fn question_id(report: &AuditReport) -> Result<U256, AuditError> {
-    match &report.question.id {
-        Claim::Is {
-            value: Some(id), ..
-        } => Ok(id.0),
-        Claim::Absent | Claim::Is { value: None, .. } => Err(shape(
-            "question.id",
-            "missing: submissions need the question id",
-        )),
-        Claim::Not { why, .. } => Err(shape("question.id", why.clone())),
-    }
+    report
+        .question
+        .id
+        .ok_or_else(|| shape("question.id", "missing: submissions need the question id"))
 }
 
 fn describe(index: u64, submitter: Address, url: &str) -> String {
@@ -61,17 +44,14 @@ fn describe(index: u64, submitter: Address, url: &str) -> String {
 /// recomputed, and every item the report says it bundled present in `evidence`.
 ///
 /// # Errors
-/// [`AuditError::Shape`] when `submissions` (or `question.id`, which the links hash) is malformed.
-pub fn check_submissions<R: AsAuditReport + ?Sized>(
-    report: &R,
-) -> Result<Vec<Mismatch>, AuditError> {
-    let report = report.audit_report();
-    let (count, items) = submission_entries(&report)?;
+/// [`AuditError::Shape`] when submissions have no `question.id` (which the links hash).
+pub fn check_submissions(report: &AuditReport) -> Result<Vec<Mismatch>, AuditError> {
+    let (count, items) = submission_entries(report);
     let mut out = Vec::new();
     if items.is_empty() && count == 0 {
         return Ok(out);
     }
-    let id = question_id(&report)?;
+    let id = question_id(report)?;
     if count != items.len() as u64 {
         out.push(Mismatch::in_report(
             "submissions.count",
@@ -79,8 +59,8 @@ pub fn check_submissions<R: AsAuditReport + ?Sized>(
             count.to_string(),
         ));
     }
-    for (position, entry) in (1..).zip(&items) {
-        out.extend(submission_differences(&report, id, position, entry));
+    for (position, entry) in (1..).zip(items) {
+        out.extend(submission_differences(report, id, position, entry));
     }
     Ok(out)
 }
@@ -141,12 +121,11 @@ fn bundled_item_differences(
 ) -> Vec<Mismatch> {
     let s = &entry.submission;
     let mut out = Vec::new();
-    let item = entry.item.and_then(|n| report.evidence_item(u64::from(n)));
+    let item = entry
+        .item
+        .and_then(|n| report.evidence.iter().find(|i| i.id == n));
     let expected_url = normalize_url(&s.url).unwrap_or_else(|e| e.url);
-    let found_url = item
-        .as_ref()
-        .and_then(|i| i.url.ok())
-        .map_or("(no such evidence item)", String::as_str);
+    let found_url = item.map_or("(no such evidence item)", |i| i.url.as_str());
     let found_norm = normalize_url(found_url).unwrap_or_else(|e| e.url);
     if found_norm != expected_url {
         out.push(Mismatch::in_report(
@@ -156,9 +135,8 @@ fn bundled_item_differences(
         ));
     }
     let submitter = item
-        .as_ref()
-        .and_then(|i| i.submitter.ok())
-        .map_or("", String::as_str);
+        .and_then(|i| i.submitter.as_deref())
+        .unwrap_or_default();
     if entry.status == Status::Included && !submitter.eq_ignore_ascii_case(&s.submitter.to_string())
     {
         out.push(Mismatch::in_report(
@@ -203,26 +181,14 @@ async fn chain_submissions(
 /// from it, is a mismatch naming the item.
 ///
 /// # Errors
-/// [`ChainError`] when the chain cannot be read; a malformed `submissions` key is reported as
-/// a mismatch.
-pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
-    report: &R,
+/// [`ChainError`] when the chain cannot be read.
+pub async fn compare_submissions_with_chain(
+    report: &AuditReport,
     at: QuestionOnChain<'_>,
     from_block: u64,
 ) -> Result<Vec<Mismatch>, ChainError> {
     let mut out = Vec::new();
-    let entries = submission_entries(&report.audit_report());
-    let (count, items) = match entries {
-        Ok(entries) => entries,
-        Err(e) => {
-            out.push(Mismatch::new(
-                "report.submissions",
-                "a submissions list",
-                e.to_string(),
-            ));
-            (0, Vec::new())
-        }
-    };
+    let (count, items) = submission_entries(report);
     let (on_chain, chain_items) = chain_submissions(at, from_block).await?;
     out.extend(count_differences_with_chain(
         on_chain,
@@ -230,11 +196,7 @@ pub async fn compare_submissions_with_chain<R: AsAuditReport + ?Sized>(
         count,
         from_block,
     ));
-    out.extend(
-        chain_items
-            .iter()
-            .filter_map(|c| item_difference(c, &items)),
-    );
+    out.extend(chain_items.iter().filter_map(|c| item_difference(c, items)));
     out.extend(
         items
             .iter()
@@ -319,7 +281,7 @@ mod tests {
 
     use super::*;
 
-    use super::super::fixture::report;
+    use super::super::fixture::{read, report};
 
     /// A report whose `submissions` hold two linked items (one bundled as item 1).
     fn report_with_submissions() -> Value {
@@ -372,11 +334,11 @@ mod tests {
     #[test]
     fn submission_links_are_recomputed() {
         let r = report_with_submissions();
-        assert_eq!(check_submissions(&r).unwrap(), vec![]);
+        assert_eq!(check_submissions(&read(&r)).unwrap(), vec![]);
         // An edited snippet breaks its link, and the mismatch names the item.
         let mut edited = r.clone();
         edited["submissions"]["items"][1]["snippet"] = json!("edited");
-        let m = check_submissions(&edited).unwrap();
+        let m = check_submissions(&read(&edited)).unwrap();
         assert_eq!(m.len(), 1, "{m:?}");
         assert!(
             m[0].field.contains("submissions[2]") && m[0].field.contains("https://b"),
@@ -389,7 +351,7 @@ mod tests {
             .as_array_mut()
             .unwrap()
             .remove(0);
-        let fields: Vec<String> = check_submissions(&removed)
+        let fields: Vec<String> = check_submissions(&read(&removed))
             .unwrap()
             .into_iter()
             .map(|m| m.field)
@@ -402,7 +364,7 @@ mod tests {
         // An item claimed as bundled must be in the evidence.
         let mut wrong = r;
         wrong["submissions"]["items"][0]["item"] = json!(4);
-        let fields: Vec<String> = check_submissions(&wrong)
+        let fields: Vec<String> = check_submissions(&read(&wrong))
             .unwrap()
             .into_iter()
             .map(|m| m.field)

@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 
 use alloy::primitives::{Address, U256};
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Args;
 
 use serde_json::json;
@@ -73,8 +73,12 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<Output> {
         })
         .await;
     };
-    // Read once, typed once: every check below reads the typed claims.
-    let report = audit::AuditReport::from_json(&audit::read_report(path)?);
+    // Read once, typed once: every check below reads the typed report. A key that does not
+    // read is the one mismatch: nothing can be recomputed from it.
+    let report = match audit::AuditReport::from_json(&audit::read_report(path)?) {
+        Ok(report) => report,
+        Err(malformed) => return verdict(Vec::new(), json!({}), vec![*malformed]),
+    };
     let rec = audit::recompute(&report)?;
     let mut mismatches: Vec<Mismatch> = audit::compare_with_report(&rec, &report);
     mismatches.extend(audit::check_submissions(&report)?);
@@ -84,6 +88,15 @@ pub async fn run(args: AuditArgs) -> anyhow::Result<Output> {
         human.push(format!("chain       question {id} on {oracle} compared"));
         value["chain"] = json!({"question": id.to_string(), "oracle": oracle});
     }
+    verdict(human, value, mismatches)
+}
+
+/// The audit's output: OK when nothing differs, else every mismatch and a failure.
+fn verdict(
+    mut human: Vec<String>,
+    mut value: serde_json::Value,
+    mismatches: Vec<Mismatch>,
+) -> anyhow::Result<Output> {
     value["ok"] = json!(mismatches.is_empty());
     value["mismatches"] = json!(
         mismatches
@@ -107,11 +120,7 @@ fn recomputed(
     rec: &audit::Recomputed,
     report: &audit::AuditReport,
 ) -> (Vec<String>, serde_json::Value) {
-    let submitted = report
-        .submissions
-        .as_ref()
-        .and_then(|s| s.items.ok())
-        .map_or(0, Vec::len);
+    let submitted = report.submissions.as_ref().map_or(0, |s| s.items.len());
     let human = vec![
         format!("root        {}", rec.root),
         format!(
@@ -123,6 +132,7 @@ fn recomputed(
             "routing     {} (recomputed from routing.policy{})",
             if rec.escalated { "escalate" } else { "resolve" },
             rec.routing
+                .routing
                 .reasons
                 .first()
                 .map(|r| format!(": {r}"))
@@ -134,7 +144,7 @@ fn recomputed(
         "p_fixed": rec.p_fixed.map(|p| p.to_string()),
         "kappa_fixed": rec.kappa_fixed.to_string(),
         "routing": if rec.escalated { "escalate" } else { "resolve" },
-        "routing_reasons": &rec.routing.reasons, "submitted": submitted});
+        "routing_reasons": &rec.routing.routing.reasons, "submitted": submitted});
     (human, value)
 }
 
@@ -149,13 +159,10 @@ async fn on_chain(
 ) -> anyhow::Result<(U256, Address)> {
     let oracle = match args.oracle {
         Some(a) => a,
-        None => match &report.question.oracle {
-            audit::Claim::Absent => bail!("no --oracle and no question.oracle in the report"),
-            claim => *claim
-                .required()
-                .map_err(anyhow::Error::msg)
-                .context("question.oracle")?,
-        },
+        None => report
+            .question
+            .oracle
+            .context("no --oracle and no question.oracle in the report")?,
     };
     let id: U256 = rec
         .question_id

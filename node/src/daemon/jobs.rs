@@ -615,9 +615,8 @@ fn check_question_hash(q: &NewQuestion) -> Result<(), JobError> {
 /// The integers to post are what an auditor derives from the report file: the same
 /// function, on the same JSON, so a verdict is by construction what its report proves.
 fn posted_values(q: &NewQuestion, report: &Report) -> Result<audit::Recomputed, JobError> {
-    let json = serde_json::to_value(report)
-        .map_err(|e| JobError::Report(format!("report does not serialise: {e}")))?;
-    let typed = audit::AuditReport::from_json(&json);
+    let typed = audit::AuditReport::as_written(report)
+        .map_err(|m| JobError::Report(format!("report does not read back: {m}")))?;
     let rec = audit::recompute(&typed).map_err(|e| JobError::Report(e.to_string()))?;
     if rec.question != q.question {
         return Err(JobError::Report(

@@ -249,8 +249,9 @@ struct LiveSummary<'a> {
 /// The summary of a provisional report, made at `at_ms`: its integers are the audit's
 /// recomputation from the report's JSON, as for a final run.
 fn summarize(report: &Report, seen: u64, at_ms: i64) -> Result<Summary, RunError> {
-    let value = serde_json::to_value(report).map_err(|e| RunError::Report(e.to_string()))?;
-    let rec = audit::recompute(&value).map_err(|e| RunError::Report(e.to_string()))?;
+    let typed =
+        audit::AuditReport::as_written(report).map_err(|m| RunError::Report(m.to_string()))?;
+    let rec = audit::recompute(&typed).map_err(|e| RunError::Report(e.to_string()))?;
     let included: Vec<u64> = report
         .submissions
         .iter()

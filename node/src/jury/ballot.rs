@@ -327,6 +327,7 @@ pub struct BallotRow {
     /// The archetype's name.
     pub archetype: String,
     /// The vote; null when the ballot failed.
+    #[serde(deserialize_with = "present")]
     pub vote: Option<Outcome>,
     /// Confidence 0–1 (null when failed).
     pub confidence: Option<f64>,
@@ -358,6 +359,12 @@ pub struct BallotRow {
     pub probabilities: Option<[f64; 3]>,
     /// Why the ballot failed; null for a valid ballot.
     pub failure: Option<String>,
+}
+
+/// A key that must be written even when its type is an `Option` (serde reads a missing
+/// `Option` as `None`): a ballot's `vote` is `null` when it failed, never absent.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    T::deserialize(d)
 }
 
 /// What one model call consumed, valid ballot or not: the operator pays for both.

@@ -242,11 +242,12 @@ mod tests {
         )
         .unwrap();
         let r = ReplayResolver::new(script);
-        let report = serde_json::to_value(r.resolve(&input("Is it?")).await.unwrap()).unwrap();
+        let report =
+            audit::AuditReport::as_written(&r.resolve(&input("Is it?")).await.unwrap()).unwrap();
         let rec = audit::recompute(&report).unwrap();
         assert_eq!(audit::compare_with_report(&rec, &report), vec![]);
         assert_eq!(rec.valid_ballots, 4);
-        let bad = serde_json::to_value(r.resolve(&input("bad")).await.unwrap()).unwrap();
+        let bad = audit::AuditReport::as_written(&r.resolve(&input("bad")).await.unwrap()).unwrap();
         let rec = audit::recompute(&bad).unwrap();
         assert_eq!((rec.valid_ballots, rec.escalated), (0, true));
     }

@@ -535,7 +535,7 @@ mod tests {
         let r = report(&q, vec![item(1, "The council approved it.")]).await;
         // Audited as an auditor reads it: from the report's JSON.
         let mismatches = |r: &Report| -> Vec<String> {
-            let json = audit::AuditReport::from_json(&serde_json::to_value(r).unwrap());
+            let json = audit::AuditReport::from_json(&serde_json::to_value(r).unwrap()).unwrap();
             let rec = audit::recompute(&json).unwrap();
             audit::compare_with_report(&rec, &json)
                 .into_iter()

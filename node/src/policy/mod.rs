@@ -106,8 +106,24 @@ pub enum Decision {
     Escalate,
 }
 
-/// The routing block of the report.
+/// A policy as a report states it: every threshold written. A configuration may leave one at
+/// its default; a report that did would let a reader assume a threshold it never applied.
+fn every_threshold<'de, D: serde::Deserializer<'de>>(d: D) -> Result<RoutingPolicy, D::Error> {
+    use serde::de::Error as _;
+    let stated = serde_json::Value::deserialize(d)?;
+    if let (serde_json::Value::Object(stated), Ok(serde_json::Value::Object(all))) =
+        (&stated, serde_json::to_value(RoutingPolicy::default()))
+        && let Some(key) = all.keys().find(|k| !stated.contains_key(*k))
+    {
+        return Err(D::Error::custom(format!("missing field `{key}`")));
+    }
+    RoutingPolicy::deserialize(stated).map_err(D::Error::custom)
+}
+
+/// The routing block of the report. An unknown key is refused: the audit compares the block
+/// key by key, so an invented one must not be dropped unseen.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Routing {
     /// Resolve or escalate.
     pub decision: Decision,
@@ -119,7 +135,8 @@ pub struct Routing {
     pub status: Option<String>,
     /// Every reason to escalate (empty when resolved), or why it resolved.
     pub reasons: Vec<String>,
-    /// The thresholds applied.
+    /// The thresholds applied, every one stated.
+    #[serde(deserialize_with = "every_threshold")]
     pub policy: RoutingPolicy,
     /// The effective-sample figures the correlation guard read (the plain ones are `stats`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -73,6 +73,7 @@ pub async fn assert_pooled_audits(chain: &Chain, id: U256, reports: &[&Node]) {
     ];
     for node in reports {
         let report = node.report_with_tx(id, WAIT).await;
+        let report = veritas::audit::AuditReport::from_json(&report).unwrap();
         let rec = veritas::audit::recompute(&report).unwrap();
         assert_eq!(
             veritas::audit::compare_with_report(&rec, &report),

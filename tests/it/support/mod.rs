@@ -489,6 +489,7 @@ pub fn tool_or_skip(found: Option<PathBuf>, tool: &str, install: &str) -> Option
 /// it matches itself and the verdict on `chain`.
 pub async fn assert_audits(chain: &Chain, report: &serde_json::Value, id: U256) {
     use veritas::audit;
+    let report = &audit::AuditReport::from_json(report).unwrap();
     let rec = audit::recompute(report).unwrap();
     assert_eq!(
         audit::compare_with_report(&rec, report),

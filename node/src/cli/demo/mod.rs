@@ -435,7 +435,8 @@ async fn wait_and_print(
             // The on-chain integers are compared with the report's by the audit below.
             let path = report_path(&node.reports, *id);
             let report: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
-            let typed = audit::AuditReport::from_json(&report);
+            let typed = audit::AuditReport::from_json(&report)
+                .map_err(|m| anyhow::anyhow!("{}: {m}", path.display()))?;
             let rec = audit::recompute(&typed)?;
             let mut mismatches = audit::compare_with_report(&rec, &typed);
             let at = audit::QuestionOnChain {

@@ -132,7 +132,8 @@ fn print_node_report(
         return Ok(Vec::new());
     };
     let report: Value = serde_json::from_str(&text)?;
-    let typed = audit::AuditReport::from_json(&report);
+    let typed = audit::AuditReport::from_json(&report)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", path.display()))?;
     let rec = audit::recompute(&typed)?;
     let mut problems = audit::compare_with_report(&rec, &typed);
     let label = format!("node {}", i + 1);
