@@ -260,10 +260,14 @@ async fn a_faulty_rpc_with_every_fault_kind_misses_nothing_and_duplicates_nothin
         .text()
         .await
         .unwrap();
-    assert!(
-        metrics.contains("veritas_incomplete_log_pages_total 1"),
-        "the empty page was noticed: {metrics}"
-    );
+    // At least the proxy's one: a loaded machine once added a second short page that was not
+    // the proxy's (two suites at once on 2 cores); the node reads any short page again.
+    let incomplete: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("veritas_incomplete_log_pages_total "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(incomplete >= 1, "the empty page was noticed: {metrics}");
 
     // Recovered by itself: with the faults off it is ready and answers a new question.
     proxy.set_plan(FaultPlan::quiet(16));

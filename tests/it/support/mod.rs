@@ -48,6 +48,9 @@ pub struct Chain {
     pub anvil: Anvil,
     pub oracle: Address,
     pub deploy_block: u64,
+    /// The log file of every node configured on this chain: a status that never comes
+    /// shows their last lines ([`Chain::wait_status`]).
+    node_logs: std::sync::Mutex<Vec<PathBuf>>,
 }
 
 pub fn operator() -> PrivateKeySigner {
@@ -67,7 +70,23 @@ impl Chain {
             anvil,
             oracle,
             deploy_block,
+            node_logs: Default::default(),
         }
+    }
+
+    /// The last lines of every node log of this chain that still exists.
+    fn node_log_tails(&self) -> String {
+        let logs = self.node_logs.lock().unwrap_or_else(|e| e.into_inner());
+        logs.iter()
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(path).ok()?;
+                Some(format!(
+                    "\n--- {} ---\n{}",
+                    path.display(),
+                    llama::tail(&text)
+                ))
+            })
+            .collect()
     }
 
     pub fn reader(&self) -> DynProvider {
@@ -286,6 +305,11 @@ evidence_settle = "1s"
         );
         std::fs::write(&config, text).unwrap();
         let log = dir.path().join("node.log");
+        chain
+            .node_logs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(log.clone());
         Self {
             key: ANVIL_KEYS[1],
             child: None,
@@ -684,6 +708,7 @@ impl Chain {
             anvil,
             oracle,
             deploy_block,
+            node_logs: Default::default(),
         };
         let owner = chain.wallet(0);
         let contract = IVeritasOracle::new(oracle, &owner);
@@ -855,7 +880,13 @@ impl Chain {
         let seen = std::cell::Cell::new(None);
         wait::until(
             timeout,
-            || format!("question {id} is {:?}, not {status:?}", seen.get()),
+            || {
+                format!(
+                    "question {id} is {:?}, not {status:?}{}",
+                    seen.get(),
+                    self.node_log_tails()
+                )
+            },
             async || {
                 let now = self.status(id).await;
                 seen.set(Some(now));
