@@ -366,13 +366,18 @@ struct StepAt<'a> {
 
 /// The error of a step that cannot send now: wait (for a reopened slot, for the reveal phase)
 /// or give up (the reveal deadline missed, a commitment of ours the store does not hold).
+/// The commit phase of `id` closed without us: look again in case a withheld slot reopens.
+pub(super) fn wait_for_reopen(id: U256) -> ChainError {
+    ChainError::CommitRevealWait {
+        id,
+        what: "the commit phase closed without us; waiting in case a withheld slot reopens",
+        retry_in: REOPEN_POLL,
+    }
+}
+
 fn not_now(id: U256, step: Step, facts: &Facts, saved: &SavedCommit) -> ChainError {
     match step {
-        Step::WaitReopen => ChainError::CommitRevealWait {
-            id,
-            what: "the commit phase closed without us; waiting in case a withheld slot reopens",
-            retry_in: REOPEN_POLL,
-        },
+        Step::WaitReopen => wait_for_reopen(id),
         Step::Missed => {
             warn!(target: "veritas::post", question = %id, deadline = %facts.deadline, "reveal deadline missed: the report bond is lost");
             ChainError::RevealMissed {

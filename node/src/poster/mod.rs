@@ -269,10 +269,18 @@ impl Poster {
         // Contract v3 binds a question to the operators of its ask's epoch: a key added later
         // (or removed) must not spend a committee on it.
         if facts.can_report {
-            // A commit-reveal question whose commit phase is over without a commitment of
-            // ours (the quorum committed, or the report window closed) takes nothing more
-            // from us: no committee runs for it (plain questions: phase 0).
-            return Ok(facts.phase >= 2);
+            // Plain questions (phase 0) and an open commit phase: a committee to run.
+            if facts.phase < 2 {
+                return Ok(false);
+            }
+            // The commit phase is over without a commitment of ours. A commitment withheld
+            // past its reveal deadline reopens its slot at `finalize` (issue #43), so a spare
+            // operator that first sees the question now looks again until the slot reopens
+            // or the question closes, without a committee run for a slot that may not reopen.
+            if facts.on_chain == B256::ZERO {
+                return Err(commit_reveal::wait_for_reopen(id));
+            }
+            return Ok(true);
         }
         // No also means a free stake below the report bond, which passes (or is topped up
         // here): only an operator outside the epoch fails the question.
