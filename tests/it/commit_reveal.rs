@@ -39,9 +39,8 @@ use crate::support::{
 
 const YES_MAJORITY: &str = r#"{"default": {"votes": ["YES", "YES", "NO"]}}"#;
 /// A generous bound, not a speed claim: idle, the slowest test here (a withheld slot filled by
-/// the spare node, which looks every 10 s) takes 12 s; under two suites at once on 2 cores it
-/// once took more than 60 s.
-const WAIT: Duration = Duration::from_secs(150);
+/// the spare node, which looks every 10 s) takes 12 s.
+const WAIT: Duration = Duration::from_secs(60);
 /// The contract's smallest reveal window.
 const REVEAL_WINDOW: u32 = 30;
 

@@ -260,8 +260,8 @@ async fn a_faulty_rpc_with_every_fault_kind_misses_nothing_and_duplicates_nothin
         .text()
         .await
         .unwrap();
-    // At least the proxy's one: a loaded machine once added a second short page that was not
-    // the proxy's (two suites at once on 2 cores); the node reads any short page again.
+    // At least the proxy's one. One run (beside a second `it` suite on 2 cores) counted a
+    // second short page that the proxy had not made; the node reads any short page again.
     let incomplete: u64 = metrics
         .lines()
         .find_map(|l| l.strip_prefix("veritas_incomplete_log_pages_total "))
