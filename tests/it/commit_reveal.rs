@@ -195,7 +195,8 @@ async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
     assert_eq!(saved(&first)[&id], (commitment, salt));
     assert_pooled_audits(&chain, id, &[&first, &second]).await;
     assert_eq!(slashed(&chain).await, 0);
-    third.wait_stage(id, "reported", WAIT).await;
+    // No challenge window: "reported" lasts milliseconds before "final", which stays.
+    third.wait_stage(id, "final", WAIT).await;
     assert!(third.store().unwrap().all_txs().unwrap().is_empty());
     first.stop();
     second.stop();
