@@ -47,6 +47,12 @@ async fn ask_open(chain: &Chain, text: &str) -> U256 {
     chain.ask_paying(text, U256::ZERO, resolve_after).await
 }
 
+/// Once every submission is mined, move the chain's clock past `resolveAfter` (the window's
+/// end is not what these tests wait for).
+async fn close_window(chain: &Chain) {
+    chain.advance(OPEN_FOR).await;
+}
+
 /// `submitEvidence` from submitter `who` (0 or 1), paying the question's evidence fee.
 async fn submit(chain: &Chain, who: usize, id: U256, url: &str, title: &str, snippet: &str) {
     chain
@@ -181,6 +187,7 @@ async fn submissions_enter_the_bundle_run_provisionally_and_audit_against_the_ch
     assert_eq!(page["submissions"].as_array().unwrap().len(), 3, "{page}");
 
     // The final verdict, after resolveAfter.
+    close_window(&chain).await;
     chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
     let report = node.report_with_tx(id, Duration::from_secs(10)).await;
     assert_eq!(report["submissions"]["count"], 3, "{report}");
@@ -289,6 +296,7 @@ async fn submissions_beyond_the_reserved_room_are_dropped_with_their_reason() {
         )
         .await;
     }
+    close_window(&chain).await;
     chain.wait_verdicts(&[id], Duration::from_secs(60)).await;
     let report = node.report_with_tx(id, Duration::from_secs(10)).await;
     let items = report["submissions"]["items"].as_array().unwrap();
@@ -504,6 +512,7 @@ async fn every_node_of_a_quorum_bundles_the_submissions() {
             .unwrap();
         assert!(receipt.status(), "submitEvidence reverted");
     }
+    close_window(&chain).await;
     chain
         .wait_verdicts(&[id], Duration::from_secs(OPEN_FOR + 60))
         .await;

@@ -119,6 +119,9 @@ async fn a_wallet_submits_evidence_disputes_and_sees_the_ruling_from_the_web_vie
         U256::from(1),
         "the page's clarification is on-chain"
     );
+    // The page's part inside the window is done: the chain's clock moves past the window instead
+    // of the test waiting it out (the window's end is what the refusals below are about).
+    chain.advance(OPEN_FOR).await;
 
     chain
         .wait_status(
