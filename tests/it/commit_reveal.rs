@@ -195,7 +195,7 @@ async fn a_node_killed_between_commit_and_reveal_reveals_after_restart() {
     assert_eq!(saved(&first)[&id], (commitment, salt));
     assert_pooled_audits(&chain, id, &[&first, &second]).await;
     assert_eq!(slashed(&chain).await, 0);
-    // No challenge window: "reported" lasts milliseconds before "final", which stays.
+    // Done without sending anything; `final`, not the passing `reported` (see `wait_stage`).
     third.wait_stage(id, "final", WAIT).await;
     assert!(third.store().unwrap().all_txs().unwrap().is_empty());
     first.stop();

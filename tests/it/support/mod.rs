@@ -995,7 +995,9 @@ impl Node {
             .unwrap_or_default()
     }
 
-    /// Wait until the job of `id` is at `stage`; panics after `timeout`.
+    /// Wait until the job of `id` is at `stage`; panics after `timeout`. It polls, so name a
+    /// stage the job stays in: without a challenge window `reported` turns `final` within
+    /// milliseconds and can be missed.
     pub async fn wait_stage(&self, id: U256, stage: &str, timeout: Duration) {
         wait::until(
             timeout,
