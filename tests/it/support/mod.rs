@@ -996,8 +996,8 @@ impl Node {
     }
 
     /// Wait until the job of `id` is at `stage`; panics after `timeout`. It polls, so name a
-    /// stage the job stays in: without a challenge window `reported` turns `final` within
-    /// milliseconds and can be missed.
+    /// stage the job stays in: `reported` ends as soon as the node sees its question Resolved
+    /// (`finalised` inside a challenge window, `final` without one), often within milliseconds.
     pub async fn wait_stage(&self, id: U256, stage: &str, timeout: Duration) {
         wait::until(
             timeout,
