@@ -230,12 +230,19 @@ test-fuzz: setup
 ## test-suites: test-rust and test-long as `make test` runs them: the plain and then the long
 ## Rust suite, with the fuzz targets' optimised build beside them in the idle scheduling class
 ## (scripts/beside-fuzz-build.sh: the tests mostly wait on anvil, node processes and the browser,
-## and leave a core idle); then the fuzzers. A failing test stops the build. (The two suites side
-## by side saved no time on a cold run, which is CPU-bound, and a not-yet test failed once under
-## that load: see the 2026-11-29 note.)
+## and leave a core idle); then the real llama-server test on its own; then the fuzzers. A
+## failing test stops the build. (The two suites side by side saved no time on a cold run, which
+## is CPU-bound, and a not-yet test failed once under that load: see the 2026-11-29 note.)
 test-suites: setup clippy
-	scripts/beside-fuzz-build.sh sh -c '$(RUST_TESTS) && $(RUST_TESTS) -- --ignored'
+	scripts/beside-fuzz-build.sh sh -c '$(RUST_TESTS) && $(RUST_TESTS) -- --ignored --skip $(ALONE_TEST)'
+	$(RUST_TESTS) -- --ignored $(ALONE_TEST)
 	FUZZ_STEP=run scripts/fuzz.sh
+
+# The long test that does not run beside the fuzz build: llama-server decodes with two threads
+# that wait for each other many times per token. Beside the build, even in the idle class, the
+# test took 145 to 207 s with about one core's worth of CPU time; alone, 37 to 51 s. So it runs
+# after the build, when both cores are free (measured 2026-12-07, tests/it/llama_server.rs).
+ALONE_TEST := llama_server::
 
 ## bench: the speed figures the book quotes, printed and never asserted (a busy machine must not
 ## turn `make test` red): the criterion benches of the pure code (stats, commitment), then the

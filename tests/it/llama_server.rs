@@ -8,8 +8,10 @@
 //! on-chain and the report audits against it. The server's structured-output support is what
 //! is exercised: `json_schema` with the ballot and plan schemas, compiled to a grammar.
 //!
-//! Long (a minute or two of CPU decoding): `#[ignore]`, run by `make test-long`. Without the
-//! binary the test is skipped with a loud message, except with `CI=true`, where it fails.
+//! Long (a minute or two of CPU decoding): `#[ignore]`, run by `make test-long`; `make test`
+//! runs it on its own after the fuzz build, beside which its decoding took three to four times
+//! as long (`ALONE_TEST` in the Makefile). Without the binary the test is skipped with a loud message,
+//! except with `CI=true`, where it fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
