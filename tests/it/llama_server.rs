@@ -10,8 +10,8 @@
 //!
 //! Long (a minute or two of CPU decoding): `#[ignore]`, run by `make test-long`; `make test`
 //! runs it on its own after the fuzz build, beside which its decoding took three to four times
-//! as long (`ALONE_TEST` in the Makefile). Without the binary the test is skipped with a loud message,
-//! except with `CI=true`, where it fails.
+//! as long (`ALONE_TEST` in the Makefile). Without the binary the test is skipped with a loud
+//! message, except with `CI=true`, where it fails.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
