@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run a command with the fuzz targets' optimised build (`FUZZ_STEP=build scripts/fuzz.sh`, its own
-# target dir, 10-12 CPU-minutes cold) beside it, so the build takes the CPU the command leaves
+# target dir, about 5 CPU-minutes cold) beside it, so the build takes the CPU the command leaves
 # unused instead of its own minutes afterwards:
 #
 #   scripts/beside-fuzz-build.sh sh -c 'cargo test && cargo test -- --ignored'   (`make test-suites`)

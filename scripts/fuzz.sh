@@ -34,8 +34,9 @@ export RUSTC_BOOTSTRAP=1
 # The fuzz build (instrumented, its own lockfile) lives in fuzz/target, apart from the
 # workspace's target directory.
 unset CARGO_TARGET_DIR
-# 16 codegen units: the default (1) makes the optimised build of the whole node (alloy,
-# tantivy, ...) several times slower on a 2-core CI machine, for a little fuzzing speed.
+# 16 codegen units: the default (1) makes the optimised build of veritas-core and its
+# dependencies (jsonschema, alloy's primitives, ...) several times slower on a 2-core CI
+# machine, for a little fuzzing speed.
 flags=(--sanitizer none --codegen-units 16 --target-dir "$root/fuzz/target")
 
 step=${FUZZ_STEP:-all}

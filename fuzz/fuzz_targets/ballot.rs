@@ -6,9 +6,10 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use veritas::bundle::{Bundle, Criterion, EvidenceItem, Rubric, Source};
-use veritas::jury::ballot::{BallotValidator, MAX_REASONING_CHARS, SchemaOptions};
-use veritas::jury::{BallotContent, BallotError};
+use veritas_core::ballot::{
+    BallotContent, BallotError, BallotValidator, MAX_REASONING_CHARS, SchemaOptions,
+};
+use veritas_core::bundle::{Bundle, Criterion, EvidenceItem, Rubric, Source};
 
 /// One question's validator: its bundle ids, its criteria, and whether all must be scored.
 struct Case {

@@ -5,13 +5,13 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use veritas::bundle::Bundle;
-use veritas::cli::commit::{BundleInput, commit_line};
-use veritas::cli::jsonl::{map_lines, parse_line};
-use veritas::commitment::{
+use veritas_core::bundle::Bundle;
+use veritas_core::commitment::{
     CommitmentError, StrictValue, canonical_json, clarification_leaf, commit, commit_bundle,
     leaf_hash, merkle_root, prove, root::Root, verify_proof,
 };
+use veritas_core::lines::commit::{BundleInput, commit_line};
+use veritas_core::lines::{map_lines, parse_line};
 
 /// RFC 8785 §3.2.3: every object's members in UTF-16 code unit order.
 fn assert_sorted(value: &Value) {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use veritas::config::{Config, ConfigError};
+use veritas_core::config::{Config, ConfigError};
 
 /// What `validate` promises of every loaded configuration.
 fn check_ranges(c: &Config) {

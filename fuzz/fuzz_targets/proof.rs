@@ -5,8 +5,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use sha2::{Digest, Sha256};
-use veritas::cli::prove::RootedProof;
-use veritas::cli::verify_proof::verify_text;
+use veritas_core::lines::prove::RootedProof;
+use veritas_core::lines::verify_proof::verify_text;
 
 fn node(left: &[u8; 32], right: &[u8; 32]) -> [u8; 32] {
     let mut h = Sha256::new();

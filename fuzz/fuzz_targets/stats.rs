@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use veritas::cli::stats::stats_line;
-use veritas::stats::{BallotRecord, Summary, WAD, summarize};
+use veritas_core::lines::stats::stats_line;
+use veritas_core::stats::{BallotRecord, Summary, WAD, summarize};
 
 fn check_summary(s: &Summary) {
     let n = s.counts.as_array();

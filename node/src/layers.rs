@@ -428,6 +428,18 @@ fn arrows_point_down() {
     );
 }
 
+/// The same rule inside `veritas-core` (core/src), against the table of its own `lib.rs`.
+#[test]
+fn core_arrows_point_down() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/src");
+    let found = violations(&src);
+    assert!(
+        found.is_empty(),
+        "imports against the layer table in core/src/lib.rs (a module imports only lower layers):\n{}",
+        found.join("\n")
+    );
+}
+
 /// The README's "Data flow and code layout" section lists the modules and their layers for a
 /// newcomer; it must say what `lib.rs` says, so a new, moved or removed module fails here until
 /// the README follows.

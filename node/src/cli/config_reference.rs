@@ -18,41 +18,37 @@ use crate::config::Config;
 use crate::jury::pool::{JurorConfig, JurorKind, ReplayConfig};
 use crate::llm::openai::OpenAiConfig;
 
-/// The sources of every type the configuration tree holds (paths relative to `node/src`).
+/// The sources of every type the configuration tree holds (paths relative to `core/src`: the
+/// configuration types live in the `veritas-core` crate).
 const SOURCES: &[(&str, &str)] = &[
-    ("config.rs", include_str!("../config.rs")),
-    ("jury/pool.rs", include_str!("../jury/pool.rs")),
-    ("jury/committee.rs", include_str!("../jury/committee.rs")),
-    ("stats/stopping.rs", include_str!("../stats/stopping.rs")),
-    ("stats/ballot.rs", include_str!("../stats/ballot.rs")),
-    ("evidence/mod.rs", include_str!("../evidence/mod.rs")),
     (
-        "evidence/planner.rs",
-        include_str!("../evidence/planner.rs"),
+        "config/mod.rs",
+        include_str!("../../../core/src/config/mod.rs"),
     ),
     (
-        "evidence/collectors/mod.rs",
-        include_str!("../evidence/collectors/mod.rs"),
+        "config/jury.rs",
+        include_str!("../../../core/src/config/jury.rs"),
     ),
     (
-        "evidence/collectors/tavily.rs",
-        include_str!("../evidence/collectors/tavily.rs"),
+        "config/evidence.rs",
+        include_str!("../../../core/src/config/evidence.rs"),
     ),
     (
-        "evidence/collectors/local.rs",
-        include_str!("../evidence/collectors/local.rs"),
+        "config/routing.rs",
+        include_str!("../../../core/src/config/routing.rs"),
     ),
     (
-        "evidence/collectors/submitted.rs",
-        include_str!("../evidence/collectors/submitted.rs"),
+        "config/model.rs",
+        include_str!("../../../core/src/config/model.rs"),
     ),
     (
-        "evidence/bundle_rules.rs",
-        include_str!("../evidence/bundle_rules.rs"),
+        "stats/stopping.rs",
+        include_str!("../../../core/src/stats/stopping.rs"),
     ),
-    ("policy/mod.rs", include_str!("../policy/mod.rs")),
-    ("llm/openai.rs", include_str!("../llm/openai.rs")),
-    ("llm/llama.rs", include_str!("../llm/llama.rs")),
+    (
+        "stats/ballot.rs",
+        include_str!("../../../core/src/stats/ballot.rs"),
+    ),
 ];
 
 /// One field of a struct, or one variant of an enum, as written in the source.
@@ -615,7 +611,7 @@ pub fn markdown() -> String {
          `cli::config_reference::tests::the_book_page_is_generated` fails when this page \
          differs from the code. -->\n\n\
          Every key of `veritas.toml`, with its type, its default and its doc comment, generated \
-         from the configuration types (`node/src/config.rs` and the types it holds). How the \
+         from the configuration types (`core/src/config/` and the types it holds). How the \
          layers combine (defaults < file < `VERITAS__<SECTION>__<KEY>` environment < flags) and \
          what each section is for: the [operator guide](operator-guide.md#configuration). \
          `veritas.example.toml` holds every key below, commented where it is optional, and \

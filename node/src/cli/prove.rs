@@ -12,11 +12,9 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use clap::Args;
-use serde::{Deserialize, Serialize};
 
-use super::commit::BundleInput;
-use super::jsonl::{parse_line, read_input};
-use crate::commitment::{InclusionProof, prove, root::Root};
+use super::jsonl::read_input;
+pub use veritas_core::lines::prove::{RootedProof, prove_text};
 
 /// Arguments of `veritas prove`.
 #[derive(Debug, Args)]
@@ -25,30 +23,6 @@ pub struct ProveArgs {
     pub file: PathBuf,
     /// Leaf index: 0 is the question, i is evidence item i.
     pub index: usize,
-}
-
-/// A proof together with the root it leads to: what `prove` prints and `verify-proof` reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RootedProof {
-    /// The Merkle root.
-    pub root: Root,
-    /// The audit path.
-    #[serde(flatten)]
-    pub proof: InclusionProof,
-}
-
-/// Build the proof of leaf `index` of the bundle in `text`.
-///
-/// # Errors
-/// A bad bundle or an index outside the tree.
-pub fn prove_text(text: &str, index: usize) -> anyhow::Result<RootedProof> {
-    let bundle: BundleInput = parse_line(text).context("bad bundle")?;
-    let c = bundle.commit().context("cannot commit the bundle")?;
-    let proof = prove(&c.leaves, index)?;
-    Ok(RootedProof {
-        root: c.root,
-        proof,
-    })
 }
 
 /// Run `veritas prove`.

@@ -25,9 +25,9 @@ pub mod roles;
 
 use alloy::primitives::U256;
 
-/// The fixed-point scale of every on-chain probability and of kappa: 10^18 ("wad"), the
-/// contracts' `WadTriple.WAD`. The one definition in Rust; `stats` re-exports it.
-pub const WAD: u128 = 1_000_000_000_000_000_000;
+/// The fixed-point scale of on-chain probabilities, defined beside the statistics that
+/// produce them.
+pub use crate::stats::WAD;
 
 pub use bindings::IVeritasOracle;
 

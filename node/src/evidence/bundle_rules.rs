@@ -31,43 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::bundle::{EvidenceItem, Source};
 use crate::evidence::collectors::{CollectorHits, Hit};
 use crate::evidence::normalize::{format_published, normalize_url, parse_published, trim_snippet};
-
-/// Bundle limits; defaults are the prototype's (6 items, 200-word snippets).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct BundleRules {
-    /// Most items in a bundle.
-    pub max_items: usize,
-    /// Slots of `max_items` reserved for submitted evidence, and the most submitted items a
-    /// bundle holds (its cap; the rest are recorded as dropped).
-    pub max_submitted: usize,
-    /// Most words in a snippet.
-    pub max_snippet_words: usize,
-    /// Most characters in a snippet (guards text without word boundaries).
-    pub max_snippet_chars: usize,
-    /// Most characters in a title.
-    pub max_title_chars: usize,
-    /// Keep documents with no (readable) publication date.
-    pub keep_undated: bool,
-    /// The RRF constant k (60 in the original paper: damps the weight of the very top ranks).
-    pub rrf_k: u32,
-}
-
-impl Default for BundleRules {
-    fn default() -> Self {
-        Self {
-            max_items: 6,
-            // Half the default bundle: submissions are heard, and cannot crowd out the search.
-            max_submitted: 3,
-            max_snippet_words: 200,
-            // 200 English words average ~1,200 characters; room for long words, not for blobs.
-            max_snippet_chars: 2_000,
-            max_title_chars: 200,
-            keep_undated: true,
-            rrf_k: 60,
-        }
-    }
-}
+pub use veritas_core::config::evidence::BundleRules;
 
 /// Why a hit did not make it into the bundle.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -39,19 +39,7 @@ pub use collectors::{
     Collector, CollectorError, CollectorHits, CollectorsConfig, Hit, SearchRequest,
 };
 pub use planner::{Plan, PlannerConfig};
-
-/// Evidence settings: planner, collectors and bundle rules. Every field has a default, so the
-/// node's config may embed this under `[evidence]` and set only what differs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EvidenceConfig {
-    /// The search planner.
-    pub planner: PlannerConfig,
-    /// Which collectors run.
-    pub collectors: CollectorsConfig,
-    /// Bundle limits.
-    pub bundle: BundleRules,
-}
+pub use veritas_core::config::evidence::EvidenceConfig;
 
 /// Everything gathered for one question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,7 +142,7 @@ impl Gatherer {
     /// [`EvidenceError::Setup`] when an enabled collector cannot start,
     /// [`EvidenceError::NoCollectors`] when none is enabled.
     pub fn from_config(config: &EvidenceConfig) -> Result<Self, EvidenceError> {
-        let collectors = config.collectors.build()?;
+        let collectors = collectors::build(&config.collectors)?;
         Self::with_collectors(config.clone(), collectors)
     }
 

@@ -18,45 +18,7 @@ use crate::bundle::{Criterion, Rubric};
 use crate::evidence::normalize::{collapse_whitespace, format_published, truncate_chars};
 use crate::llm::{ChatModel, ChatRequest, JsonSchema, LlmError};
 use crate::question::{QuestionKind, terms::key_terms};
-
-/// Planner settings; every field has a default so a config file may omit any of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PlannerConfig {
-    /// Ask the model for a plan; when false the fallback plan is always used.
-    pub enabled: bool,
-    /// Fewest queries a model plan may hold.
-    pub min_queries: usize,
-    /// Most queries a model plan may hold.
-    pub max_queries: usize,
-    /// Longest query, in characters.
-    pub max_query_chars: usize,
-    /// Most rubric criteria a model plan may hold.
-    pub max_criteria: usize,
-    /// Longest criterion description, in characters.
-    pub max_criterion_chars: usize,
-    /// Sampling temperature of the planning call (low: plans should be repeatable).
-    pub temperature: f32,
-    /// Token budget of the planning call: room for the largest plan the schema admits (see
-    /// the test `the_default_budget_covers_the_largest_plan_the_schema_admits`), or a
-    /// grammar-bound answer is cut mid-plan and falls back.
-    pub max_tokens: u32,
-}
-
-impl Default for PlannerConfig {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            min_queries: 3,
-            max_queries: 5,
-            max_query_chars: 200,
-            max_criteria: 6,
-            max_criterion_chars: 300,
-            temperature: 0.2,
-            max_tokens: 1_500,
-        }
-    }
-}
+pub use veritas_core::config::evidence::PlannerConfig;
 
 /// What to search for and how jurors should judge what is found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

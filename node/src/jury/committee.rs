@@ -23,41 +23,8 @@ use super::juror::{BallotTask, Juror, JurorError};
 use super::sampler::{Sampler, SamplerError, ballot_seed};
 use crate::bundle::{Bundle, Rubric};
 use crate::commitment::root::Root;
-use crate::stats::{EarlyStopping, counts, posterior_mean};
-
-/// The committee's shape and stopping rule.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CommitteeConfig {
-    /// T: the most iterations run.
-    pub iterations: u32,
-    /// M: ballots per iteration.
-    pub ballots_per_iteration: u32,
-    /// KL early stopping (ε bits, τ iterations, minimum valid ballots before stopping).
-    pub stopping: EarlyStopping,
-    /// Turn early stopping off (always run T iterations), e.g. to measure its savings.
-    pub early_stopping: bool,
-    /// Ballots in flight at once.
-    pub concurrency: usize,
-    /// Deadline of one ballot, retries included; a late ballot fails.
-    #[serde(with = "humantime_serde")]
-    pub ballot_timeout: Duration,
-}
-
-impl Default for CommitteeConfig {
-    /// T = 10, M = 3, ε = 0.02 bit, τ = 2 (see [`EarlyStopping`]), 6 ballots before stopping, 3 ballots
-    /// in flight (one iteration), 120 s per ballot.
-    fn default() -> Self {
-        Self {
-            iterations: 10,
-            ballots_per_iteration: 3,
-            stopping: EarlyStopping::default(),
-            early_stopping: true,
-            concurrency: 3,
-            ballot_timeout: Duration::from_secs(120),
-        }
-    }
-}
+use crate::stats::{counts, posterior_mean};
+pub use veritas_core::config::jury::CommitteeConfig;
 
 /// A juror with its sampling weight.
 #[derive(Clone)]

@@ -279,7 +279,7 @@ impl Juror for ChatJuror {
             seed: Some(u64::from_be_bytes(seed)),
         };
         let response = self.model.chat(&request).await?;
-        let usage = Usage::of(&response);
+        let usage = Usage::from(&response);
         let content = task
             .validator
             .parse(&response.content)

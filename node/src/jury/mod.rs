@@ -17,7 +17,7 @@
 //! - [`pool`]: building jurors from configuration.
 
 pub mod archetype;
-pub mod ballot;
+pub use veritas_core::ballot;
 pub mod committee;
 pub mod juror;
 pub mod local;

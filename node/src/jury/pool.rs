@@ -17,115 +17,20 @@
 //! weight = 2
 //! ```
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
 
 use super::archetype::{Archetype, ArchetypeError};
-use super::committee::{Committee, CommitteeConfig, PoolMember};
+use super::committee::{Committee, PoolMember};
 use super::juror::{ChatJuror, Juror, JurorError};
 use super::local::LocalJuror;
 use super::replay::{ReplayJuror, Script};
 use crate::llm::LlmError;
 use crate::llm::llama::{LocalModel, LocalModelConfig, resolve_model_path};
-use crate::llm::openai::{OpenAiChat, OpenAiConfig};
-use crate::stats::Outcome;
-
-/// The `[jury]` configuration section.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct JuryConfig {
-    /// A folder of archetype TOML files replacing the shipped five.
-    pub archetypes_dir: Option<PathBuf>,
-    /// Integer sampling weight per archetype name (missing names weigh 1), at most 1,000,000.
-    pub archetype_weights: BTreeMap<String, u64>,
-    /// The juror pool.
-    pub jurors: Vec<JurorConfig>,
-    /// The committee loop.
-    pub committee: CommitteeConfig,
-}
-
-impl Default for JuryConfig {
-    /// The shipped archetypes, uniformly weighted, and one embedded juror.
-    fn default() -> Self {
-        Self {
-            archetypes_dir: None,
-            archetype_weights: BTreeMap::new(),
-            jurors: vec![JurorConfig {
-                weight: 1,
-                kind: JurorKind::Local(LocalJurorConfig::default()),
-            }],
-            committee: CommitteeConfig::default(),
-        }
-    }
-}
-
-/// One pool member.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JurorConfig {
-    /// Integer sampling weight, at most 1,000,000.
-    #[serde(default = "one")]
-    pub weight: u64,
-    /// What kind of juror, and its settings.
-    #[serde(flatten)]
-    pub kind: JurorKind,
-}
-
-fn one() -> u64 {
-    1
-}
-
-/// The kinds of juror.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum JurorKind {
-    /// The embedded llama.cpp model.
-    Local(LocalJurorConfig),
-    /// An OpenAI-compatible server.
-    Openai(OpenAiConfig),
-    /// A scripted juror for tests and load runs (never a default).
-    Replay(ReplayConfig),
-}
-
-/// The embedded juror's settings (default: the shipped model, no calibration).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct LocalJurorConfig {
-    /// Model file and runtime.
-    #[serde(flatten)]
-    pub model: LocalModelConfig,
-    /// Contextual calibration (divide by the content-free distribution).
-    pub calibrate: bool,
-}
-
-/// The replay juror's settings: a fixed `vote` or a JSONL `script`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ReplayConfig {
-    /// Label in ballots.
-    pub label: String,
-    /// Always answer this vote.
-    pub vote: Option<Outcome>,
-    /// Or answer these lines in turn.
-    pub script: Option<PathBuf>,
-    /// Wait before answering.
-    #[serde(with = "humantime_serde")]
-    pub delay: Duration,
-}
-
-impl Default for ReplayConfig {
-    fn default() -> Self {
-        Self {
-            label: "replay".to_owned(),
-            vote: None,
-            script: None,
-            delay: Duration::ZERO,
-        }
-    }
-}
+use crate::llm::openai::OpenAiChat;
+pub use veritas_core::config::jury::{
+    JurorConfig, JurorKind, JuryConfig, LocalJurorConfig, ReplayConfig,
+};
 
 /// Why the pool could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -149,57 +54,54 @@ pub enum PoolError {
     Empty,
 }
 
-impl JuryConfig {
-    /// The archetypes in sampler order.
-    ///
-    /// # Errors
-    /// [`ArchetypeError`] for an unreadable or invalid folder.
-    pub fn archetypes(&self) -> Result<Vec<Archetype>, ArchetypeError> {
-        match &self.archetypes_dir {
-            Some(dir) => Archetype::load_dir(dir),
-            None => Ok(Archetype::shipped()),
-        }
+/// The archetypes of a `[jury]` section, in sampler order.
+///
+/// # Errors
+/// [`ArchetypeError`] for an unreadable or invalid folder.
+pub fn archetypes(config: &JuryConfig) -> Result<Vec<Archetype>, ArchetypeError> {
+    match &config.archetypes_dir {
+        Some(dir) => Archetype::load_dir(dir),
+        None => Ok(Archetype::shipped()),
     }
+}
 
-    /// Build the committee: load archetypes, the models and the clients.
-    ///
-    /// Local jurors with the same model file share one loaded model.
-    ///
-    /// # Errors
-    /// [`PoolError`] naming the juror or archetype at fault.
-    pub fn build(&self) -> Result<Committee, PoolError> {
-        let archetypes = self.archetypes()?;
-        for name in self.archetype_weights.keys() {
-            if !archetypes.iter().any(|a| &a.name == name) {
-                return Err(PoolError::UnknownArchetype(name.clone()));
-            }
+/// Build the committee a `[jury]` section describes: load archetypes, the models and the
+/// clients.
+///
+/// Local jurors with the same model file share one loaded model.
+///
+/// # Errors
+/// [`PoolError`] naming the juror or archetype at fault.
+pub fn build(config: &JuryConfig) -> Result<Committee, PoolError> {
+    let archetypes = archetypes(config)?;
+    for name in config.archetype_weights.keys() {
+        if !archetypes.iter().any(|a| &a.name == name) {
+            return Err(PoolError::UnknownArchetype(name.clone()));
         }
-        let archetype_weights = archetypes
-            .iter()
-            .map(|a| self.archetype_weights.get(&a.name).copied().unwrap_or(1))
-            .collect();
-        if self.jurors.is_empty() {
-            return Err(PoolError::Empty);
-        }
-        let mut models = Models::default();
-        let mut jurors = Vec::new();
-        for (index, j) in self.jurors.iter().enumerate() {
-            let juror = j
-                .kind
-                .juror(&archetypes, &mut models)
-                .map_err(|source| PoolError::Juror { index, source })?;
-            jurors.push(PoolMember {
-                juror,
-                weight: j.weight,
-            });
-        }
-        Ok(Committee {
-            archetypes,
-            archetype_weights,
-            jurors,
-            config: self.committee.clone(),
-        })
     }
+    let archetype_weights = archetypes
+        .iter()
+        .map(|a| config.archetype_weights.get(&a.name).copied().unwrap_or(1))
+        .collect();
+    if config.jurors.is_empty() {
+        return Err(PoolError::Empty);
+    }
+    let mut models = Models::default();
+    let mut jurors = Vec::new();
+    for (index, j) in config.jurors.iter().enumerate() {
+        let juror = juror(&j.kind, &archetypes, &mut models)
+            .map_err(|source| PoolError::Juror { index, source })?;
+        jurors.push(PoolMember {
+            juror,
+            weight: j.weight,
+        });
+    }
+    Ok(Committee {
+        archetypes,
+        archetype_weights,
+        jurors,
+        config: config.committee.clone(),
+    })
 }
 
 /// The local models loaded while building a pool, one per model file: jurors that name the
@@ -221,46 +123,48 @@ impl Models {
     }
 }
 
-impl JurorKind {
-    /// The juror this configuration describes.
-    fn juror(
-        &self,
-        archetypes: &[Archetype],
-        models: &mut Models,
-    ) -> Result<Arc<dyn Juror>, JurorError> {
-        Ok(match self {
-            Self::Local(c) => Arc::new(LocalJuror::new(
-                models.get(&c.model)?,
-                archetypes.to_vec(),
-                c.calibrate,
-            )),
-            Self::Openai(c) => {
-                let client = OpenAiChat::new(c.clone())?;
-                Arc::new(ChatJuror::new(
-                    Arc::new(client),
-                    c.temperature,
-                    c.max_tokens,
-                ))
-            }
-            Self::Replay(c) => {
-                let script = match (&c.vote, &c.script) {
-                    (Some(v), None) => Script::Fixed(*v),
-                    (None, Some(path)) => ReplayJuror::load_script(path)?,
-                    _ => {
-                        return Err(JurorError::Llm(LlmError::Unavailable(
-                            "a replay juror needs exactly one of `vote` or `script`".to_owned(),
-                        )));
-                    }
-                };
-                Arc::new(ReplayJuror::new(c.label.clone(), script, c.delay))
-            }
-        })
-    }
+/// The juror a pool member's kind describes.
+fn juror(
+    kind: &JurorKind,
+    archetypes: &[Archetype],
+    models: &mut Models,
+) -> Result<Arc<dyn Juror>, JurorError> {
+    Ok(match kind {
+        JurorKind::Local(c) => Arc::new(LocalJuror::new(
+            models.get(&c.model)?,
+            archetypes.to_vec(),
+            c.calibrate,
+        )),
+        JurorKind::Openai(c) => {
+            let client = OpenAiChat::new(c.clone())?;
+            Arc::new(ChatJuror::new(
+                Arc::new(client),
+                c.temperature,
+                c.max_tokens,
+            ))
+        }
+        JurorKind::Replay(c) => {
+            let script = match (&c.vote, &c.script) {
+                (Some(v), None) => Script::Fixed(*v),
+                (None, Some(path)) => ReplayJuror::load_script(path)?,
+                _ => {
+                    return Err(JurorError::Llm(LlmError::Unavailable(
+                        "a replay juror needs exactly one of `vote` or `script`".to_owned(),
+                    )));
+                }
+            };
+            Arc::new(ReplayJuror::new(c.label.clone(), script, c.delay))
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::llm::openai::OpenAiConfig;
+    use crate::stats::Outcome;
 
     #[test]
     fn parses_a_mixed_pool() {
@@ -304,11 +208,11 @@ mod tests {
             }],
             ..JuryConfig::default()
         };
-        let committee = c.build().unwrap();
+        let committee = build(&c).unwrap();
         assert_eq!(committee.archetypes.len(), 5);
         assert_eq!(committee.archetype_weights, [1; 5]);
         c.archetype_weights.insert("Nobody".into(), 2);
-        assert!(matches!(c.build(), Err(PoolError::UnknownArchetype(_))));
+        assert!(matches!(build(&c), Err(PoolError::UnknownArchetype(_))));
     }
 
     #[test]
@@ -323,7 +227,7 @@ mod tests {
             }],
             ..JuryConfig::default()
         };
-        let err = c.build().unwrap_err().to_string();
+        let err = build(&c).unwrap_err().to_string();
         assert!(err.contains("VERITAS_TEST_SURELY_UNSET_KEY"), "{err}");
     }
 }

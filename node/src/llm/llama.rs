@@ -19,28 +19,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use super::LlmError;
-
-/// How to load and run the embedded model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct LocalModelConfig {
-    /// The GGUF file.
-    pub path: PathBuf,
-    /// CPU threads for decoding (default 2: this project's reference machine has 2 cores).
-    pub threads: u32,
-    /// Context window in tokens (prefix + the longest suffix must fit).
-    pub context_tokens: u32,
-}
-
-impl Default for LocalModelConfig {
-    fn default() -> Self {
-        Self {
-            path: PathBuf::from("tools/models/gemma-3-270m-q4_k_m.gguf"),
-            threads: 2,
-            context_tokens: 4096,
-        }
-    }
-}
+pub use veritas_core::config::model::LocalModelConfig;
 
 /// How a candidate word maps onto the model's vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -61,6 +61,18 @@ pub struct ChatResponse {
     pub latency: Duration,
 }
 
+impl From<&ChatResponse> for veritas_core::ballot::Usage {
+    /// The usage a chat response reports.
+    fn from(response: &ChatResponse) -> Self {
+        Self {
+            prompt_tokens: response.prompt_tokens,
+            cached_prompt_tokens: response.cached_prompt_tokens,
+            completion_tokens: response.completion_tokens,
+            cost_usd: response.cost_usd,
+        }
+    }
+}
+
 /// A chat-completion model.
 #[async_trait]
 pub trait ChatModel: Send + Sync {

@@ -20,7 +20,6 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
@@ -30,71 +29,13 @@ use crate::{
     retry::{Backoff, retry_after_at},
     secret::Secret,
 };
+pub use veritas_core::config::model::OpenAiConfig;
 
 /// Longest server error body kept in an error, in characters.
 const BODY_EXCERPT: usize = 300;
 
 /// Longest model name kept from an answer, in characters (it is written into every ballot).
 const MODEL_NAME_CHARS: usize = 200;
-
-/// One OpenAI-compatible model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct OpenAiConfig {
-    /// Base URL up to and including `/v1` (e.g. `http://127.0.0.1:11434/v1` for Ollama).
-    pub base_url: String,
-    /// The model name the server knows.
-    pub model: String,
-    /// Name of the environment variable holding the API key (unset: no key is sent, as
-    /// local servers want).
-    pub api_key_env: Option<String>,
-    /// Sampling temperature (0.8: jurors should disagree when the evidence is unclear).
-    pub temperature: f32,
-    /// Upper bound on generated tokens per ballot.
-    pub max_tokens: u32,
-    /// Timeout of one HTTP attempt, from connecting to the last byte of the answer.
-    #[serde(with = "humantime_serde")]
-    pub timeout: Duration,
-    /// Retries after the first attempt.
-    pub max_retries: u32,
-    /// First backoff; doubles each retry (full jitter: a uniform wait in [0, backoff]).
-    #[serde(with = "humantime_serde")]
-    pub initial_backoff: Duration,
-    /// Cap on one wait, `Retry-After` included.
-    #[serde(with = "humantime_serde")]
-    pub max_backoff: Duration,
-    /// US dollars per million prompt tokens computed by the server.
-    pub price_prompt_per_million: f64,
-    /// US dollars per million prompt tokens served from the server's prompt cache (hosted APIs
-    /// bill them at a discount); unset: the same as `price_prompt_per_million`.
-    pub price_cached_input_per_million: Option<f64>,
-    /// Ask the server to keep and reuse the prompt prefix: llama.cpp's `cache_prompt` and a
-    /// per-question `prompt_cache_key` (OpenAI). Dropped by itself, for good, when a server
-    /// refuses either field.
-    pub cache_prompt: bool,
-    /// US dollars per million completion tokens.
-    pub price_completion_per_million: f64,
-}
-
-impl Default for OpenAiConfig {
-    fn default() -> Self {
-        Self {
-            base_url: "https://api.openai.com/v1".to_owned(),
-            model: "gpt-4o-mini".to_owned(),
-            api_key_env: Some("OPENAI_API_KEY".to_owned()),
-            temperature: 0.8,
-            max_tokens: 600,
-            timeout: Duration::from_secs(60),
-            max_retries: 4,
-            initial_backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(30),
-            price_prompt_per_million: 0.0,
-            price_cached_input_per_million: None,
-            price_completion_per_million: 0.0,
-            cache_prompt: true,
-        }
-    }
-}
 
 /// The client.
 #[derive(Debug)]

@@ -195,9 +195,7 @@ impl Engine {
             .map(OpenAiChat::new)
             .transpose()
             .map_err(|e| ResolveError::permanent(format!("planner_model: {e}")))?;
-        let committee = config
-            .jury
-            .build()
+        let committee = crate::jury::pool::build(&config.jury)
             .map_err(|e| ResolveError::permanent(format!("jury: {e}")))?;
         Ok(Self::new(gatherer, planner, committee, config.routing))
     }

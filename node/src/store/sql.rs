@@ -3,48 +3,16 @@
 //! integers. Reading a value that does not parse is an error naming its table, row and
 //! column ([`StoreError::Corrupt`]), never a silent 0 or a saturated number.
 
-use std::{fmt::Display, str::FromStr};
-
 use alloy::primitives::{Address, B256, Bytes};
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use rusqlite::types::{FromSql, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use veritas_core::sql::parse;
 
 use super::StoreError;
-use crate::commitment::root::Root;
 pub(crate) use crate::decimal::Dec;
 
 /// A hash, address or byte string stored as `0x` hex text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hex<T>(pub(crate) T);
-
-fn text<'a>(value: ValueRef<'a>) -> FromSqlResult<&'a str> {
-    value.as_str()
-}
-
-fn parse<T, E: std::fmt::Display>(
-    value: ValueRef<'_>,
-    parse: impl FnOnce(&str) -> Result<T, E>,
-) -> FromSqlResult<T> {
-    let s = text(value)?;
-    parse(s).map_err(|e| FromSqlError::Other(format!("{s:?}: {e}").into()))
-}
-
-/// A big integer (`U256`, `I256`, `u128`) stored as decimal text: exact beyond 2^63 and
-/// readable in the `sqlite3` CLI.
-impl<T: Display> ToSql for Dec<T> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.0.to_string()))
-    }
-}
-
-impl<T> FromSql for Dec<T>
-where
-    T: FromStr,
-    T::Err: Display,
-{
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        parse(value, |s| s.parse::<T>()).map(Dec)
-    }
-}
 
 impl ToSql for Hex<B256> {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
@@ -55,19 +23,6 @@ impl ToSql for Hex<B256> {
 impl FromSql for Hex<B256> {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
         parse(value, |s| s.parse::<B256>()).map(Hex)
-    }
-}
-
-/// A Merkle root is stored as the `0x` text a `Hex<B256>` stored before it had its own type.
-impl ToSql for Root {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.to_string()))
-    }
-}
-
-impl FromSql for Root {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        parse(value, |s| s.parse::<Root>())
     }
 }
 

@@ -26,7 +26,6 @@ use std::sync::{Arc, Mutex};
 use std::time::UNIX_EPOCH;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
@@ -41,6 +40,7 @@ use tantivy::{Index, IndexReader, TantivyDocument, Term, doc};
 use super::{Collector, CollectorError, Hit, SearchRequest, clean_hit};
 use crate::bundle::Source;
 use crate::question::terms::STOP_WORDS;
+pub use veritas_core::config::evidence::LocalConfig;
 
 /// File extensions read as documents.
 const EXTENSIONS: &[&str] = &["md", "markdown", "txt"];
@@ -52,28 +52,6 @@ const MIN_PASSAGE_WORDS: usize = 12;
 const TITLE_BOOST: f32 = 1.5;
 /// tantivy's writer wants at least 15 MB per thread; the corpus is small, one thread is enough.
 const WRITER_BUDGET_BYTES: usize = 20_000_000;
-
-/// Local corpus settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LocalConfig {
-    /// Search the folder.
-    pub enabled: bool,
-    /// The folder (searched recursively for `.md`, `.markdown` and `.txt` files).
-    pub dir: PathBuf,
-    /// Documents returned per query.
-    pub max_hits_per_query: usize,
-}
-
-impl Default for LocalConfig {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            dir: PathBuf::from("corpus/demo"),
-            max_hits_per_query: 5,
-        }
-    }
-}
 
 /// One parsed document.
 #[derive(Debug, Clone, PartialEq)]

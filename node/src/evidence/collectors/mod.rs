@@ -24,6 +24,7 @@ use crate::evidence::text;
 pub use local::{LocalConfig, LocalCorpus};
 pub use submitted::{SubmittedConfig, SubmittedEvidence};
 pub use tavily::{TavilyCollector, TavilyConfig};
+pub use veritas_core::config::evidence::CollectorsConfig;
 
 /// One search result as a collector returned it, before any bundle rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,44 +184,29 @@ impl CollectorError {
     }
 }
 
-/// Which collectors run, and their settings. The local corpus is on by default (offline);
-/// web search needs an API key and is opt-in; submitted evidence needs a file.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CollectorsConfig {
-    /// Tavily web search.
-    pub tavily: TavilyConfig,
-    /// The local document folder.
-    pub local: LocalConfig,
-    /// Evidence submitted by participants.
-    pub submitted: SubmittedConfig,
-}
-
-impl CollectorsConfig {
-    /// Build the enabled collectors, in a fixed order: submitted, local, tavily (the order
-    /// breaks ranking ties in the bundle).
-    ///
-    /// # Errors
-    /// [`CollectorError`] when an enabled collector cannot start (missing API key, unreadable
-    /// corpus folder).
-    pub fn build(&self) -> Result<Vec<Box<dyn Collector>>, CollectorError> {
-        let mut collectors: Vec<Box<dyn Collector>> = Vec::new();
-        if let Some(file) = self
-            .submitted
-            .file
-            .as_ref()
-            .filter(|_| self.submitted.enabled)
-        {
-            collectors.push(Box::new(SubmittedEvidence::new(file.clone())));
-        }
-        if self.local.enabled {
-            collectors.push(Box::new(LocalCorpus::open(&self.local)?));
-        }
-        if self.tavily.enabled {
-            collectors.push(Box::new(TavilyCollector::from_env(self.tavily.clone())?));
-        }
-        Ok(collectors)
+/// Build the collectors an `[evidence.collectors]` section enables, in a fixed order:
+/// submitted, local, tavily (the order breaks ranking ties in the bundle).
+///
+/// # Errors
+/// [`CollectorError`] when an enabled collector cannot start (missing API key, unreadable
+/// corpus folder).
+pub fn build(config: &CollectorsConfig) -> Result<Vec<Box<dyn Collector>>, CollectorError> {
+    let mut collectors: Vec<Box<dyn Collector>> = Vec::new();
+    if let Some(file) = config
+        .submitted
+        .file
+        .as_ref()
+        .filter(|_| config.submitted.enabled)
+    {
+        collectors.push(Box::new(SubmittedEvidence::new(file.clone())));
     }
+    if config.local.enabled {
+        collectors.push(Box::new(LocalCorpus::open(&config.local)?));
+    }
+    if config.tavily.enabled {
+        collectors.push(Box::new(TavilyCollector::from_env(config.tavily.clone())?));
+    }
+    Ok(collectors)
 }
 
 /// A collector's hit with its fields bounded and cleaned (see [`text`]'s docs).

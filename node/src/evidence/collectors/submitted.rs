@@ -20,25 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::{Collector, CollectorError, Hit, SearchRequest};
 use crate::bundle::Source;
 use crate::evidence::normalize::{is_web_url, truncate_chars};
-
-/// Submitted-evidence settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SubmittedConfig {
-    /// Read submissions when a file is given.
-    pub enabled: bool,
-    /// The JSON file of submissions.
-    pub file: Option<PathBuf>,
-}
-
-impl Default for SubmittedConfig {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            file: None,
-        }
-    }
-}
+pub use veritas_core::config::evidence::SubmittedConfig;
 
 /// One submission as written in the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,13 +10,11 @@
 //! whole request, connecting to last byte; see [`crate::http_limits`]), and each result's URL,
 //! title and text are cleaned and capped by [`crate::evidence::text`] before they become hits.
 
-use std::time::Duration;
-
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
 use reqwest::header::AUTHORIZATION;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 
 use super::{Collector, CollectorError, Hit, SearchRequest, clean_hit};
@@ -28,54 +26,9 @@ use crate::{
     clock::{self, SharedClock},
     retry::{Backoff, retry_after_at},
 };
+pub use veritas_core::config::evidence::TavilyConfig;
 
 const SERVICE: &str = "tavily";
-
-/// Tavily settings; the key itself is not here, only the name of the variable holding it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct TavilyConfig {
-    /// Run web search (needs the API key in the environment).
-    pub enabled: bool,
-    /// Base URL; `/search` is appended.
-    pub endpoint: String,
-    /// Name of the environment variable holding the API key.
-    pub api_key_env: String,
-    /// Results per query (Tavily allows 0–20).
-    pub max_results: u32,
-    /// `basic` (1 credit) or `advanced` (2 credits).
-    pub search_depth: String,
-    /// `general` or `news` (news results carry a publication date).
-    pub topic: String,
-    /// Timeout of one HTTP request, from connecting to the last byte of the answer.
-    #[serde(with = "humantime_serde")]
-    pub timeout: Duration,
-    /// Attempts per query, the first included.
-    pub max_attempts: u32,
-    /// Backoff before the second attempt; doubled after each further failure.
-    #[serde(with = "humantime_serde")]
-    pub initial_backoff: Duration,
-    /// Upper bound of any wait between attempts, `Retry-After` included.
-    #[serde(with = "humantime_serde")]
-    pub max_backoff: Duration,
-}
-
-impl Default for TavilyConfig {
-    fn default() -> Self {
-        Self {
-            enabled: false,
-            endpoint: "https://api.tavily.com".to_owned(),
-            api_key_env: "TAVILY_API_KEY".to_owned(),
-            max_results: 5,
-            search_depth: "basic".to_owned(),
-            topic: "general".to_owned(),
-            timeout: Duration::from_secs(20),
-            max_attempts: 3,
-            initial_backoff: Duration::from_millis(500),
-            max_backoff: Duration::from_secs(30),
-        }
-    }
-}
 
 /// The Tavily client.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@
 
 use std::{fmt, str::FromStr};
 
-use alloy::primitives::B256;
+use alloy_primitives::B256;
 use serde::{
     Deserialize, Deserializer, Serialize, Serializer,
     de::{self, SeqAccess, Visitor, value::SeqAccessDeserializer},

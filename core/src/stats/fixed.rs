@@ -2,7 +2,7 @@
 //! probability a person reads, and the one text form of them (the integer stays the truth;
 //! neither the float nor the text is ever posted).
 
-use alloy::primitives::U256;
+use alloy_primitives::U256;
 
 use super::WAD;
 

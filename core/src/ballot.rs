@@ -380,18 +380,6 @@ pub struct Usage {
     pub cost_usd: f64,
 }
 
-impl Usage {
-    /// The usage a chat response reports.
-    pub fn of(response: &crate::llm::ChatResponse) -> Self {
-        Self {
-            prompt_tokens: response.prompt_tokens,
-            cached_prompt_tokens: response.cached_prompt_tokens,
-            completion_tokens: response.completion_tokens,
-            cost_usd: response.cost_usd,
-        }
-    }
-}
-
 impl BallotRow {
     /// Record what the ballot's model call consumed.
     pub fn set_usage(&mut self, usage: Usage) {

@@ -8,7 +8,9 @@
 
 use super::{Ballot, Outcome};
 
-pub use crate::contract::WAD;
+/// The fixed-point scale of every on-chain probability and of kappa: 10^18 ("wad"), the
+/// contracts' `WadTriple.WAD`. The one definition in Rust; the node's `contract` re-exports it.
+pub const WAD: u128 = 1_000_000_000_000_000_000;
 
 /// Vote counts (n_YES, n_NO, n_NULL) over the valid ballots; failed ballots are skipped.
 pub fn counts<B: Ballot>(ballots: &[B]) -> [u64; 3] {

@@ -130,7 +130,7 @@ pub mod option {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use alloy::primitives::{I256, U256};
+    use alloy_primitives::{I256, U256};
     use serde::{Deserialize, Serialize};
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
